@@ -1,0 +1,99 @@
+/* fmm.h — public API of the fmm module: Biot–Savart velocity and velocity gradient of vortex
+ * particles by a real-arithmetic fast multipole method (or by direct summation), on the CPU
+ * (OpenMP) or the GPU (CUDA), chosen at run time.
+ *
+ *   u(x)     = -1/(4π) Σ_j q(|x-y_j|/σ) (x-y_j) × α_j / |x-y_j|^3          (velocity)
+ *   ∇u(x)    : grad[3*i + j] = ∂u_i/∂x_j                                     (gradient)
+ *
+ * The far field is three Laplace FMMs (one per component of α) fused into one pass; the near
+ * field (adjacent leaf boxes) uses the regularized kernel q. docs/MATH.md has the derivations.
+ * The module knows nothing of vortex dynamics or rendering. */
+#ifndef VX_FMM_H
+#define VX_FMM_H
+
+#include <stddef.h>
+#include "hd.h"
+
+VX_EXTERN_C_BEGIN
+
+typedef enum { VX_BACKEND_CPU = 0, VX_BACKEND_CUDA = 1, VX_BACKEND_AUTO = 2 } vx_backend;
+typedef enum { VX_DOUBLE = 0, VX_FLOAT = 1 } vx_precision;
+/* Smoothing kernels (docs/MATH.md §kernels). q(ρ) multiplies the singular Biot–Savart kernel. */
+typedef enum {
+  VX_KERNEL_SINGULAR = 0, /* q = 1 (pairs at r = 0 contribute nothing) */
+  VX_KERNEL_POLY = 1,     /* the design paper's eq. 29 with c = 1: q = ρ² for ρ < 1, else 1 */
+  VX_KERNEL_RM = 2,       /* Rosenhead–Moore, low-order algebraic: q = ρ³/(ρ²+1)^{3/2} */
+  VX_KERNEL_WL = 3,       /* Winckelmans–Leonard, high-order algebraic: q = ρ³(ρ²+5/2)/(ρ²+1)^{5/2} */
+  VX_KERNEL_GAUSS = 4     /* Gaussian: q = erf(ρ/√2) - √(2/π) ρ e^{-ρ²/2} */
+} vx_kernel;
+
+typedef struct {
+  vx_backend backend;
+  vx_precision precision;
+  int order;              /* p: highest degree kept in the expansions, 0..VX_PMAX */
+  int leaf_size;          /* mean sources per non-empty leaf the level choice aims at (default 64) */
+  int levels;             /* 0: choose from leaf_size; otherwise the finest level, 2..VX_LMAX */
+  vx_kernel kernel;
+  double sigma;           /* core radius; ignored by VX_KERNEL_SINGULAR */
+  int gradient;           /* non-zero: also compute the 9-component velocity gradient */
+  double reg_tol;         /* largest tolerated |1-q| at one leaf width (default 1e-6): caps the level */
+  size_t hist_budget;     /* bytes allowed for the occupancy histograms (default 256 MiB) */
+  int verbose;            /* non-zero: notices (level caps, fall-backs) on stderr */
+} fmm_params;
+
+/* Defaults: cpu, double, p = 8, q = 64, automatic levels, singular kernel, gradient on. */
+fmm_params fmm_params_default(void);
+
+/* Wall-clock milliseconds per phase of the last evaluation, and tree facts. */
+typedef struct {
+  double t_tree, t_p2m, t_m2m, t_m2l, t_l2l, t_l2p, t_p2p, t_total;
+  int levels;             /* finest level used */
+  int level_capped;       /* 1 when the regularization or the memory budget lowered the level */
+  int n_src_leaves, n_tgt_leaves;
+  long long n_m2l;        /* M2L translations performed */
+  long long n_p2p;        /* near-field pair interactions */
+} fmm_stats;
+
+/* One evaluation's arrays: xyz-interleaved, in the context's precision (double or float).
+ * With on_device set (CUDA backend only) every pointer is a device pointer and nothing is copied
+ * to or from the host. */
+typedef struct {
+  int n_src;
+  const void *src_pos;    /* 3*n_src */
+  const void *src_str;    /* 3*n_src: vector strengths α_j */
+  int n_tgt;
+  const void *tgt_pos;    /* 3*n_tgt */
+  void *vel;              /* out, 3*n_tgt */
+  void *grad;             /* out, 9*n_tgt, grad[9t + 3i + j] = ∂u_i/∂x_j; NULL: not computed */
+  int on_device;
+} fmm_io;
+
+typedef struct fmm_ctx fmm_ctx;
+
+/* Create an engine. Returns NULL and a one-line reason in err when the parameters are
+ * nonsensical or the backend is unavailable; VX_BACKEND_AUTO falls back to the CPU with a notice. */
+fmm_ctx *fmm_create(const fmm_params *params, char *err, size_t errlen);
+void fmm_destroy(fmm_ctx *ctx);
+const fmm_params *fmm_get_params(const fmm_ctx *ctx);
+/* Change parameters between evaluations (order, kernel, sigma, leaf size...). Backend and
+ * precision cannot change: create a new context for those. Returns 0, or -1 with err. */
+int fmm_set_params(fmm_ctx *ctx, const fmm_params *params, char *err, size_t errlen);
+
+/* Velocity (and gradient if params.gradient and io.grad) by the FMM. 0 on success, -1 with err. */
+int fmm_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, size_t errlen);
+/* The same quantities by direct summation over all pairs, same kernel: the reference. */
+int fmm_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, size_t errlen);
+
+/* Helpers for programs. */
+const char *vx_backend_name(vx_backend b);
+const char *vx_kernel_name(vx_kernel k);
+int vx_kernel_from_name(const char *name, vx_kernel *out);   /* 0 ok, -1 unknown */
+int vx_backend_from_name(const char *name, vx_backend *out); /* cpu | cuda | auto */
+/* 1 when a CUDA device is usable (0 in a CPU-only build); its name in name (may be NULL). */
+int vx_cuda_available(char *name, size_t namelen);
+/* Smallest leaf width w for which |1 - q(w/σ)| <= tol for the kernel (0 for the singular
+ * kernel; +inf where no finite width achieves it). */
+double vx_kernel_min_width(vx_kernel k, double sigma, double tol);
+
+VX_EXTERN_C_END
+#endif

@@ -1,0 +1,31 @@
+/* hd.h — host/device portability macros shared by every math header.
+ * Headers that include this compile as C11 (CPU backend) and as CUDA C++ (GPU backend), so one
+ * inline function serves both (STYLE.md: "one home for each piece of math"). */
+#ifndef VX_HD_H
+#define VX_HD_H
+
+#ifdef __CUDACC__
+#define VX_HD __host__ __device__
+#else
+#define VX_HD
+#endif
+
+#ifdef __cplusplus
+#define VX_EXTERN_C_BEGIN extern "C" {
+#define VX_EXTERN_C_END }
+#else
+#define VX_EXTERN_C_BEGIN
+#define VX_EXTERN_C_END
+#endif
+
+/* Largest expansion order (highest degree n) any backend accepts; fixes stack/shared array sizes. */
+#define VX_PMAX 24
+/* Number of real coefficients of an expansion of order p: degrees 0..p, (p+1)^2 of them. */
+#define VX_NCOEF(p) (((p) + 1) * ((p) + 1))
+/* Index of coefficient (n, m), |m| <= n, in a degree-major array. */
+#define VX_IDX(n, m) ((n) * (n) + (n) + (m))
+#define VX_PI 3.14159265358979323846
+/* 1/(4*pi): the Biot–Savart prefactor. */
+#define VX_INV4PI 0.079577471545947667884
+
+#endif

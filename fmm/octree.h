@@ -1,0 +1,111 @@
+/* octree.h — uniform octree over sources and targets, built without sorting (design paper §2.1,
+ * Algorithm 1): Morton codes, an occupancy histogram filled with atomic increments that give each
+ * particle its box and local rank (the pseudo-sort), exclusive scans for box offsets, compaction
+ * of empty boxes, scatter into box order, then neighbour and M2L interaction lists read off the
+ * occupancy maps (no sort, no set intersection).
+ *
+ * Levels: the root (level 0) is the bounding cube of sources ∪ targets; level l has 8^l cells,
+ * keyed by their Morton code. Only non-empty boxes are stored, in ascending key order, so the
+ * children of a box are a contiguous range one level down. Sources and targets have separate
+ * boxes (a cell can be a source box, a target box, both or neither). */
+#ifndef VX_OCTREE_H
+#define VX_OCTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hd.h"
+
+VX_EXTERN_C_BEGIN
+
+/* Deepest level supported: 10 bits per axis, 30-bit keys. The histogram budget usually binds first. */
+#define VX_LMAX 10
+
+typedef struct {
+  int levels;          /* 0: choose the finest level from leaf_size; else use this level (2..VX_LMAX) */
+  int leaf_size;       /* the level choice stops at the first level whose mean sources per
+                          non-empty source leaf is <= leaf_size */
+  int max_level;       /* cap on the finest level (e.g. from the kernel's core size); 0: VX_LMAX */
+  size_t hist_budget;  /* bytes allowed for the dense occupancy maps of all levels; 0: 256 MiB */
+} oct_params;
+
+typedef struct {
+  int L;               /* finest level, >= 2 */
+  int capped;          /* 1 when max_level or hist_budget stopped the level below the leaf-size choice */
+  double lo[3];        /* corner of the bounding cube */
+  double side;         /* its side (slightly enlarged so every point is strictly inside) */
+  int ns, nt;          /* numbers of sources and targets */
+
+  /* Per level l = 0..L (arrays of length L+1; entries above L unused). */
+  int nsrc[VX_LMAX + 1], ntgt[VX_LMAX + 1];     /* non-empty boxes at level l */
+  uint32_t *src_key[VX_LMAX + 1];               /* Morton keys of those boxes, ascending */
+  uint32_t *tgt_key[VX_LMAX + 1];
+  int *src_map[VX_LMAX + 1];                    /* 8^l entries: box index of a key, -1 if empty */
+  int *tgt_map[VX_LMAX + 1];
+  int *src_parent[VX_LMAX + 1];                 /* box index at level l-1 (l >= 1) */
+  int *tgt_parent[VX_LMAX + 1];
+  int *src_child[VX_LMAX + 1];                  /* nsrc[l]+1 offsets into level l+1 boxes (l < L) */
+  int *tgt_child[VX_LMAX + 1];
+
+  /* Finest level: particles in box order. */
+  int *src_start;      /* nsrc[L]+1 offsets: sources of leaf b are src_order[src_start[b] .. src_start[b+1]) */
+  int *tgt_start;      /* ntgt[L]+1 */
+  int *src_order;      /* ns: original index of the k-th source in box order */
+  int *tgt_order;      /* nt */
+
+  /* Near field: for each target leaf, the non-empty source leaves among its 27 adjacent cells
+   * (itself included). */
+  int *nbr_start;      /* ntgt[L]+1 */
+  int *nbr;
+  /* Far field, per level l >= 2: for each target box, the non-empty source boxes that are children
+   * of its parent's neighbours (parent included) but not adjacent to it: at most 189. */
+  int *il_start[VX_LMAX + 1];                   /* ntgt[l]+1 */
+  int *il[VX_LMAX + 1];
+} oct_tree;
+
+/* Morton key of integer cell (ix, iy, iz), each < 2^10: bit i of x goes to bit 3i, y to 3i+1,
+ * z to 3i+2. */
+VX_HD static inline uint32_t oct_spread3(uint32_t v) {
+  v &= 0x3ffu;
+  v = (v | (v << 16)) & 0x030000ffu;
+  v = (v | (v << 8)) & 0x0300f00fu;
+  v = (v | (v << 4)) & 0x030c30c3u;
+  v = (v | (v << 2)) & 0x09249249u;
+  return v;
+}
+VX_HD static inline uint32_t oct_compact3(uint32_t v) {
+  v &= 0x09249249u;
+  v = (v | (v >> 2)) & 0x030c30c3u;
+  v = (v | (v >> 4)) & 0x0300f00fu;
+  v = (v | (v >> 8)) & 0x030000ffu;
+  v = (v | (v >> 16)) & 0x3ffu;
+  return v;
+}
+VX_HD static inline uint32_t oct_morton3(uint32_t ix, uint32_t iy, uint32_t iz) {
+  return oct_spread3(ix) | (oct_spread3(iy) << 1) | (oct_spread3(iz) << 2);
+}
+VX_HD static inline void oct_demorton3(uint32_t key, int *ix, int *iy, int *iz) {
+  *ix = (int)oct_compact3(key);
+  *iy = (int)oct_compact3(key >> 1);
+  *iz = (int)oct_compact3(key >> 2);
+}
+/* Cell index along one axis at level l of coordinate x, computed in double so that the CPU and
+ * the GPU (and float and double inputs) put a point in the same cell. */
+VX_HD static inline uint32_t oct_cell(double x, double lo, double inv_side, int l) {
+  double s = (x - lo) * inv_side * (double)(1u << l);
+  int c = (int)s;
+  int top = (int)(1u << l) - 1;
+  return (uint32_t)(c < 0 ? 0 : (c > top ? top : c));
+}
+
+/* Build the tree. Positions are xyz-interleaved doubles (pos_float = 0) or floats (pos_float = 1).
+ * Returns 0, or -1 with a one-line reason in err (e.g. no points, NaN coordinates, out of memory). */
+int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos, int nt, int pos_float,
+                  const oct_params *prm, char *err, size_t errlen);
+void oct_free_cpu(oct_tree *t);
+
+/* Centre of the box with key k at level l, and its side. */
+void oct_box_centre(const oct_tree *t, int l, uint32_t key, double c[3]);
+double oct_box_side(const oct_tree *t, int l);
+
+VX_EXTERN_C_END
+#endif

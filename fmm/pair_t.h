@@ -1,0 +1,70 @@
+/* pair_t.h — regularized Biot–Savart pair interaction, velocity and gradient (templated: include
+ * through pair.h). One home for the near field and the direct sum, CPU and GPU alike.
+ *
+ * With d = x - y, r = |d|, ρ = r/σ and the kernel's q(ρ), g(r) = q(ρ)/r³ and h(r) = g'(r)/r:
+ *   u_i     += g (α × d)_i
+ *   ∂_j u_i += h d_j (α × d)_i - g ε_ijl α_l
+ * (the caller multiplies by 1/(4π) once). docs/MATH.md §6 derives both and each kernel's g, h. */
+
+/* g and h of the kernel at squared distance r2 > 0. */
+VX_HD static inline void VXF(kernel_gh)(int kernel, vx_real r2, vx_real sigma, vx_real *g, vx_real *h) {
+  vx_real s2 = sigma * sigma;
+  switch (kernel) {
+  case 1: { /* paper eq. 29 (c = 1): q = ρ² inside the core */
+    vx_real r = VX_SQRT(r2);
+    if (r2 < s2) { *g = VX_R(1.0) / (s2 * r); *h = -VX_R(1.0) / (s2 * r * r2); return; }
+    vx_real ir3 = VX_R(1.0) / (r2 * r);
+    *g = ir3; *h = VX_R(-3.0) * ir3 / r2; return;
+  }
+  case 2: { /* Rosenhead–Moore: g = (r²+σ²)^{-3/2} */
+    vx_real t = r2 + s2, it = VX_R(1.0) / t, is = VX_SQRT(it);
+    *g = it * is; *h = VX_R(-3.0) * it * it * is; return;
+  }
+  case 3: { /* Winckelmans–Leonard: g = (r² + 5σ²/2)/(r²+σ²)^{5/2} */
+    vx_real t = r2 + s2, it = VX_R(1.0) / t, is = VX_SQRT(it), it52 = it * it * is;
+    *g = (r2 + VX_R(2.5) * s2) * it52;
+    *h = (VX_R(-3.0) * r2 - VX_R(10.5) * s2) * it52 * it; return;
+  }
+  case 4: { /* Gaussian: q = erf(ρ/√2) - √(2/π) ρ e^{-ρ²/2} */
+    const vx_real c2pi = VX_R(0.79788456080286535588); /* √(2/π) */
+    vx_real rho2 = r2 / s2;
+    if (rho2 < VX_R(1.0)) {
+      /* series: q = √(2/π) Σ (-ρ²/2)^k/k! ρ³/(2k+3), avoiding the cancellation of erf - ρe^{-ρ²/2} */
+      vx_real term = VX_R(1.0), gs = VX_R(0.0), hs = VX_R(0.0), x = VX_R(-0.5) * rho2;
+      for (int k = 0; k < 14; ++k) {
+        gs += term / (vx_real)(2 * k + 3);
+        hs -= term / (vx_real)(2 * k + 5);
+        term *= x / (vx_real)(k + 1);
+      }
+      vx_real is3 = VX_R(1.0) / (s2 * sigma);
+      *g = c2pi * gs * is3; *h = c2pi * hs * is3 / s2; return;
+    }
+    vx_real r = VX_SQRT(r2), rho = r / sigma, e = VX_EXP(VX_R(-0.5) * rho2);
+    vx_real q = VX_ERF(rho * VX_R(0.70710678118654752440)) - c2pi * rho * e;
+    vx_real dq = c2pi * rho2 * e; /* dq/dρ */
+    vx_real ir2 = VX_R(1.0) / r2, ir3 = ir2 / r;
+    *g = q * ir3; *h = (dq * rho - VX_R(3.0) * q) * ir3 * ir2; return;
+  }
+  default: { /* singular */
+    vx_real r = VX_SQRT(r2), ir2 = VX_R(1.0) / r2, ir3 = ir2 / r;
+    *g = ir3; *h = VX_R(-3.0) * ir3 * ir2; return;
+  }
+  }
+}
+
+/* Accumulate the (un-prefixed) velocity u[3] and, when gr != NULL, gradient gr[9] at x induced by
+ * a particle of strength α at y; d = x - y. Coincident points contribute nothing. */
+VX_HD static inline void VXF(pair_bs)(int kernel, vx_real sigma, vx_real dx, vx_real dy, vx_real dz, vx_real ax,
+                                       vx_real ay, vx_real az, vx_real *u, vx_real *gr) {
+  vx_real r2 = dx * dx + dy * dy + dz * dz;
+  if (r2 <= VX_R(0.0)) return;
+  vx_real g, h;
+  VXF(kernel_gh)(kernel, r2, sigma, &g, &h);
+  vx_real cx = ay * dz - az * dy, cy = az * dx - ax * dz, cz = ax * dy - ay * dx; /* α × d */
+  u[0] += g * cx; u[1] += g * cy; u[2] += g * cz;
+  if (gr) {
+    gr[0] += h * dx * cx;          gr[1] += h * dy * cx - g * az; gr[2] += h * dz * cx + g * ay;
+    gr[3] += h * dx * cy + g * az; gr[4] += h * dy * cy;          gr[5] += h * dz * cy - g * ax;
+    gr[6] += h * dx * cz - g * ay; gr[7] += h * dy * cz + g * ax; gr[8] += h * dz * cz;
+  }
+}

@@ -1,0 +1,111 @@
+/* sph_t.h — real solid harmonics and their derivatives (templated: include through sph.h).
+ *
+ * Basis (docs/MATH.md §1): Schmidt-normalised real solid harmonics
+ *   ℛ_n^m(x) = r^n Y_n^m(θ,φ),   𝒮_n^m(x) = Y_n^m(θ,φ) / r^{n+1} = ℛ_n^m(x / r²) / r,
+ *   Y_n^m = √(2-δ_m0) √((n-|m|)!/(n+|m|)!) P_n^{|m|}(cos θ) × {cos mφ (m >= 0), sin |m|φ (m < 0)},
+ * with 1/|x-y| = Σ_{n,m} ℛ_n^m(y) 𝒮_n^m(x) for |y| < |x|. These are the design paper's real basis
+ * (eq. 7, 11-12) rescaled coefficient by coefficient so that rotations act by orthogonal matrices;
+ * the recurrences below are eq. 15 rewritten for this scaling. Coefficient (n,m) of component c
+ * lives at [3*VX_IDX(n,m) + c]. */
+
+/* ℛ_n^m(x,y,z) for 0 <= n <= p into out[VX_IDX(n,m)]. */
+VX_HD static inline void VXF(sph_regular)(vx_real x, vx_real y, vx_real z, int p, vx_real *out) {
+  vx_real r2 = x * x + y * y + z * z;
+  out[0] = VX_R(1.0);
+  if (p < 1) return;
+  /* sectoral ℛ_m^{±m}: multiply by (x ± i y) (eq. 15, first two lines, rescaled) */
+  vx_real c = VX_R(1.0), s = VX_R(0.0);
+  for (int m = 1; m <= p; ++m) {
+    vx_real f = (m == 1) ? VX_R(1.0) : VX_SQRT((vx_real)(2 * m - 1) / (vx_real)(2 * m));
+    vx_real cn = f * (x * c - y * s);
+    vx_real sn = f * (y * c + x * s);
+    c = cn; s = sn;
+    out[VX_IDX(m, m)] = c;
+    out[VX_IDX(m, -m)] = s;
+  }
+  /* raise n at fixed m (eq. 15, last two lines, rescaled):
+   * ℛ_n^m = ((2n-1) z ℛ_{n-1}^m - √((n-1)²-m²) r² ℛ_{n-2}^m) / √(n²-m²) */
+  for (int m = 0; m <= p - 1; ++m) {
+    for (int sgn = (m == 0 ? 1 : -1); sgn <= 1; sgn += 2) {
+      int ms = sgn * m;
+      vx_real a2 = VX_R(0.0), a1 = out[VX_IDX(m, ms)];
+      for (int n = m + 1; n <= p; ++n) {
+        vx_real num = (vx_real)(2 * n - 1) * z * a1 - VX_SQRT((vx_real)((n - 1) * (n - 1) - m * m)) * r2 * a2;
+        vx_real v = num / VX_SQRT((vx_real)(n * n - m * m));
+        out[VX_IDX(n, ms)] = v;
+        a2 = a1; a1 = v;
+      }
+    }
+  }
+}
+
+/* 𝒮_n^m(x,y,z) for 0 <= n <= p (Kelvin inversion of ℛ). x must not be 0. */
+VX_HD static inline void VXF(sph_irregular)(vx_real x, vx_real y, vx_real z, int p, vx_real *out) {
+  vx_real inv_r2 = VX_R(1.0) / (x * x + y * y + z * z);
+  vx_real inv_r = VX_SQRT(inv_r2);
+  VXF(sph_regular)(x * inv_r2, y * inv_r2, z * inv_r2, p, out);
+  for (int i = 0; i < VX_NCOEF(p); ++i) out[i] *= inv_r;
+}
+
+/* Derivative of a local expansion: if Φ = Σ_{n<=p} L_n^m ℛ_n^m (3 components, interleaved), then
+ * ∂Φ/∂x = Σ_{n<=p-1} Dx_n^m ℛ_n^m, likewise y, z (docs/MATH.md §3: ladder relations
+ *   ∂_z ℛ_n^m = √(n²-m²) ℛ_{n-1}^m, and ∂_x, ∂_y shift m by ±1).
+ * Any of dx, dy, dz may be NULL. Outputs hold VX_NCOEF(p-1) coefficients ×3. */
+VX_HD static inline void VXF(sph_deriv)(const vx_real *L, int p, vx_real *dx, vx_real *dy, vx_real *dz) {
+  int nc = 3 * VX_NCOEF(p - 1);
+  for (int i = 0; i < nc; ++i) {
+    if (dx) dx[i] = VX_R(0.0);
+    if (dy) dy[i] = VX_R(0.0);
+    if (dz) dz[i] = VX_R(0.0);
+  }
+  const vx_real h = VX_R(0.5), rh = VX_R(0.70710678118654752440); /* 1/2, 1/√2 */
+  for (int n = 1; n <= p; ++n) {
+    for (int m = -n; m <= n; ++m) {
+      const vx_real *l = L + 3 * VX_IDX(n, m);
+      int am = m < 0 ? -m : m;
+      vx_real up = VX_SQRT((vx_real)((n - am) * (n - am - 1)));   /* to |m|+1 */
+      vx_real dn = VX_SQRT((vx_real)((n + am) * (n + am - 1)));   /* to |m|-1 */
+      if (dz && am <= n - 1) {
+        vx_real cz = VX_SQRT((vx_real)(n * n - m * m));
+        vx_real *o = dz + 3 * VX_IDX(n - 1, m);
+        for (int c = 0; c < 3; ++c) o[c] += cz * l[c];
+      }
+      if (!dx && !dy) continue;
+      if (m == 0) {
+        /* ∂_x ℛ_n^0 = -(1/√2)√(n(n-1)) ℛ_{n-1}^1, ∂_y ℛ_n^0 = -(1/√2)√(n(n-1)) ℛ_{n-1}^{-1} */
+        if (n >= 2) {
+          vx_real cf = -rh * up;
+          for (int c = 0; c < 3; ++c) {
+            if (dx) dx[3 * VX_IDX(n - 1, 1) + c] += cf * l[c];
+            if (dy) dy[3 * VX_IDX(n - 1, -1) + c] += cf * l[c];
+          }
+        }
+      } else if (m > 0) {
+        /* ∂_x ℛ_n^m = -½ up ℛ_{n-1}^{m+1} + k dn ℛ_{n-1}^{m-1}      (k = ½, or 1/√2 when m = 1)
+         * ∂_y ℛ_n^m = -½ up ℛ_{n-1}^{-(m+1)} - ½ dn ℛ_{n-1}^{-(m-1)}  (second term absent for m = 1) */
+        vx_real k = (m == 1) ? rh : h;
+        for (int c = 0; c < 3; ++c) {
+          if (am + 1 <= n - 1) {
+            if (dx) dx[3 * VX_IDX(n - 1, m + 1) + c] -= h * up * l[c];
+            if (dy) dy[3 * VX_IDX(n - 1, -(m + 1)) + c] -= h * up * l[c];
+          }
+          if (dx) dx[3 * VX_IDX(n - 1, m - 1) + c] += k * dn * l[c];
+          if (dy && m >= 2) dy[3 * VX_IDX(n - 1, -(m - 1)) + c] -= h * dn * l[c];
+        }
+      } else {
+        /* m = -a < 0:
+         * ∂_x ℛ_n^{-a} = -½ up ℛ_{n-1}^{-(a+1)} + ½ dn ℛ_{n-1}^{-(a-1)}  (second term absent for a = 1)
+         * ∂_y ℛ_n^{-a} =  ½ up ℛ_{n-1}^{a+1}    + k dn ℛ_{n-1}^{a-1}     (k = ½, or 1/√2 when a = 1) */
+        vx_real k = (am == 1) ? rh : h;
+        for (int c = 0; c < 3; ++c) {
+          if (am + 1 <= n - 1) {
+            if (dx) dx[3 * VX_IDX(n - 1, -(am + 1)) + c] -= h * up * l[c];
+            if (dy) dy[3 * VX_IDX(n - 1, am + 1) + c] += h * up * l[c];
+          }
+          if (dx && am >= 2) dx[3 * VX_IDX(n - 1, -(am - 1)) + c] += h * dn * l[c];
+          if (dy) dy[3 * VX_IDX(n - 1, am - 1) + c] += k * dn * l[c];
+        }
+      }
+    }
+  }
+}

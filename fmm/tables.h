@@ -1,0 +1,40 @@
+/* tables.h — precomputed translation data for one expansion order p: y-rotation matrices for
+ * every polar angle that occurs between box centres, the azimuth of every integer offset, and the
+ * coaxial M2M / L2L / M2L coefficients (docs/MATH.md §4–5). Built once per order, in double and
+ * converted to float. Host code; the GPU backend copies the arrays to the device. */
+#ifndef VX_TABLES_H
+#define VX_TABLES_H
+#include <stddef.h>
+#include "hd.h"
+
+VX_EXTERN_C_BEGIN
+
+/* Integer box offsets v in [-3,3]^3 (M2L: source centre - target centre, in box widths; M2M/L2L:
+ * the octant direction (±1,±1,±1) of child centre - parent centre). */
+#define VX_GEO_N 343
+VX_HD static inline int vx_geo_index(int dx, int dy, int dz) { return ((dx + 3) * 7 + (dy + 3)) * 7 + (dz + 3); }
+
+typedef struct {
+  int p;
+  int n_theta;              /* distinct polar angles */
+  int roty_stride;          /* entries of one y-rotation table: vx_roty_off(p+1) */
+  double *roty;             /* n_theta tables D_y(-θ) */
+  float *roty_f;
+  int geo_theta[VX_GEO_N];  /* polar-angle table of each offset */
+  double geo_cphi[VX_GEO_N], geo_sphi[VX_GEO_N], geo_len[VX_GEO_N]; /* cos φ, sin φ, |v| */
+  float geo_cphi_f[VX_GEO_N], geo_sphi_f[VX_GEO_N], geo_len_f[VX_GEO_N];
+  int coax_n;               /* (p+1)^3 entries in each coaxial table */
+  double *m2m, *l2l, *m2l;  /* [|m|][a][b], see translate_t.h */
+  float *m2m_f, *l2l_f, *m2l_f;
+} fmm_tables;
+
+/* 0, or -1 with err (bad order, out of memory). */
+int fmm_tables_build(fmm_tables *t, int p, char *err, size_t errlen);
+void fmm_tables_free(fmm_tables *t);
+
+/* The real y-rotation D_y(β) of degrees 0..p by exact quadrature (used by the tables and tests):
+ * out gets vx_roty_off(p+1) entries in the block layout of translate_t.h. */
+void fmm_roty_matrix(double beta, int p, double *out);
+
+VX_EXTERN_C_END
+#endif

@@ -1,0 +1,263 @@
+/* test_translate.c — the expansion math checked against its definitions (docs/MATH.md §1–5):
+ * real solid harmonics vs explicit Legendre formulas and the addition theorem; derivative maps vs
+ * analytic gradients and Hessians; rotations orthogonal, invertible, equal to eq. 18 on column 0,
+ * and equal to evaluating at rotated points; M2M, L2L exact; M2L vs direct P2L. Double and float. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pointsets.h"
+#include "sph.h"
+#include "tables.h"
+#include "translate.h"
+
+static int failures = 0;
+static void check(int ok, const char *what, double val, double thr) {
+  printf("%-58s %10.3e  (threshold %.1e)  %s\n", what, val, thr, ok ? "ok" : "FAIL");
+  if (!ok) failures++;
+}
+
+/* Associated Legendre P_n^m(μ) without the Condon–Shortley phase. */
+static double plm(int n, int m, double mu) {
+  double pmm = 1.0, s = sqrt(1.0 - mu * mu);
+  for (int i = 1; i <= m; ++i) pmm *= (2 * i - 1) * s;
+  if (n == m) return pmm;
+  double p1 = mu * (2 * m + 1) * pmm;
+  if (n == m + 1) return p1;
+  double p0 = pmm;
+  for (int k = m + 2; k <= n; ++k) {
+    double p2 = ((2 * k - 1) * mu * p1 - (k + m - 1) * p0) / (k - m);
+    p0 = p1; p1 = p2;
+  }
+  return p1;
+}
+static double fact(int n) { double f = 1; for (int i = 2; i <= n; ++i) f *= i; return f; }
+static double ylm(int n, int m, double th, double ph) {
+  int a = abs(m);
+  double nrm = sqrt((a ? 2.0 : 1.0) * fact(n - a) / fact(n + a)) * plm(n, a, cos(th));
+  return m >= 0 ? nrm * cos(a * ph) : nrm * sin(a * ph);
+}
+
+static void rand_vec(uint64_t *s, double r, double *v) {
+  for (int i = 0; i < 3; ++i) v[i] = r * (2 * vx_rng_uniform(s) - 1);
+}
+
+#define P 20
+#define NC VX_NCOEF(P)
+
+int main(void) {
+  uint64_t seed = 12345;
+  double a[NC], b[NC];
+
+  /* 1. ℛ against r^n Y_n^m from explicit Legendre functions */
+  double e1 = 0;
+  for (int t = 0; t < 50; ++t) {
+    double x[3]; rand_vec(&seed, 1.0, x);
+    double r = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), th = acos(x[2] / r), ph = atan2(x[1], x[0]);
+    sph_regular_d(x[0], x[1], x[2], 12, a);
+    for (int n = 0; n <= 12; ++n)
+      for (int m = -n; m <= n; ++m) {
+        double ref = pow(r, n) * ylm(n, m, th, ph);
+        double d = fabs(a[VX_IDX(n, m)] - ref) / (pow(r, n) + 1e-300);
+        if (d > e1) e1 = d;
+      }
+  }
+  check(e1 < 1e-12, "regular harmonics vs explicit r^n Y_n^m (max rel)", e1, 1e-12);
+
+  /* 2. addition theorem 1/|x-y| = Σ ℛ(y) 𝒮(x), |y|/|x| = 0.25 */
+  double e2 = 0;
+  for (int t = 0; t < 50; ++t) {
+    double x[3], y[3]; rand_vec(&seed, 1.0, x); rand_vec(&seed, 1.0, y);
+    double rx = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), ry = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+    for (int i = 0; i < 3; ++i) y[i] *= 0.25 * rx / ry;
+    sph_regular_d(y[0], y[1], y[2], P, a);
+    sph_irregular_d(x[0], x[1], x[2], P, b);
+    double s = 0; for (int i = 0; i < NC; ++i) s += a[i] * b[i];
+    double d[3] = {x[0] - y[0], x[1] - y[1], x[2] - y[2]};
+    double ref = 1.0 / sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (fabs(s - ref) / ref > e2) e2 = fabs(s - ref) / ref;
+  }
+  check(e2 < 1e-12, "addition theorem, p=20, |y|/|x|=0.25 (max rel)", e2, 1e-12);
+
+  /* 3. derivative maps: L = 𝒮(y) is the local expansion of 1/|x-y| about 0 (×3 components
+   * with different weights); compare ∇ and the Hessian with the analytic ones at small x. */
+  double e3 = 0, e4 = 0;
+  static double L[3 * NC], Lx[3 * NC], Ly[3 * NC], Lz[3 * NC], H[3][3][3 * NC];
+  for (int t = 0; t < 30; ++t) {
+    double y[3], x[3]; rand_vec(&seed, 1.0, y);
+    double ry = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+    for (int i = 0; i < 3; ++i) y[i] /= ry; /* |y| = 1 */
+    rand_vec(&seed, 0.1, x);
+    double w[3] = {1.0, -2.0, 0.5};
+    sph_irregular_d(y[0], y[1], y[2], P, b);
+    for (int i = 0; i < NC; ++i) for (int c = 0; c < 3; ++c) L[3 * i + c] = w[c] * b[i];
+    sph_deriv_d(L, P, Lx, Ly, Lz);
+    double *D1[3] = {Lx, Ly, Lz};
+    for (int k = 0; k < 3; ++k) sph_deriv_d(D1[k], P - 1, H[k][0], H[k][1], H[k][2]);
+    sph_regular_d(x[0], x[1], x[2], P, a);
+    double d[3] = {x[0] - y[0], x[1] - y[1], x[2] - y[2]};
+    double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], r = sqrt(r2);
+    for (int c = 0; c < 3; ++c)
+      for (int k = 0; k < 3; ++k) {
+        double s = 0; for (int i = 0; i < VX_NCOEF(P - 1); ++i) s += D1[k][3 * i + c] * a[i];
+        double ref = -w[c] * d[k] / (r2 * r);
+        if (fabs(s - ref) > e3) e3 = fabs(s - ref);
+        for (int l = 0; l < 3; ++l) {
+          double s2 = 0; for (int i = 0; i < VX_NCOEF(P - 2); ++i) s2 += H[k][l][3 * i + c] * a[i];
+          double ref2 = w[c] * (3 * d[k] * d[l] - (k == l) * r2) / (r2 * r2 * r);
+          if (fabs(s2 - ref2) > e4) e4 = fabs(s2 - ref2);
+        }
+      }
+  }
+  check(e3 < 1e-12, "derivative map: gradient of 1/|x-y| (max abs, |∇|~1)", e3, 1e-12);
+  check(e4 < 1e-11, "derivative map twice: Hessian of 1/|x-y| (max abs)", e4, 1e-11);
+
+  /* 4. rotations: orthogonal, D(β)D(-β) = I, eq. 18 on column 0, ℛ(Qx) = D ℛ(x) */
+  int nr = vx_roty_off(P + 1);
+  double *D = malloc(sizeof(double) * nr), *Di = malloc(sizeof(double) * nr);
+  double beta = 0.7345;
+  fmm_roty_matrix(beta, P, D);
+  fmm_roty_matrix(-beta, P, Di);
+  double eo = 0, ei = 0, e18 = 0;
+  for (int n = 0; n <= P; ++n) {
+    for (int blk = 0; blk < 2; ++blk) {
+      int w = blk ? n : n + 1;
+      double *A = D + vx_roty_off(n) + (blk ? (n + 1) * (n + 1) : 0), *B = Di + vx_roty_off(n) + (blk ? (n + 1) * (n + 1) : 0);
+      for (int i = 0; i < w; ++i)
+        for (int j = 0; j < w; ++j) {
+          double s = 0, s2 = 0;
+          for (int k = 0; k < w; ++k) { s += A[i * w + k] * A[j * w + k]; s2 += A[i * w + k] * B[k * w + j]; }
+          if (fabs(s - (i == j)) > eo) eo = fabs(s - (i == j));
+          if (fabs(s2 - (i == j)) > ei) ei = fabs(s2 - (i == j));
+        }
+    }
+    /* eq. 18: ℛ_n^m(Q ẑ) = column m' = 0; Q ẑ = (sin β, 0, cos β) */
+    for (int m = 0; m <= n; ++m) {
+      double ref = ylm(n, m, beta, 0.0);
+      double d = fabs(D[vx_roty_off(n) + m * (n + 1)] - ref);
+      if (d > e18) e18 = d;
+    }
+  }
+  check(eo < 1e-13, "y-rotation D D^T = I, p=20 (max abs)", eo, 1e-13);
+  check(ei < 1e-13, "y-rotation D(β) D(-β) = I (max abs)", ei, 1e-13);
+  check(e18 < 1e-13, "y-rotation column m'=0 equals eq. 18 (max abs)", e18, 1e-13);
+  double ev = 0;
+  static double v3[3 * NC], w3[3 * NC];
+  for (int t = 0; t < 20; ++t) {
+    double x[3]; rand_vec(&seed, 1.0, x);
+    double phi = 2 * VX_PI * vx_rng_uniform(&seed);
+    /* ℛ(R_y(β) x) = D ℛ(x) */
+    sph_regular_d(x[0], x[1], x[2], P, a);
+    sph_regular_d(x[0] * cos(beta) + x[2] * sin(beta), x[1], -x[0] * sin(beta) + x[2] * cos(beta), P, b);
+    for (int i = 0; i < NC; ++i) for (int c = 0; c < 3; ++c) v3[3 * i + c] = a[i];
+    rot_y_d(v3, w3, P, D, 1);
+    for (int i = 0; i < NC; ++i) if (fabs(w3[3 * i + 1] - b[i]) > ev) ev = fabs(w3[3 * i + 1] - b[i]);
+    /* ℛ(R_z(-φ) x) = D_z(-φ) ℛ(x) */
+    double cp = cos(phi), sp = sin(phi);
+    sph_regular_d(x[0] * cp + x[1] * sp, -x[0] * sp + x[1] * cp, x[2], P, b);
+    rot_z_d(v3, w3, P, cp, sp, 1);
+    for (int i = 0; i < NC; ++i) if (fabs(w3[3 * i + 2] - b[i]) > ev) ev = fabs(w3[3 * i + 2] - b[i]);
+    rot_z_d(w3, v3, P, cp, sp, 0); /* and back */
+    for (int i = 0; i < NC; ++i) if (fabs(v3[3 * i] - a[i]) > ev) ev = fabs(v3[3 * i] - a[i]);
+  }
+  check(ev < 1e-12, "rotations applied to ℛ(x) equal ℛ at rotated points", ev, 1e-12);
+  free(D); free(Di);
+
+  /* 5. translations through the tables, in box-scaled form (docs/MATH.md §5) */
+  char err[256];
+  fmm_tables T;
+  if (fmm_tables_build(&T, P, err, sizeof err)) { printf("tables: %s\n", err); return EXIT_FAILURE; }
+  static double Mc[3 * NC], Mp[3 * NC], Mref[3 * NC], wk1[3 * NC], wk2[3 * NC], Lc[3 * NC];
+  double em2m = 0, el2l = 0, em2l = 0;
+  for (int oct = 0; oct < 8; ++oct) {
+    int sx = (oct & 1) ? 1 : -1, sy = (oct & 2) ? 1 : -1, sz = (oct & 4) ? 1 : -1;
+    double hp = 0.5, hc = 0.25, cc[3] = {sx * hp / 4, sy * hp / 4, sz * hp / 4}; /* parent centre 0 */
+    int g = vx_geo_index(sx, sy, sz);
+    const double *rt = T.roty + (size_t)T.geo_theta[g] * T.roty_stride;
+    /* M2M: P2M at child then M2M == P2M at parent (exact: no truncation) */
+    memset(Mc, 0, sizeof Mc); memset(Mref, 0, sizeof Mref); memset(Mp, 0, sizeof Mp);
+    double norm = 0;
+    for (int j = 0; j < 10; ++j) {
+      double y[3], q[3]; rand_vec(&seed, hc / 2, y); rand_vec(&seed, 1.0, q);
+      for (int i = 0; i < 3; ++i) y[i] += cc[i];
+      sph_regular_d((y[0] - cc[0]) / hc, (y[1] - cc[1]) / hc, (y[2] - cc[2]) / hc, P, a);
+      sph_regular_d(y[0] / hp, y[1] / hp, y[2] / hp, P, b);
+      for (int i = 0; i < NC; ++i) for (int c = 0; c < 3; ++c) { Mc[3 * i + c] += q[c] * a[i]; Mref[3 * i + c] += q[c] * b[i]; }
+    }
+    rcr_translate_d(Mc, Mp, P, T.geo_cphi[g], T.geo_sphi[g], rt, T.m2m, NULL, 0, wk1, wk2);
+    for (int i = 0; i < 3 * NC; ++i) norm = fmax(norm, fabs(Mref[i]));
+    for (int i = 0; i < 3 * NC; ++i) em2m = fmax(em2m, fabs(Mp[i] - Mref[i]) / norm);
+    /* L2L: random parent local expansion; evaluate both at points in the child */
+    for (int i = 0; i < 3 * NC; ++i) Mp[i] = (2 * vx_rng_uniform(&seed) - 1) / (1 + i / 3);
+    memset(Lc, 0, sizeof Lc);
+    rcr_translate_d(Mp, Lc, P, T.geo_cphi[g], T.geo_sphi[g], rt, T.l2l, NULL, 1, wk1, wk2);
+    for (int j = 0; j < 5; ++j) {
+      double x[3]; rand_vec(&seed, hc / 2, x);
+      for (int i = 0; i < 3; ++i) x[i] += cc[i];
+      sph_regular_d(x[0] / hp, x[1] / hp, x[2] / hp, P, a);
+      sph_regular_d((x[0] - cc[0]) / hc, (x[1] - cc[1]) / hc, (x[2] - cc[2]) / hc, P, b);
+      for (int c = 0; c < 3; ++c) {
+        double sp_ = 0, sc = 0;
+        for (int i = 0; i < NC; ++i) { sp_ += Mp[3 * i + c] * a[i]; sc += Lc[3 * i + c] * b[i]; }
+        el2l = fmax(el2l, fabs(sp_ / hp - sc / hc) / (fabs(sp_ / hp) + 1e-300));
+      }
+    }
+  }
+  check(em2m < 1e-13, "M2M (RCR, 8 octants) == P2M at parent (max rel)", em2m, 1e-13);
+  check(el2l < 1e-12, "L2L (RCR, 8 octants) evaluates as the parent (max rel)", el2l, 1e-12);
+  /* M2L vs P2L for several offsets; sources within 0.3 box widths of the source centre */
+  int offs[6][3] = {{2, 0, 0}, {0, 0, -2}, {3, 1, -2}, {-2, 3, 3}, {0, -3, 1}, {-3, -3, -3}};
+  for (int o = 0; o < 6; ++o) {
+    double h = 0.125, v[3] = {offs[o][0] * h, offs[o][1] * h, offs[o][2] * h}; /* c_s - c_t, c_t = 0 */
+    int g = vx_geo_index(offs[o][0], offs[o][1], offs[o][2]);
+    const double *rt = T.roty + (size_t)T.geo_theta[g] * T.roty_stride;
+    memset(Mc, 0, sizeof Mc); memset(Mref, 0, sizeof Mref); memset(Lc, 0, sizeof Lc);
+    for (int j = 0; j < 10; ++j) {
+      double y[3], q[3]; rand_vec(&seed, 0.3 * h, y); rand_vec(&seed, 1.0, q);
+      for (int i = 0; i < 3; ++i) y[i] += v[i];
+      sph_regular_d((y[0] - v[0]) / h, (y[1] - v[1]) / h, (y[2] - v[2]) / h, P, a);
+      sph_irregular_d(y[0] / h, y[1] / h, y[2] / h, P, b);
+      for (int i = 0; i < NC; ++i) for (int c = 0; c < 3; ++c) { Mc[3 * i + c] += q[c] * a[i]; Mref[3 * i + c] += q[c] * b[i]; }
+    }
+    double ipow[2 * P + 2], ir = 1.0 / T.geo_len[g];
+    ipow[0] = 1; for (int k = 1; k < 2 * P + 2; ++k) ipow[k] = ipow[k - 1] * ir;
+    rcr_translate_d(Mc, Lc, P, T.geo_cphi[g], T.geo_sphi[g], rt, T.m2l, ipow, 2, wk1, wk2);
+    double norm = 0;
+    for (int i = 0; i < 3 * NC; ++i) norm = fmax(norm, fabs(Mref[i]));
+    /* coefficients of degree n carry truncation error ~ (0.3·√3 / |v|)^{p-n}; compare n <= p/2 */
+    for (int n = 0; n <= P / 2; ++n)
+      for (int m = -n; m <= n; ++m)
+        for (int c = 0; c < 3; ++c) em2l = fmax(em2l, fabs(Lc[3 * VX_IDX(n, m) + c] - Mref[3 * VX_IDX(n, m) + c]) / norm);
+  }
+  check(em2l < 1e-10, "M2L (RCR, 6 offsets) == P2L, degrees <= p/2 (max rel)", em2l, 1e-10);
+
+  /* 6. float instantiation agrees with double on a M2L */
+  {
+    static float Mf[3 * NC], Lf[3 * NC], f1[3 * NC], f2[3 * NC];
+    int g = vx_geo_index(3, 1, -2);
+    for (int i = 0; i < 3 * NC; ++i) Mf[i] = (float)Mc[i];
+    memset(Lc, 0, sizeof Lc); memset(Lf, 0, sizeof Lf);
+    double ipow[2 * P + 2]; float ipowf[2 * P + 2];
+    ipow[0] = 1; for (int k = 1; k < 2 * P + 2; ++k) ipow[k] = ipow[k - 1] / T.geo_len[g];
+    for (int k = 0; k < 2 * P + 2; ++k) ipowf[k] = (float)ipow[k];
+    int pf = 10;
+    rcr_translate_d(Mc, Lc, pf, T.geo_cphi[g], T.geo_sphi[g], T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2l, ipow, 2, wk1, wk2);
+    (void)f1; (void)f2;
+    fmm_tables Tf;
+    fmm_tables_build(&Tf, pf, err, sizeof err);
+    static double Ld[3 * NC];
+    memset(Ld, 0, sizeof Ld);
+    rcr_translate_d(Mc, Ld, pf, Tf.geo_cphi[g], Tf.geo_sphi[g], Tf.roty + (size_t)Tf.geo_theta[g] * Tf.roty_stride, Tf.m2l, ipow, 2, wk1, wk2);
+    rcr_translate_f(Mf, Lf, pf, Tf.geo_cphi_f[g], Tf.geo_sphi_f[g], Tf.roty_f + (size_t)Tf.geo_theta[g] * Tf.roty_stride, Tf.m2l_f, ipowf, 2, f1, f2);
+    double ef = 0, nrm = 0;
+    for (int i = 0; i < 3 * VX_NCOEF(pf); ++i) { nrm = fmax(nrm, fabs(Ld[i])); }
+    for (int i = 0; i < 3 * VX_NCOEF(pf); ++i) ef = fmax(ef, fabs(Lf[i] - Ld[i]) / nrm);
+    check(ef < 1e-5, "float M2L agrees with double, p=10 (max rel)", ef, 1e-5);
+    fmm_tables_free(&Tf);
+  }
+  fmm_tables_free(&T);
+  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
+  printf("all translation checks passed\n");
+  return EXIT_SUCCESS;
+}
