@@ -19,7 +19,7 @@
 #endif
 
 /* Largest expansion order (highest degree n) any backend accepts; fixes stack/shared array sizes. */
-#define VX_PMAX 24
+#define VX_PMAX 32
 /* Number of real coefficients of an expansion of order p: degrees 0..p, (p+1)^2 of them. */
 #define VX_NCOEF(p) (((p) + 1) * ((p) + 1))
 /* Index of coefficient (n, m), |m| <= n, in a degree-major array. */

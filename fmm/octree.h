@@ -26,6 +26,7 @@ typedef struct {
                           non-empty source leaf is <= leaf_size */
   int max_level;       /* cap on the finest level (e.g. from the kernel's core size); 0: VX_LMAX */
   size_t hist_budget;  /* bytes allowed for the dense occupancy maps of all levels; 0: 256 MiB */
+  double min_leaf_width; /* finest boxes at least this wide (regularized kernels need it); 0: none */
 } oct_params;
 
 typedef struct {

@@ -1,0 +1,42 @@
+/* cpu_engine.c — instantiates the CPU engine (cpu_engine_t.h) in double and float. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmm_internal.h"
+#include "pair.h"
+#include "sph.h"
+#include "translate.h"
+
+/* Table accessors per precision. */
+static inline const double *tab_roty_d(const fmm_tables *T) { return T->roty; }
+static inline const double *tab_m2m_d(const fmm_tables *T) { return T->m2m; }
+static inline const double *tab_l2l_d(const fmm_tables *T) { return T->l2l; }
+static inline const double *tab_m2l_d(const fmm_tables *T) { return T->m2l; }
+static inline const float *tab_roty_f(const fmm_tables *T) { return T->roty_f; }
+static inline const float *tab_m2m_f(const fmm_tables *T) { return T->m2m_f; }
+static inline const float *tab_l2l_f(const fmm_tables *T) { return T->l2l_f; }
+static inline const float *tab_m2l_f(const fmm_tables *T) { return T->m2l_f; }
+
+#define VX_DOUBLE_INST
+#include "real_t.h"
+#include "cpu_engine_t.h"
+#undef VX_DOUBLE_INST
+#define VX_FLOAT_INST
+#include "real_t.h"
+#include "cpu_engine_t.h"
+#undef VX_FLOAT_INST
+
+void fmm_cpu_release(fmm_ctx *ctx) {
+  oct_free_cpu(&ctx->tree);
+  vx_buf_free(&ctx->src_sorted);
+  vx_buf_free(&ctx->tgt_sorted);
+  vx_buf_free(&ctx->vel_sorted);
+  vx_buf_free(&ctx->grad_sorted);
+  for (int l = 0; l <= VX_LMAX; ++l) {
+    vx_buf_free(&ctx->mpole[l]);
+    vx_buf_free(&ctx->local[l]);
+  }
+}
