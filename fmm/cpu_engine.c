@@ -35,6 +35,7 @@ void fmm_cpu_release(fmm_ctx *ctx) {
   vx_buf_free(&ctx->tgt_sorted);
   vx_buf_free(&ctx->vel_sorted);
   vx_buf_free(&ctx->grad_sorted);
+  vx_buf_free(&ctx->occupancy);
   for (int l = 0; l <= VX_LMAX; ++l) {
     vx_buf_free(&ctx->mpole[l]);
     vx_buf_free(&ctx->local[l]);

@@ -111,24 +111,8 @@ static long long VXF(cpu_m2l)(const oct_tree *t, const fmm_tables *T, int p, int
   return count;
 }
 
-/* Velocity (curl of ψ) and gradient (from the Hessian of ψ) of one target from the derivative
- * expansions of its box (docs/MATH.md §3): dpsi[c][a] = ∂_a ψ_c, hpsi[c][ab] = ∂_a ∂_b ψ_c. */
-VX_HD static inline void VXF(curl_from_derivs)(const vx_real dpsi[3][3], const vx_real hpsi[3][3][3], vx_real *u,
-                                                vx_real *gr) {
-  /* u = ∇ × ψ: u_x = ∂_y ψ_z - ∂_z ψ_y, ... */
-  u[0] += dpsi[2][1] - dpsi[1][2];
-  u[1] += dpsi[0][2] - dpsi[2][0];
-  u[2] += dpsi[1][0] - dpsi[0][1];
-  if (gr)
-    for (int j = 0; j < 3; ++j) {
-      gr[0 + j] += hpsi[2][1][j] - hpsi[1][2][j];
-      gr[3 + j] += hpsi[0][2][j] - hpsi[2][0][j];
-      gr[6 + j] += hpsi[1][0][j] - hpsi[0][1][j];
-    }
-}
-
 static void VXF(cpu_l2p_p2p)(const oct_tree *t, int p, const vx_real *Lleaf, const VXF(cpu_soa) *src,
-                             const VXF(cpu_soa) *tgt, int kernel, vx_real sigma, int want_grad, vx_real *vel,
+                             const VXF(cpu_soa) *tgt, int kernel, vx_real sigma, int want_grad, int n_grad, vx_real *vel,
                              vx_real *grad, double *t_l2p, double *t_p2p, long long *npairs) {
   int L = t->L, nc = VX_NCOEF(p), nc1 = VX_NCOEF(p - 1), nc2 = VX_NCOEF(p - 2);
   double h = oct_box_side(t, L);
@@ -155,6 +139,7 @@ static void VXF(cpu_l2p_p2p)(const oct_tree *t, int p, const vx_real *Lleaf, con
       }
       for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
         vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        int gk = want_grad && t->tgt_order[k] < n_grad;
         if (p >= 1) {
           VXF(sph_regular)((tgt->x[k] - (vx_real)c[0]) * ih, (tgt->y[k] - (vx_real)c[1]) * ih,
                            (tgt->z[k] - (vx_real)c[2]) * ih, p - 1, R);
@@ -165,7 +150,7 @@ static void VXF(cpu_l2p_p2p)(const oct_tree *t, int p, const vx_real *Lleaf, con
             for (int i = 0; i < nc1; ++i) { s0 += d[3 * i] * R[i]; s1 += d[3 * i + 1] * R[i]; s2 += d[3 * i + 2] * R[i]; }
             dpsi[0][a] = s0 * ih2; dpsi[1][a] = s1 * ih2; dpsi[2][a] = s2 * ih2;
           }
-          if (want_grad) {
+          if (gk) {
             vx_real hs[6][3];
             for (int q = 0; q < 6; ++q) {
               vx_real s0 = 0, s1 = 0, s2 = 0;
@@ -179,24 +164,25 @@ static void VXF(cpu_l2p_p2p)(const oct_tree *t, int p, const vx_real *Lleaf, con
               for (int a = 0; a < 3; ++a)
                 for (int bb = 0; bb < 3; ++bb) hpsi[cc][a][bb] = hs[hidx[a][bb]][cc];
           }
-          VXF(curl_from_derivs)(dpsi, hpsi, u, want_grad ? gr : NULL);
+          VXF(curl_from_derivs)(dpsi, hpsi, u, gk ? gr : NULL);
         }
         for (int i = 0; i < 3; ++i) vel[3 * k + i] = u[i];
-        if (want_grad) for (int i = 0; i < 9; ++i) grad[9 * k + i] = gr[i];
+        if (gk) for (int i = 0; i < 9; ++i) grad[9 * k + i] = gr[i];
       }
       double t1 = omp_get_wtime();
       /* near field: every source in the adjacent leaves, regularized kernel */
       for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
         vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
         vx_real x = tgt->x[k], y = tgt->y[k], z = tgt->z[k];
+        int gk = want_grad && t->tgt_order[k] < n_grad;
         for (int q = t->nbr_start[b]; q < t->nbr_start[b + 1]; ++q) {
           int s = t->nbr[q];
           for (int j = t->src_start[s]; j < t->src_start[s + 1]; ++j)
             VXF(pair_bs)(kernel, sigma, x - src->x[j], y - src->y[j], z - src->z[j], src->ax[j], src->ay[j], src->az[j],
-                         u, want_grad ? gr : NULL);
+                         u, gk ? gr : NULL);
         }
         for (int i = 0; i < 3; ++i) vel[3 * k + i] = (vel[3 * k + i] + u[i]) * (vx_real)VX_INV4PI;
-        if (want_grad) for (int i = 0; i < 9; ++i) grad[9 * k + i] = (grad[9 * k + i] + gr[i]) * (vx_real)VX_INV4PI;
+        if (gk) for (int i = 0; i < 9; ++i) grad[9 * k + i] = (grad[9 * k + i] + gr[i]) * (vx_real)VX_INV4PI;
       }
       for (int q = t->nbr_start[b]; q < t->nbr_start[b + 1]; ++q)
         pairs += (long long)(t->tgt_start[b + 1] - t->tgt_start[b]) * (t->src_start[t->nbr[q] + 1] - t->src_start[t->nbr[q]]);
@@ -214,6 +200,7 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
   const fmm_params *P = &ctx->prm;
   int p = P->order, nc = VX_NCOEF(p), ns = io->n_src, nt = io->n_tgt;
   int want_grad = P->gradient && io->grad;
+  int n_grad = (io->n_grad > 0 && io->n_grad < nt) ? io->n_grad : nt;
   fmm_stats s;
   memset(&s, 0, sizeof s);
   double t0 = omp_get_wtime();
@@ -221,7 +208,7 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
   vx_real *vel = (vx_real *)io->vel, *grad = (vx_real *)io->grad;
   if (ns == 0) {
     memset(vel, 0, sizeof(vx_real) * 3 * (size_t)nt);
-    if (want_grad) memset(grad, 0, sizeof(vx_real) * 9 * (size_t)nt);
+    if (want_grad) memset(grad, 0, sizeof(vx_real) * 9 * (size_t)n_grad);
     if (st) *st = s;
     return 0;
   }
@@ -275,14 +262,14 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
   }
   vx_real *vs = (vx_real *)ctx->vel_sorted.ptr, *gs = want_grad ? (vx_real *)ctx->grad_sorted.ptr : NULL;
   double t5 = omp_get_wtime();
-  VXF(cpu_l2p_p2p)(t, p, (vx_real *)ctx->local[L].ptr, &src, &tgt, (int)P->kernel, (vx_real)P->sigma, want_grad, vs, gs,
+  VXF(cpu_l2p_p2p)(t, p, (vx_real *)ctx->local[L].ptr, &src, &tgt, (int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, vs, gs,
                    &s.t_l2p, &s.t_p2p, &s.n_p2p);
   /* scatter back to the caller's target order */
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < nt; ++k) {
     int i = t->tgt_order[k];
     for (int c = 0; c < 3; ++c) vel[3 * i + c] = vs[3 * k + c];
-    if (want_grad) for (int c = 0; c < 9; ++c) grad[9 * i + c] = gs[9 * k + c];
+    if (want_grad && i < n_grad) for (int c = 0; c < 9; ++c) grad[9 * i + c] = gs[9 * k + c];
   }
   double t6 = omp_get_wtime();
   /* the L2P/P2P split is measured per thread; scale it to the wall time of that phase */
@@ -300,6 +287,7 @@ int VXF(fmm_cpu_direct)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err
   (void)err; (void)errlen;
   const fmm_params *P = &ctx->prm;
   int ns = io->n_src, nt = io->n_tgt, want_grad = P->gradient && io->grad, kernel = (int)P->kernel;
+  int n_grad = (io->n_grad > 0 && io->n_grad < nt) ? io->n_grad : nt;
   const vx_real *sp = (const vx_real *)io->src_pos, *sa = (const vx_real *)io->src_str, *tp = (const vx_real *)io->tgt_pos;
   vx_real *vel = (vx_real *)io->vel, *grad = (vx_real *)io->grad, sigma = (vx_real)P->sigma;
   double t0 = omp_get_wtime();
@@ -307,11 +295,12 @@ int VXF(fmm_cpu_direct)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err
   for (int i = 0; i < nt; ++i) {
     vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     vx_real x = tp[3 * i], y = tp[3 * i + 1], z = tp[3 * i + 2];
+    int gk = want_grad && i < n_grad;
     for (int j = 0; j < ns; ++j)
       VXF(pair_bs)(kernel, sigma, x - sp[3 * j], y - sp[3 * j + 1], z - sp[3 * j + 2], sa[3 * j], sa[3 * j + 1],
-                   sa[3 * j + 2], u, want_grad ? gr : NULL);
+                   sa[3 * j + 2], u, gk ? gr : NULL);
     for (int c = 0; c < 3; ++c) vel[3 * i + c] = u[c] * (vx_real)VX_INV4PI;
-    if (want_grad) for (int c = 0; c < 9; ++c) grad[9 * i + c] = gr[c] * (vx_real)VX_INV4PI;
+    if (gk) for (int c = 0; c < 9; ++c) grad[9 * i + c] = gr[c] * (vx_real)VX_INV4PI;
   }
   if (st) {
     memset(st, 0, sizeof *st);

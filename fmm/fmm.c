@@ -207,9 +207,37 @@ static int check_io(const fmm_ctx *ctx, const fmm_io *io, char *err, size_t errl
 
 int fmm_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
   if (check_io(ctx, io, err, errlen)) return -1;
-  if (ctx->prm.backend == VX_BACKEND_CUDA) return fmm_gpu_evaluate(ctx, io, st, err, errlen);
-  return ctx->prm.precision == VX_FLOAT ? fmm_cpu_evaluate_f(ctx, io, st, err, errlen)
+  int rc;
+  if (ctx->prm.backend == VX_BACKEND_CUDA) rc = fmm_gpu_evaluate(ctx, io, st, err, errlen);
+  else
+    rc = ctx->prm.precision == VX_FLOAT ? fmm_cpu_evaluate_f(ctx, io, st, err, errlen)
                                         : fmm_cpu_evaluate_d(ctx, io, st, err, errlen);
+  ctx->evaluated = (rc == 0 && io->n_src > 0 && io->n_tgt > 0);
+  return rc;
+}
+
+int fmm_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins, int *on_device) {
+  if (!ctx->evaluated) return -1;
+  if (ctx->prm.backend == VX_BACKEND_CUDA) {
+    *on_device = 1;
+    return fmm_gpu_occupancy(ctx, levels, lo, side, bins);
+  }
+  const oct_tree *t = &ctx->tree;
+  size_t cells = (size_t)1 << (3 * t->L);
+  if (vx_buf_reserve(&ctx->occupancy, sizeof(int) * cells)) return -1;
+  int *h = (int *)ctx->occupancy.ptr;
+  const int *map = t->tgt_map[t->L];
+#pragma omp parallel for schedule(static)
+  for (size_t c = 0; c < cells; ++c) {
+    int b = map[c];
+    h[c] = b < 0 ? 0 : t->tgt_start[b + 1] - t->tgt_start[b];
+  }
+  *levels = t->L;
+  for (int k = 0; k < 3; ++k) lo[k] = t->lo[k];
+  *side = t->side;
+  *bins = h;
+  *on_device = 0;
+  return 0;
 }
 
 int fmm_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
@@ -239,5 +267,24 @@ int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, s
 }
 int fmm_gpu_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
   return fmm_gpu_evaluate(ctx, io, st, err, errlen);
+}
+int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins) {
+  (void)ctx; (void)levels; (void)lo; (void)side; (void)bins;
+  return -1;
+}
+int vx_device_alloc(void **d_ptr, size_t bytes, char *err, size_t errlen) {
+  (void)bytes;
+  *d_ptr = NULL;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
+void vx_device_free(void *d_ptr) { (void)d_ptr; }
+int vx_device_upload(void *d_dst, const void *src, size_t bytes, char *err, size_t errlen) {
+  (void)d_dst; (void)src; (void)bytes;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
+int vx_device_download(void *dst, const void *d_src, size_t bytes, char *err, size_t errlen) {
+  return vx_device_upload(dst, d_src, bytes, err, errlen);
 }
 #endif

@@ -47,11 +47,12 @@ fmm_params fmm_params_default(void);
 /* Wall-clock milliseconds per phase of the last evaluation, and tree facts. */
 typedef struct {
   double t_tree, t_p2m, t_m2m, t_m2l, t_l2l, t_l2p, t_p2p, t_total;
+  double t_copy;          /* host<->device staging when the arrays were on the host (not in t_total) */
   int levels;             /* finest level used */
   int level_capped;       /* 1 when the regularization or the memory budget lowered the level */
   int n_src_leaves, n_tgt_leaves;
   long long n_m2l;        /* M2L translations performed */
-  long long n_p2p;        /* near-field pair interactions */
+  long long n_p2p;        /* near-field pair interactions (counted by the CPU backend; 0 on the GPU) */
 } fmm_stats;
 
 /* One evaluation's arrays: xyz-interleaved, in the context's precision (double or float).
@@ -66,6 +67,9 @@ typedef struct {
   void *vel;              /* out, 3*n_tgt */
   void *grad;             /* out, 9*n_tgt, grad[9t + 3i + j] = ∂u_i/∂x_j; NULL: not computed */
   int on_device;
+  int n_grad;             /* gradient only for targets [0, n_grad) (e.g. vortex elements before
+                             passive tracers, which need velocity only); 0: for all targets.
+                             Rows at and beyond n_grad are left untouched. */
 } fmm_io;
 
 typedef struct fmm_ctx fmm_ctx;
@@ -79,10 +83,25 @@ const fmm_params *fmm_get_params(const fmm_ctx *ctx);
  * precision cannot change: create a new context for those. Returns 0, or -1 with err. */
 int fmm_set_params(fmm_ctx *ctx, const fmm_params *params, char *err, size_t errlen);
 
-/* Velocity (and gradient if params.gradient and io.grad) by the FMM. 0 on success, -1 with err. */
+/* Velocity (and gradient if params.gradient and io.grad) by the FMM. 0 on success, -1 with err.
+ * On the CUDA backend the work is ordered after everything already queued on the default stream
+ * and complete when the call returns. */
 int fmm_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, size_t errlen);
 /* The same quantities by direct summation over all pairs, same kernel: the reference. */
 int fmm_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, size_t errlen);
+
+/* The last evaluation's finest-level target occupancy histogram (the design paper's bin[]):
+ * 8^levels counts in Morton order (oct_morton3 of the integer cell) over the cube lo + [0, side]^3.
+ * On the CUDA backend *bins is a device pointer (on_device = 1). Valid until the next evaluation.
+ * The renderer ray-casts it for per-pixel opacity (paper §3.2). 0, or -1 before any evaluation. */
+int fmm_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins, int *on_device);
+
+/* Device memory for C programs that keep arrays on the GPU (fmm_io.on_device). In a CPU-only
+ * build they fail with a message. 0 on success, -1 with err. */
+int vx_device_alloc(void **d_ptr, size_t bytes, char *err, size_t errlen);
+void vx_device_free(void *d_ptr);
+int vx_device_upload(void *d_dst, const void *src, size_t bytes, char *err, size_t errlen);
+int vx_device_download(void *dst, const void *d_src, size_t bytes, char *err, size_t errlen);
 
 /* Helpers for programs. */
 const char *vx_backend_name(vx_backend b);

@@ -21,6 +21,8 @@ struct fmm_ctx {
   /* CPU backend work buffers, grown on demand and reused across evaluations */
   vx_buf src_sorted, tgt_sorted, vel_sorted, grad_sorted;
   vx_buf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
+  vx_buf occupancy;        /* dense target histogram for fmm_occupancy (CPU backend) */
+  int evaluated;           /* a tree exists (fmm_occupancy is valid) */
   void *gpu;               /* GPU backend state (fmm_gpu.cu), NULL on the CPU backend */
   double reg_err;          /* |1 - q(w/σ)| at the finest leaf width of the last evaluation */
 };
@@ -43,6 +45,7 @@ void fmm_gpu_destroy(fmm_ctx *ctx);
 int fmm_gpu_set_order(fmm_ctx *ctx, char *err, size_t errlen); /* after ctx->tab changed */
 int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
 int fmm_gpu_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
+int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins);
 
 /* Octree parameters for the context's settings (level cap from the kernel's core size). */
 oct_params fmm_octree_params(const fmm_ctx *ctx);

@@ -20,6 +20,8 @@
 
 /* Largest expansion order (highest degree n) any backend accepts; fixes stack/shared array sizes. */
 #define VX_PMAX 32
+/* Deepest octree level: 10 bits per axis, 30-bit Morton keys (the histogram budget usually binds first). */
+#define VX_LMAX 10
 /* Number of real coefficients of an expansion of order p: degrees 0..p, (p+1)^2 of them. */
 #define VX_NCOEF(p) (((p) + 1) * ((p) + 1))
 /* Index of coefficient (n, m), |m| <= n, in a degree-major array. */

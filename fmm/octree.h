@@ -12,13 +12,12 @@
 #define VX_OCTREE_H
 
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include "hd.h"
 
 VX_EXTERN_C_BEGIN
 
-/* Deepest level supported: 10 bits per axis, 30-bit keys. The histogram budget usually binds first. */
-#define VX_LMAX 10
 
 typedef struct {
   int levels;          /* 0: choose the finest level from leaf_size; else use this level (2..VX_LMAX) */
@@ -96,6 +95,43 @@ VX_HD static inline uint32_t oct_cell(double x, double lo, double inv_side, int 
   int c = (int)s;
   int top = (int)(1u << l) - 1;
   return (uint32_t)(c < 0 ? 0 : (c > top ? top : c));
+}
+
+/* The root cube from the bounding box [mn, mx] of all points; the CPU and GPU builds both call
+ * this so that they get the same cube and hence the same cell for every point.
+ * side: largest extent enlarged by 1e-6 so that no point sits on the far faces; at least
+ * 1e-8 * max|coordinate| (finer cells would resolve nothing; also covers coincident points) and at
+ * least 1e-300 (all points at the origin). lo: the cube centred on the box along each axis.
+ * Returns 0, or -1 when the extent is not representable. */
+static inline int oct_root_cube(const double mn[3], const double mx[3], double lo[3], double *side) {
+  double ext = 0.0, amax = 0.0;
+  for (int k = 0; k < 3; k++) {
+    ext = fmax(ext, mx[k] - mn[k]);
+    amax = fmax(amax, fmax(fabs(mn[k]), fabs(mx[k])));
+  }
+  double s = ext * (1.0 + 1e-6);
+  s = fmax(s, 1e-8 * amax);
+  s = fmax(s, 1e-300);
+  if (!isfinite(s) || !isfinite(1.0 / s)) return -1;
+  for (int k = 0; k < 3; k++) lo[k] = mn[k] - 0.5 * (s - (mx[k] - mn[k]));
+  *side = s;
+  return 0;
+}
+
+/* Bytes of the dense int32 occupancy maps of levels 0..L for sources and targets. */
+static inline unsigned long long oct_map_bytes(int L) {
+  unsigned long long cells = 0;
+  for (int l = 0; l <= L; l++) cells += 1ull << (3 * l);
+  return 2ull * sizeof(int) * cells;
+}
+
+/* The deepest level allowed: max_level (0: VX_LMAX), lowered while the maps exceed the budget
+ * (bytes) and while the finest boxes would be narrower than min_leaf_width; never below 2. */
+static inline int oct_level_cap(int max_level, unsigned long long budget, double side, double min_leaf_width) {
+  int lcap = max_level ? max_level : VX_LMAX;
+  while (lcap > 2 && oct_map_bytes(lcap) > budget) lcap--;
+  while (lcap > 2 && ldexp(side, -lcap) < min_leaf_width) lcap--;
+  return lcap;
 }
 
 /* Build the tree. Positions are xyz-interleaved doubles (pos_float = 0) or floats (pos_float = 1).

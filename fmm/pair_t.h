@@ -11,17 +11,17 @@ VX_HD static inline void VXF(kernel_gh)(int kernel, vx_real r2, vx_real sigma, v
   vx_real s2 = sigma * sigma;
   switch (kernel) {
   case 1: { /* paper eq. 29 (c = 1): q = ρ² inside the core */
-    vx_real r = VX_SQRT(r2);
-    if (r2 < s2) { *g = VX_R(1.0) / (s2 * r); *h = -VX_R(1.0) / (s2 * r * r2); return; }
-    vx_real ir3 = VX_R(1.0) / (r2 * r);
-    *g = ir3; *h = VX_R(-3.0) * ir3 / r2; return;
+    vx_real ir = VX_RSQRT(r2), ir2 = ir * ir;
+    if (r2 < s2) { vx_real is2 = VX_R(1.0) / s2; *g = is2 * ir; *h = -is2 * ir * ir2; return; }
+    vx_real ir3 = ir2 * ir;
+    *g = ir3; *h = VX_R(-3.0) * ir3 * ir2; return;
   }
   case 2: { /* Rosenhead–Moore: g = (r²+σ²)^{-3/2} */
-    vx_real t = r2 + s2, it = VX_R(1.0) / t, is = VX_SQRT(it);
+    vx_real is = VX_RSQRT(r2 + s2), it = is * is;
     *g = it * is; *h = VX_R(-3.0) * it * it * is; return;
   }
   case 3: { /* Winckelmans–Leonard: g = (r² + 5σ²/2)/(r²+σ²)^{5/2} */
-    vx_real t = r2 + s2, it = VX_R(1.0) / t, is = VX_SQRT(it), it52 = it * it * is;
+    vx_real is = VX_RSQRT(r2 + s2), it = is * is, it52 = it * it * is;
     *g = (r2 + VX_R(2.5) * s2) * it52;
     *h = (VX_R(-3.0) * r2 - VX_R(10.5) * s2) * it52 * it; return;
   }
@@ -45,8 +45,8 @@ VX_HD static inline void VXF(kernel_gh)(int kernel, vx_real r2, vx_real sigma, v
     vx_real ir2 = VX_R(1.0) / r2, ir3 = ir2 / r;
     *g = q * ir3; *h = (dq * rho - VX_R(3.0) * q) * ir3 * ir2; return;
   }
-  default: { /* singular */
-    vx_real r = VX_SQRT(r2), ir2 = VX_R(1.0) / r2, ir3 = ir2 / r;
+  default: { /* singular: one reciprocal square root (the GPU's rsqrt), no division */
+    vx_real ir = VX_RSQRT(r2), ir2 = ir * ir, ir3 = ir2 * ir;
     *g = ir3; *h = VX_R(-3.0) * ir3 * ir2; return;
   }
   }

@@ -9,6 +9,7 @@
 #undef VX_ERF
 #undef VX_ABS
 #undef VX_R
+#undef VX_RSQRT
 #if defined(VX_DOUBLE_INST)
 #define vx_real double
 #define VXF(name) name##_d
@@ -17,6 +18,11 @@
 #define VX_ERF(x) erf(x)
 #define VX_ABS(x) fabs(x)
 #define VX_R(c) (c)
+#ifdef __CUDA_ARCH__
+#define VX_RSQRT(x) rsqrt(x)
+#else
+#define VX_RSQRT(x) (1.0 / sqrt(x))
+#endif
 #elif defined(VX_FLOAT_INST)
 #define vx_real float
 #define VXF(name) name##_f
@@ -25,6 +31,11 @@
 #define VX_ERF(x) erff(x)
 #define VX_ABS(x) fabsf(x)
 #define VX_R(c) ((float)(c))
+#ifdef __CUDA_ARCH__
+#define VX_RSQRT(x) rsqrtf(x)
+#else
+#define VX_RSQRT(x) (1.0f / sqrtf(x))
+#endif
 #else
 #error "real_t.h: define VX_DOUBLE_INST or VX_FLOAT_INST before including a templated header"
 #endif

@@ -8,35 +8,50 @@
  * the recurrences below are eq. 15 rewritten for this scaling. Coefficient (n,m) of component c
  * lives at [3*VX_IDX(n,m) + c]. */
 
+/* One step of the sectoral recurrence: from (c, s) = (ℛ_{m-1}^{m-1}, ℛ_{m-1}^{-(m-1)}) to
+ * (ℛ_m^m, ℛ_m^{-m}) — multiplication by (x + i y) (eq. 15, first two lines, rescaled). */
+VX_HD static inline void VXF(sph_sectoral_step)(int m, vx_real x, vx_real y, vx_real *c, vx_real *s) {
+  vx_real f = (m == 1) ? VX_R(1.0) : VX_SQRT((vx_real)(2 * m - 1) / (vx_real)(2 * m));
+  vx_real cn = f * (x * *c - y * *s);
+  *s = f * (y * *c + x * *s);
+  *c = cn;
+}
+
+/* Raise the degree at fixed |m| = am (eq. 15, last two lines, rescaled):
+ * ℛ_n^m = ((2n-1) z ℛ_{n-1}^m - √((n-1)²-m²) r² ℛ_{n-2}^m) / √(n²-m²), for n > am. */
+VX_HD static inline vx_real VXF(sph_raise)(int n, int am, vx_real z, vx_real r2, vx_real a1, vx_real a2) {
+  vx_real num = (vx_real)(2 * n - 1) * z * a1 - VX_SQRT((vx_real)((n - 1) * (n - 1) - am * am)) * r2 * a2;
+  return num / VX_SQRT((vx_real)(n * n - am * am));
+}
+
+/* The start of column m: ℛ_{|m|}^{m} (O(|m|) steps). */
+VX_HD static inline vx_real VXF(sph_column_start)(int m, vx_real x, vx_real y) {
+  int am = m < 0 ? -m : m;
+  vx_real c = VX_R(1.0), s = VX_R(0.0);
+  for (int k = 1; k <= am; ++k) VXF(sph_sectoral_step)(k, x, y, &c, &s);
+  return m < 0 ? s : c;
+}
+
 /* ℛ_n^m(x,y,z) for 0 <= n <= p into out[VX_IDX(n,m)]. */
 VX_HD static inline void VXF(sph_regular)(vx_real x, vx_real y, vx_real z, int p, vx_real *out) {
   vx_real r2 = x * x + y * y + z * z;
   out[0] = VX_R(1.0);
-  if (p < 1) return;
-  /* sectoral ℛ_m^{±m}: multiply by (x ± i y) (eq. 15, first two lines, rescaled) */
   vx_real c = VX_R(1.0), s = VX_R(0.0);
   for (int m = 1; m <= p; ++m) {
-    vx_real f = (m == 1) ? VX_R(1.0) : VX_SQRT((vx_real)(2 * m - 1) / (vx_real)(2 * m));
-    vx_real cn = f * (x * c - y * s);
-    vx_real sn = f * (y * c + x * s);
-    c = cn; s = sn;
+    VXF(sph_sectoral_step)(m, x, y, &c, &s);
     out[VX_IDX(m, m)] = c;
     out[VX_IDX(m, -m)] = s;
   }
-  /* raise n at fixed m (eq. 15, last two lines, rescaled):
-   * ℛ_n^m = ((2n-1) z ℛ_{n-1}^m - √((n-1)²-m²) r² ℛ_{n-2}^m) / √(n²-m²) */
-  for (int m = 0; m <= p - 1; ++m) {
+  for (int m = 0; m <= p - 1; ++m)
     for (int sgn = (m == 0 ? 1 : -1); sgn <= 1; sgn += 2) {
       int ms = sgn * m;
       vx_real a2 = VX_R(0.0), a1 = out[VX_IDX(m, ms)];
       for (int n = m + 1; n <= p; ++n) {
-        vx_real num = (vx_real)(2 * n - 1) * z * a1 - VX_SQRT((vx_real)((n - 1) * (n - 1) - m * m)) * r2 * a2;
-        vx_real v = num / VX_SQRT((vx_real)(n * n - m * m));
+        vx_real v = VXF(sph_raise)(n, m, z, r2, a1, a2);
         out[VX_IDX(n, ms)] = v;
         a2 = a1; a1 = v;
       }
     }
-  }
 }
 
 /* 𝒮_n^m(x,y,z) for 0 <= n <= p (Kelvin inversion of ℛ). x must not be 0. */
@@ -109,3 +124,20 @@ VX_HD static inline void VXF(sph_deriv)(const vx_real *L, int p, vx_real *dx, vx
     }
   }
 }
+
+/* Velocity (curl of ψ) and gradient (from the Hessian of ψ) of one target from the derivatives
+ * of the three vector-potential components (docs/MATH.md §3): dpsi[c][a] = ∂_a ψ_c, hpsi[c][ab] = ∂_a ∂_b ψ_c. */
+VX_HD static inline void VXF(curl_from_derivs)(const vx_real dpsi[3][3], const vx_real hpsi[3][3][3], vx_real *u,
+                                                vx_real *gr) {
+  /* u = ∇ × ψ: u_x = ∂_y ψ_z - ∂_z ψ_y, ... */
+  u[0] += dpsi[2][1] - dpsi[1][2];
+  u[1] += dpsi[0][2] - dpsi[2][0];
+  u[2] += dpsi[1][0] - dpsi[0][1];
+  if (gr)
+    for (int j = 0; j < 3; ++j) {
+      gr[0 + j] += hpsi[2][1][j] - hpsi[1][2][j];
+      gr[3 + j] += hpsi[0][2][j] - hpsi[2][0][j];
+      gr[6 + j] += hpsi[1][0][j] - hpsi[0][1][j];
+    }
+}
+

@@ -1,0 +1,234 @@
+/* fmm_gpu.cu — the CUDA backend of the fmm module: device state, translation tables on the
+ * device, and the FMM / direct-sum pipelines of fmm_gpu_t.cuh in double and float. Nothing of the
+ * particle data leaves the device between evaluations when the caller passes device pointers
+ * (fmm_io.on_device); host arrays are staged and the copy time is reported apart (t_copy). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "fmm_internal.h"
+#include "octree_gpu.h"
+#include "pair.h"
+#include "sph.h"
+#include "translate.h"
+
+typedef struct {
+  void *ptr;
+  size_t cap;
+} dbuf;
+
+enum { EV_CALLER, EV_COPY0, EV_START, EV_TREE, EV_GATHER, EV_NEAR0, EV_NEAR1, EV_P2M, EV_M2M, EV_DOWN, EV_L2P, EV_END, EV_COPY1,
+       EV_LVL, EV_COUNT = EV_LVL + 2 * (VX_LMAX + 2) };
+
+typedef struct fmm_gpu {
+  int device;
+  size_t smem_optin;
+  cudaStream_t s_far, s_near;
+  cudaEvent_t ev[EV_COUNT];
+  oct_tree_gpu tree;
+  int roty_stride;
+  dbuf roty, m2m, l2l, m2l, geo_theta, geo_len, geo_cs, geo_ipow;
+  int serial;   /* VX_FMM_SERIAL=1: near field after the far field on one stream (phase timing) */
+  dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
+  dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
+  dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
+} fmm_gpu;
+
+/* Grow a device buffer; on failure a one-line message naming what did not fit. */
+static int gpu_reserve(dbuf *b, size_t bytes, const char *what, char *err, size_t errlen) {
+  if (b->ptr && b->cap >= bytes) return 0;
+  cudaError_t e = vx_dev_reserve(&b->ptr, &b->cap, bytes);
+  if (e == cudaSuccess) return 0;
+  cudaGetLastError(); /* clear the sticky-free allocation error */
+  size_t fr = 0, tot = 0;
+  cudaMemGetInfo(&fr, &tot);
+  if (e == cudaErrorMemoryAllocation)
+    snprintf(err, errlen, "GPU out of memory: %.1f MiB needed for %s (%.1f MiB free of %.1f MiB)", bytes / 1048576.0, what,
+             fr / 1048576.0, tot / 1048576.0);
+  else
+    snprintf(err, errlen, "CUDA error allocating %s: %s", what, cudaGetErrorString(e));
+  return -1;
+}
+static void gpu_release(dbuf *b) {
+  if (b->ptr) cudaFree(b->ptr);
+  b->ptr = NULL;
+  b->cap = 0;
+}
+
+#define VX_DOUBLE_INST
+#include "real_t.h"
+#include "fmm_gpu_t.cuh"
+#undef VX_DOUBLE_INST
+#define VX_FLOAT_INST
+#include "real_t.h"
+#include "fmm_gpu_t.cuh"
+#undef VX_FLOAT_INST
+
+/* Upload the translation tables of ctx->tab in the context's precision. */
+static int upload_tables(fmm_ctx *ctx, char *err, size_t errlen) {
+  fmm_gpu *G = (fmm_gpu *)ctx->gpu;
+  const fmm_tables *T = &ctx->tab;
+  int p = T->p, fl = ctx->prm.precision == VX_FLOAT;
+  size_t rs = fl ? sizeof(float) : sizeof(double), nrot = (size_t)T->n_theta * T->roty_stride;
+  size_t ncs = (size_t)VX_GEO_N * (p + 1) * 2, nip = (size_t)VX_GEO_N * (2 * p + 2);
+  double *cs = (double *)malloc(sizeof(double) * ncs), *ip = (double *)malloc(sizeof(double) * nip);
+  float *csf = (float *)malloc(sizeof(float) * ncs), *ipf = (float *)malloc(sizeof(float) * nip);
+  float *lenf = (float *)malloc(sizeof(float) * VX_GEO_N);
+  if (!cs || !csf || !lenf || !ip || !ipf) {
+    free(cs); free(csf); free(lenf); free(ip); free(ipf);
+    snprintf(err, errlen, "out of host memory for tables");
+    return -1;
+  }
+  for (int g = 0; g < VX_GEO_N; ++g) {
+    double phi = atan2(T->geo_sphi[g], T->geo_cphi[g]);
+    for (int a = 0; a <= p; ++a) {
+      cs[((size_t)g * (p + 1) + a) * 2] = cos(a * phi);
+      cs[((size_t)g * (p + 1) + a) * 2 + 1] = sin(a * phi);
+    }
+    lenf[g] = (float)T->geo_len[g];
+    /* M2L powers ρ^{-k}, by the same repeated multiplication as the CPU engine */
+    double ir = T->geo_len[g] > 0 ? 1.0 / T->geo_len[g] : 0.0, v = 1.0;
+    for (int k = 0; k < 2 * p + 2; ++k, v *= ir) ip[(size_t)g * (2 * p + 2) + k] = v;
+  }
+  for (size_t i = 0; i < ncs; ++i) csf[i] = (float)cs[i];
+  for (size_t i = 0; i < nip; ++i) ipf[i] = (float)ip[i];
+  int rc = -1;
+  G->roty_stride = T->roty_stride;
+  if (gpu_reserve(&G->roty, rs * nrot, "rotation tables", err, errlen) ||
+      gpu_reserve(&G->m2m, rs * T->coax_n, "M2M table", err, errlen) ||
+      gpu_reserve(&G->l2l, rs * T->coax_n, "L2L table", err, errlen) ||
+      gpu_reserve(&G->m2l, rs * T->coax_n, "M2L table", err, errlen) ||
+      gpu_reserve(&G->geo_theta, sizeof(int) * VX_GEO_N, "geometry table", err, errlen) ||
+      gpu_reserve(&G->geo_len, rs * VX_GEO_N, "geometry table", err, errlen) ||
+      gpu_reserve(&G->geo_cs, rs * ncs, "geometry table", err, errlen) ||
+      gpu_reserve(&G->geo_ipow, rs * nip, "geometry table", err, errlen))
+    goto done;
+  VX_CU(cudaMemcpy(G->roty.ptr, fl ? (const void *)T->roty_f : (const void *)T->roty, rs * nrot, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(G->m2m.ptr, fl ? (const void *)T->m2m_f : (const void *)T->m2m, rs * T->coax_n, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(G->l2l.ptr, fl ? (const void *)T->l2l_f : (const void *)T->l2l, rs * T->coax_n, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(G->m2l.ptr, fl ? (const void *)T->m2l_f : (const void *)T->m2l, rs * T->coax_n, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(G->geo_theta.ptr, T->geo_theta, sizeof(int) * VX_GEO_N, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(G->geo_len.ptr, fl ? (const void *)lenf : (const void *)T->geo_len, rs * VX_GEO_N, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(G->geo_cs.ptr, fl ? (const void *)csf : (const void *)cs, rs * ncs, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(G->geo_ipow.ptr, fl ? (const void *)ipf : (const void *)ip, rs * nip, cudaMemcpyHostToDevice));
+  rc = 0;
+  goto done;
+fail:
+  rc = -1;
+done:
+  free(cs); free(csf); free(lenf); free(ip); free(ipf);
+  return rc;
+}
+
+extern "C" int fmm_gpu_available(char *name, size_t namelen) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    if (name && namelen)
+      snprintf(name, namelen, "%s", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found");
+    cudaGetLastError();
+    return 0;
+  }
+  int dev = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceProp prop;
+  if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+    if (name && namelen) snprintf(name, namelen, "cannot query the CUDA device");
+    return 0;
+  }
+  if (name && namelen) snprintf(name, namelen, "%s", prop.name);
+  return 1;
+}
+
+extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
+  fmm_gpu *G = (fmm_gpu *)ctx->gpu;
+  if (!G) return;
+  if (G->s_far) cudaStreamSynchronize(G->s_far);
+  if (G->s_near) cudaStreamSynchronize(G->s_near);
+  oct_free_gpu(&G->tree);
+  dbuf *all[] = {&G->roty, &G->m2m, &G->l2l, &G->m2l, &G->geo_theta, &G->geo_len, &G->geo_cs, &G->geo_ipow, &G->src_soa, &G->tgt_soa,
+                 &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos, &G->out_vel, &G->out_grad};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
+  for (int l = 0; l <= VX_LMAX; ++l) { gpu_release(&G->mpole[l]); gpu_release(&G->local[l]); }
+  for (int i = 0; i < EV_COUNT; ++i)
+    if (G->ev[i]) cudaEventDestroy(G->ev[i]);
+  if (G->s_far) cudaStreamDestroy(G->s_far);
+  if (G->s_near) cudaStreamDestroy(G->s_near);
+  free(G);
+  ctx->gpu = NULL;
+}
+
+extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
+  char name[256];
+  if (!fmm_gpu_available(name, sizeof name)) {
+    snprintf(err, errlen, "CUDA backend unavailable: %s", name);
+    return -1;
+  }
+  fmm_gpu *G = (fmm_gpu *)calloc(1, sizeof(fmm_gpu));
+  if (!G) { snprintf(err, errlen, "out of host memory"); return -1; }
+  ctx->gpu = G;
+  cudaDeviceProp prop;
+  VX_CU(cudaGetDevice(&G->device));
+  VX_CU(cudaGetDeviceProperties(&prop, G->device));
+  G->smem_optin = prop.sharedMemPerBlockOptin;
+  {
+    const char *s = getenv("VX_FMM_SERIAL");
+    G->serial = s && s[0] == '1';
+  }
+  VX_CU(cudaStreamCreateWithFlags(&G->s_far, cudaStreamNonBlocking));
+  VX_CU(cudaStreamCreateWithFlags(&G->s_near, cudaStreamNonBlocking));
+  for (int i = 0; i < EV_COUNT; ++i) VX_CU(cudaEventCreate(&G->ev[i]));
+  if (upload_tables(ctx, err, errlen)) goto fail_quiet;
+  return 0;
+fail:
+fail_quiet:
+  fmm_gpu_destroy(ctx);
+  return -1;
+}
+
+extern "C" int fmm_gpu_set_order(fmm_ctx *ctx, char *err, size_t errlen) { return upload_tables(ctx, err, errlen); }
+
+extern "C" int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
+  if (!ctx->gpu) { snprintf(err, errlen, "CUDA backend not initialised"); return -1; }
+  return ctx->prm.precision == VX_FLOAT ? gpu_evaluate_f(ctx, io, st, err, errlen) : gpu_evaluate_d(ctx, io, st, err, errlen);
+}
+
+extern "C" int fmm_gpu_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
+  if (!ctx->gpu) { snprintf(err, errlen, "CUDA backend not initialised"); return -1; }
+  return ctx->prm.precision == VX_FLOAT ? gpu_direct_f(ctx, io, st, err, errlen) : gpu_direct_d(ctx, io, st, err, errlen);
+}
+
+extern "C" int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins) {
+  fmm_gpu *G = (fmm_gpu *)ctx->gpu;
+  if (!G || !G->tree.tgt_bin) return -1;
+  *levels = G->tree.L;
+  for (int k = 0; k < 3; ++k) lo[k] = G->tree.lo[k];
+  *side = G->tree.side;
+  *bins = G->tree.tgt_bin;
+  return 0;
+}
+
+extern "C" int vx_device_alloc(void **d_ptr, size_t bytes, char *err, size_t errlen) {
+  *d_ptr = NULL;
+  size_t cap = 0;
+  cudaError_t e = vx_dev_reserve(d_ptr, &cap, bytes);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    snprintf(err, errlen, "GPU allocation of %.1f MiB failed: %s", bytes / 1048576.0, cudaGetErrorString(e));
+    return -1;
+  }
+  return 0;
+}
+extern "C" void vx_device_free(void *d_ptr) {
+  if (d_ptr) cudaFree(d_ptr);
+}
+extern "C" int vx_device_upload(void *d_dst, const void *src, size_t bytes, char *err, size_t errlen) {
+  VX_CUR(cudaMemcpy(d_dst, src, bytes, cudaMemcpyHostToDevice));
+  return 0;
+}
+extern "C" int vx_device_download(void *dst, const void *d_src, size_t bytes, char *err, size_t errlen) {
+  VX_CUR(cudaMemcpy(dst, d_src, bytes, cudaMemcpyDeviceToHost));
+  return 0;
+}

@@ -1,0 +1,587 @@
+/* fmm_gpu_t.cuh — CUDA kernels of the FMM and the direct sum, templated on precision (included
+ * by fmm_gpu.cu once per precision, like cpu_engine_t.h). The kernels are thin: every per-element
+ * step calls the shared inline math of sph_t.h, translate_t.h and pair_t.h.
+ *
+ * Parallel layout (docs/MATH.md §8):
+ *  - translations (M2M, M2L, L2L): one warp per translation; lanes own output coefficients and the
+ *    five RCR stages (rot_z, rot_y, coaxial, rot_yᵀ, rot_zᵀ) are separated by __syncwarp;
+ *    M2L runs a block per target box whose warps split its interaction list.
+ *  - P2M, L2P: lanes own columns m of the solid harmonics (degree raised by eq. 15), so no thread
+ *    holds a whole expansion.
+ *  - P2P, direct: one thread per target, sources staged through shared memory in tiles. */
+
+/* Stage helpers: lane `lane` handles coefficients idx = lane, lane+32, ... */
+VX_HD static inline void VXF(idx_nm)(int idx, int *n, int *m) {
+  int nn = (int)sqrtf((float)idx);
+  while (nn * nn > idx) --nn;
+  while ((nn + 1) * (nn + 1) <= idx) ++nn;
+  *n = nn;
+  *m = idx - nn * nn - nn;
+}
+
+/* One RCR translation by a warp: acc += Rᵀ coax(R in). cs[2|m|], cs[2|m|+1] = cos, sin(|m|φ). */
+__device__ static void VXF(warp_rcr)(const vx_real *in, vx_real *acc, vx_real *w1, vx_real *w2, int p, const vx_real *cs,
+                                     const vx_real *roty, const vx_real *coax, const vx_real *ipow, int kind, int lane) {
+  int nc = VX_NCOEF(p), n, m;
+  for (int i = lane; i < nc; i += 32) {
+    VXF(idx_nm)(i, &n, &m);
+    int a = m < 0 ? -m : m;
+    VXF(rot_z_coef)(in, n, m, cs[2 * a], cs[2 * a + 1], 1, w1 + 3 * i);
+  }
+  __syncwarp();
+  for (int i = lane; i < nc; i += 32) {
+    VXF(idx_nm)(i, &n, &m);
+    VXF(rot_y_coef)(w1, n, m, roty, 1, w2 + 3 * i);
+  }
+  __syncwarp();
+  for (int i = lane; i < nc; i += 32) {
+    VXF(idx_nm)(i, &n, &m);
+    if (kind == 0) VXF(coax_m2m_coef)(w2, p, coax, n, m, w1 + 3 * i);
+    else if (kind == 1) VXF(coax_l2l_coef)(w2, p, coax, n, m, w1 + 3 * i);
+    else VXF(coax_m2l_coef)(w2, p, coax, ipow, n, m, w1 + 3 * i);
+  }
+  __syncwarp();
+  for (int i = lane; i < nc; i += 32) {
+    VXF(idx_nm)(i, &n, &m);
+    VXF(rot_y_coef)(w1, n, m, roty, 0, w2 + 3 * i);
+  }
+  __syncwarp();
+  for (int i = lane; i < nc; i += 32) {
+    VXF(idx_nm)(i, &n, &m);
+    int a = m < 0 ? -m : m;
+    vx_real o[3];
+    VXF(rot_z_coef)(w2, n, m, cs[2 * a], cs[2 * a + 1], 0, o);
+    acc[3 * i] += o[0]; acc[3 * i + 1] += o[1]; acc[3 * i + 2] += o[2];
+  }
+  __syncwarp();
+}
+
+typedef struct {
+  int p;
+  const vx_real *roty, *m2m, *l2l, *m2l;
+  const int *geo_theta;
+  const vx_real *geo_len, *geo_cs; /* geo_cs[g*(p+1)*2 + 2a + {0,1}] */
+  const vx_real *geo_ipow;          /* geo_ipow[g*(2p+2) + k] = |v_g|^{-k} */
+  int roty_stride;
+} VXF(dtab);
+
+__device__ static inline int VXF(octant_geo)(uint32_t key) {
+  return vx_geo_index((key & 1) ? 1 : -1, (key & 2) ? 1 : -1, (key & 4) ? 1 : -1);
+}
+
+/* Box-ordered SoA from interleaved input. */
+__global__ void VXF(k_gather)(const vx_real *pos, const vx_real *str, const int *order, int n, vx_real *x, vx_real *y,
+                              vx_real *z, vx_real *ax, vx_real *ay, vx_real *az) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  int i = order[k];
+  x[k] = pos[3 * i]; y[k] = pos[3 * i + 1]; z[k] = pos[3 * i + 2];
+  if (str) { ax[k] = str[3 * i]; ay[k] = str[3 * i + 1]; az[k] = str[3 * i + 2]; }
+}
+
+/* P2M: block per source leaf; warp w takes particles w, w+W, ...; lane owns columns m. */
+__global__ void VXF(k_p2m)(int p, const uint32_t *key, const int *start, const vx_real *x, const vx_real *y,
+                           const vx_real *z, const vx_real *ax, const vx_real *ay, const vx_real *az, double lo0,
+                           double lo1, double lo2, double h, vx_real *M) {
+  extern __shared__ unsigned char vx_smem[];
+  vx_real *acc = (vx_real *)vx_smem;
+  int nc = VX_NCOEF(p), W = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x % 32, b = blockIdx.x;
+  vx_real *aw = acc + (size_t)w * 3 * nc;
+  for (int i = lane; i < 3 * nc; i += 32) aw[i] = VX_R(0.0);
+  int kx, ky, kz;
+  oct_demorton3(key[b], &kx, &ky, &kz);
+  vx_real cx = (vx_real)(lo0 + (kx + 0.5) * h), cy = (vx_real)(lo1 + (ky + 0.5) * h), cz = (vx_real)(lo2 + (kz + 0.5) * h);
+  vx_real ih = (vx_real)(1.0 / h);
+  __syncwarp();
+  for (int k = start[b] + w; k < start[b + 1]; k += W) {
+    vx_real px = (x[k] - cx) * ih, py = (y[k] - cy) * ih, pz = (z[k] - cz) * ih, r2 = px * px + py * py + pz * pz;
+    vx_real qx = ax[k], qy = ay[k], qz = az[k];
+    for (int col = lane; col < 2 * p + 1; col += 32) {
+      int m = col - p, am = m < 0 ? -m : m;
+      vx_real a1 = VXF(sph_column_start)(m, px, py), a2 = VX_R(0.0);
+      for (int n = am; n <= p; ++n) {
+        if (n > am) { vx_real v = VXF(sph_raise)(n, am, pz, r2, a1, a2); a2 = a1; a1 = v; }
+        vx_real *o = aw + 3 * VX_IDX(n, m);
+        o[0] += qx * a1; o[1] += qy * a1; o[2] += qz * a1;
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) {
+    vx_real s = VX_R(0.0);
+    for (int q = 0; q < W; ++q) s += acc[(size_t)q * 3 * nc + i];
+    M[(size_t)b * 3 * nc + i] = s;
+  }
+}
+
+/* M2M: a warp per parent box at level l (children at l+1). */
+__global__ void VXF(k_m2m)(VXF(dtab) T, int nbox, const int *child, const uint32_t *ckey, const vx_real *Mc, vx_real *Mp) {
+  extern __shared__ unsigned char vx_smem[];
+  int p = T.p, nc = VX_NCOEF(p), w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int b = blockIdx.x * (blockDim.x / 32) + w;
+  if (b >= nbox) return;
+  vx_real *w1 = (vx_real *)vx_smem + (size_t)w * 6 * nc, *w2 = w1 + 3 * nc;
+  vx_real *out = Mp + (size_t)b * 3 * nc;
+  for (int i = lane; i < 3 * nc; i += 32) out[i] = VX_R(0.0);
+  __syncwarp();
+  for (int c = child[b]; c < child[b + 1]; ++c) {
+    int g = VXF(octant_geo)(ckey[c]);
+    VXF(warp_rcr)(Mc + (size_t)c * 3 * nc, out, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
+                  T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2m, NULL, 0, lane);
+  }
+}
+
+/* L2L: a warp per target box at level l, from its parent at l-1; adds into L. */
+__global__ void VXF(k_l2l)(VXF(dtab) T, int nbox, const int *parent, const uint32_t *key, const vx_real *Lp, vx_real *L) {
+  extern __shared__ unsigned char vx_smem[];
+  int p = T.p, nc = VX_NCOEF(p), w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int b = blockIdx.x * (blockDim.x / 32) + w;
+  if (b >= nbox) return;
+  vx_real *w1 = (vx_real *)vx_smem + (size_t)w * 6 * nc, *w2 = w1 + 3 * nc;
+  int g = VXF(octant_geo)(key[b]);
+  VXF(warp_rcr)(Lp + (size_t)parent[b] * 3 * nc, L + (size_t)b * 3 * nc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
+                T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.l2l, NULL, 1, lane);
+}
+
+/* M2L: a block per target box at level l; warps split its interaction list, then reduce. */
+__global__ void VXF(k_m2l)(VXF(dtab) T, const uint32_t *tkey, const uint32_t *skey, const int *il_start, const int *il,
+                           const vx_real *M, vx_real *L) {
+  extern __shared__ unsigned char vx_smem[];
+  int p = T.p, nc = VX_NCOEF(p), W = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x % 32, b = blockIdx.x;
+  size_t per = (size_t)9 * nc;
+  vx_real *acc = (vx_real *)vx_smem + (size_t)w * per, *w1 = acc + 3 * nc, *w2 = w1 + 3 * nc;
+  for (int i = lane; i < 3 * nc; i += 32) acc[i] = VX_R(0.0);
+  int tx, ty, tz;
+  oct_demorton3(tkey[b], &tx, &ty, &tz);
+  __syncwarp();
+  for (int k = il_start[b] + w; k < il_start[b + 1]; k += W) {
+    int s = il[k], sx, sy, sz;
+    oct_demorton3(skey[s], &sx, &sy, &sz);
+    int g = vx_geo_index(sx - tx, sy - ty, sz - tz);
+    VXF(warp_rcr)(M + (size_t)s * 3 * nc, acc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
+                  T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2l, T.geo_ipow + (size_t)g * (2 * p + 2), 2, lane);
+  }
+  __syncthreads();
+  vx_real *out = L + (size_t)b * 3 * nc;
+  for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) {
+    vx_real s = VX_R(0.0);
+    for (int q = 0; q < W; ++q) s += ((vx_real *)vx_smem)[(size_t)q * per + i];
+    out[i] += s;
+  }
+}
+
+/* L2P: a block per target leaf. Threads 0..2 form the first-derivative expansions, threads 0..5
+ * the second-derivative ones (sph_deriv), then a warp per target: lanes own columns m, each
+ * accumulating its share of the 27 dot products, reduced by shuffles. Far-field velocity and
+ * gradient (un-prefixed) go to vf/gf in box order. */
+__global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, const int *order, const uint32_t *key, const int *start,
+                           const vx_real *x, const vx_real *y,
+                           const vx_real *z, double lo0, double lo1, double lo2, double h, const vx_real *Lleaf,
+                           vx_real *vf, vx_real *gf) {
+  extern __shared__ unsigned char vx_smem[];
+  int b = blockIdx.x, W = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int nc = VX_NCOEF(p), n1 = 3 * VX_NCOEF(p - 1), n2 = (p >= 2) ? 3 * VX_NCOEF(p - 2) : 0;
+  vx_real *D1 = (vx_real *)vx_smem, *D2 = D1 + 3 * n1;
+  const vx_real *Lb = Lleaf + (size_t)b * 3 * nc;
+  if (p >= 1 && threadIdx.x < 3)
+    VXF(sph_deriv)(Lb, p, threadIdx.x == 0 ? D1 : NULL, threadIdx.x == 1 ? D1 + n1 : NULL, threadIdx.x == 2 ? D1 + 2 * n1 : NULL);
+  __syncthreads();
+  if (want_grad && p >= 2 && threadIdx.x < 6) {
+    /* xx xy xz from ∂x, yy yz from ∂y, zz from ∂z */
+    const int src[6] = {0, 0, 0, 1, 1, 2}, ax[6] = {0, 1, 2, 1, 2, 2};
+    int q = threadIdx.x;
+    vx_real *o = D2 + (size_t)q * n2;
+    VXF(sph_deriv)(D1 + (size_t)src[q] * n1, p - 1, ax[q] == 0 ? o : NULL, ax[q] == 1 ? o : NULL, ax[q] == 2 ? o : NULL);
+  }
+  __syncthreads();
+  int kx, ky, kz;
+  oct_demorton3(key[b], &kx, &ky, &kz);
+  vx_real cx = (vx_real)(lo0 + (kx + 0.5) * h), cy = (vx_real)(lo1 + (ky + 0.5) * h), cz = (vx_real)(lo2 + (kz + 0.5) * h);
+  vx_real ih = (vx_real)(1.0 / h), ih2 = ih * ih, ih3 = ih2 * ih;
+  for (int k = start[b] + w; k < start[b + 1]; k += W) {
+    const int gk = want_grad && order[k] < n_grad; /* uniform across the warp */
+    vx_real s1[9], s2[18];
+    for (int i = 0; i < 9; ++i) s1[i] = VX_R(0.0);
+    for (int i = 0; i < 18; ++i) s2[i] = VX_R(0.0);
+    if (p >= 1) {
+      vx_real px = (x[k] - cx) * ih, py = (y[k] - cy) * ih, pz = (z[k] - cz) * ih, r2 = px * px + py * py + pz * pz;
+      int pd = p - 1;
+      for (int col = lane; col < 2 * pd + 1; col += 32) {
+        int m = col - pd, am = m < 0 ? -m : m;
+        vx_real a1 = VXF(sph_column_start)(m, px, py), a2 = VX_R(0.0);
+        for (int n = am; n <= pd; ++n) {
+          if (n > am) { vx_real v = VXF(sph_raise)(n, am, pz, r2, a1, a2); a2 = a1; a1 = v; }
+          int i3 = 3 * VX_IDX(n, m);
+          for (int a = 0; a < 3; ++a)
+            for (int c = 0; c < 3; ++c) s1[3 * a + c] += D1[(size_t)a * n1 + i3 + c] * a1;
+          if (gk && n <= p - 2)
+            for (int q = 0; q < 6; ++q)
+              for (int c = 0; c < 3; ++c) s2[3 * q + c] += D2[(size_t)q * n2 + i3 + c] * a1;
+        }
+      }
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+      for (int i = 0; i < 9; ++i) s1[i] += __shfl_down_sync(0xffffffffu, s1[i], off);
+      if (gk)
+        for (int i = 0; i < 18; ++i) s2[i] += __shfl_down_sync(0xffffffffu, s2[i], off);
+    }
+    if (lane == 0) {
+      const int hidx[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+      vx_real dpsi[3][3], hpsi[3][3][3], u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+      for (int c = 0; c < 3; ++c)
+        for (int a = 0; a < 3; ++a) {
+          dpsi[c][a] = s1[3 * a + c] * ih2;
+          for (int bb = 0; bb < 3; ++bb) hpsi[c][a][bb] = s2[3 * hidx[a][bb] + c] * ih3;
+        }
+      VXF(curl_from_derivs)(dpsi, hpsi, u, gk ? gr : NULL);
+      for (int i = 0; i < 3; ++i) vf[3 * (size_t)k + i] = u[i];
+      if (gk) for (int i = 0; i < 9; ++i) gf[9 * (size_t)k + i] = gr[i];
+    }
+  }
+}
+
+/* P2P: a block per target leaf, a thread per target. The sources of all its neighbour leaves
+ * (up to 27 boxes) are staged into shared memory together, in chunks of VX_P2P_CAP, so a leaf costs
+ * two barriers per chunk rather than two per neighbour box. Near-field velocity and gradient
+ * (un-prefixed) go to vn/gn in box order. */
+#undef VX_P2P_CAP
+#define VX_P2P_CAP (sizeof(vx_real) == 4 ? 1024 : 512)
+__global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad, const int *order, const int *tstart,
+                           const int *sstart,
+                           const int *nbr_start, const int *nbr, const vx_real *tx, const vx_real *ty, const vx_real *tz,
+                           const vx_real *sx, const vx_real *sy, const vx_real *sz, const vx_real *sax,
+                           const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
+  __shared__ vx_real st[6][VX_P2P_CAP];
+  __shared__ int pre[28], box[27];
+  int b = blockIdx.x, nb = nbr_start[b + 1] - nbr_start[b];
+  if (threadIdx.x == 0) {
+    pre[0] = 0;
+    for (int q = 0; q < nb; ++q) {
+      box[q] = sstart[nbr[nbr_start[b] + q]];
+      pre[q + 1] = pre[q] + sstart[nbr[nbr_start[b] + q] + 1] - box[q];
+    }
+  }
+  __syncthreads();
+  int total = pre[nb];
+  for (int k0 = tstart[b]; k0 < tstart[b + 1]; k0 += blockDim.x) {
+    int k = k0 + threadIdx.x;
+    int active = k < tstart[b + 1];
+    int gk = active && want_grad && order[k] < n_grad;
+    vx_real x = active ? tx[k] : VX_R(0.0), y = active ? ty[k] : VX_R(0.0), z = active ? tz[k] : VX_R(0.0);
+    vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (int c0 = 0; c0 < total; c0 += (int)VX_P2P_CAP) {
+      int cnt = min((int)VX_P2P_CAP, total - c0);
+      __syncthreads();
+      for (int i = threadIdx.x; i < cnt; i += blockDim.x) {
+        int gi = c0 + i, q = 0;
+        while (pre[q + 1] <= gi) ++q;
+        int j = box[q] + gi - pre[q];
+        st[0][i] = sx[j]; st[1][i] = sy[j]; st[2][i] = sz[j];
+        st[3][i] = sax[j]; st[4][i] = say[j]; st[5][i] = saz[j];
+      }
+      __syncthreads();
+      if (active) {
+        if (gk)
+          for (int j = 0; j < cnt; ++j)
+            VXF(pair_bs)(kernel, sigma, x - st[0][j], y - st[1][j], z - st[2][j], st[3][j], st[4][j], st[5][j], u, gr);
+        else
+          for (int j = 0; j < cnt; ++j)
+            VXF(pair_bs)(kernel, sigma, x - st[0][j], y - st[1][j], z - st[2][j], st[3][j], st[4][j], st[5][j], u, NULL);
+      }
+    }
+    if (active) {
+      for (int i = 0; i < 3; ++i) vn[3 * (size_t)k + i] = u[i];
+      if (gk) for (int i = 0; i < 9; ++i) gn[9 * (size_t)k + i] = gr[i];
+    }
+  }
+}
+
+/* Far + near, times 1/(4π), scattered back to the caller's target order. */
+__global__ void VXF(k_combine)(int n, int want_grad, int n_grad, const int *order, const vx_real *vf, const vx_real *gf,
+                               const vx_real *vn, const vx_real *gn, vx_real *vel, vx_real *grad) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  int i = order[k];
+  const vx_real c = (vx_real)VX_INV4PI;
+  for (int j = 0; j < 3; ++j) vel[3 * (size_t)i + j] = (vf[3 * (size_t)k + j] + vn[3 * (size_t)k + j]) * c;
+  if (want_grad && i < n_grad)
+    for (int j = 0; j < 9; ++j) grad[9 * (size_t)i + j] = (gf[9 * (size_t)k + j] + gn[9 * (size_t)k + j]) * c;
+}
+
+/* Direct summation: the all-pairs tiled kernel (the method users would otherwise use). */
+#define VX_DIRECT_THREADS 128
+__global__ void VXF(k_direct)(int kernel, vx_real sigma, int want_grad, int n_grad, int ns, int nt, const vx_real *sp,
+                              const vx_real *sa, const vx_real *tp, vx_real *vel, vx_real *grad) {
+  __shared__ vx_real tile[6][VX_DIRECT_THREADS];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int active = i < nt;
+  int gk = active && want_grad && i < n_grad;
+  vx_real x = active ? tp[3 * (size_t)i] : VX_R(0.0), y = active ? tp[3 * (size_t)i + 1] : VX_R(0.0),
+          z = active ? tp[3 * (size_t)i + 2] : VX_R(0.0);
+  vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int j0 = 0; j0 < ns; j0 += blockDim.x) {
+    int j = j0 + threadIdx.x, cnt = min((int)blockDim.x, ns - j0);
+    __syncthreads();
+    if (threadIdx.x < cnt)
+      for (int c = 0; c < 3; ++c) { tile[c][threadIdx.x] = sp[3 * (size_t)j + c]; tile[3 + c][threadIdx.x] = sa[3 * (size_t)j + c]; }
+    __syncthreads();
+    if (active)
+      for (int t = 0; t < cnt; ++t)
+        VXF(pair_bs)(kernel, sigma, x - tile[0][t], y - tile[1][t], z - tile[2][t], tile[3][t], tile[4][t], tile[5][t], u,
+                     gk ? gr : NULL);
+  }
+  if (active) {
+    const vx_real c = (vx_real)VX_INV4PI;
+    for (int k = 0; k < 3; ++k) vel[3 * (size_t)i + k] = u[k] * c;
+    if (gk) for (int k = 0; k < 9; ++k) grad[9 * (size_t)i + k] = gr[k] * c;
+  }
+}
+
+/* ---- host orchestration, per precision ---- */
+
+static VXF(dtab) VXF(make_dtab)(const fmm_gpu *G, int p) {
+  VXF(dtab) T;
+  T.p = p;
+  T.roty = (const vx_real *)G->roty.ptr;
+  T.m2m = (const vx_real *)G->m2m.ptr;
+  T.l2l = (const vx_real *)G->l2l.ptr;
+  T.m2l = (const vx_real *)G->m2l.ptr;
+  T.geo_theta = (const int *)G->geo_theta.ptr;
+  T.geo_len = (const vx_real *)G->geo_len.ptr;
+  T.geo_cs = (const vx_real *)G->geo_cs.ptr;
+  T.geo_ipow = (const vx_real *)G->geo_ipow.ptr;
+  T.roty_stride = G->roty_stride;
+  return T;
+}
+
+/* Number of warps per block whose dynamic shared memory fits, and opt the kernel in to it. */
+static int VXF(fit_warps)(const fmm_gpu *G, const void *kernel, size_t per_warp, size_t fixed, int want, size_t *bytes) {
+  int w = want;
+  while (w > 1 && fixed + per_warp * w > G->smem_optin) --w;
+  *bytes = fixed + per_warp * w;
+  if (*bytes > 48 * 1024) cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes);
+  return w;
+}
+
+int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
+  fmm_gpu *G = (fmm_gpu *)ctx->gpu;
+  const fmm_params *P = &ctx->prm;
+  const int p = P->order, nc = VX_NCOEF(p), ns = io->n_src, nt = io->n_tgt;
+  const int want_grad = P->gradient && io->grad;
+  const int n_grad = (io->n_grad > 0 && io->n_grad < nt) ? io->n_grad : nt;
+  const size_t rs = sizeof(vx_real);
+  cudaStream_t sf = G->s_far, sn = G->s_near;
+  cudaEvent_t *ev = G->ev;
+  fmm_stats s;
+  memset(&s, 0, sizeof s);
+  if (nt == 0) { if (st) *st = s; return 0; }
+  const vx_real *spos, *sstr, *tpos;
+  vx_real *vel, *grad;
+  /* order after the caller's work on the default stream (e.g. a stage kernel that wrote the
+   * positions), then stage host arrays through device buffers (t_copy) */
+  VX_CUR(cudaEventRecord(ev[EV_CALLER], cudaStreamLegacy));
+  VX_CUR(cudaStreamWaitEvent(sf, ev[EV_CALLER], 0));
+  VX_CUR(cudaEventRecord(ev[EV_COPY0], sf));
+  if (io->on_device) {
+    spos = (const vx_real *)io->src_pos; sstr = (const vx_real *)io->src_str; tpos = (const vx_real *)io->tgt_pos;
+    vel = (vx_real *)io->vel; grad = (vx_real *)io->grad;
+  } else {
+    if (gpu_reserve(&G->in_spos, 3 * rs * (size_t)ns, "source positions", err, errlen) ||
+        gpu_reserve(&G->in_sstr, 3 * rs * (size_t)ns, "source strengths", err, errlen) ||
+        gpu_reserve(&G->in_tpos, 3 * rs * (size_t)nt, "target positions", err, errlen) ||
+        gpu_reserve(&G->out_vel, 3 * rs * (size_t)nt, "velocities", err, errlen) ||
+        (want_grad && gpu_reserve(&G->out_grad, 9 * rs * (size_t)nt, "gradients", err, errlen)))
+      return -1;
+    VX_CUR(cudaMemcpyAsync(G->in_spos.ptr, io->src_pos, 3 * rs * (size_t)ns, cudaMemcpyHostToDevice, sf));
+    VX_CUR(cudaMemcpyAsync(G->in_sstr.ptr, io->src_str, 3 * rs * (size_t)ns, cudaMemcpyHostToDevice, sf));
+    VX_CUR(cudaMemcpyAsync(G->in_tpos.ptr, io->tgt_pos, 3 * rs * (size_t)nt, cudaMemcpyHostToDevice, sf));
+    spos = (const vx_real *)G->in_spos.ptr; sstr = (const vx_real *)G->in_sstr.ptr; tpos = (const vx_real *)G->in_tpos.ptr;
+    vel = (vx_real *)G->out_vel.ptr; grad = want_grad ? (vx_real *)G->out_grad.ptr : NULL;
+  }
+  VX_CUR(cudaEventRecord(ev[EV_START], sf));
+  if (ns == 0) {
+    VX_CUR(cudaMemsetAsync(vel, 0, 3 * rs * (size_t)nt, sf));
+    if (want_grad) VX_CUR(cudaMemsetAsync(grad, 0, 9 * rs * (size_t)n_grad, sf));
+    VX_CUR(cudaEventRecord(ev[EV_END], sf));
+  } else {
+    oct_params op = fmm_octree_params(ctx);
+    oct_tree_gpu *t = &G->tree;
+    if (oct_build_gpu(t, spos, ns, tpos, nt, sizeof(vx_real) == sizeof(float), &op, sf, err, errlen)) return -1;
+    const int L = t->L;
+    const double h = ldexp(t->side, -L);
+    VX_CUR(cudaEventRecord(ev[EV_TREE], sf));
+    s.levels = L; s.level_capped = t->capped; s.n_src_leaves = t->nsrc[L]; s.n_tgt_leaves = t->ntgt[L];
+    ctx->reg_err = (P->kernel == VX_KERNEL_SINGULAR) ? 0.0 : vx_kernel_deviation(P->kernel, h / P->sigma);
+    if (gpu_reserve(&G->src_soa, 6 * rs * (size_t)ns, "sorted sources", err, errlen) ||
+        gpu_reserve(&G->tgt_soa, 3 * rs * (size_t)nt, "sorted targets", err, errlen) ||
+        gpu_reserve(&G->vfar, 3 * rs * (size_t)nt, "far-field velocities", err, errlen) ||
+        gpu_reserve(&G->vnear, 3 * rs * (size_t)nt, "near-field velocities", err, errlen) ||
+        (want_grad && gpu_reserve(&G->gfar, 9 * rs * (size_t)nt, "far-field gradients", err, errlen)) ||
+        (want_grad && gpu_reserve(&G->gnear, 9 * rs * (size_t)nt, "near-field gradients", err, errlen)))
+      return -1;
+    for (int l = 2; l <= L; ++l)
+      if (gpu_reserve(&G->mpole[l], 3 * rs * nc * (size_t)t->nsrc[l], "multipole expansions", err, errlen) ||
+          gpu_reserve(&G->local[l], 3 * rs * nc * (size_t)t->ntgt[l], "local expansions", err, errlen))
+        return -1;
+    vx_real *S = (vx_real *)G->src_soa.ptr, *Tg = (vx_real *)G->tgt_soa.ptr;
+    vx_real *sx = S, *sy = S + ns, *sz = S + 2 * (size_t)ns, *sax = S + 3 * (size_t)ns, *say = S + 4 * (size_t)ns,
+            *saz = S + 5 * (size_t)ns;
+    vx_real *tx = Tg, *ty = Tg + nt, *tz = Tg + 2 * (size_t)nt;
+    VXF(k_gather)<<<(ns + 255) / 256, 256, 0, sf>>>(spos, sstr, t->src_order, ns, sx, sy, sz, sax, say, saz);
+    VX_CUR_LAUNCH(gather);
+    VXF(k_gather)<<<(nt + 255) / 256, 256, 0, sf>>>(tpos, NULL, t->tgt_order, nt, tx, ty, tz, NULL, NULL, NULL);
+    VX_CUR_LAUNCH(gather);
+    VX_CUR(cudaEventRecord(ev[EV_GATHER], sf));
+
+    /* near field on its own stream, concurrent with the far field (G->serial: after it, on the
+     * same stream, so that each phase can be timed alone) */
+    if (G->serial) sn = sf;
+    VX_CUR(cudaStreamWaitEvent(sn, ev[EV_GATHER], 0));
+    VX_CUR(cudaEventRecord(ev[EV_NEAR0], sn));
+    int mean_t = (nt + t->ntgt[L] - 1) / t->ntgt[L];
+    int p2p_threads = mean_t <= 32 ? 32 : mean_t <= 64 ? 64 : 128;
+    VXF(k_p2p)<<<t->ntgt[L], p2p_threads, 0, sn>>>((int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, t->tgt_order,
+                                                   t->tgt_start,
+                                                     t->src_start, t->nbr_start, t->nbr, tx, ty, tz, sx, sy, sz, sax,
+                                                     say, saz, (vx_real *)G->vnear.ptr, (vx_real *)G->gnear.ptr);
+    VX_CUR_LAUNCH(p2p);
+    VX_CUR(cudaEventRecord(ev[EV_NEAR1], sn));
+
+    /* far field */
+    VXF(dtab) T = VXF(make_dtab)(G, p);
+    size_t bytes;
+    int W = VXF(fit_warps)(G, (const void *)VXF(k_p2m), 3 * rs * nc, 0, 4, &bytes);
+    VXF(k_p2m)<<<t->nsrc[L], 32 * W, bytes, sf>>>(p, t->src_key[L], t->src_start, sx, sy, sz, sax, say, saz, t->lo[0],
+                                                 t->lo[1], t->lo[2], h, (vx_real *)G->mpole[L].ptr);
+    VX_CUR_LAUNCH(p2m);
+    VX_CUR(cudaEventRecord(ev[EV_P2M], sf));
+    W = VXF(fit_warps)(G, (const void *)VXF(k_m2m), 6 * rs * nc, 0, 4, &bytes);
+    for (int l = L - 1; l >= 2; --l) {
+      VXF(k_m2m)<<<(t->nsrc[l] + W - 1) / W, 32 * W, bytes, sf>>>(T, t->nsrc[l], t->src_child[l], t->src_key[l + 1],
+                                                                  (const vx_real *)G->mpole[l + 1].ptr,
+                                                                  (vx_real *)G->mpole[l].ptr);
+      VX_CUR_LAUNCH(m2m);
+    }
+    VX_CUR(cudaEventRecord(ev[EV_M2M], sf));
+    size_t b_l2l, b_m2l;
+    int Wl = VXF(fit_warps)(G, (const void *)VXF(k_l2l), 6 * rs * nc, 0, 4, &b_l2l);
+    int Wm = VXF(fit_warps)(G, (const void *)VXF(k_m2l), rs * 9 * (size_t)nc, 0, 8, &b_m2l);
+    for (int l = 2; l <= L; ++l) {
+      vx_real *Ll = (vx_real *)G->local[l].ptr;
+      VX_CUR(cudaEventRecord(ev[EV_LVL + 2 * l], sf));
+      if (l == 2) VX_CUR(cudaMemsetAsync(Ll, 0, 3 * rs * nc * (size_t)t->ntgt[l], sf));
+      else {
+        VX_CUR(cudaMemsetAsync(Ll, 0, 3 * rs * nc * (size_t)t->ntgt[l], sf));
+        VXF(k_l2l)<<<(t->ntgt[l] + Wl - 1) / Wl, 32 * Wl, b_l2l, sf>>>(T, t->ntgt[l], t->tgt_parent[l], t->tgt_key[l],
+                                                                     (const vx_real *)G->local[l - 1].ptr, Ll);
+        VX_CUR_LAUNCH(l2l);
+      }
+      VX_CUR(cudaEventRecord(ev[EV_LVL + 2 * l + 1], sf));
+      if (t->ntgt[l] > 0) {
+        VXF(k_m2l)<<<t->ntgt[l], 32 * Wm, b_m2l, sf>>>(T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l],
+                                                       (const vx_real *)G->mpole[l].ptr, Ll);
+        VX_CUR_LAUNCH(m2l);
+      }
+      s.n_m2l += t->n_il[l];
+    }
+    VX_CUR(cudaEventRecord(ev[EV_DOWN], sf));
+    size_t n1 = 3 * (size_t)VX_NCOEF(p - 1), n2 = p >= 2 ? 3 * (size_t)VX_NCOEF(p - 2) : 0;
+    size_t b_l2p = rs * (3 * n1 + 6 * n2);
+    if (b_l2p > 48 * 1024) cudaFuncSetAttribute((const void *)VXF(k_l2p), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b_l2p);
+    VXF(k_l2p)<<<t->ntgt[L], 128, b_l2p, sf>>>(p, want_grad, n_grad, t->tgt_order, t->tgt_key[L], t->tgt_start, tx, ty,
+                                              tz, t->lo[0], t->lo[1],
+                                              t->lo[2], h, (const vx_real *)G->local[L].ptr, (vx_real *)G->vfar.ptr,
+                                              (vx_real *)G->gfar.ptr);
+    VX_CUR_LAUNCH(l2p);
+    VX_CUR(cudaEventRecord(ev[EV_L2P], sf));
+    VX_CUR(cudaStreamWaitEvent(sf, ev[EV_NEAR1], 0));
+    VXF(k_combine)<<<(nt + 255) / 256, 256, 0, sf>>>(nt, want_grad, n_grad, t->tgt_order, (const vx_real *)G->vfar.ptr,
+                                                     (const vx_real *)G->gfar.ptr, (const vx_real *)G->vnear.ptr,
+                                                     (const vx_real *)G->gnear.ptr, vel, grad);
+    VX_CUR_LAUNCH(combine);
+    VX_CUR(cudaEventRecord(ev[EV_END], sf));
+  }
+  if (!io->on_device) {
+    VX_CUR(cudaMemcpyAsync(io->vel, vel, 3 * rs * (size_t)nt, cudaMemcpyDeviceToHost, sf));
+    if (want_grad) VX_CUR(cudaMemcpyAsync(io->grad, grad, 9 * rs * (size_t)n_grad, cudaMemcpyDeviceToHost, sf));
+  }
+  VX_CUR(cudaEventRecord(ev[EV_COPY1], sf));
+  VX_CUR(cudaEventSynchronize(ev[EV_COPY1]));
+  {
+    float ms;
+    VX_CUR(cudaEventElapsedTime(&ms, ev[EV_START], ev[EV_END])); s.t_total = ms;
+    float c0, c1;
+    VX_CUR(cudaEventElapsedTime(&c0, ev[EV_COPY0], ev[EV_START]));
+    VX_CUR(cudaEventElapsedTime(&c1, ev[EV_END], ev[EV_COPY1]));
+    s.t_copy = c0 + c1;
+    if (ns > 0) {
+      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_START], ev[EV_TREE])); s.t_tree = ms;
+      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_GATHER], ev[EV_P2M])); s.t_p2m = ms;
+      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_P2M], ev[EV_M2M])); s.t_m2m = ms;
+      for (int l = 2; l <= s.levels; ++l) {
+        float a, b2;
+        VX_CUR(cudaEventElapsedTime(&a, ev[EV_LVL + 2 * l], ev[EV_LVL + 2 * l + 1]));
+        VX_CUR(cudaEventElapsedTime(&b2, ev[EV_LVL + 2 * l + 1], l < s.levels ? ev[EV_LVL + 2 * l + 2] : ev[EV_DOWN]));
+        s.t_l2l += a; s.t_m2l += b2;
+      }
+      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_DOWN], ev[EV_L2P])); s.t_l2p = ms;
+      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_NEAR0], ev[EV_NEAR1])); s.t_p2p = ms;
+    }
+  }
+  if (st) *st = s;
+  return 0;
+}
+
+int VXF(gpu_direct)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
+  fmm_gpu *G = (fmm_gpu *)ctx->gpu;
+  const fmm_params *P = &ctx->prm;
+  const int ns = io->n_src, nt = io->n_tgt, want_grad = P->gradient && io->grad;
+  const int n_grad = (io->n_grad > 0 && io->n_grad < nt) ? io->n_grad : nt;
+  const size_t rs = sizeof(vx_real);
+  cudaStream_t sf = G->s_far;
+  VX_CUR(cudaEventRecord(G->ev[EV_CALLER], cudaStreamLegacy));
+  VX_CUR(cudaStreamWaitEvent(sf, G->ev[EV_CALLER], 0));
+  fmm_stats s;
+  memset(&s, 0, sizeof s);
+  if (nt == 0) { if (st) *st = s; return 0; }
+  const vx_real *spos, *sstr, *tpos;
+  vx_real *vel, *grad;
+  VX_CUR(cudaEventRecord(G->ev[EV_COPY0], sf));
+  if (io->on_device) {
+    spos = (const vx_real *)io->src_pos; sstr = (const vx_real *)io->src_str; tpos = (const vx_real *)io->tgt_pos;
+    vel = (vx_real *)io->vel; grad = (vx_real *)io->grad;
+  } else {
+    if (gpu_reserve(&G->in_spos, 3 * rs * (size_t)ns, "source positions", err, errlen) ||
+        gpu_reserve(&G->in_sstr, 3 * rs * (size_t)ns, "source strengths", err, errlen) ||
+        gpu_reserve(&G->in_tpos, 3 * rs * (size_t)nt, "target positions", err, errlen) ||
+        gpu_reserve(&G->out_vel, 3 * rs * (size_t)nt, "velocities", err, errlen) ||
+        (want_grad && gpu_reserve(&G->out_grad, 9 * rs * (size_t)nt, "gradients", err, errlen)))
+      return -1;
+    if (ns) VX_CUR(cudaMemcpyAsync(G->in_spos.ptr, io->src_pos, 3 * rs * (size_t)ns, cudaMemcpyHostToDevice, sf));
+    if (ns) VX_CUR(cudaMemcpyAsync(G->in_sstr.ptr, io->src_str, 3 * rs * (size_t)ns, cudaMemcpyHostToDevice, sf));
+    VX_CUR(cudaMemcpyAsync(G->in_tpos.ptr, io->tgt_pos, 3 * rs * (size_t)nt, cudaMemcpyHostToDevice, sf));
+    spos = (const vx_real *)G->in_spos.ptr; sstr = (const vx_real *)G->in_sstr.ptr; tpos = (const vx_real *)G->in_tpos.ptr;
+    vel = (vx_real *)G->out_vel.ptr; grad = want_grad ? (vx_real *)G->out_grad.ptr : NULL;
+  }
+  VX_CUR(cudaEventRecord(G->ev[EV_START], sf));
+  VXF(k_direct)<<<(nt + VX_DIRECT_THREADS - 1) / VX_DIRECT_THREADS, VX_DIRECT_THREADS, 0, sf>>>(
+      (int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, ns, nt, spos, sstr, tpos, vel, grad);
+  VX_CUR_LAUNCH(direct);
+  VX_CUR(cudaEventRecord(G->ev[EV_END], sf));
+  if (!io->on_device) {
+    VX_CUR(cudaMemcpyAsync(io->vel, vel, 3 * rs * (size_t)nt, cudaMemcpyDeviceToHost, sf));
+    if (want_grad) VX_CUR(cudaMemcpyAsync(io->grad, grad, 9 * rs * (size_t)n_grad, cudaMemcpyDeviceToHost, sf));
+  }
+  VX_CUR(cudaEventRecord(G->ev[EV_COPY1], sf));
+  VX_CUR(cudaEventSynchronize(G->ev[EV_COPY1]));
+  {
+    float ms, c0, c1;
+    VX_CUR(cudaEventElapsedTime(&ms, G->ev[EV_START], G->ev[EV_END]));
+    VX_CUR(cudaEventElapsedTime(&c0, G->ev[EV_COPY0], G->ev[EV_START]));
+    VX_CUR(cudaEventElapsedTime(&c1, G->ev[EV_END], G->ev[EV_COPY1]));
+    s.t_total = ms; s.t_p2p = ms; s.t_copy = c0 + c1;
+    s.n_p2p = (long long)ns * nt;
+  }
+  if (st) *st = s;
+  return 0;
+}

@@ -1,0 +1,667 @@
+/* bench.c — vortexfmm-bench: headless benchmark of the fmm engine (fmm/fmm.h).
+ * Generates a point set (src/pointsets.h) whose points are both the sources and the targets,
+ * evaluates the velocity (and gradient) by the FMM once to warm up and then --repeat times,
+ * and reports the median of each phase time; optionally the error against direct summation at
+ * sampled targets (--check), the direct-summation time (--vs-direct) and an order sweep.
+ * Run: build/vortexfmm-bench --help */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "fmm.h"
+#include "octree.h" /* VX_LMAX */
+#include "pointsets.h"
+
+#define PROG "vortexfmm-bench"
+#define MAX_N (1 << 27)
+#define MAX_ORDERS 64
+/* Progress lines on stderr from this many points on. */
+#define PROGRESS_MIN_N (1 << 17)
+/* A cuda run checks against the cuda direct sum (in double) once the reference costs more than
+ * this many pair interactions: the CPU would take minutes. Below it the CPU reference is an
+ * independent implementation, which is the better check. */
+#define REF_GPU_MIN_PAIRS 1e10
+/* Stream key of the --check target sampling, apart from the point-set streams of the same seed. */
+#define SAMPLE_STREAM 0xa4093822299f31d0ull
+
+typedef struct {
+  vx_backend backend;
+  int n;
+  vx_dist dist;
+  int orders[MAX_ORDERS], n_orders, order_set;
+  int leaf, levels;
+  vx_precision precision;
+  vx_kernel kernel;
+  double sigma;
+  int gradient;
+  long long check;
+  int repeat;
+  uint64_t seed;
+  int json, vs_direct, quiet;
+  const char *dump;
+} bench_opts;
+
+/* ---------------------------------------------------------------- command line */
+
+static void usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, PROG ": ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  exit(2);
+}
+
+static void print_usage(const fmm_params *d) {
+  printf("usage: " PROG " [flags]\n"
+         "Times the fmm engine on N generated points that are both the sources and the targets:\n"
+         "one warm-up evaluation, then --repeat timed ones; each phase time is the median.\n"
+         "\n"
+         "  --backend cpu|cuda|auto     engine backend (default auto: cuda when a device is usable)\n"
+         "  --n N                       number of points, 1..%d (default 65536)\n"
+         "  --dist uniform|sphere|rings point set (default uniform)\n"
+         "  --order P                   expansion order, 0..%d (default %d)\n"
+         "  --leaf Q                    mean sources per leaf the level choice aims at (default %d)\n"
+         "  --levels L                  finest octree level, 2..%d; 0 = automatic (default 0)\n"
+         "  --precision double|float    arithmetic precision (default double)\n"
+         "  --kernel singular|poly|rm|wl|gauss   smoothing kernel (default singular)\n"
+         "  --sigma S                   core radius > 0, required by every kernel but singular\n"
+         "  --no-gradient               velocity only (no 9-component gradient)\n"
+         "  --check K                   errors against direct summation (double) at K targets sampled\n"
+         "                              with the seed; K >= N: all targets; 0: no check (default)\n"
+         "  --repeat R                  timed evaluations after the warm-up (default 3)\n"
+         "  --seed S                    seed of the point set and the sampling (default 1)\n"
+         "  --vs-direct                 also time direct summation of all N targets on the same\n"
+         "                              backend (--repeat times) and report the speed-up\n"
+         "  --sweep-orders LIST         e.g. 4,8,12,16: one result per order in one process\n"
+         "  --json                      one JSON object per result line instead of the table\n"
+         "  --dump FILE                 CSV of every target after the last repeat (of the last order):\n"
+         "                              x,y,z,ax,ay,az,ux,uy,uz,g00..g22 (g = nan with --no-gradient)\n"
+         "  --quiet                     no progress lines or engine notices on stderr\n"
+         "  --help                      this text\n"
+         "\n"
+         "Flags take their value as the next argument or after '=' (--n=1000).\n"
+         "Exit status: 0 success, 1 run failure, 2 bad command line.\n",
+         MAX_N, VX_PMAX, d->order, d->leaf_size, VX_LMAX);
+}
+
+/* 0 when s is a whole decimal integer in lo..hi. */
+static int try_int(const char *s, long long lo, long long hi, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || errno == ERANGE || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+static long long parse_int(const char *flag, const char *s, long long lo, long long hi) {
+  long long v = 0;
+  if (try_int(s, lo, hi, &v) != 0) usage_error("%s: expected an integer in %lld..%lld, got '%s'", flag, lo, hi, s);
+  return v;
+}
+
+static const char *take_value(const char *flag, const char *inline_val, int argc, char **argv, int *i) {
+  if (inline_val) return inline_val;
+  if (*i + 1 >= argc) usage_error("%s needs a value (see --help)", flag);
+  return argv[++*i];
+}
+
+static void parse_orders(const char *s, bench_opts *o) {
+  const char *p = s;
+  o->n_orders = 0;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char item[32];
+    if (len == 0 || len >= sizeof item)
+      usage_error("--sweep-orders: expected a comma-separated list of orders 0..%d, got '%s'", VX_PMAX, s);
+    memcpy(item, p, len);
+    item[len] = '\0';
+    if (o->n_orders == MAX_ORDERS) usage_error("--sweep-orders: at most %d orders", MAX_ORDERS);
+    o->orders[o->n_orders++] = (int)parse_int("--sweep-orders", item, 0, VX_PMAX);
+    if (!comma) break;
+    p = comma + 1;
+  }
+}
+
+static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->backend = VX_BACKEND_AUTO;
+  o->n = 65536;
+  o->dist = VX_DIST_UNIFORM;
+  o->orders[0] = d->order;
+  o->leaf = d->leaf_size;
+  o->levels = 0;
+  o->precision = VX_DOUBLE;
+  o->kernel = VX_KERNEL_SINGULAR;
+  o->gradient = 1;
+  o->repeat = 3;
+  o->seed = 1;
+
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      print_usage(d);
+      exit(0);
+    }
+
+  int sweep = 0, sigma_set = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strncmp(a, "--", 2) != 0) usage_error("unexpected argument '%s' (see --help)", a);
+    char flag[32];
+    const char *eq = strchr(a, '='), *val = eq ? eq + 1 : NULL;
+    size_t len = eq ? (size_t)(eq - a) : strlen(a);
+    if (len >= sizeof flag) usage_error("unknown flag '%s' (see --help)", a);
+    memcpy(flag, a, len);
+    flag[len] = '\0';
+
+    if (!strcmp(flag, "--backend")) {
+      const char *v = take_value(flag, val, argc, argv, &i);
+      if (vx_backend_from_name(v, &o->backend) != 0) usage_error("--backend: expected cpu, cuda or auto, got '%s'", v);
+    } else if (!strcmp(flag, "--n")) {
+      o->n = (int)parse_int(flag, take_value(flag, val, argc, argv, &i), 1, MAX_N);
+    } else if (!strcmp(flag, "--dist")) {
+      const char *v = take_value(flag, val, argc, argv, &i);
+      if (vx_dist_from_name(v, &o->dist) != 0) usage_error("--dist: expected uniform, sphere or rings, got '%s'", v);
+    } else if (!strcmp(flag, "--order")) {
+      o->orders[0] = (int)parse_int(flag, take_value(flag, val, argc, argv, &i), 0, VX_PMAX);
+      o->order_set = 1;
+    } else if (!strcmp(flag, "--leaf")) {
+      o->leaf = (int)parse_int(flag, take_value(flag, val, argc, argv, &i), 1, 1 << 20);
+    } else if (!strcmp(flag, "--levels")) {
+      const char *v = take_value(flag, val, argc, argv, &i);
+      long long l = 0;
+      if (try_int(v, 0, VX_LMAX, &l) != 0 || l == 1)
+        usage_error("--levels: expected 0 (automatic) or an integer in 2..%d, got '%s'", VX_LMAX, v);
+      o->levels = (int)l;
+    } else if (!strcmp(flag, "--precision")) {
+      const char *v = take_value(flag, val, argc, argv, &i);
+      if (!strcmp(v, "double")) o->precision = VX_DOUBLE;
+      else if (!strcmp(v, "float")) o->precision = VX_FLOAT;
+      else usage_error("--precision: expected double or float, got '%s'", v);
+    } else if (!strcmp(flag, "--kernel")) {
+      const char *v = take_value(flag, val, argc, argv, &i);
+      if (vx_kernel_from_name(v, &o->kernel) != 0)
+        usage_error("--kernel: expected singular, poly, rm, wl or gauss, got '%s'", v);
+    } else if (!strcmp(flag, "--sigma")) {
+      const char *v = take_value(flag, val, argc, argv, &i);
+      char *end;
+      errno = 0;
+      o->sigma = strtod(v, &end);
+      if (*v == '\0' || *end != '\0' || errno == ERANGE || !isfinite(o->sigma) || o->sigma < 0.0)
+        usage_error("--sigma: expected a finite number >= 0, got '%s'", v);
+      sigma_set = 1;
+    } else if (!strcmp(flag, "--check")) {
+      o->check = parse_int(flag, take_value(flag, val, argc, argv, &i), 0, MAX_N);
+    } else if (!strcmp(flag, "--repeat")) {
+      o->repeat = (int)parse_int(flag, take_value(flag, val, argc, argv, &i), 1, 10000);
+    } else if (!strcmp(flag, "--seed")) {
+      const char *v = take_value(flag, val, argc, argv, &i);
+      char *end;
+      errno = 0;
+      unsigned long long s = strtoull(v, &end, 10);
+      if (*v < '0' || *v > '9' || *end != '\0' || errno == ERANGE)
+        usage_error("--seed: expected an integer in 0..18446744073709551615, got '%s'", v);
+      o->seed = (uint64_t)s;
+    } else if (!strcmp(flag, "--dump")) {
+      o->dump = take_value(flag, val, argc, argv, &i);
+      if (o->dump[0] == '\0') usage_error("--dump: expected a file name");
+    } else if (!strcmp(flag, "--sweep-orders")) {
+      parse_orders(take_value(flag, val, argc, argv, &i), o);
+      sweep = 1;
+    } else if (!strcmp(flag, "--no-gradient") || !strcmp(flag, "--json") || !strcmp(flag, "--vs-direct") ||
+               !strcmp(flag, "--quiet")) {
+      if (val) usage_error("%s takes no value", flag);
+      if (!strcmp(flag, "--no-gradient")) o->gradient = 0;
+      else if (!strcmp(flag, "--json")) o->json = 1;
+      else if (!strcmp(flag, "--vs-direct")) o->vs_direct = 1;
+      else o->quiet = 1;
+    } else {
+      usage_error("unknown flag '%s' (see --help)", a);
+    }
+  }
+
+  if (sweep && o->order_set) usage_error("--order and --sweep-orders cannot be combined");
+  if (!sweep) o->n_orders = 1;
+  if (o->kernel != VX_KERNEL_SINGULAR && !(o->sigma > 0.0))
+    usage_error("--kernel %s needs --sigma S > 0%s", vx_kernel_name(o->kernel), sigma_set ? "" : " (not given)");
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of v[0..k); reorders v. */
+static double median(double *v, int k) {
+  qsort(v, (size_t)k, sizeof *v, cmp_double);
+  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+/* Element i of an array in the run's precision. */
+static double elem(const void *a, size_t i, int is_float) {
+  return is_float ? (double)((const float *)a)[i] : ((const double *)a)[i];
+}
+
+static void *xcalloc(size_t count, size_t size, const char *what) {
+  void *p = calloc(count ? count : 1, size);
+  if (!p) fprintf(stderr, PROG ": out of memory allocating %s (%zu bytes)\n", what, count * size);
+  return p;
+}
+
+/* Engine time of a call when it reports one, else the wall clock around it. */
+static double call_ms(const fmm_stats *st, double wall) { return st->t_total > 0.0 ? st->t_total : wall; }
+
+/* Minimal JSON object writer: one object per line. */
+typedef struct {
+  int first;
+} json_line;
+
+static void json_key(json_line *j, const char *k) {
+  printf("%s\"%s\":", j->first ? "{" : ",", k);
+  j->first = 0;
+}
+static void json_num(json_line *j, const char *k, double v) {
+  json_key(j, k);
+  if (isfinite(v)) printf("%.6g", v);
+  else printf("null"); /* JSON has no nan/inf */
+}
+static void json_int(json_line *j, const char *k, long long v) {
+  json_key(j, k);
+  printf("%lld", v);
+}
+static void json_str(json_line *j, const char *k, const char *s) {
+  json_key(j, k);
+  putchar('"');
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\') printf("\\%c", *c);
+    else if (*c < 0x20) printf("\\u%04x", *c);
+    else putchar(*c);
+  }
+  putchar('"');
+}
+
+/* ---------------------------------------------------------------- results */
+
+typedef struct {
+  double t[9]; /* tree, p2m, m2m, m2l, l2l, l2p, p2p, total, copy: medians (ms) */
+  int levels, level_capped;
+  long long n_m2l, n_p2p;
+  int have_err;
+  double err_vel, err_grad, err_p99, err_max;
+} run_result;
+
+static const char *const phase_names[9] = {"t_tree", "t_p2m", "t_m2m", "t_m2l", "t_l2l", "t_l2p", "t_p2p", "t_total", "t_copy"};
+
+static void phase_times(const fmm_stats *s, double t[9]) {
+  t[0] = s->t_tree, t[1] = s->t_p2m, t[2] = s->t_m2m, t[3] = s->t_m2l;
+  t[4] = s->t_l2l, t[5] = s->t_l2p, t[6] = s->t_p2p, t[7] = s->t_total, t[8] = s->t_copy;
+}
+
+/* Errors of the FMM result (run precision) at the sampled targets against the double reference. */
+static void compute_errors(run_result *r, const void *vel, const void *grad, int is_float, const int *idx, int k,
+                           const double *ref_vel, const double *ref_grad) {
+  double num = 0.0, den = 0.0, gnum = 0.0, gden = 0.0;
+  double *e = malloc(sizeof(double) * (size_t)k);
+  for (int t = 0; t < k; t++) {
+    size_t it = idx ? (size_t)idx[t] : (size_t)t;
+    double d2 = 0.0, r2 = 0.0;
+    for (int c = 0; c < 3; c++) {
+      double u = elem(vel, 3 * it + c, is_float), ur = ref_vel[3 * (size_t)t + c];
+      d2 += (u - ur) * (u - ur);
+      r2 += ur * ur;
+    }
+    num += d2, den += r2;
+    if (e) e[t] = sqrt(d2);
+    if (grad && ref_grad)
+      for (int c = 0; c < 9; c++) {
+        double g = elem(grad, 9 * it + c, is_float), gr = ref_grad[9 * (size_t)t + c];
+        gnum += (g - gr) * (g - gr);
+        gden += gr * gr;
+      }
+  }
+  r->have_err = 1;
+  r->err_vel = den > 0.0 ? sqrt(num / den) : (num == 0.0 ? 0.0 : INFINITY);
+  r->err_grad = (grad && ref_grad) ? (gden > 0.0 ? sqrt(gnum / gden) : (gnum == 0.0 ? 0.0 : INFINITY)) : NAN;
+  r->err_p99 = r->err_max = NAN;
+  if (e) {
+    /* Per-target error relative to the rms reference speed; 99th percentile by nearest rank. */
+    double rms = sqrt(den / k);
+    for (int t = 0; t < k; t++) e[t] = rms > 0.0 ? e[t] / rms : (e[t] == 0.0 ? 0.0 : INFINITY);
+    qsort(e, (size_t)k, sizeof *e, cmp_double);
+    int rank = (int)ceil(0.99 * k) - 1;
+    r->err_p99 = e[rank < 0 ? 0 : rank];
+    r->err_max = e[k - 1];
+    free(e);
+  }
+}
+
+/* Facts shared by every result line. */
+typedef struct {
+  const bench_opts *o;
+  const char *backend, *device;
+  double sigma;
+  int n_check;
+  const char *ref_backend;
+  double t_direct; /* < 0: not measured */
+  const char *direct_backend;
+} run_info;
+
+static void print_json(const run_info *ri, int order, const run_result *r) {
+  const bench_opts *o = ri->o;
+  json_line j = {1};
+  json_int(&j, "n", o->n);
+  json_str(&j, "dist", vx_dist_name(o->dist));
+  json_str(&j, "backend", ri->backend);
+  json_str(&j, "device", ri->device);
+  json_int(&j, "order", order);
+  json_int(&j, "leaf", o->leaf);
+  json_int(&j, "levels", r->levels);
+  json_str(&j, "precision", o->precision == VX_FLOAT ? "float" : "double");
+  json_str(&j, "kernel", vx_kernel_name(o->kernel));
+  json_num(&j, "sigma", ri->sigma);
+  json_key(&j, "gradient");
+  printf(o->gradient ? "true" : "false");
+  for (int p = 0; p < 9; p++) json_num(&j, phase_names[p], r->t[p]);
+  if (ri->t_direct >= 0.0) {
+    json_num(&j, "t_direct", ri->t_direct);
+    json_str(&j, "direct_backend", ri->direct_backend);
+  }
+  if (o->vs_direct) json_num(&j, "speedup_vs_direct", ri->t_direct / r->t[7]);
+  if (r->have_err) {
+    json_num(&j, "err_vel", r->err_vel);
+    json_num(&j, "err_grad", r->err_grad); /* null with --no-gradient */
+    json_num(&j, "err_vel_p99", r->err_p99);
+    json_num(&j, "err_vel_max", r->err_max);
+    json_int(&j, "n_check", ri->n_check);
+    json_str(&j, "ref_backend", ri->ref_backend);
+  }
+  json_int(&j, "n_m2l", r->n_m2l);
+  json_int(&j, "n_p2p", r->n_p2p);
+  json_int(&j, "repeat", o->repeat);
+  json_key(&j, "seed");
+  printf("%llu}\n", (unsigned long long)o->seed);
+  fflush(stdout);
+}
+
+static void print_table_header(const run_info *ri) {
+  const bench_opts *o = ri->o;
+  printf("# " PROG ": n=%d dist=%s backend=%s device=\"%s\" precision=%s kernel=%s sigma=%g leaf=%d "
+         "gradient=%s repeat=%d seed=%llu\n",
+         o->n, vx_dist_name(o->dist), ri->backend, ri->device, o->precision == VX_FLOAT ? "float" : "double",
+         vx_kernel_name(o->kernel), ri->sigma, o->leaf, o->gradient ? "on" : "off", o->repeat,
+         (unsigned long long)o->seed);
+  if (ri->n_check > 0)
+    printf("# check: %d targets against direct summation in double on %s; errors relative to the rms "
+           "reference speed\n",
+           ri->n_check, ri->ref_backend);
+  if (ri->t_direct >= 0.0) printf("# direct summation of all targets on %s: %.3f ms\n", ri->direct_backend, ri->t_direct);
+  printf("# times in ms (medians)\n");
+  printf("%5s %3s %9s %9s %9s %9s %9s %9s %9s %10s %12s %12s", "order", "lev", "tree", "p2m", "m2m", "m2l", "l2l",
+         "l2p", "p2p", "total", "n_m2l", "n_p2p");
+  if (ri->n_check > 0) printf(" %9s %9s %9s %9s", "err_vel", "err_grad", "err_p99", "err_max");
+  if (o->vs_direct) printf(" %8s", "speedup");
+  printf("\n");
+}
+
+static void print_table_row(const run_info *ri, int order, const run_result *r) {
+  printf("%5d %3d", order, r->levels);
+  for (int p = 0; p < 7; p++) printf(" %9.3f", r->t[p]);
+  printf(" %10.3f %12lld %12lld", r->t[7], r->n_m2l, r->n_p2p);
+  if (r->have_err) printf(" %9.2e %9.2e %9.2e %9.2e", r->err_vel, r->err_grad, r->err_p99, r->err_max);
+  if (ri->o->vs_direct) printf(" %8.2f", ri->t_direct / r->t[7]);
+  printf("%s\n", r->level_capped ? "  (level capped)" : "");
+  fflush(stdout);
+}
+
+static int write_dump(FILE *f, int n, const void *pos, const void *str, const void *vel, const void *grad, int is_float) {
+  fprintf(f, "x,y,z,ax,ay,az,ux,uy,uz,g00,g01,g02,g10,g11,g12,g20,g21,g22\n");
+  for (size_t i = 0; i < (size_t)n; i++) {
+    for (int c = 0; c < 3; c++) fprintf(f, "%.17g,", elem(pos, 3 * i + c, is_float));
+    for (int c = 0; c < 3; c++) fprintf(f, "%.17g,", elem(str, 3 * i + c, is_float));
+    for (int c = 0; c < 3; c++) fprintf(f, "%.17g,", elem(vel, 3 * i + c, is_float));
+    for (int c = 0; c < 9; c++) {
+      const char *sep = c < 8 ? "," : "\n";
+      int w = grad ? fprintf(f, "%.17g%s", elem(grad, 9 * i + c, is_float), sep) : fprintf(f, "nan%s", sep);
+      if (w < 0) return -1;
+    }
+  }
+  return ferror(f) ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(int argc, char **argv) {
+  fmm_params defaults = fmm_params_default();
+  bench_opts o;
+  parse_args(argc, argv, &defaults, &o);
+
+  const int is_float = o.precision == VX_FLOAT;
+  const size_t n = (size_t)o.n, es = is_float ? sizeof(float) : sizeof(double);
+  const int progress = !o.quiet && !o.json && o.n >= PROGRESS_MIN_N;
+  char err[512] = "", device[256] = "";
+  int rc = 1;
+
+  double *pos = NULL, *str = NULL, *tpos = NULL, *ref_vel = NULL, *ref_grad = NULL;
+  void *fpos = NULL, *fstr = NULL, *vel = NULL, *grad = NULL, *dvel = NULL, *dgrad = NULL;
+  int *idx = NULL;
+  fmm_ctx *ctx = NULL, *rctx = NULL;
+  FILE *dump = NULL;
+  fmm_stats *st = NULL;
+  double *tv = NULL;
+
+  if (o.dump && !(dump = fopen(o.dump, "w"))) {
+    fprintf(stderr, PROG ": cannot open %s for writing: %s\n", o.dump, strerror(errno));
+    return 1;
+  }
+
+  /* Point set, generated in double; the run's arrays are float copies with --precision float. */
+  if (progress) fprintf(stderr, "generating %d %s points...\n", o.n, vx_dist_name(o.dist));
+  if (!(pos = xcalloc(3 * n, sizeof(double), "positions")) || !(str = xcalloc(3 * n, sizeof(double), "strengths")))
+    goto done;
+  vx_pointset(o.dist, o.n, o.seed, pos, str);
+  const void *rpos = pos, *rstr = str;
+  if (is_float) {
+    if (!(fpos = xcalloc(3 * n, sizeof(float), "positions")) || !(fstr = xcalloc(3 * n, sizeof(float), "strengths")))
+      goto done;
+    for (size_t i = 0; i < 3 * n; i++) ((float *)fpos)[i] = (float)pos[i], ((float *)fstr)[i] = (float)str[i];
+    rpos = fpos, rstr = fstr;
+  }
+  if (!(vel = xcalloc(3 * n, es, "velocities")) || (o.gradient && !(grad = xcalloc(9 * n, es, "gradients"))))
+    goto done;
+
+  fmm_params prm = defaults;
+  prm.backend = o.backend;
+  prm.precision = o.precision;
+  prm.order = o.orders[0];
+  prm.leaf_size = o.leaf;
+  prm.levels = o.levels;
+  prm.kernel = o.kernel;
+  prm.sigma = o.sigma;
+  prm.gradient = o.gradient;
+  prm.verbose = !o.quiet;
+  if (!(ctx = fmm_create(&prm, err, sizeof err))) {
+    fprintf(stderr, PROG ": %s\n", err);
+    goto done;
+  }
+  /* The context reports the backend AUTO resolved to. */
+  vx_backend be = fmm_get_params(ctx)->backend;
+  if (be == VX_BACKEND_AUTO) be = vx_cuda_available(NULL, 0) ? VX_BACKEND_CUDA : VX_BACKEND_CPU;
+  if (be == VX_BACKEND_CUDA) {
+    if (!vx_cuda_available(device, sizeof device) || device[0] == '\0') snprintf(device, sizeof device, "cuda");
+  } else {
+#ifdef _OPENMP
+    snprintf(device, sizeof device, "cpu (%d threads)", omp_get_max_threads());
+#else
+    snprintf(device, sizeof device, "cpu (1 thread)");
+#endif
+  }
+
+  run_info ri = {&o, vx_backend_name(be), device, prm.sigma, 0, "", -1.0, ""};
+  fmm_io io = {.n_src = o.n, .src_pos = rpos, .src_str = rstr, .n_tgt = o.n, .tgt_pos = rpos, .vel = vel, .grad = grad, .on_device = 0};
+
+  /* Reference at K targets sampled without replacement (partial Fisher–Yates), in double. */
+  if (o.check > 0) {
+    int k = o.check >= o.n ? o.n : (int)o.check;
+    ri.n_check = k;
+    if (k < o.n) {
+      if (!(idx = xcalloc(n, sizeof(int), "sample indices")) || !(tpos = xcalloc(3 * (size_t)k, sizeof(double), "sample")))
+        goto done;
+      for (int i = 0; i < o.n; i++) idx[i] = i;
+      uint64_t s = o.seed ^ SAMPLE_STREAM;
+      for (int i = 0; i < k; i++) {
+        int j = i + (int)(vx_rng_uniform(&s) * (double)(o.n - i));
+        if (j >= o.n) j = o.n - 1;
+        int tmp = idx[i];
+        idx[i] = idx[j], idx[j] = tmp;
+      }
+      qsort(idx, (size_t)k, sizeof(int), cmp_int); /* memory order: kinder to the caches */
+      for (int t = 0; t < k; t++)
+        for (int c = 0; c < 3; c++) tpos[3 * (size_t)t + c] = pos[3 * (size_t)idx[t] + c];
+    }
+    int ref_cuda = be == VX_BACKEND_CUDA && (double)k * (double)o.n > REF_GPU_MIN_PAIRS;
+    ri.ref_backend = ref_cuda ? "cuda" : "cpu";
+    if (ref_cuda && !is_float) {
+      rctx = ctx; /* the main context already sums in double on the GPU */
+    } else {
+      fmm_params rp = prm;
+      rp.backend = ref_cuda ? VX_BACKEND_CUDA : VX_BACKEND_CPU;
+      rp.precision = VX_DOUBLE;
+      rp.verbose = 0; /* the main context has already said whatever it had to say */
+      if (!(rctx = fmm_create(&rp, err, sizeof err))) {
+        fprintf(stderr, PROG ": reference context: %s\n", err);
+        goto done;
+      }
+    }
+    if (!(ref_vel = xcalloc(3 * (size_t)k, sizeof(double), "reference")) ||
+        (o.gradient && !(ref_grad = xcalloc(9 * (size_t)k, sizeof(double), "reference"))))
+      goto done;
+    fmm_io rio = {.n_src = o.n, .src_pos = pos, .src_str = str, .n_tgt = k, .tgt_pos = tpos ? tpos : pos, .vel = ref_vel, .grad = ref_grad, .on_device = 0};
+    fmm_stats rst;
+    memset(&rst, 0, sizeof rst);
+    if (progress) fprintf(stderr, "reference: direct summation at %d targets on %s...\n", k, ri.ref_backend);
+    double t0 = now_ms();
+    if (fmm_direct(rctx, &rio, &rst, err, sizeof err) != 0) {
+      fprintf(stderr, PROG ": reference direct summation: %s\n", err);
+      goto done;
+    }
+    double t_ref = call_ms(&rst, now_ms() - t0);
+    if (k == o.n) ri.t_direct = t_ref, ri.direct_backend = ri.ref_backend;
+    if (rctx == ctx) rctx = NULL;
+  }
+
+  if (!(st = xcalloc((size_t)o.repeat, sizeof(fmm_stats), "stats")) || !(tv = xcalloc((size_t)o.repeat, sizeof(double), "times")))
+    goto done;
+
+  /* Direct summation of all targets on the run's backend and precision: the speed-up's baseline. */
+  if (o.vs_direct) {
+    if (!(dvel = xcalloc(3 * n, es, "direct velocities")) || (o.gradient && !(dgrad = xcalloc(9 * n, es, "direct gradients"))))
+      goto done;
+    fmm_io dio = {.n_src = o.n, .src_pos = rpos, .src_str = rstr, .n_tgt = o.n, .tgt_pos = rpos, .vel = dvel, .grad = dgrad, .on_device = 0};
+    for (int r = 0; r < o.repeat; r++) {
+      if (progress) fprintf(stderr, "direct summation repeat %d/%d...\n", r + 1, o.repeat);
+      memset(&st[r], 0, sizeof st[r]);
+      double t0 = now_ms();
+      if (fmm_direct(ctx, &dio, &st[r], err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": direct summation: %s\n", err);
+        goto done;
+      }
+      tv[r] = call_ms(&st[r], now_ms() - t0);
+    }
+    ri.t_direct = median(tv, o.repeat);
+    ri.direct_backend = ri.backend;
+    free(dvel), free(dgrad);
+    dvel = dgrad = NULL;
+  }
+
+  if (!o.json) print_table_header(&ri);
+  for (int oi = 0; oi < o.n_orders; oi++) {
+    int order = o.orders[oi];
+    if (oi > 0) {
+      fmm_params p = *fmm_get_params(ctx);
+      p.order = order;
+      if (fmm_set_params(ctx, &p, err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": order %d: %s\n", order, err);
+        goto done;
+      }
+    }
+    if (progress) fprintf(stderr, "warm-up (order %d)...\n", order);
+    fmm_stats warm;
+    memset(&warm, 0, sizeof warm);
+    if (fmm_evaluate(ctx, &io, &warm, err, sizeof err) != 0) {
+      fprintf(stderr, PROG ": %s\n", err);
+      goto done;
+    }
+    for (int r = 0; r < o.repeat; r++) {
+      if (progress) fprintf(stderr, "evaluating repeat %d/%d...\n", r + 1, o.repeat);
+      memset(&st[r], 0, sizeof st[r]);
+      if (fmm_evaluate(ctx, &io, &st[r], err, sizeof err) != 0) {
+        fprintf(stderr, PROG ": %s\n", err);
+        goto done;
+      }
+    }
+
+    run_result res;
+    memset(&res, 0, sizeof res);
+    for (int p = 0; p < 9; p++) { /* each phase's median on its own */
+      for (int r = 0; r < o.repeat; r++) {
+        double t[9];
+        phase_times(&st[r], t);
+        tv[r] = t[p];
+      }
+      res.t[p] = median(tv, o.repeat);
+    }
+    const fmm_stats *last = &st[o.repeat - 1];
+    res.levels = last->levels, res.level_capped = last->level_capped;
+    res.n_m2l = last->n_m2l, res.n_p2p = last->n_p2p;
+    if (ri.n_check > 0) compute_errors(&res, vel, grad, is_float, idx, ri.n_check, ref_vel, ref_grad);
+
+    if (o.json) print_json(&ri, order, &res);
+    else print_table_row(&ri, order, &res);
+  }
+
+  if (dump) {
+    if (progress) fprintf(stderr, "writing %s...\n", o.dump);
+    int bad = write_dump(dump, o.n, rpos, rstr, vel, grad, is_float);
+    bad |= fclose(dump) != 0;
+    dump = NULL;
+    if (bad) {
+      fprintf(stderr, PROG ": writing %s failed: %s\n", o.dump, strerror(errno));
+      goto done;
+    }
+  }
+  rc = 0;
+
+done:
+  if (dump) fclose(dump);
+  if (rctx) fmm_destroy(rctx);
+  if (ctx) fmm_destroy(ctx);
+  free(pos), free(str), free(fpos), free(fstr), free(vel), free(grad), free(dvel), free(dgrad);
+  free(idx), free(tpos), free(ref_vel), free(ref_grad), free(st), free(tv);
+  return rc;
+}

@@ -1,0 +1,105 @@
+/* diag.c — diagnostics of a vortex-particle state and their CSV form (diag.h). Host code. */
+#include "diag.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void cross(const double *a, const double *b, double *c) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const int *ring, int n_rings, const double *vel,
+                         vx_diag *d) {
+  memset(d, 0, sizeof *d);
+  if (n_rings > VX_SCENE_MAX_RINGS) n_rings = VX_SCENE_MAX_RINGS;
+  d->n_rings = n_rings;
+  double wsum[VX_SCENE_MAX_RINGS] = {0}, rimp[VX_SCENE_MAX_RINGS][3];
+  memset(rimp, 0, sizeof rimp);
+  double E = 0.0, m2 = 0.0;
+  for (int p = 0; p < n; ++p) {
+    const double *x = pos + 3 * (size_t)p, *a = alpha + 3 * (size_t)p;
+    double xa[3], xxa[3];
+    cross(x, a, xa);
+    cross(x, xa, xxa);
+    double am = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    if (am * am > m2) m2 = am * am;
+    for (int i = 0; i < 3; ++i) {
+      d->I[i] += 0.5 * xa[i];
+      d->A[i] += xxa[i] / 3.0;
+      d->W[i] += a[i];
+    }
+    if (vel) E += vel[3 * p] * xa[0] + vel[3 * p + 1] * xa[1] + vel[3 * p + 2] * xa[2];
+    int r = ring ? ring[p] : 0;
+    if (r >= 0 && r < n_rings) {
+      wsum[r] += am;
+      for (int i = 0; i < 3; ++i) {
+        d->ring_c[r][i] += am * x[i];
+        rimp[r][i] += 0.5 * xa[i];
+      }
+    }
+  }
+  d->max_alpha = sqrt(m2);
+  d->energy = vel ? E : NAN;
+  for (int r = 0; r < n_rings; ++r) {
+    double in = sqrt(rimp[r][0] * rimp[r][0] + rimp[r][1] * rimp[r][1] + rimp[r][2] * rimp[r][2]);
+    for (int i = 0; i < 3; ++i) {
+      d->ring_c[r][i] = wsum[r] > 0 ? d->ring_c[r][i] / wsum[r] : NAN;
+      d->ring_n[r][i] = in > 0 ? rimp[r][i] / in : NAN;
+    }
+  }
+  double rsum[VX_SCENE_MAX_RINGS] = {0};
+  for (int p = 0; p < n; ++p) {
+    int r = ring ? ring[p] : 0;
+    if (r < 0 || r >= n_rings) continue;
+    const double *x = pos + 3 * (size_t)p, *a = alpha + 3 * (size_t)p, *c = d->ring_c[r], *nn = d->ring_n[r];
+    double am = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    double v[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+    double h = v[0] * nn[0] + v[1] * nn[1] + v[2] * nn[2];
+    double q[3] = {v[0] - h * nn[0], v[1] - h * nn[1], v[2] - h * nn[2]};
+    rsum[r] += am * sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+  }
+  for (int r = 0; r < n_rings; ++r) d->ring_R[r] = wsum[r] > 0 ? rsum[r] / wsum[r] : NAN;
+}
+
+int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t errlen) {
+  int n = vx_sim_n_elements(s);
+  int want_e = n <= energy_max_n;
+  double *buf = malloc(sizeof(double) * (size_t)n * (want_e ? 9 : 6) + 1);
+  if (!buf) { snprintf(err, errlen, "out of memory for diagnostics"); return -1; }
+  double *pos = buf, *alpha = buf + 3 * (size_t)n, *vel = want_e ? buf + 6 * (size_t)n : NULL;
+  int rc = vx_sim_get_elements(s, pos, alpha, err, errlen);
+  if (!rc && vel) rc = vx_sim_element_velocity(s, vel, err, errlen);
+  if (!rc) {
+    vx_step_stats st = *vx_sim_last_stats(s);
+    vx_diag_from_arrays(n, pos, alpha, vx_sim_rings(s), vx_sim_n_rings(s), vel, d);
+    d->step = vx_sim_steps_done(s);
+    d->t = vx_sim_time(s);
+    d->stats = st;
+  }
+  free(buf);
+  return rc;
+}
+
+void vx_diag_csv_header(FILE *f, int n_rings) {
+  fprintf(f, "step,time,Ix,Iy,Iz,Ax,Ay,Az,Wx,Wy,Wz,max_alpha,energy");
+  for (int r = 0; r < n_rings && r < VX_SCENE_MAX_RINGS; ++r)
+    fprintf(f, ",ring%d_x,ring%d_y,ring%d_z,ring%d_R", r, r, r, r);
+  fprintf(f, ",ms_step,ms_tree,ms_far,ms_near,ms_integrate,levels\n");
+  fflush(f);
+}
+
+void vx_diag_csv_row(FILE *f, const vx_diag *d) {
+  fprintf(f, "%lld,%.10g", d->step, d->t);
+  for (int i = 0; i < 3; ++i) fprintf(f, ",%.12g", d->I[i]);
+  for (int i = 0; i < 3; ++i) fprintf(f, ",%.12g", d->A[i]);
+  for (int i = 0; i < 3; ++i) fprintf(f, ",%.12g", d->W[i]);
+  fprintf(f, ",%.12g,%.12g", d->max_alpha, d->energy);
+  for (int r = 0; r < d->n_rings; ++r)
+    fprintf(f, ",%.10g,%.10g,%.10g,%.10g", d->ring_c[r][0], d->ring_c[r][1], d->ring_c[r][2], d->ring_R[r]);
+  const vx_step_stats *s = &d->stats;
+  fprintf(f, ",%.4f,%.4f,%.4f,%.4f,%.4f,%d\n", s->t_step, s->t_tree, s->t_far, s->t_near, s->t_integrate, s->levels);
+  fflush(f);
+}

@@ -1,0 +1,46 @@
+/* diag.h — diagnostics of a vortex-particle state: invariants (linear impulse, angular impulse,
+ * total vorticity), per-ring centroid and radius, max |α|, kinetic energy, and step timings;
+ * written as CSV rows (one header line, one row per call, flushed so a crash keeps them).
+ *
+ *   linear impulse   I = ½ Σ x_p × α_p
+ *   angular impulse  A = ⅓ Σ x_p × (x_p × α_p)
+ *   total vorticity  W = Σ α_p
+ *   energy           E = Σ u(x_p)·(x_p × α_p)   (the particle form of E = ∫ u·(x×ω) dV, Saffman,
+ *                    Vortex Dynamics §3.2; u from one extra engine call at the current state)
+ *   ring k: centroid c_k = Σ|α_p| x_p / Σ|α_p| over its elements; axis n_k = its own impulse
+ *           direction; radius R_k = Σ|α_p| |(x_p-c_k) - ((x_p-c_k)·n_k) n_k| / Σ|α_p|. */
+#ifndef VX_DIAG_H
+#define VX_DIAG_H
+
+#include <stdio.h>
+#include "scene.h"
+#include "sim.h"
+
+VX_EXTERN_C_BEGIN
+
+typedef struct {
+  long long step;
+  double t;
+  double I[3], A[3], W[3];
+  double max_alpha;
+  double energy;                          /* NaN when skipped */
+  int n_rings;
+  double ring_c[VX_SCENE_MAX_RINGS][3];
+  double ring_R[VX_SCENE_MAX_RINGS];
+  double ring_n[VX_SCENE_MAX_RINGS][3];   /* unit axis (impulse direction) of each ring */
+  vx_step_stats stats;
+} vx_diag;
+
+/* Diagnostics of host arrays (n elements; vel may be NULL: no energy). Rings with an index
+ * >= VX_SCENE_MAX_RINGS are counted in the invariants only. */
+void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const int *ring, int n_rings, const double *vel,
+                         vx_diag *d);
+/* Diagnostics of a simulation's current state: copies the elements to the host; the energy
+ * costs one extra engine call and is computed only when n_elements <= energy_max_n (else NaN). */
+int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t errlen);
+
+void vx_diag_csv_header(FILE *f, int n_rings);
+void vx_diag_csv_row(FILE *f, const vx_diag *d);   /* flushes */
+
+VX_EXTERN_C_END
+#endif

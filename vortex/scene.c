@@ -1,0 +1,538 @@
+/* scene.c — parser of the scene text format (scene.h, assets/README.md) and generation of the
+ * vortex elements and tracers of a scene. Host code, double precision. */
+#define _POSIX_C_SOURCE 200809L /* strdup-free, but access() */
+
+#include "scene.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ names */
+
+static const char *integ_names[] = {"euler", "rk2", "rk4"};
+const char *vx_integrator_name(vx_integrator i) { return (i >= VX_EULER && i <= VX_RK4) ? integ_names[i] : "?"; }
+int vx_integrator_from_name(const char *name, vx_integrator *out) {
+  if (!name) return -1;
+  if (!strcmp(name, "euler")) *out = VX_EULER;
+  else if (!strcmp(name, "rk2") || !strcmp(name, "heun")) *out = VX_RK2;
+  else if (!strcmp(name, "rk4")) *out = VX_RK4;
+  else return -1;
+  return 0;
+}
+static const char *stretch_names[] = {"classical", "transpose", "none"};
+const char *vx_stretching_name(vx_stretching s) {
+  return (s >= VX_STRETCH_CLASSICAL && s <= VX_STRETCH_NONE) ? stretch_names[s] : "?";
+}
+int vx_stretching_from_name(const char *name, vx_stretching *out) {
+  for (int i = 0; i < 3; ++i)
+    if (name && !strcmp(name, stretch_names[i])) { *out = (vx_stretching)i; return 0; }
+  return -1;
+}
+int vx_precision_from_name(const char *name, vx_precision *out) {
+  if (!name) return -1;
+  if (!strcmp(name, "double")) *out = VX_DOUBLE;
+  else if (!strcmp(name, "float")) *out = VX_FLOAT;
+  else return -1;
+  return 0;
+}
+const char *vx_precision_name(vx_precision p) { return p == VX_DOUBLE ? "double" : p == VX_FLOAT ? "float" : "?"; }
+
+/* ------------------------------------------------------------------ defaults */
+
+void vx_ring_init(vx_ring *r) {
+  memset(r, 0, sizeof *r);
+  r->circulation = 1.0;
+  r->radius = 0.3;
+  r->core = 0.03;
+  r->profile = VX_CORE_GAUSS;
+  r->core_extent = 0.0; /* auto: 2 (gauss) or 1 (uniform) */
+  r->n_around = 256;
+  r->layers = 0;
+  r->layer_points = 6;
+  r->centre[0] = r->centre[1] = r->centre[2] = 0.5;
+  r->axis[2] = 1.0;
+  r->tracers = 0;
+  r->tracer_spread = 0.05;
+}
+
+void vx_scene_init(vx_scene *s) {
+  memset(s, 0, sizeof *s);
+  snprintf(s->name, sizeof s->name, "unnamed");
+  s->kernel = VX_KERNEL_GAUSS;
+  s->sigma = 0.0;
+  s->sigma_factor = 2.0;
+  s->dt = 1e-3;
+  s->integrator = VX_RK4;
+  s->stretching = VX_STRETCH_CLASSICAL;
+  s->order = 8;
+  s->leaf_size = 64;
+  s->direct = 0;
+  s->backend = VX_BACKEND_AUTO;
+  s->precision = VX_DOUBLE;
+  s->steps = 1000;
+  s->diag_every = 10;
+  s->seed = 1;
+}
+
+/* ------------------------------------------------------------------ parser */
+
+typedef struct {
+  const char *file;
+  int line;
+  char *err;
+  size_t errlen;
+} pctx;
+
+static int bad(pctx *c, const char *key, const char *val, const char *want) {
+  snprintf(c->err, c->errlen, "scene %s line %d: bad value for '%s': '%s' (%s)", c->file, c->line, key, val, want);
+  return -1;
+}
+
+static int get_double(pctx *c, const char *key, const char *val, double lo, int lo_open, double *out, const char *want) {
+  char *end;
+  errno = 0;
+  double v = strtod(val, &end);
+  if (end == val || *end || errno || !isfinite(v) || (lo_open ? !(v > lo) : !(v >= lo))) return bad(c, key, val, want);
+  *out = v;
+  return 0;
+}
+static int get_real(pctx *c, const char *key, const char *val, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(val, &end);
+  if (end == val || *end || errno || !isfinite(v)) return bad(c, key, val, "expected a number");
+  *out = v;
+  return 0;
+}
+static int get_int(pctx *c, const char *key, const char *val, long lo, long hi, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(val, &end, 10);
+  if (end == val || *end || errno || v < lo || v > hi) {
+    char want[96];
+    snprintf(want, sizeof want, "expected an integer in %ld..%ld", lo, hi);
+    return bad(c, key, val, want);
+  }
+  *out = (int)v;
+  return 0;
+}
+static int get_vec3(pctx *c, const char *key, const char *val, double out[3]) {
+  char *p = (char *)val, *end;
+  for (int i = 0; i < 3; ++i) {
+    errno = 0;
+    out[i] = strtod(p, &end);
+    if (end == p || errno || !isfinite(out[i])) return bad(c, key, val, "expected three numbers 'x y z'");
+    p = end;
+    while (*p == ' ' || *p == '\t' || *p == ',') ++p;
+  }
+  if (*p) return bad(c, key, val, "expected three numbers 'x y z'");
+  return 0;
+}
+
+static char *trim(char *s) {
+  while (*s == ' ' || *s == '\t' || *s == '\r') ++s;
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) s[--n] = 0;
+  return s;
+}
+
+static const char *global_keys[] = {"name", "kernel", "sigma", "sigma_factor", "dt", "integrator", "stretching",
+                                    "order", "leaf_size", "solver", "backend", "precision", "steps", "diag_every",
+                                    "seed", NULL};
+static const char *ring_keys[] = {"circulation", "radius", "core", "profile", "core_extent", "n_around", "layers",
+                                  "layer_points", "centre", "axis", "phase", "perturb_amp", "perturb_mode", "tracers",
+                                  "tracer_spread", NULL};
+
+static int key_index(const char **keys, const char *k) {
+  for (int i = 0; keys[i]; ++i)
+    if (!strcmp(keys[i], k)) return i;
+  return -1;
+}
+
+static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
+  if (!strcmp(k, "name")) { snprintf(s->name, sizeof s->name, "%s", v); return 0; }
+  if (!strcmp(k, "kernel"))
+    return vx_kernel_from_name(v, &s->kernel) ? bad(c, k, v, "expected singular, poly, rm, wl or gauss") : 0;
+  if (!strcmp(k, "sigma")) return get_double(c, k, v, 0.0, 0, &s->sigma, "expected a number >= 0 (0: use sigma_factor)");
+  if (!strcmp(k, "sigma_factor")) return get_double(c, k, v, 0.0, 1, &s->sigma_factor, "expected a number > 0");
+  if (!strcmp(k, "dt")) return get_double(c, k, v, 0.0, 1, &s->dt, "expected a number > 0");
+  if (!strcmp(k, "integrator"))
+    return vx_integrator_from_name(v, &s->integrator) ? bad(c, k, v, "expected euler, rk2 or rk4") : 0;
+  if (!strcmp(k, "stretching"))
+    return vx_stretching_from_name(v, &s->stretching) ? bad(c, k, v, "expected classical, transpose or none") : 0;
+  if (!strcmp(k, "order")) return get_int(c, k, v, 0, VX_PMAX, &s->order);
+  if (!strcmp(k, "leaf_size")) return get_int(c, k, v, 1, 1 << 20, &s->leaf_size);
+  if (!strcmp(k, "solver")) {
+    if (!strcmp(v, "fmm")) s->direct = 0;
+    else if (!strcmp(v, "direct")) s->direct = 1;
+    else return bad(c, k, v, "expected fmm or direct");
+    return 0;
+  }
+  if (!strcmp(k, "backend"))
+    return vx_backend_from_name(v, &s->backend) ? bad(c, k, v, "expected cpu, cuda or auto") : 0;
+  if (!strcmp(k, "precision"))
+    return vx_precision_from_name(v, &s->precision) ? bad(c, k, v, "expected double or float") : 0;
+  if (!strcmp(k, "steps")) return get_int(c, k, v, 0, 2000000000L, &s->steps);
+  if (!strcmp(k, "diag_every")) return get_int(c, k, v, 1, 2000000000L, &s->diag_every);
+  if (!strcmp(k, "seed")) {
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (end == v || *end || errno || v[0] == '-') return bad(c, k, v, "expected a non-negative integer");
+    s->seed = (uint64_t)x;
+    return 0;
+  }
+  return -2; /* not a global key */
+}
+
+static int set_ring(pctx *c, vx_ring *r, const char *k, const char *v) {
+  if (!strcmp(k, "circulation")) return get_real(c, k, v, &r->circulation);
+  if (!strcmp(k, "radius")) return get_double(c, k, v, 0.0, 1, &r->radius, "expected a number > 0");
+  if (!strcmp(k, "core")) return get_double(c, k, v, 0.0, 1, &r->core, "expected a number > 0");
+  if (!strcmp(k, "profile")) {
+    if (!strcmp(v, "gauss")) r->profile = VX_CORE_GAUSS;
+    else if (!strcmp(v, "uniform")) r->profile = VX_CORE_UNIFORM;
+    else return bad(c, k, v, "expected gauss or uniform");
+    return 0;
+  }
+  if (!strcmp(k, "core_extent")) return get_double(c, k, v, 0.0, 1, &r->core_extent, "expected a number > 0");
+  if (!strcmp(k, "n_around")) return get_int(c, k, v, 3, 1 << 24, &r->n_around);
+  if (!strcmp(k, "layers")) return get_int(c, k, v, 0, 64, &r->layers);
+  if (!strcmp(k, "layer_points")) return get_int(c, k, v, 1, 1024, &r->layer_points);
+  if (!strcmp(k, "centre")) return get_vec3(c, k, v, r->centre);
+  if (!strcmp(k, "axis")) {
+    if (get_vec3(c, k, v, r->axis)) return -1;
+    double n = sqrt(r->axis[0] * r->axis[0] + r->axis[1] * r->axis[1] + r->axis[2] * r->axis[2]);
+    if (!(n > 0.0)) return bad(c, k, v, "the axis must not be the zero vector");
+    for (int i = 0; i < 3; ++i) r->axis[i] /= n;
+    return 0;
+  }
+  if (!strcmp(k, "phase")) return get_real(c, k, v, &r->phase);
+  if (!strcmp(k, "perturb_amp")) return get_double(c, k, v, 0.0, 0, &r->perturb_amp, "expected a number in [0, 0.5]");
+  if (!strcmp(k, "perturb_mode")) return get_int(c, k, v, 0, 1 << 20, &r->perturb_mode);
+  if (!strcmp(k, "tracers")) return get_int(c, k, v, 0, 1 << 30, &r->tracers);
+  if (!strcmp(k, "tracer_spread")) return get_double(c, k, v, 0.0, 0, &r->tracer_spread, "expected a number >= 0");
+  return -2;
+}
+
+int vx_scene_parse(const char *text, const char *name, vx_scene *s, char *err, size_t errlen) {
+  vx_scene_init(s);
+  pctx c = {name, 0, err, errlen};
+  unsigned global_seen = 0, ring_seen = 0;
+  int in_ring = 0;
+  const char *p = text;
+  char line[1024];
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    ++c.line;
+    if (n >= sizeof line) {
+      snprintf(err, errlen, "scene %s line %d: line longer than %zu characters", name, c.line, sizeof line - 1);
+      return -1;
+    }
+    memcpy(line, p, n);
+    line[n] = 0;
+    p += n + (nl ? 1 : 0);
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    char *t = trim(line);
+    if (!*t) continue;
+    if (*t == '[') {
+      if (!strcmp(t, "[ring]")) {
+        if (s->n_rings == VX_SCENE_MAX_RINGS) {
+          snprintf(err, errlen, "scene %s line %d: more than %d [ring] sections", name, c.line, VX_SCENE_MAX_RINGS);
+          return -1;
+        }
+        vx_ring_init(&s->rings[s->n_rings++]);
+        in_ring = 1;
+        ring_seen = 0;
+        continue;
+      }
+      snprintf(err, errlen, "scene %s line %d: unknown section '%s' (only [ring] exists)", name, c.line, t);
+      return -1;
+    }
+    char *eq = strchr(t, '=');
+    if (!eq) {
+      snprintf(err, errlen, "scene %s line %d: expected 'key = value', got '%s'", name, c.line, t);
+      return -1;
+    }
+    *eq = 0;
+    char *k = trim(t), *v = trim(eq + 1);
+    if (!strcmp(k, "center")) k = "centre";
+    if (!*k) { snprintf(err, errlen, "scene %s line %d: missing key before '='", name, c.line); return -1; }
+    if (!*v) { snprintf(err, errlen, "scene %s line %d: missing value for '%s'", name, c.line, k); return -1; }
+    int gi = key_index(global_keys, k), ri = key_index(ring_keys, k);
+    if (in_ring ? ri < 0 : gi < 0) {
+      if (!in_ring && ri >= 0)
+        snprintf(err, errlen, "scene %s line %d: key '%s' belongs in a [ring] section", name, c.line, k);
+      else if (in_ring && gi >= 0)
+        snprintf(err, errlen, "scene %s line %d: global key '%s' must come before the first [ring] section", name, c.line, k);
+      else
+        snprintf(err, errlen, "scene %s line %d: unknown key '%s'", name, c.line, k);
+      return -1;
+    }
+    unsigned *seen = in_ring ? &ring_seen : &global_seen;
+    unsigned bit = 1u << (in_ring ? ri : gi);
+    if (*seen & bit) {
+      snprintf(err, errlen, "scene %s line %d: duplicate key '%s'", name, c.line, k);
+      return -1;
+    }
+    *seen |= bit;
+    int rc = in_ring ? set_ring(&c, &s->rings[s->n_rings - 1], k, v) : set_global(&c, s, k, v);
+    if (rc) return -1;
+  }
+  if (s->n_rings == 0) {
+    snprintf(err, errlen, "scene %s: no [ring] section (a scene needs at least one ring)", name);
+    return -1;
+  }
+  for (int i = 0; i < s->n_rings; ++i) {
+    const vx_ring *r = &s->rings[i];
+    if (r->perturb_amp > 0.5) {
+      snprintf(err, errlen, "scene %s: ring %d: perturb_amp %g must be <= 0.5", name, i + 1, r->perturb_amp);
+      return -1;
+    }
+    if (r->core_extent == 0.0) s->rings[i].core_extent = r->profile == VX_CORE_UNIFORM ? 1.0 : 2.0;
+    if (r->layers > 0 && r->core * r->core_extent >= r->radius) {
+      snprintf(err, errlen, "scene %s: ring %d: core*core_extent = %g must be smaller than the radius %g", name, i + 1,
+               r->core * r->core_extent, r->radius);
+      return -1;
+    }
+    if (vx_ring_elements(r) > (1LL << 30)) {
+      snprintf(err, errlen, "scene %s: ring %d: %lld elements is too many", name, i + 1, vx_ring_elements(r));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int vx_scene_load(const char *path, vx_scene *s, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) { snprintf(err, errlen, "scene %s: cannot open: %s", path, strerror(errno)); return -1; }
+  size_t cap = 1 << 14, n = 0;
+  char *buf = malloc(cap);
+  for (;;) {
+    if (!buf) { fclose(f); snprintf(err, errlen, "scene %s: out of memory", path); return -1; }
+    n += fread(buf + n, 1, cap - 1 - n, f);
+    if (n < cap - 1) break;
+    if (cap > (64u << 20)) { free(buf); fclose(f); snprintf(err, errlen, "scene %s: file larger than 64 MiB", path); return -1; }
+    char *nb = realloc(buf, cap * 2);
+    if (!nb) free(buf);
+    buf = nb;
+    cap *= 2;
+  }
+  int rerr = ferror(f);
+  fclose(f);
+  if (rerr) { free(buf); snprintf(err, errlen, "scene %s: read error", path); return -1; }
+  buf[n] = 0;
+  if (memchr(buf, 0, n)) { free(buf); snprintf(err, errlen, "scene %s: not a text file (contains NUL bytes)", path); return -1; }
+  int rc = vx_scene_parse(buf, path, s, err, errlen);
+  free(buf);
+  if (!rc) snprintf(s->path, sizeof s->path, "%s", path);
+  return rc;
+}
+
+static int readable(const char *p) { return access(p, R_OK) == 0; }
+
+int vx_scene_find(const char *name, const char *compiled_dir, const char *exe_dir, char *out, size_t outlen,
+                  char *err, size_t errlen) {
+  if (readable(name)) { snprintf(out, outlen, "%s", name); return 0; }
+  const char *dirs[3] = {getenv("VX_ASSETS_DIR"), compiled_dir, NULL};
+  char exe_assets[1024] = "";
+  if (exe_dir) {
+    snprintf(exe_assets, sizeof exe_assets, "%s/../assets", exe_dir);
+    dirs[2] = exe_assets;
+  }
+  char tried[1024] = "";
+  size_t used = 0;
+  int looks_like_path = strchr(name, '/') != NULL;
+  for (int i = 0; i < 3 && !looks_like_path; ++i) {
+    if (!dirs[i] || !*dirs[i]) continue;
+    char cand[1024];
+    size_t nl = strlen(name);
+    int has_ext = nl > 6 && !strcmp(name + nl - 6, ".scene");
+    snprintf(cand, sizeof cand, "%s/%s%s", dirs[i], name, has_ext ? "" : ".scene");
+    if (readable(cand)) { snprintf(out, outlen, "%s", cand); return 0; }
+    if (used < sizeof tried) used += (size_t)snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", cand);
+  }
+  if (looks_like_path || !used)
+    snprintf(err, errlen, "scene %s: cannot open: %s", name, strerror(ENOENT));
+  else
+    snprintf(err, errlen, "scene '%s' not found (no such file; tried %s)", name, tried);
+  return -1;
+}
+
+/* ------------------------------------------------------------------ generation */
+
+/* splitmix64 (Steele, Lea, Flood 2014): small, fast and reproducible on every platform. */
+static uint64_t rng_next(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static double rng_uniform(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-53; }
+static double rng_normal(uint64_t *s) {
+  double u1 = rng_uniform(s), u2 = rng_uniform(s);
+  return sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * VX_PI * u2);
+}
+
+long long vx_ring_elements(const vx_ring *r) {
+  long long cross = 1 + (long long)r->layer_points * r->layers * (r->layers + 1) / 2;
+  return (long long)r->n_around * cross;
+}
+
+/* Fraction of the circulation inside radius ρ for the core profile. */
+static double core_cdf(const vx_ring *r, double rho) {
+  double x = rho / r->core;
+  if (r->profile == VX_CORE_UNIFORM) return x >= 1.0 ? 1.0 : x * x;
+  return 1.0 - exp(-x * x);
+}
+/* Vorticity profile shape ω(ρ) (unnormalised). */
+static double core_shape(const vx_ring *r, double rho) {
+  double x = rho / r->core;
+  if (r->profile == VX_CORE_UNIFORM) return x <= 1.0 ? 1.0 : 0.0;
+  return exp(-x * x);
+}
+/* Circulation-weighted mean radius over the annulus [r0, r1] (Simpson's rule): where the
+ * annulus's element sits, so the cross-section's second moment is kept. */
+static double annulus_radius(const vx_ring *r, double r0, double r1) {
+  const int m = 400;
+  double h = (r1 - r0) / m, num = 0.0, den = 0.0;
+  for (int i = 0; i <= m; ++i) {
+    double x = r0 + i * h, w = (i == 0 || i == m) ? 1.0 : (i & 1) ? 4.0 : 2.0;
+    double f = core_shape(r, x) * x * w;
+    num += f * x;
+    den += f;
+  }
+  return den > 0.0 ? num / den : 0.5 * (r0 + r1);
+}
+
+/* Orthonormal e1, e2 with e1 × e2 = axis. */
+static void ring_frame(const double n[3], double e1[3], double e2[3]) {
+  double ref[3] = {0, 0, 0};
+  int k = fabs(n[0]) <= fabs(n[1]) ? (fabs(n[0]) <= fabs(n[2]) ? 0 : 2) : (fabs(n[1]) <= fabs(n[2]) ? 1 : 2);
+  ref[k] = 1.0;
+  double d = ref[0] * n[0] + ref[1] * n[1] + ref[2] * n[2];
+  for (int i = 0; i < 3; ++i) e1[i] = ref[i] - d * n[i];
+  double l = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+  for (int i = 0; i < 3; ++i) e1[i] /= l;
+  e2[0] = n[1] * e1[2] - n[2] * e1[1];
+  e2[1] = n[2] * e1[0] - n[0] * e1[2];
+  e2[2] = n[0] * e1[1] - n[1] * e1[0];
+}
+
+double vx_scene_sigma(const vx_scene *s, double spacing) { return s->sigma > 0.0 ? s->sigma : s->sigma_factor * spacing; }
+
+void vx_particles_free(vx_particles *p) {
+  free(p->pos);
+  free(p->alpha);
+  free(p->ring);
+  memset(p, 0, sizeof *p);
+}
+
+int vx_particles_generate(const vx_scene *s, long long n_tracers, vx_particles *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  long long ne = 0, nt_scene = 0;
+  for (int i = 0; i < s->n_rings; ++i) {
+    ne += vx_ring_elements(&s->rings[i]);
+    nt_scene += s->rings[i].tracers;
+  }
+  long long nt = n_tracers >= 0 ? n_tracers : nt_scene;
+  if (ne + nt > (1LL << 30)) {
+    snprintf(err, errlen, "%lld elements + %lld tracers is over the supported 2^30", ne, nt);
+    return -1;
+  }
+  /* tracer counts per ring */
+  long long per[VX_SCENE_MAX_RINGS], assigned = 0;
+  for (int i = 0; i < s->n_rings; ++i) {
+    if (nt_scene > 0) per[i] = (long long)((double)nt * s->rings[i].tracers / (double)nt_scene);
+    else per[i] = nt / s->n_rings;
+    assigned += per[i];
+  }
+  for (int i = 0; assigned < nt; i = (i + 1) % s->n_rings, ++assigned) per[i]++;
+
+  out->n_elem = (int)ne;
+  out->n_tracer = (int)nt;
+  out->pos = malloc(sizeof(double) * 3 * (size_t)(ne + nt) + 1);
+  out->alpha = malloc(sizeof(double) * 3 * (size_t)ne + 1);
+  out->ring = malloc(sizeof(int) * (size_t)ne + 1);
+  if (!out->pos || !out->alpha || !out->ring) {
+    vx_particles_free(out);
+    snprintf(err, errlen, "out of memory generating %lld elements and %lld tracers", ne, nt);
+    return -1;
+  }
+  double spacing = 0.0;
+  size_t e = 0;
+  for (int ri = 0; ri < s->n_rings; ++ri) {
+    const vx_ring *r = &s->rings[ri];
+    double e1[3], e2[3];
+    ring_frame(r->axis, e1, e2);
+    const double *n = r->axis;
+    /* cross-section: annulus l spans [(l-½)h, (l+½)h] (l = 0: the disc of radius h/2) */
+    int L = r->layers;
+    double ext = r->core_extent > 0.0 ? r->core_extent : (r->profile == VX_CORE_UNIFORM ? 1.0 : 2.0);
+    double h = L > 0 ? r->core * ext / (L + 0.5) : 0.0;
+    double lrad[65], lgam[65];
+    for (int l = 0; l <= L; ++l) {
+      double r0 = l == 0 ? 0.0 : (l - 0.5) * h, r1 = (l + 0.5) * h;
+      int cnt = l == 0 ? 1 : r->layer_points * l;
+      double c1 = (l == L) ? 1.0 : core_cdf(r, r1); /* the outermost annulus takes the tail */
+      double r1q = (l == L && r->profile == VX_CORE_GAUSS) ? r1 + 6.0 * r->core : r1;
+      lgam[l] = r->circulation * (c1 - core_cdf(r, r0)) / cnt;
+      lrad[l] = L == 0 ? 0.0 : (l == 0 ? 0.0 : annulus_radius(r, r0, r1q));
+    }
+    if (L > 0 && h > spacing) spacing = h;
+    double around = 2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp) / r->n_around;
+    if (around > spacing) spacing = around;
+    for (int k = 0; k < r->n_around; ++k) {
+      double phi = r->phase + 2.0 * VX_PI * k / r->n_around;
+      double cp = cos(phi), sp = sin(phi);
+      double er[3], et[3];
+      for (int i = 0; i < 3; ++i) { er[i] = cp * e1[i] + sp * e2[i]; et[i] = -sp * e1[i] + cp * e2[i]; }
+      double m = r->perturb_mode;
+      double Rk = r->radius * (1.0 + r->perturb_amp * cos(m * phi));
+      double dR = -r->radius * r->perturb_amp * m * sin(m * phi); /* dR/dφ */
+      /* unit tangent of the centreline C(φ) = centre + R(φ) e_r */
+      double tg[3], tl = sqrt(dR * dR + Rk * Rk);
+      for (int i = 0; i < 3; ++i) tg[i] = (dR * er[i] + Rk * et[i]) / tl;
+      for (int l = 0; l <= L; ++l) {
+        int cnt = l == 0 ? 1 : r->layer_points * l;
+        for (int j = 0; j < cnt; ++j) {
+          double th = 2.0 * VX_PI * (j + 0.5 * (l & 1)) / cnt;
+          double rr = lrad[l] * cos(th), zz = lrad[l] * sin(th);
+          /* arc length of this element's station at its distance from the axis */
+          double ds = 2.0 * VX_PI * sqrt(dR * dR + (Rk + rr) * (Rk + rr)) / r->n_around;
+          for (int i = 0; i < 3; ++i) {
+            out->pos[3 * e + i] = r->centre[i] + (Rk + rr) * er[i] + zz * n[i];
+            out->alpha[3 * e + i] = lgam[l] * ds * tg[i];
+          }
+          out->ring[e] = ri;
+          ++e;
+        }
+      }
+    }
+  }
+  /* tracers: uniform around each ring, Gaussian in its cross-section (per-ring stream of the seed) */
+  size_t t = (size_t)ne;
+  for (int ri = 0; ri < s->n_rings; ++ri) {
+    const vx_ring *r = &s->rings[ri];
+    uint64_t st = s->seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull * (uint64_t)(ri + 1);
+    double e1[3], e2[3];
+    ring_frame(r->axis, e1, e2);
+    for (long long q = 0; q < per[ri]; ++q, ++t) {
+      double phi = 2.0 * VX_PI * rng_uniform(&st);
+      double g1 = rng_normal(&st) * r->tracer_spread, g2 = rng_normal(&st) * r->tracer_spread;
+      double Rk = r->radius * (1.0 + r->perturb_amp * cos(r->perturb_mode * phi));
+      for (int i = 0; i < 3; ++i) {
+        double eri = cos(phi) * e1[i] + sin(phi) * e2[i];
+        out->pos[3 * t + i] = r->centre[i] + (Rk + g1) * eri + g2 * r->axis[i];
+      }
+    }
+  }
+  out->spacing = spacing;
+  return 0;
+}

@@ -1,0 +1,114 @@
+/* scene.h — vortex-ring scenes: the text format of assets/NAME.scene, its parser, and the generation
+ * of vortex elements and passive tracers from a parsed scene (host arrays, double precision).
+ *
+ * A scene is global `key = value` lines followed by one `[ring]` section per ring; `#` starts a
+ * comment. assets/README.md documents every key; the parser reports the first problem as one line:
+ *   scene FILE line N: unknown key 'foo'
+ *   scene FILE line N: bad value for 'radius': '-1' (must be > 0)
+ *
+ * Ring discretisation (docs/VALIDATION.md §ring model): a ring of circulation Γ, radius R and core
+ * radius a has n_around stations around the centreline; at each station the core cross-section
+ * is a disc split into a central element and `layers` concentric annuli of `layer_points·l`
+ * elements each (l = 1..layers). Element strengths carry the circulation of their cell of the
+ * chosen vorticity profile (Gaussian ω ∝ exp(-r²/a²), or uniform for r < a) times the arc length
+ * of their station, so Σ|α| over one cross-section sums to Γ·Δs. layers = 0 is a thin ring: one
+ * element per station, the core being the smoothing kernel's (a = √2σ for the Gaussian kernel). */
+#ifndef VX_SCENE_H
+#define VX_SCENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "fmm.h"
+
+VX_EXTERN_C_BEGIN
+
+#define VX_SCENE_MAX_RINGS 16
+
+typedef enum { VX_EULER = 0, VX_RK2 = 1, VX_RK4 = 2 } vx_integrator;
+/* Stretching term dα/dt: classical (α·∇)u, or transposed (∇u)ᵀα (conserves Σα, see VALIDATION.md). */
+typedef enum { VX_STRETCH_CLASSICAL = 0, VX_STRETCH_TRANSPOSE = 1, VX_STRETCH_NONE = 2 } vx_stretching;
+typedef enum { VX_CORE_GAUSS = 0, VX_CORE_UNIFORM = 1 } vx_core_profile;
+
+typedef struct {
+  double circulation;     /* Γ */
+  double radius;          /* R */
+  double core;            /* a: ω ∝ exp(-r²/a²) (gauss) or ω = const for r < a (uniform) */
+  vx_core_profile profile;
+  double core_extent;     /* outer edge of the discretised cross-section, in units of a; 0: 2 (gauss), 1 (uniform)
+                             (gauss: the outermost annulus also takes the tail beyond it) */
+  int n_around;           /* stations around the ring */
+  int layers;             /* annuli across the core; 0: thin ring */
+  int layer_points;       /* elements in annulus l are layer_points·l */
+  double centre[3];
+  double axis[3];         /* direction of propagation (unit after parsing); Γ > 0 moves along it */
+  double phase;           /* rotation of the first station about the axis, radians */
+  double perturb_amp;     /* radial displacement amp·R·cos(perturb_mode·φ) of the centreline */
+  int perturb_mode;
+  int tracers;            /* passive tracers seeded around this ring */
+  double tracer_spread;   /* standard deviation of their distance from the centreline */
+} vx_ring;
+
+typedef struct {
+  char name[64];
+  char path[512];         /* file it was read from ("" when built in code) */
+  /* defaults of a run (the command line overrides them) */
+  vx_kernel kernel;
+  double sigma;           /* > 0: absolute core radius of the smoothing kernel */
+  double sigma_factor;    /* used when sigma is 0: σ = sigma_factor · the largest element spacing */
+  double dt;
+  vx_integrator integrator;
+  vx_stretching stretching;
+  int order;
+  int leaf_size;
+  int direct;             /* 1: direct summation instead of the FMM */
+  vx_backend backend;
+  vx_precision precision;
+  int steps;
+  int diag_every;
+  uint64_t seed;          /* tracer seeding */
+  int n_rings;
+  vx_ring rings[VX_SCENE_MAX_RINGS];
+} vx_scene;
+
+/* Particles generated from a scene: elements first, then tracers (host arrays, owned). */
+typedef struct {
+  int n_elem, n_tracer;
+  double *pos;            /* 3*(n_elem + n_tracer) */
+  double *alpha;          /* 3*n_elem */
+  int *ring;              /* n_elem: index of the ring each element belongs to */
+  double spacing;         /* largest element spacing (around the ring or across the core) */
+} vx_particles;
+
+/* Defaults of a scene and of a ring (what an absent key means). */
+void vx_scene_init(vx_scene *s);
+void vx_ring_init(vx_ring *r);
+
+/* Parse a scene file. 0, or -1 with a one-line reason in err. */
+int vx_scene_load(const char *path, vx_scene *s, char *err, size_t errlen);
+/* Parse scene text (name is used in messages). */
+int vx_scene_parse(const char *text, const char *name, vx_scene *s, char *err, size_t errlen);
+/* Look a scene up: an existing path is used as is; otherwise NAME is tried as
+ * DIR/NAME.scene for DIR in: $VX_ASSETS_DIR, compiled_dir (may be NULL), exe_dir/../assets
+ * (exe_dir may be NULL). Writes the path found to out; 0, or -1 with err listing what was tried. */
+int vx_scene_find(const char *name, const char *compiled_dir, const char *exe_dir, char *out, size_t outlen,
+                  char *err, size_t errlen);
+
+/* Generate elements and tracers. n_tracers >= 0 overrides the scene's total tracer count (shared
+ * among the rings in proportion to their own counts, equally when those are all 0); -1 keeps it.
+ * 0, or -1 with err (out of memory, or a count over the int range). */
+int vx_particles_generate(const vx_scene *s, long long n_tracers, vx_particles *out, char *err, size_t errlen);
+void vx_particles_free(vx_particles *p);
+/* Elements of one ring: n_around · (1 + layer_points·layers(layers+1)/2). */
+long long vx_ring_elements(const vx_ring *r);
+/* The σ a run of this scene uses when no σ is given: scene.sigma, else sigma_factor · spacing. */
+double vx_scene_sigma(const vx_scene *s, double spacing);
+
+const char *vx_integrator_name(vx_integrator i);
+int vx_integrator_from_name(const char *name, vx_integrator *out);   /* euler | rk2 (heun) | rk4 */
+const char *vx_stretching_name(vx_stretching s);
+int vx_stretching_from_name(const char *name, vx_stretching *out);   /* classical | transpose | none */
+int vx_precision_from_name(const char *name, vx_precision *out);     /* double | float */
+const char *vx_precision_name(vx_precision p);
+
+VX_EXTERN_C_END
+#endif
