@@ -19,39 +19,57 @@ VX_HD static inline void VXF(idx_nm)(int idx, int *n, int *m) {
   *m = idx - nn * nn - nn;
 }
 
-/* One RCR translation by a warp: acc += Rᵀ coax(R in). cs[2|m|], cs[2|m|+1] = cos, sin(|m|φ). */
-__device__ static void VXF(warp_rcr)(const vx_real *in, vx_real *acc, vx_real *w1, vx_real *w2, int p, const vx_real *cs,
-                                     const vx_real *roty, const vx_real *coax, const vx_real *ipow, int kind, int lane) {
-  int nc = VX_NCOEF(p), n, m;
+/* Advance a lane's coefficient (n, m) by 32 indices: idx = n² + n + m. */
+#define VX_NEXT_NM(n, m)          \
+  do {                            \
+    (m) += 32;                    \
+    while ((m) > (n)) {           \
+      (m) -= 2 * (n) + 2;         \
+      ++(n);                      \
+    }                             \
+  } while (0)
+
+/* One RCR translation by a warp: acc += Rᵀ coax(R in). cs[2|m|], cs[2|m|+1] = cos, sin(|m|φ).
+ * Lane `lane` owns coefficients lane, lane+32, ...; (n0, m0) is the first of them. */
+__device__ static __forceinline__ void VXF(warp_rcr)(const vx_real *in, vx_real *acc, vx_real *w1, vx_real *w2, int p, const vx_real *cs,
+                                     const vx_real *roty, const vx_real *coax, const vx_real *ipow, int kind, int lane,
+                                     int n0, int m0) {
+  const int nc = VX_NCOEF(p);
+  int n, m;
+  n = n0; m = m0;
   for (int i = lane; i < nc; i += 32) {
-    VXF(idx_nm)(i, &n, &m);
     int a = m < 0 ? -m : m;
     VXF(rot_z_coef)(in, n, m, cs[2 * a], cs[2 * a + 1], 1, w1 + 3 * i);
+    VX_NEXT_NM(n, m);
   }
   __syncwarp();
+  n = n0; m = m0;
   for (int i = lane; i < nc; i += 32) {
-    VXF(idx_nm)(i, &n, &m);
     VXF(rot_y_coef)(w1, n, m, roty, 1, w2 + 3 * i);
+    VX_NEXT_NM(n, m);
   }
   __syncwarp();
+  n = n0; m = m0;
   for (int i = lane; i < nc; i += 32) {
-    VXF(idx_nm)(i, &n, &m);
     if (kind == 0) VXF(coax_m2m_coef)(w2, p, coax, n, m, w1 + 3 * i);
     else if (kind == 1) VXF(coax_l2l_coef)(w2, p, coax, n, m, w1 + 3 * i);
     else VXF(coax_m2l_coef)(w2, p, coax, ipow, n, m, w1 + 3 * i);
+    VX_NEXT_NM(n, m);
   }
   __syncwarp();
+  n = n0; m = m0;
   for (int i = lane; i < nc; i += 32) {
-    VXF(idx_nm)(i, &n, &m);
     VXF(rot_y_coef)(w1, n, m, roty, 0, w2 + 3 * i);
+    VX_NEXT_NM(n, m);
   }
   __syncwarp();
+  n = n0; m = m0;
   for (int i = lane; i < nc; i += 32) {
-    VXF(idx_nm)(i, &n, &m);
     int a = m < 0 ? -m : m;
     vx_real o[3];
     VXF(rot_z_coef)(w2, n, m, cs[2 * a], cs[2 * a + 1], 0, o);
     acc[3 * i] += o[0]; acc[3 * i + 1] += o[1]; acc[3 * i + 2] += o[2];
+    VX_NEXT_NM(n, m);
   }
   __syncwarp();
 }
@@ -123,11 +141,13 @@ __global__ void VXF(k_m2m)(VXF(dtab) T, int nbox, const int *child, const uint32
   vx_real *w1 = (vx_real *)vx_smem + (size_t)w * 6 * nc, *w2 = w1 + 3 * nc;
   vx_real *out = Mp + (size_t)b * 3 * nc;
   for (int i = lane; i < 3 * nc; i += 32) out[i] = VX_R(0.0);
+  int n0, m0;
+  VXF(idx_nm)(lane, &n0, &m0);
   __syncwarp();
   for (int c = child[b]; c < child[b + 1]; ++c) {
     int g = VXF(octant_geo)(ckey[c]);
     VXF(warp_rcr)(Mc + (size_t)c * 3 * nc, out, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
-                  T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2m, NULL, 0, lane);
+                  T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2m, NULL, 0, lane, n0, m0);
   }
 }
 
@@ -138,9 +158,10 @@ __global__ void VXF(k_l2l)(VXF(dtab) T, int nbox, const int *parent, const uint3
   int b = blockIdx.x * (blockDim.x / 32) + w;
   if (b >= nbox) return;
   vx_real *w1 = (vx_real *)vx_smem + (size_t)w * 6 * nc, *w2 = w1 + 3 * nc;
-  int g = VXF(octant_geo)(key[b]);
+  int g = VXF(octant_geo)(key[b]), n0, m0;
+  VXF(idx_nm)(lane, &n0, &m0);
   VXF(warp_rcr)(Lp + (size_t)parent[b] * 3 * nc, L + (size_t)b * 3 * nc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
-                T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.l2l, NULL, 1, lane);
+                T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.l2l, NULL, 1, lane, n0, m0);
 }
 
 /* M2L: a block per target box at level l; warps split its interaction list, then reduce. */
@@ -151,15 +172,17 @@ __global__ void VXF(k_m2l)(VXF(dtab) T, const uint32_t *tkey, const uint32_t *sk
   size_t per = (size_t)9 * nc;
   vx_real *acc = (vx_real *)vx_smem + (size_t)w * per, *w1 = acc + 3 * nc, *w2 = w1 + 3 * nc;
   for (int i = lane; i < 3 * nc; i += 32) acc[i] = VX_R(0.0);
-  int tx, ty, tz;
+  int tx, ty, tz, n0, m0;
   oct_demorton3(tkey[b], &tx, &ty, &tz);
+  VXF(idx_nm)(lane, &n0, &m0);
   __syncwarp();
   for (int k = il_start[b] + w; k < il_start[b + 1]; k += W) {
     int s = il[k], sx, sy, sz;
     oct_demorton3(skey[s], &sx, &sy, &sz);
     int g = vx_geo_index(sx - tx, sy - ty, sz - tz);
     VXF(warp_rcr)(M + (size_t)s * 3 * nc, acc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
-                  T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2l, T.geo_ipow + (size_t)g * (2 * p + 2), 2, lane);
+                  T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2l, T.geo_ipow + (size_t)g * (2 * p + 2), 2, lane,
+                  n0, m0);
   }
   __syncthreads();
   vx_real *out = L + (size_t)b * 3 * nc;
@@ -240,6 +263,33 @@ __global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, const int *order, c
   }
 }
 
+/* Sum over a shared-memory tile of cnt sources (rows x, y, z, αx, αy, αz, each `stride` apart),
+ * with the kernel K and the gradient flag G fixed at compile time so that pair_bs's kernel switch
+ * and gradient test fold away inside the hot loop. */
+template <int K, int G>
+__device__ static __forceinline__ void VXF(tile_sum)(vx_real sigma, vx_real x, vx_real y, vx_real z, const vx_real *sh,
+                                                     int stride, int cnt, vx_real *u, vx_real *gr) {
+#pragma unroll 4
+  for (int j = 0; j < cnt; ++j)
+    VXF(pair_bs)(K, sigma, x - sh[j], y - sh[stride + j], z - sh[2 * stride + j], sh[3 * stride + j], sh[4 * stride + j],
+                 sh[5 * stride + j], u, G ? gr : NULL);
+}
+__device__ static __forceinline__ void VXF(tile_dispatch)(int kernel, int g, vx_real sigma, vx_real x, vx_real y, vx_real z,
+                                                          const vx_real *sh, int stride, int cnt, vx_real *u, vx_real *gr) {
+  switch (2 * kernel + (g ? 1 : 0)) {
+  case 0: VXF(tile_sum)<0, 0>(sigma, x, y, z, sh, stride, cnt, u, gr); break;
+  case 1: VXF(tile_sum)<0, 1>(sigma, x, y, z, sh, stride, cnt, u, gr); break;
+  case 2: VXF(tile_sum)<1, 0>(sigma, x, y, z, sh, stride, cnt, u, gr); break;
+  case 3: VXF(tile_sum)<1, 1>(sigma, x, y, z, sh, stride, cnt, u, gr); break;
+  case 4: VXF(tile_sum)<2, 0>(sigma, x, y, z, sh, stride, cnt, u, gr); break;
+  case 5: VXF(tile_sum)<2, 1>(sigma, x, y, z, sh, stride, cnt, u, gr); break;
+  case 6: VXF(tile_sum)<3, 0>(sigma, x, y, z, sh, stride, cnt, u, gr); break;
+  case 7: VXF(tile_sum)<3, 1>(sigma, x, y, z, sh, stride, cnt, u, gr); break;
+  case 8: VXF(tile_sum)<4, 0>(sigma, x, y, z, sh, stride, cnt, u, gr); break;
+  default: VXF(tile_sum)<4, 1>(sigma, x, y, z, sh, stride, cnt, u, gr); break;
+  }
+}
+
 /* P2P: a block per target leaf, a thread per target. The sources of all its neighbour leaves
  * (up to 27 boxes) are staged into shared memory together, in chunks of VX_P2P_CAP, so a leaf costs
  * two barriers per chunk rather than two per neighbour box. Near-field velocity and gradient
@@ -280,14 +330,7 @@ __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad,
         st[3][i] = sax[j]; st[4][i] = say[j]; st[5][i] = saz[j];
       }
       __syncthreads();
-      if (active) {
-        if (gk)
-          for (int j = 0; j < cnt; ++j)
-            VXF(pair_bs)(kernel, sigma, x - st[0][j], y - st[1][j], z - st[2][j], st[3][j], st[4][j], st[5][j], u, gr);
-        else
-          for (int j = 0; j < cnt; ++j)
-            VXF(pair_bs)(kernel, sigma, x - st[0][j], y - st[1][j], z - st[2][j], st[3][j], st[4][j], st[5][j], u, NULL);
-      }
+      if (active) VXF(tile_dispatch)(kernel, gk, sigma, x, y, z, &st[0][0], (int)VX_P2P_CAP, cnt, u, gr);
     }
     if (active) {
       for (int i = 0; i < 3; ++i) vn[3 * (size_t)k + i] = u[i];
@@ -325,10 +368,7 @@ __global__ void VXF(k_direct)(int kernel, vx_real sigma, int want_grad, int n_gr
     if (threadIdx.x < cnt)
       for (int c = 0; c < 3; ++c) { tile[c][threadIdx.x] = sp[3 * (size_t)j + c]; tile[3 + c][threadIdx.x] = sa[3 * (size_t)j + c]; }
     __syncthreads();
-    if (active)
-      for (int t = 0; t < cnt; ++t)
-        VXF(pair_bs)(kernel, sigma, x - tile[0][t], y - tile[1][t], z - tile[2][t], tile[3][t], tile[4][t], tile[5][t], u,
-                     gk ? gr : NULL);
+    if (active) VXF(tile_dispatch)(kernel, gk, sigma, x, y, z, &tile[0][0], VX_DIRECT_THREADS, cnt, u, gr);
   }
   if (active) {
     const vx_real c = (vx_real)VX_INV4PI;

@@ -8,7 +8,7 @@
  * Σ_{k<n} (k+1)² + k² = n(n-1)(2n-1)/3 + n² entries. */
 VX_HD static inline int vx_roty_off(int n) { return n * (n - 1) * (2 * n - 1) / 3 + n * n; }
 
-/* Index into a (p+1)^3 coaxial table t[|m|][a][b]. */
+/* Index into a (p+1)^3 coaxial table t[|m|][a][b] (b fastest: the inner loops run over b). */
 VX_HD static inline int vx_coax_idx(int p, int am, int a, int b) { return (am * (p + 1) + a) * (p + 1) + b; }
 
 #define VX_DOUBLE_INST

@@ -39,25 +39,46 @@ VX_HD static inline void VXF(rot_z)(const vx_real *in, vx_real *out, int p, vx_r
 
 /* Rotation about y by a tabulated D_y(-θ), one coefficient. The table for degree n has a
  * cos block ((n+1)×(n+1), rows/cols m = 0..n) then a sin block (n×n, rows/cols |m| = 1..n):
- * rotations about y keep functions even or odd in y (paper eq. 20's H^{m,m'} ± H^{m,-m'}). */
+ * rotations about y keep functions even or odd in y (paper eq. 20's H^{m,m'} ± H^{m,-m'}).
+ * forward: out = D x; otherwise out = Dᵀ x. */
 VX_HD static inline void VXF(rot_y_coef)(const vx_real *in, int n, int m, const vx_real *tab, int forward,
                                           vx_real *out3) {
   vx_real acc0 = VX_R(0.0), acc1 = VX_R(0.0), acc2 = VX_R(0.0);
+  const vx_real *blk = tab + vx_roty_off(n);
   if (m >= 0) {
-    const vx_real *blk = tab + vx_roty_off(n);
-    int w = n + 1;
-    for (int k = 0; k <= n; ++k) {
-      vx_real d = forward ? blk[m * w + k] : blk[k * w + m];
-      const vx_real *x = in + 3 * VX_IDX(n, k);
-      acc0 += d * x[0]; acc1 += d * x[1]; acc2 += d * x[2];
+    /* cos block: rows and columns m = 0..n; inputs (n,0..n) are contiguous */
+    const int w = n + 1;
+    const vx_real *x = in + 3 * VX_IDX(n, 0);
+    if (forward) {
+      const vx_real *row = blk + m * w;
+      for (int k = 0; k <= n; ++k) {
+        vx_real d = row[k];
+        acc0 += d * x[3 * k]; acc1 += d * x[3 * k + 1]; acc2 += d * x[3 * k + 2];
+      }
+    } else {
+      const vx_real *col = blk + m;
+      for (int k = 0; k <= n; ++k) {
+        vx_real d = col[k * w];
+        acc0 += d * x[3 * k]; acc1 += d * x[3 * k + 1]; acc2 += d * x[3 * k + 2];
+      }
     }
   } else {
-    const vx_real *blk = tab + vx_roty_off(n) + (n + 1) * (n + 1);
-    int w = n, r = -m - 1;
-    for (int k = 1; k <= n; ++k) {
-      vx_real d = forward ? blk[r * w + (k - 1)] : blk[(k - 1) * w + r];
-      const vx_real *x = in + 3 * VX_IDX(n, -k);
-      acc0 += d * x[0]; acc1 += d * x[1]; acc2 += d * x[2];
+    /* sin block: rows and columns |m| = 1..n; inputs (n,-1), (n,-2), ... run backwards */
+    const int w = n, r = -m - 1;
+    const vx_real *sblk = blk + (n + 1) * (n + 1);
+    const vx_real *x = in + 3 * VX_IDX(n, -1);
+    if (forward) {
+      const vx_real *row = sblk + r * w;
+      for (int k = 0; k < n; ++k) {
+        vx_real d = row[k];
+        acc0 += d * x[-3 * k]; acc1 += d * x[-3 * k + 1]; acc2 += d * x[-3 * k + 2];
+      }
+    } else {
+      const vx_real *col = sblk + r;
+      for (int k = 0; k < n; ++k) {
+        vx_real d = col[k * w];
+        acc0 += d * x[-3 * k]; acc1 += d * x[-3 * k + 1]; acc2 += d * x[-3 * k + 2];
+      }
     }
   }
   out3[0] = acc0; out3[1] = acc1; out3[2] = acc2;
@@ -73,10 +94,11 @@ VX_HD static inline void VXF(rot_y)(const vx_real *in, vx_real *out, int p, cons
 VX_HD static inline void VXF(coax_m2m_coef)(const vx_real *in, int p, const vx_real *tab, int n, int m, vx_real *out3) {
   int am = m < 0 ? -m : m;
   vx_real a0 = VX_R(0.0), a1 = VX_R(0.0), a2 = VX_R(0.0);
+  const vx_real *tr = tab + vx_coax_idx(p, am, n, 0), *x = in + 3 * VX_IDX(am, m);
   for (int k = am; k <= n; ++k) {
-    vx_real t = tab[vx_coax_idx(p, am, n, k)];
-    const vx_real *x = in + 3 * VX_IDX(k, m);
+    vx_real t = tr[k];
     a0 += t * x[0]; a1 += t * x[1]; a2 += t * x[2];
+    x += 3 * (2 * k + 2);
   }
   out3[0] = a0; out3[1] = a1; out3[2] = a2;
 }
@@ -84,10 +106,11 @@ VX_HD static inline void VXF(coax_m2m_coef)(const vx_real *in, int p, const vx_r
 VX_HD static inline void VXF(coax_l2l_coef)(const vx_real *in, int p, const vx_real *tab, int k, int m, vx_real *out3) {
   int am = m < 0 ? -m : m;
   vx_real a0 = VX_R(0.0), a1 = VX_R(0.0), a2 = VX_R(0.0);
+  const vx_real *x = in + 3 * VX_IDX(k, m);
   for (int n = k; n <= p; ++n) {
     vx_real t = tab[vx_coax_idx(p, am, n, k)];
-    const vx_real *x = in + 3 * VX_IDX(n, m);
     a0 += t * x[0]; a1 += t * x[1]; a2 += t * x[2];
+    x += 3 * (2 * n + 2);
   }
   out3[0] = a0; out3[1] = a1; out3[2] = a2;
 }
@@ -98,10 +121,12 @@ VX_HD static inline void VXF(coax_m2l_coef)(const vx_real *in, int p, const vx_r
                                              int m, vx_real *out3) {
   int am = m < 0 ? -m : m;
   vx_real a0 = VX_R(0.0), a1 = VX_R(0.0), a2 = VX_R(0.0);
+  const vx_real *tr = tab + vx_coax_idx(p, am, j, 0), *ip = ipow + j + 1;
+  const vx_real *x = in + 3 * VX_IDX(am, m);
   for (int n = am; n <= p; ++n) {
-    vx_real t = tab[vx_coax_idx(p, am, j, n)] * ipow[j + n + 1];
-    const vx_real *x = in + 3 * VX_IDX(n, m);
+    vx_real t = tr[n] * ip[n];
     a0 += t * x[0]; a1 += t * x[1]; a2 += t * x[2];
+    x += 3 * (2 * n + 2); /* (n,m) -> (n+1,m) */
   }
   out3[0] = a0; out3[1] = a1; out3[2] = a2;
 }
