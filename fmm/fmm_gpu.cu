@@ -34,6 +34,7 @@ typedef struct fmm_gpu {
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
+  dbuf scratch_int;  /* one int for small reductions */
 } fmm_gpu;
 
 /* Grow a device buffer; on failure a one-line message naming what did not fit. */
@@ -149,7 +150,7 @@ extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   if (G->s_near) cudaStreamSynchronize(G->s_near);
   oct_free_gpu(&G->tree);
   dbuf *all[] = {&G->roty, &G->m2m, &G->l2l, &G->m2l, &G->geo_theta, &G->geo_len, &G->geo_cs, &G->geo_ipow, &G->src_soa, &G->tgt_soa,
-                 &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos, &G->out_vel, &G->out_grad};
+                 &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos, &G->out_vel, &G->out_grad, &G->scratch_int};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   for (int l = 0; l <= VX_LMAX; ++l) { gpu_release(&G->mpole[l]); gpu_release(&G->local[l]); }
   for (int i = 0; i < EV_COUNT; ++i)
@@ -180,6 +181,7 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   VX_CU(cudaStreamCreateWithFlags(&G->s_far, cudaStreamNonBlocking));
   VX_CU(cudaStreamCreateWithFlags(&G->s_near, cudaStreamNonBlocking));
   for (int i = 0; i < EV_COUNT; ++i) VX_CU(cudaEventCreate(&G->ev[i]));
+  if (gpu_reserve(&G->scratch_int, sizeof(int), "scratch", err, errlen)) goto fail_quiet;
   if (upload_tables(ctx, err, errlen)) goto fail_quiet;
   return 0;
 fail:

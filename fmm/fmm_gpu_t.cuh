@@ -221,7 +221,8 @@ __global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, const int *order, c
   oct_demorton3(key[b], &kx, &ky, &kz);
   vx_real cx = (vx_real)(lo0 + (kx + 0.5) * h), cy = (vx_real)(lo1 + (ky + 0.5) * h), cz = (vx_real)(lo2 + (kz + 0.5) * h);
   vx_real ih = (vx_real)(1.0 / h), ih2 = ih * ih, ih3 = ih2 * ih;
-  for (int k = start[b] + w; k < start[b + 1]; k += W) {
+  /* big leaves (levels capped by a large core size) are split over gridDim.y blocks */
+  for (int k = start[b] + blockIdx.y * W + w; k < start[b + 1]; k += gridDim.y * W) {
     const int gk = want_grad && order[k] < n_grad; /* uniform across the warp */
     vx_real s1[9], s2[18];
     for (int i = 0; i < 9; ++i) s1[i] = VX_R(0.0);
@@ -313,7 +314,8 @@ __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad,
   }
   __syncthreads();
   int total = pre[nb];
-  for (int k0 = tstart[b]; k0 < tstart[b + 1]; k0 += blockDim.x) {
+  /* big leaves (levels capped by a large core size) are split over gridDim.y blocks */
+  for (int k0 = tstart[b] + blockIdx.y * blockDim.x; k0 < tstart[b + 1]; k0 += gridDim.y * blockDim.x) {
     int k = k0 + threadIdx.x;
     int active = k < tstart[b + 1];
     int gk = active && want_grad && order[k] < n_grad;
@@ -337,6 +339,12 @@ __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad,
       if (gk) for (int i = 0; i < 9; ++i) gn[9 * (size_t)k + i] = gr[i];
     }
   }
+}
+
+/* Largest number of targets in one leaf (sizes the y-dimension of the leaf kernels' grids). */
+__global__ void VXF(k_max_occ)(int nbox, const int *start, int *out) {
+  int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < nbox) atomicMax(out, start[b + 1] - start[b]);
 }
 
 /* Far + near, times 1/(4π), scattered back to the caller's target order. */
@@ -449,6 +457,14 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     if (oct_build_gpu(t, spos, ns, tpos, nt, sizeof(vx_real) == sizeof(float), &op, sf, err, errlen)) return -1;
     const int L = t->L;
     const double h = ldexp(t->side, -L);
+    /* the largest target leaf (one int back, with the tree's own syncs): leaves of thousands of
+     * targets — levels capped by a large core size — are split over several blocks */
+    int max_occ = 0;
+    VX_CUR(cudaMemsetAsync(G->scratch_int.ptr, 0, sizeof(int), sf));
+    VXF(k_max_occ)<<<(t->ntgt[L] + 255) / 256, 256, 0, sf>>>(t->ntgt[L], t->tgt_start, (int *)G->scratch_int.ptr);
+    VX_CUR_LAUNCH(max_occ);
+    VX_CUR(cudaMemcpyAsync(&max_occ, G->scratch_int.ptr, sizeof(int), cudaMemcpyDeviceToHost, sf));
+    VX_CUR(cudaStreamSynchronize(sf));
     VX_CUR(cudaEventRecord(ev[EV_TREE], sf));
     s.levels = L; s.level_capped = t->capped; s.n_src_leaves = t->nsrc[L]; s.n_tgt_leaves = t->ntgt[L];
     ctx->reg_err = (P->kernel == VX_KERNEL_SINGULAR) ? 0.0 : vx_kernel_deviation(P->kernel, h / P->sigma);
@@ -480,7 +496,9 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     VX_CUR(cudaEventRecord(ev[EV_NEAR0], sn));
     int mean_t = (nt + t->ntgt[L] - 1) / t->ntgt[L];
     int p2p_threads = mean_t <= 32 ? 32 : mean_t <= 64 ? 64 : 128;
-    VXF(k_p2p)<<<t->ntgt[L], p2p_threads, 0, sn>>>((int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, t->tgt_order,
+    dim3 grid_p2p(t->ntgt[L], (unsigned)max(1, min(1024, (max_occ + p2p_threads - 1) / p2p_threads)));
+    dim3 grid_l2p(t->ntgt[L], (unsigned)max(1, min(1024, (max_occ + 4 * 16 - 1) / (4 * 16)))); /* 4 warps, ~16 targets each */
+    VXF(k_p2p)<<<grid_p2p, p2p_threads, 0, sn>>>((int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, t->tgt_order,
                                                    t->tgt_start,
                                                      t->src_start, t->nbr_start, t->nbr, tx, ty, tz, sx, sy, sz, sax,
                                                      say, saz, (vx_real *)G->vnear.ptr, (vx_real *)G->gnear.ptr);
@@ -528,7 +546,7 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     size_t n1 = 3 * (size_t)VX_NCOEF(p - 1), n2 = p >= 2 ? 3 * (size_t)VX_NCOEF(p - 2) : 0;
     size_t b_l2p = rs * (3 * n1 + 6 * n2);
     if (b_l2p > 48 * 1024) cudaFuncSetAttribute((const void *)VXF(k_l2p), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b_l2p);
-    VXF(k_l2p)<<<t->ntgt[L], 128, b_l2p, sf>>>(p, want_grad, n_grad, t->tgt_order, t->tgt_key[L], t->tgt_start, tx, ty,
+    VXF(k_l2p)<<<grid_l2p, 128, b_l2p, sf>>>(p, want_grad, n_grad, t->tgt_order, t->tgt_key[L], t->tgt_start, tx, ty,
                                               tz, t->lo[0], t->lo[1],
                                               t->lo[2], h, (const vx_real *)G->local[L].ptr, (vx_real *)G->vfar.ptr,
                                               (vx_real *)G->gfar.ptr);
