@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include "hd.h"
 
 VX_EXTERN_C_BEGIN
@@ -132,6 +134,31 @@ static inline int oct_level_cap(int max_level, unsigned long long budget, double
   while (lcap > 2 && oct_map_bytes(lcap) > budget) lcap--;
   while (lcap > 2 && ldexp(side, -lcap) < min_leaf_width) lcap--;
   return lcap;
+}
+
+/* Default bytes for the dense occupancy maps (oct_params.hist_budget = 0). */
+#define OCT_DEFAULT_HIST_BUDGET ((size_t)256 << 20)
+
+/* Argument checks shared by the CPU and GPU builds (same rules, same messages): fills *p from prm
+ * (defaults when NULL: leaf_size 64). Returns 0, or -1 with a one-line reason in err. */
+static inline int oct_resolve_params(int ns, int nt, int have_src, int have_tgt, const oct_params *prm, oct_params *p,
+                                     char *err, size_t errlen) {
+  memset(p, 0, sizeof *p);
+  p->leaf_size = 64;
+  if (prm) *p = *prm;
+  if (ns < 0 || nt < 0) return snprintf(err, errlen, "negative point count (ns = %d, nt = %d)", ns, nt), -1;
+  if (ns == 0 && nt == 0) return snprintf(err, errlen, "no points (ns = nt = 0)"), -1;
+  if ((ns > 0 && !have_src) || (nt > 0 && !have_tgt))
+    return snprintf(err, errlen, "%s positions are NULL", ns > 0 && !have_src ? "source" : "target"), -1;
+  if (p->levels != 0 && (p->levels < 2 || p->levels > VX_LMAX))
+    return snprintf(err, errlen, "levels = %d out of range (0 for automatic, or 2..%d)", p->levels, VX_LMAX), -1;
+  if (p->levels == 0 && p->leaf_size <= 0) return snprintf(err, errlen, "leaf_size = %d must be positive", p->leaf_size), -1;
+  if (p->max_level != 0 && (p->max_level < 2 || p->max_level > VX_LMAX))
+    return snprintf(err, errlen, "max_level = %d out of range (0 for %d, or 2..%d)", p->max_level, VX_LMAX, VX_LMAX), -1;
+  if (!(p->min_leaf_width >= 0.0) || !isfinite(p->min_leaf_width))
+    return snprintf(err, errlen, "min_leaf_width = %g must be finite and >= 0", p->min_leaf_width), -1;
+  if (!p->hist_budget) p->hist_budget = OCT_DEFAULT_HIST_BUDGET;
+  return 0;
 }
 
 /* Build the tree. Positions are xyz-interleaved doubles (pos_float = 0) or floats (pos_float = 1).

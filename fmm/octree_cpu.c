@@ -21,8 +21,6 @@
 #include <omp.h>
 #endif
 
-/* 256 MiB: default for the dense occupancy maps (oct_params.hist_budget = 0). */
-#define OCT_DEFAULT_BUDGET ((size_t)256 << 20)
 /* Leaves at most this long are put in index order by insertion sort; longer ones (clusters, or a
  * level capped by the budget) by qsort, so a crowded leaf cannot cost O(n^2). */
 #define OCT_INSERTION_MAX 48
@@ -403,37 +401,7 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
 
   /* ---- arguments ---- */
   oct_params p;
-  memset(&p, 0, sizeof p);
-  p.leaf_size = 64;
-  if (prm) p = *prm;
-  if (ns < 0 || nt < 0) {
-    set_err(err, errlen, "negative point count (ns = %d, nt = %d)", ns, nt);
-    return -1;
-  }
-  if (ns == 0 && nt == 0) {
-    set_err(err, errlen, "no points (ns = nt = 0)");
-    return -1;
-  }
-  if ((ns > 0 && !src_pos) || (nt > 0 && !tgt_pos)) {
-    set_err(err, errlen, "%s positions are NULL", ns > 0 && !src_pos ? "source" : "target");
-    return -1;
-  }
-  if (p.levels != 0 && (p.levels < 2 || p.levels > VX_LMAX)) {
-    set_err(err, errlen, "levels = %d out of range (0 for automatic, or 2..%d)", p.levels, VX_LMAX);
-    return -1;
-  }
-  if (p.levels == 0 && p.leaf_size <= 0) {
-    set_err(err, errlen, "leaf_size = %d must be positive", p.leaf_size);
-    return -1;
-  }
-  if (p.max_level != 0 && (p.max_level < 2 || p.max_level > VX_LMAX)) {
-    set_err(err, errlen, "max_level = %d out of range (0 for %d, or 2..%d)", p.max_level, VX_LMAX, VX_LMAX);
-    return -1;
-  }
-  if (!(p.min_leaf_width >= 0.0) || !isfinite(p.min_leaf_width)) {
-    set_err(err, errlen, "min_leaf_width = %g must be finite and >= 0", p.min_leaf_width);
-    return -1;
-  }
+  if (oct_resolve_params(ns, nt, src_pos != NULL, tgt_pos != NULL, prm, &p, err, errlen)) return -1;
   t->ns = ns, t->nt = nt;
 
   /* ---- root cube ---- */
@@ -460,7 +428,7 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
    * the level is capped: leaves then hold more particles than leaf_size, so the near field does
    * more direct work — the FMM stays correct, only slower. t->capped tells the caller, who prints
    * a notice. */
-  const size_t budget = p.hist_budget ? p.hist_budget : OCT_DEFAULT_BUDGET;
+  const size_t budget = p.hist_budget;
   if (oct_map_bytes(2) > budget) {
     set_err(err, errlen, "hist_budget %zu bytes is below the %llu bytes of occupancy maps of the smallest tree (2 levels)",
             budget, oct_map_bytes(2));

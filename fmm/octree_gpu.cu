@@ -40,7 +40,6 @@
 #include <string.h>
 
 /* Must equal octree_cpu.c's default (oct_params.hist_budget = 0). */
-#define OCT_DEFAULT_BUDGET ((size_t)256 << 20)
 #define OCT_THREADS 256
 #define OCT_WARPS (OCT_THREADS / 32)
 /* Leaves up to this long are sorted by one warp in shared memory (rank = number of smaller
@@ -637,38 +636,8 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
   reset_tree(t);
 
   /* ---- arguments: the same checks and messages as oct_build_cpu ---- */
-  memset(&p, 0, sizeof p);
-  p.leaf_size = 64;
-  if (prm) p = *prm;
-  if (ns < 0 || nt < 0) {
-    set_err(err, errlen, "negative point count (ns = %d, nt = %d)", ns, nt);
-    return -1;
-  }
-  if (ns == 0 && nt == 0) {
-    set_err(err, errlen, "no points (ns = nt = 0)");
-    return -1;
-  }
-  if ((ns > 0 && !d_src_pos) || (nt > 0 && !d_tgt_pos)) {
-    set_err(err, errlen, "%s positions are NULL", ns > 0 && !d_src_pos ? "source" : "target");
-    return -1;
-  }
-  if (p.levels != 0 && (p.levels < 2 || p.levels > VX_LMAX)) {
-    set_err(err, errlen, "levels = %d out of range (0 for automatic, or 2..%d)", p.levels, VX_LMAX);
-    return -1;
-  }
-  if (p.levels == 0 && p.leaf_size <= 0) {
-    set_err(err, errlen, "leaf_size = %d must be positive", p.leaf_size);
-    return -1;
-  }
-  if (p.max_level != 0 && (p.max_level < 2 || p.max_level > VX_LMAX)) {
-    set_err(err, errlen, "max_level = %d out of range (0 for %d, or 2..%d)", p.max_level, VX_LMAX, VX_LMAX);
-    return -1;
-  }
-  if (!(p.min_leaf_width >= 0.0) || !isfinite(p.min_leaf_width)) {
-    set_err(err, errlen, "min_leaf_width = %g must be finite and >= 0", p.min_leaf_width);
-    return -1;
-  }
-  budget = p.hist_budget ? p.hist_budget : OCT_DEFAULT_BUDGET;
+  if (oct_resolve_params(ns, nt, d_src_pos != NULL, d_tgt_pos != NULL, prm, &p, err, errlen)) return -1;
+  budget = p.hist_budget;
   if (oct_map_bytes(2) > budget) {
     set_err(err, errlen, "hist_budget %zu bytes is below the %llu bytes of occupancy maps of the smallest tree (2 levels)",
             budget, oct_map_bytes(2));

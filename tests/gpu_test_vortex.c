@@ -43,7 +43,7 @@ static void stage_case(vx_precision prec, int first, int last, int stretching) {
       double v = urand();
       if (prec == VX_FLOAT) ((float *)h[k])[i] = (float)v; else ((double *)h[k])[i] = v;
     }
-    if (vx_gpu_malloc(&d[k], sz[k] * rs, err, sizeof err) || vx_gpu_upload(d[k], h[k], sz[k] * rs, err, sizeof err)) {
+    if (vx_device_alloc(&d[k], sz[k] * rs, err, sizeof err) || vx_device_upload(d[k], h[k], sz[k] * rs, err, sizeof err)) {
       FAIL("device setup: %s", err);
       return;
     }
@@ -61,7 +61,7 @@ static void stage_case(vx_precision prec, int first, int last, int stretching) {
   if (vx_gpu_stage(prec, &ad, err, sizeof err)) { FAIL("stage kernel: %s", err); return; }
   double atol = prec == VX_FLOAT ? 1e-6 : 1e-14, rtol = prec == VX_FLOAT ? 1e-5 : 1e-13, worst = 0.0;
   for (int k = 0; k < 6; ++k) {
-    if (vx_gpu_download(g[k], d[k], sz[k] * rs, err, sizeof err)) { FAIL("download: %s", err); return; }
+    if (vx_device_download(g[k], d[k], sz[k] * rs, err, sizeof err)) { FAIL("download: %s", err); return; }
     for (size_t i = 0; i < sz[k]; ++i) {
       double c = prec == VX_FLOAT ? ((float *)h[k])[i] : ((double *)h[k])[i];
       double x = prec == VX_FLOAT ? ((float *)g[k])[i] : ((double *)g[k])[i];
@@ -72,7 +72,7 @@ static void stage_case(vx_precision prec, int first, int last, int stretching) {
   if (worst > 1.0)
     FAIL("stage kernel (%s, first %d, last %d, stretching %d) differs from the CPU loop: %.2f x tolerance",
          prec == VX_FLOAT ? "float" : "double", first, last, stretching, worst);
-  for (int k = 0; k < 8; ++k) { free(h[k]); free(g[k]); vx_gpu_free(d[k]); }
+  for (int k = 0; k < 8; ++k) { free(h[k]); free(g[k]); vx_device_free(d[k]); }
 }
 
 /* ---------------------------------------------------------------- 2. reduction */
@@ -99,9 +99,9 @@ static void health_case(vx_precision prec, int inject_nan) {
     if (prec == VX_FLOAT) ((float *)hp)[3 * (nt - 5) + 1] = NAN; else ((double *)hp)[3 * (nt - 5) + 1] = NAN;
   }
   char err[256];
-  if (vx_gpu_malloc(&dp, 3 * rs * nt, err, sizeof err) || vx_gpu_malloc(&da, 3 * rs * ne, err, sizeof err) ||
-      vx_gpu_malloc(&ds, 16, err, sizeof err) || vx_gpu_upload(dp, hp, 3 * rs * nt, err, sizeof err) ||
-      vx_gpu_upload(da, ha, 3 * rs * ne, err, sizeof err)) {
+  if (vx_device_alloc(&dp, 3 * rs * nt, err, sizeof err) || vx_device_alloc(&da, 3 * rs * ne, err, sizeof err) ||
+      vx_device_alloc(&ds, 16, err, sizeof err) || vx_device_upload(dp, hp, 3 * rs * nt, err, sizeof err) ||
+      vx_device_upload(da, ha, 3 * rs * ne, err, sizeof err)) {
     FAIL("device setup: %s", err);
     return;
   }
@@ -110,7 +110,7 @@ static void health_case(vx_precision prec, int inject_nan) {
   if (vx_gpu_health(prec, dp, da, ne, nt, ds, &m2, &bad, err, sizeof err)) { FAIL("health: %s", err); return; }
   if (fabs(m2 - want) > 1e-12 * want) FAIL("device max|alpha|^2 %.17g != %.17g", m2, want);
   if (bad != inject_nan) FAIL("device non-finite flag %d, expected %d", bad, inject_nan);
-  free(hp); free(ha); vx_gpu_free(dp); vx_gpu_free(da); vx_gpu_free(ds);
+  free(hp); free(ha); vx_device_free(dp); vx_device_free(da); vx_device_free(ds);
 }
 
 /* ---------------------------------------------------------------- 3. scenes on both backends */

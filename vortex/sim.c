@@ -34,28 +34,20 @@ struct vx_sim {
 
 #ifndef VX_HAVE_CUDA
 /* CPU-only build: the cuda backend never gets this far (fmm_create refuses it). */
-int vx_gpu_malloc(void **p, size_t bytes, char *err, size_t errlen) {
-  (void)bytes;
-  *p = NULL;
+int vx_gpu_sync(char *err, size_t errlen) {
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
-void vx_gpu_free(void *p) { (void)p; }
-int vx_gpu_upload(void *d, const void *h, size_t bytes, char *err, size_t errlen) {
-  (void)d; (void)h; (void)bytes;
-  snprintf(err, errlen, "CUDA backend not available in this build");
-  return -1;
-}
-int vx_gpu_download(void *h, const void *d, size_t bytes, char *err, size_t errlen) { return vx_gpu_upload(h, d, bytes, err, errlen); }
-int vx_gpu_sync(char *err, size_t errlen) { return vx_gpu_upload(NULL, NULL, 0, err, errlen); }
 int vx_gpu_stage(vx_precision prec, const vx_stage_args *a, char *err, size_t errlen) {
   (void)prec; (void)a;
-  return vx_gpu_upload(NULL, NULL, 0, err, errlen);
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
 }
 int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, int n_elem, int n_tot, void *d_scratch,
                   double *max_a2, int *bad, char *err, size_t errlen) {
   (void)prec; (void)pos; (void)alpha; (void)n_elem; (void)n_tot; (void)d_scratch; (void)max_a2; (void)bad;
-  return vx_gpu_upload(NULL, NULL, 0, err, errlen);
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
 }
 #endif
 
@@ -69,7 +61,7 @@ static double now_ms(void) {
 
 static void buf_free(const vx_sim *s, void **p, size_t *cap) {
   if (*p) {
-    if (s->on_device) vx_gpu_free(*p);
+    if (s->on_device) vx_device_free(*p);
     else free(*p);
   }
   *p = NULL;
@@ -83,7 +75,7 @@ static int buf_reserve(vx_sim *s, void **p, size_t *cap, size_t bytes, char *err
   buf_free(s, p, cap);
   if (bytes == 0) bytes = 1;
   if (s->on_device) {
-    if (vx_gpu_malloc(p, bytes, err, errlen)) return -1;
+    if (vx_device_alloc(p, bytes, err, errlen)) return -1;
   } else {
     *p = malloc(bytes);
     if (!*p) { snprintf(err, errlen, "out of memory (%zu bytes of particle arrays)", bytes); return -1; }
@@ -106,7 +98,7 @@ static int fetch_doubles(vx_sim *s, const void *src, size_t n, double *dst, char
   if (s->on_device) {
     void *st = host_staging(s, n * s->rs);
     if (!st) { snprintf(err, errlen, "out of memory for a host copy"); return -1; }
-    if (vx_gpu_download(st, src, n * s->rs, err, errlen)) return -1;
+    if (vx_device_download(st, src, n * s->rs, err, errlen)) return -1;
     h = st;
   }
   if (s->prm.precision == VX_FLOAT) {
@@ -131,7 +123,7 @@ static int store_doubles(vx_sim *s, void *dst, const double *src, size_t n, char
   } else if (h != (void *)src) {
     memcpy(h, src, n * sizeof(double));
   }
-  if (s->on_device) return vx_gpu_upload(dst, h, n * s->rs, err, errlen);
+  if (s->on_device) return vx_device_upload(dst, h, n * s->rs, err, errlen);
   if (h != dst) memcpy(dst, h, n * s->rs);
   return 0;
 }

@@ -27,29 +27,6 @@ static int grid_for(long long n) {
   return b > 65535LL * 32 ? 65535 * 32 : (int)b;
 }
 
-extern "C" int vx_gpu_malloc(void **p, size_t bytes, char *err, size_t errlen) {
-  *p = NULL;
-  vx_cuda_check(cudaMalloc(p, bytes ? bytes : 1));
-  return 0;
-}
-
-extern "C" void vx_gpu_free(void *p) {
-  if (p) {
-    cudaError_t e = cudaFree(p);
-    if (e != cudaSuccess) fprintf(stderr, "vortexfmm: CUDA error: cudaFree failed at %s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e));
-  }
-}
-
-extern "C" int vx_gpu_upload(void *d, const void *h, size_t bytes, char *err, size_t errlen) {
-  vx_cuda_check(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-  return 0;
-}
-
-extern "C" int vx_gpu_download(void *h, const void *d, size_t bytes, char *err, size_t errlen) {
-  vx_cuda_check(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
-  return 0;
-}
-
 extern "C" int vx_gpu_sync(char *err, size_t errlen) {
   vx_cuda_check(cudaDeviceSynchronize());
   return 0;

@@ -10,16 +10,12 @@
 
 VX_EXTERN_C_BEGIN
 
-int vx_gpu_malloc(void **p, size_t bytes, char *err, size_t errlen);
-void vx_gpu_free(void *p);
-int vx_gpu_upload(void *d, const void *h, size_t bytes, char *err, size_t errlen);
-int vx_gpu_download(void *h, const void *d, size_t bytes, char *err, size_t errlen);
 /* Wait for the device's queued work (one call per step, not per kernel). */
 int vx_gpu_sync(char *err, size_t errlen);
 /* One Runge–Kutta stage over all n_tot targets (stage.h), on the default stream. */
 int vx_gpu_stage(vx_precision prec, const vx_stage_args *a, char *err, size_t errlen);
 /* max |α|² over the elements and a non-finite flag over positions and strengths, reduced on the
- * device into d_scratch (16 bytes, from vx_gpu_malloc); only those 16 bytes come back. */
+ * device into d_scratch (16 bytes, from vx_device_alloc); only those 16 bytes come back. */
 int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, int n_elem, int n_tot, void *d_scratch,
                   double *max_a2, int *bad, char *err, size_t errlen);
 
