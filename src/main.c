@@ -1,9 +1,13 @@
-/* main.c — vortexfmm: vortex-ring simulations by the vortex-particle method with FMM velocities.
- * Headless batch mode: load a scene (assets/NAME.scene), advance it N steps, write diagnostics CSV.
+/* main.c — vortexfmm: vortex-ring simulations by the vortex-particle method with FMM velocities,
+ * drawn live in the look of the design paper §3.2. Three ways to run it:
+ *   vortexfmm --scene leapfrog                          the interactive window (app_window.c)
+ *   vortexfmm --headless --scene leapfrog --frames 300 --png-dir frames
+ *                                                        headless images through EGL (app_headless.c)
  *   vortexfmm --headless --scene leapfrog --steps 2000 --diag leapfrog.csv
- * The interactive window is a later issue; without --headless the program says so (exit 2).
- * Exit codes: 0 done; 1 runtime failure (engine, memory); 2 bad command line or scene file;
- * 3 the simulation blew up (NaN/Inf, or max|α| over 1e6 times its initial value). */
+ *                                                        batch mode: simulation and diagnostics only
+ * Exit codes: 0 done; 1 runtime failure (engine, memory, OpenGL, files); 2 bad command line or
+ * scene file, or no display for the window; 3 the simulation blew up (NaN/Inf, or max|α| over
+ * 1e6 times its initial value). */
 #define _POSIX_C_SOURCE 200809L /* readlink, clock_gettime */
 
 #include <errno.h>
@@ -16,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app.h"
 #include "diag.h"
 #include "scene.h"
 #include "sim.h"
@@ -29,10 +34,12 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: " PROG " --headless --scene NAME|FILE [options]\n"
-          "  --scene NAME|FILE       a scene file, or NAME for $VX_ASSETS_DIR/NAME.scene\n"
+          "usage: " PROG " [--scene NAME|FILE] [options]                 interactive window\n"
+          "       " PROG " --headless --scene NAME|FILE --frames N ...    images through EGL (no display needed)\n"
+          "       " PROG " --headless --scene NAME|FILE [--steps N] ...   batch: simulation and diagnostics only\n"
+          "scene and simulation:\n"
+          "  --scene NAME|FILE       a scene file, or NAME for $VX_ASSETS_DIR/NAME.scene (window default: leapfrog)\n"
           "                          (built-in: " VX_ASSETS_DIR ", then assets/ beside the program's parent dir)\n"
-          "  --steps N               time steps (scene's 'steps')\n"
           "  --dt DT                 time step (scene's 'dt')\n"
           "  --integrator I          euler | rk2 | rk4\n"
           "  --backend B             cpu | cuda | auto\n"
@@ -45,11 +52,40 @@ static void usage(FILE *f) {
           "  --leaf-size Q           FMM leaf size\n"
           "  --tracers N             total passive tracers (default: the scene's)\n"
           "  --seed S                tracer seeding seed\n"
+          "  --quiet                 no progress lines\n"
+          "batch mode (--headless without --frames):\n"
+          "  --steps N               time steps (scene's 'steps')\n"
           "  --diag FILE             diagnostics CSV (one row every --diag-every steps, flushed)\n"
           "  --diag-every K          (scene's 'diag_every')\n"
           "  --energy-max N          compute the kinetic energy only up to N elements (default 131072)\n"
-          "  --quiet                 no progress lines\n"
-          "  --help\n",
+          "rendering (window, or --headless with --frames):\n"
+          "  --frames N              headless: images to render; window: quit after N frames\n"
+          "  --steps-per-frame K     time steps between two frames (default 1)\n"
+          "  --size WxH              image size (headless default 1920x1080) or window size (1280x800)\n"
+          "  --png-dir DIR           headless: write DIR/frame_%%05d.png; window: where P / F12 screenshots go\n"
+          "  --screenshot FILE       PNG of the last frame (headless) or of the window after --frames N\n"
+          "                          frames (default 60), then quit\n"
+          "  --hud                   headless: draw the HUD into the images too\n"
+          "  --paused                window: start paused (Space runs)\n"
+          "  --no-vsync              window: do not wait for the display's refresh\n"
+          "  --follow                keep the camera on the centroid of the vortex elements\n"
+          "  --fraction F            share of the tracers drawn, (0, 1] (default: about 65536 of them)\n"
+          "  --point-size PX         tracer sprite diameter in pixels (default 2.5)\n"
+          "  --intensity I           colour one tracer adds at 720 pixels high (default 0.9)\n"
+          "  --no-opacity            plain additive points, without the ray-counted opacity pass\n"
+          "  --gain G                opacity = 1 - exp(-G * ray count) (default 0.15)\n"
+          "  --glow G                density glow (default 0.6)\n"
+          "  --ray-samples K         samples per ray (default 64)\n"
+          "  --blur R                opacity box blur radius in opacity pixels (default 2)\n"
+          "  --opacity-scale S       opacity image = framebuffer / S (default 2)\n"
+          "  --opacity-level L       level of the ray-counted histogram, 2..8 (default 6: 64^3 cells); 0: the\n"
+          "                          octree's finest level (the paper's bin[]; coarse when a smoothing kernel caps it)\n"
+          "  --elements              draw the vortex elements coloured by |alpha|\n"
+          "  --boxes                 draw the non-empty leaf boxes\n"
+          "  --no-cube               do not outline the octree's root cube\n"
+          "  --interop auto|off      CUDA-GL interop on the cuda backend, or force the device->host copy path\n"
+          "  --help\n"
+          "Set VX_SHADER_DIR=shaders to load the GLSL files from a directory instead of the built-in copies.\n",
           VX_PMAX);
 }
 
@@ -87,66 +123,26 @@ static int parse_ll(const char *s, long long lo, long long hi, long long *out) {
 }
 
 typedef struct {
-  int headless, quiet, direct;
+  int headless, quiet;
   const char *scene, *diag;
-  long long steps, diag_every, tracers, seed, order, leaf, energy_max;
-  double dt, sigma;
-  const char *integrator, *backend, *precision, *kernel, *stretching;
+  long long steps, diag_every, energy_max;
+  app_overrides ov;
+  /* rendering */
+  long long frames, steps_per_frame, opacity_level;
+  int width, height, size_given;
+  const char *png_dir, *screenshot;
+  int hud, paused, no_vsync, follow, fraction_given;
+  const char *render_opt; /* first rendering-only option seen (an error in batch mode) */
+  /* look */
+  double fraction, point_size, intensity, gain, glow;
+  long long samples, blur, op_scale;
+  int no_opacity, elements, boxes, no_cube, interop_off;
 } opts;
 
-int main(int argc, char **argv) {
-  opts o;
-  memset(&o, 0, sizeof o);
-  o.steps = o.diag_every = o.tracers = o.seed = o.order = o.leaf = -1;
-  o.energy_max = 131072;
-  o.dt = o.sigma = -1.0;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
-    if (!strcmp(a, "--headless")) { o.headless = 1; continue; }
-    if (!strcmp(a, "--direct")) { o.direct = 1; continue; }
-    if (!strcmp(a, "--quiet")) { o.quiet = 1; continue; }
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int takes = 1;
-    if (!strcmp(a, "--scene")) o.scene = v;
-    else if (!strcmp(a, "--diag")) o.diag = v;
-    else if (!strcmp(a, "--integrator")) o.integrator = v;
-    else if (!strcmp(a, "--backend")) o.backend = v;
-    else if (!strcmp(a, "--precision")) o.precision = v;
-    else if (!strcmp(a, "--kernel")) o.kernel = v;
-    else if (!strcmp(a, "--stretching")) o.stretching = v;
-    else if (!strcmp(a, "--steps") || !strcmp(a, "--diag-every") || !strcmp(a, "--tracers") || !strcmp(a, "--seed") ||
-             !strcmp(a, "--order") || !strcmp(a, "--leaf-size") || !strcmp(a, "--energy-max")) {
-      if (!v) return fail_usage("option %s needs a value", a);
-      long long x;
-      if (!strcmp(a, "--steps")) { if (parse_ll(v, 0, INT_MAX, &x)) return fail_usage("bad value for --steps: '%s' (expected an integer >= 0)", v); o.steps = x; }
-      else if (!strcmp(a, "--diag-every")) { if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --diag-every: '%s' (expected an integer >= 1)", v); o.diag_every = x; }
-      else if (!strcmp(a, "--tracers")) { if (parse_ll(v, 0, 1LL << 30, &x)) return fail_usage("bad value for --tracers: '%s' (expected an integer in 0..2^30)", v); o.tracers = x; }
-      else if (!strcmp(a, "--seed")) { if (parse_ll(v, 0, LLONG_MAX, &x)) return fail_usage("bad value for --seed: '%s' (expected an integer >= 0)", v); o.seed = x; }
-      else if (!strcmp(a, "--order")) { if (parse_ll(v, 0, VX_PMAX, &x)) return fail_usage("bad value for --order: '%s' (expected an integer in 0..%d)", v, VX_PMAX); o.order = x; }
-      else if (!strcmp(a, "--leaf-size")) { if (parse_ll(v, 1, 1 << 20, &x)) return fail_usage("bad value for --leaf-size: '%s' (expected an integer >= 1)", v); o.leaf = x; }
-      else { if (parse_ll(v, 0, INT_MAX, &x)) return fail_usage("bad value for --energy-max: '%s' (expected an integer >= 0)", v); o.energy_max = x; }
-    } else if (!strcmp(a, "--dt")) {
-      if (!v) return fail_usage("option %s needs a value", a);
-      if (parse_double(v, &o.dt) || !(o.dt > 0)) return fail_usage("bad value for --dt: '%s' (expected a number > 0)", v);
-    } else if (!strcmp(a, "--sigma")) {
-      if (!v) return fail_usage("option %s needs a value", a);
-      if (parse_double(v, &o.sigma) || !(o.sigma > 0)) return fail_usage("bad value for --sigma: '%s' (expected a number > 0)", v);
-    } else {
-      return fail_usage("unknown option '%s'", a);
-    }
-    if (takes) {
-      if (!v) return fail_usage("option %s needs a value", a);
-      ++i;
-    }
-  }
-  if (!o.headless) {
-    fprintf(stderr, PROG ": the interactive mode is not built yet; run with --headless (e.g. " PROG
-                    " --headless --scene leapfrog --steps 100)\n");
-    return 2;
-  }
-  if (!o.scene) return fail_usage("--scene is required");
+/* ------------------------------------------------------------------ batch mode */
 
+static int run_batch(const opts *o) {
+  if (!o->scene) return fail_usage("--scene is required");
   /* scene: by path or by name */
   char exe_dir[PATH_MAX] = "", path[1024], err[512];
   ssize_t nl = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 1);
@@ -155,7 +151,7 @@ int main(int argc, char **argv) {
     char *slash = strrchr(exe_dir, '/');
     if (slash) *slash = 0;
   }
-  if (vx_scene_find(o.scene, VX_ASSETS_DIR, nl > 0 ? exe_dir : NULL, path, sizeof path, err, sizeof err)) {
+  if (vx_scene_find(o->scene, VX_ASSETS_DIR, nl > 0 ? exe_dir : NULL, path, sizeof path, err, sizeof err)) {
     fprintf(stderr, PROG ": %s\n", err);
     return 2;
   }
@@ -166,26 +162,9 @@ int main(int argc, char **argv) {
   }
 
   /* parameters: the scene's, then the command line's */
-  if (o.seed >= 0) sc.seed = (uint64_t)o.seed;
-  vx_sim_params prm = vx_sim_params_from_scene(&sc);
-  if (o.integrator && vx_integrator_from_name(o.integrator, &prm.integrator))
-    return fail_usage("bad value for --integrator: '%s' (expected euler, rk2 or rk4)", o.integrator);
-  if (o.backend && vx_backend_from_name(o.backend, &prm.backend))
-    return fail_usage("bad value for --backend: '%s' (expected cpu, cuda or auto)", o.backend);
-  if (o.precision && vx_precision_from_name(o.precision, &prm.precision))
-    return fail_usage("bad value for --precision: '%s' (expected double or float)", o.precision);
-  if (o.kernel && vx_kernel_from_name(o.kernel, &prm.kernel))
-    return fail_usage("bad value for --kernel: '%s' (expected singular, poly, rm, wl or gauss)", o.kernel);
-  if (o.stretching && vx_stretching_from_name(o.stretching, &prm.stretching))
-    return fail_usage("bad value for --stretching: '%s' (expected classical, transpose or none)", o.stretching);
-  if (o.dt > 0) prm.dt = o.dt;
-  if (o.sigma > 0) prm.sigma = o.sigma;
-  if (o.order >= 0) prm.order = (int)o.order;
-  if (o.leaf > 0) prm.leaf_size = (int)o.leaf;
-  if (o.direct) prm.direct = 1;
-  prm.tracers = o.tracers;
-  long long steps = o.steps >= 0 ? o.steps : sc.steps;
-  long long every = o.diag_every > 0 ? o.diag_every : sc.diag_every;
+  vx_sim_params prm = app_sim_params(&sc, &o->ov);
+  long long steps = o->steps >= 0 ? o->steps : sc.steps;
+  long long every = o->diag_every > 0 ? o->diag_every : sc.diag_every;
 
   vx_sim *sim = vx_sim_create(&prm, &sc, err, sizeof err);
   if (!sim) {
@@ -203,10 +182,10 @@ int main(int argc, char **argv) {
   fprintf(stderr, "\n");
 
   FILE *df = NULL;
-  if (o.diag) {
-    df = fopen(o.diag, "w");
+  if (o->diag) {
+    df = fopen(o->diag, "w");
     if (!df) {
-      fprintf(stderr, PROG ": cannot write %s: %s\n", o.diag, strerror(errno));
+      fprintf(stderr, PROG ": cannot write %s: %s\n", o->diag, strerror(errno));
       vx_sim_destroy(sim);
       return 2;
     }
@@ -218,7 +197,7 @@ int main(int argc, char **argv) {
   int bad = 0;
   if (vx_sim_check(sim, &a0, &bad, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
   if (df) {
-    if (vx_diag_compute(sim, (int)o.energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
+    if (vx_diag_compute(sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
     vx_diag_csv_row(df, &d);
   }
   double t_start = now_s(), t_last = t_start, ms_sum = 0.0;
@@ -230,7 +209,7 @@ int main(int argc, char **argv) {
     double amax;
     if (vx_sim_check(sim, &amax, &bad, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
     if (bad || amax > BLOWUP_FACTOR * a0) {
-      if (!o.quiet) fprintf(stderr, "\n");
+      if (!o->quiet) fprintf(stderr, "\n");
       if (bad)
         fprintf(stderr, PROG ": simulation blew up at step %lld (t=%g): NaN or Inf in the particle state\n", k, vx_sim_time(sim));
       else
@@ -240,21 +219,236 @@ int main(int argc, char **argv) {
       goto done;
     }
     if (df && (k % every == 0 || k == steps)) {
-      if (vx_diag_compute(sim, (int)o.energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
+      if (vx_diag_compute(sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
       vx_diag_csv_row(df, &d);
     }
     double tn = now_s();
-    if (!o.quiet && (tn - t_last >= 1.0 || k == steps)) {
+    if (!o->quiet && (tn - t_last >= 1.0 || k == steps)) {
       fprintf(stderr, PROG ": step %lld/%lld t=%.6g %.3f ms/step\n", k, steps, vx_sim_time(sim), ms_sum / ms_n);
       t_last = tn;
       ms_sum = 0.0;
       ms_n = 0;
     }
   }
-  if (!o.quiet)
+  if (!o->quiet)
     fprintf(stderr, PROG ": done: %lld steps in %.2f s\n", steps, now_s() - t_start);
 done:
   if (df) fclose(df);
   vx_sim_destroy(sim);
   return rc;
+}
+
+/* ------------------------------------------------------------------ rendering modes */
+
+#ifdef VX_HAVE_RENDER
+static int run_render(const opts *o) {
+  app_options ao;
+  memset(&ao, 0, sizeof ao);
+  ao.ov = o->ov;
+  ao.scene = o->scene;
+  ao.quiet = o->quiet;
+  ao.width = o->size_given ? o->width : (o->headless ? 1920 : 1280);
+  ao.height = o->size_given ? o->height : (o->headless ? 1080 : 800);
+  ao.frames = o->frames;
+  ao.steps_per_frame = o->steps_per_frame >= 0 ? (int)o->steps_per_frame : 1;
+  ao.png_dir = o->png_dir;
+  ao.screenshot = o->screenshot;
+  ao.paused = o->paused;
+  ao.hud = o->hud;
+  ao.no_vsync = o->no_vsync;
+  ao.follow = o->follow;
+  ao.opacity_level = (int)o->opacity_level;
+  ao.fraction_given = o->fraction_given;
+  rd_style s = rd_style_default();
+  if (o->fraction_given) s.fraction = (float)o->fraction;
+  if (o->point_size > 0) s.point_size = (float)o->point_size;
+  if (o->intensity > 0) s.intensity = (float)o->intensity;
+  if (o->gain > 0) s.gain = (float)o->gain;
+  if (o->glow >= 0) s.glow = (float)o->glow;
+  if (o->samples > 0) s.samples = (int)o->samples;
+  if (o->blur >= 0) s.blur = (int)o->blur;
+  if (o->op_scale > 0) s.downscale = (int)o->op_scale;
+  if (o->no_opacity) s.opacity = 0;
+  if (o->elements) s.show_elements = 1;
+  if (o->boxes) s.show_boxes = 1;
+  if (o->no_cube) s.show_cube = 0;
+  if (o->interop_off) s.interop = 0;
+  ao.style = s;
+  return o->headless ? app_run_headless(&ao) : app_run_window(&ao);
+}
+#endif
+
+int main(int argc, char **argv) {
+  opts o;
+  memset(&o, 0, sizeof o);
+  o.steps = o.diag_every = o.frames = o.steps_per_frame = -1;
+  o.energy_max = 131072;
+  o.opacity_level = 6;
+  o.fraction = o.point_size = o.intensity = o.gain = o.glow = -1.0;
+  o.samples = o.blur = o.op_scale = -1;
+  app_overrides_init(&o.ov);
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+    /* flags */
+    if (!strcmp(a, "--headless")) { o.headless = 1; continue; }
+    if (!strcmp(a, "--direct")) { o.ov.direct = 1; continue; }
+    if (!strcmp(a, "--quiet")) { o.quiet = 1; continue; }
+    int *flag = !strcmp(a, "--hud")          ? &o.hud
+                : !strcmp(a, "--paused")     ? &o.paused
+                : !strcmp(a, "--no-vsync")   ? &o.no_vsync
+                : !strcmp(a, "--follow")     ? &o.follow
+                : !strcmp(a, "--no-opacity") ? &o.no_opacity
+                : !strcmp(a, "--elements")   ? &o.elements
+                : !strcmp(a, "--boxes")      ? &o.boxes
+                : !strcmp(a, "--no-cube")    ? &o.no_cube
+                                             : NULL;
+    if (flag) {
+      *flag = 1;
+      if (!o.render_opt) o.render_opt = a;
+      continue;
+    }
+    /* options with a value */
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strncmp(a, "--", 2) && !v) {
+      /* every remaining known option takes a value */
+      static const char *known[] = {"--scene", "--diag", "--integrator", "--backend", "--precision", "--kernel",
+                                    "--stretching", "--steps", "--diag-every", "--tracers", "--seed", "--order",
+                                    "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
+                                    "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity",
+                                    "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
+                                    "--opacity-level", "--interop", NULL};
+      for (int k = 0; known[k]; ++k)
+        if (!strcmp(a, known[k])) return fail_usage("option %s needs a value", a);
+      return fail_usage("unknown option '%s'", a);
+    }
+    long long x;
+    double d;
+    if (!strcmp(a, "--scene")) o.scene = v;
+    else if (!strcmp(a, "--diag")) o.diag = v;
+    else if (!strcmp(a, "--integrator")) {
+      vx_integrator it;
+      if (vx_integrator_from_name(v, &it)) return fail_usage("bad value for --integrator: '%s' (expected euler, rk2 or rk4)", v);
+      o.ov.integrator = (int)it;
+    } else if (!strcmp(a, "--backend")) {
+      vx_backend b;
+      if (vx_backend_from_name(v, &b)) return fail_usage("bad value for --backend: '%s' (expected cpu, cuda or auto)", v);
+      o.ov.backend = (int)b;
+    } else if (!strcmp(a, "--precision")) {
+      vx_precision p;
+      if (vx_precision_from_name(v, &p)) return fail_usage("bad value for --precision: '%s' (expected double or float)", v);
+      o.ov.precision = (int)p;
+    } else if (!strcmp(a, "--kernel")) {
+      vx_kernel k;
+      if (vx_kernel_from_name(v, &k)) return fail_usage("bad value for --kernel: '%s' (expected singular, poly, rm, wl or gauss)", v);
+      o.ov.kernel = (int)k;
+    } else if (!strcmp(a, "--stretching")) {
+      vx_stretching st;
+      if (vx_stretching_from_name(v, &st))
+        return fail_usage("bad value for --stretching: '%s' (expected classical, transpose or none)", v);
+      o.ov.stretching = (int)st;
+    } else if (!strcmp(a, "--steps")) {
+      if (parse_ll(v, 0, INT_MAX, &x)) return fail_usage("bad value for --steps: '%s' (expected an integer >= 0)", v);
+      o.steps = x;
+    } else if (!strcmp(a, "--diag-every")) {
+      if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --diag-every: '%s' (expected an integer >= 1)", v);
+      o.diag_every = x;
+    } else if (!strcmp(a, "--tracers")) {
+      if (parse_ll(v, 0, 1LL << 30, &x)) return fail_usage("bad value for --tracers: '%s' (expected an integer in 0..2^30)", v);
+      o.ov.tracers = x;
+    } else if (!strcmp(a, "--seed")) {
+      if (parse_ll(v, 0, LLONG_MAX, &x)) return fail_usage("bad value for --seed: '%s' (expected an integer >= 0)", v);
+      o.ov.seed = x;
+    } else if (!strcmp(a, "--order")) {
+      if (parse_ll(v, 0, VX_PMAX, &x)) return fail_usage("bad value for --order: '%s' (expected an integer in 0..%d)", v, VX_PMAX);
+      o.ov.order = (int)x;
+    } else if (!strcmp(a, "--leaf-size")) {
+      if (parse_ll(v, 1, 1 << 20, &x)) return fail_usage("bad value for --leaf-size: '%s' (expected an integer >= 1)", v);
+      o.ov.leaf = (int)x;
+    } else if (!strcmp(a, "--energy-max")) {
+      if (parse_ll(v, 0, INT_MAX, &x)) return fail_usage("bad value for --energy-max: '%s' (expected an integer >= 0)", v);
+      o.energy_max = x;
+    } else if (!strcmp(a, "--dt")) {
+      if (parse_double(v, &o.ov.dt) || !(o.ov.dt > 0)) return fail_usage("bad value for --dt: '%s' (expected a number > 0)", v);
+    } else if (!strcmp(a, "--sigma")) {
+      if (parse_double(v, &o.ov.sigma) || !(o.ov.sigma > 0))
+        return fail_usage("bad value for --sigma: '%s' (expected a number > 0)", v);
+    } else {
+      /* rendering options */
+      if (!strcmp(a, "--frames")) {
+        if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --frames: '%s' (expected an integer >= 1)", v);
+        o.frames = x;
+      } else if (!strcmp(a, "--steps-per-frame")) {
+        if (parse_ll(v, 0, 1 << 20, &x)) return fail_usage("bad value for --steps-per-frame: '%s' (expected an integer >= 0)", v);
+        o.steps_per_frame = x;
+      } else if (!strcmp(a, "--size")) {
+        int w = 0, h = 0;
+        char c = 0;
+        if (sscanf(v, "%dx%d%c", &w, &h, &c) != 2 || w < 16 || h < 16 || w > 16384 || h > 16384)
+          return fail_usage("bad value for --size: '%s' (expected WxH, e.g. 1920x1080, 16..16384 each)", v);
+        o.width = w;
+        o.height = h;
+        o.size_given = 1;
+      } else if (!strcmp(a, "--png-dir")) o.png_dir = v;
+      else if (!strcmp(a, "--screenshot")) o.screenshot = v;
+      else if (!strcmp(a, "--fraction")) {
+        if (parse_double(v, &o.fraction) || !(o.fraction > 0 && o.fraction <= 1))
+          return fail_usage("bad value for --fraction: '%s' (expected a number in (0, 1])", v);
+        o.fraction_given = 1;
+      } else if (!strcmp(a, "--point-size") || !strcmp(a, "--intensity") || !strcmp(a, "--gain") || !strcmp(a, "--glow")) {
+        int glow = !strcmp(a, "--glow");
+        if (parse_double(v, &d) || !(glow ? d >= 0 : d > 0) || d > 1e3)
+          return fail_usage("bad value for %s: '%s' (expected a number %s)", a, v, glow ? ">= 0" : "> 0");
+        if (!strcmp(a, "--point-size")) o.point_size = d;
+        else if (!strcmp(a, "--intensity")) o.intensity = d;
+        else if (!strcmp(a, "--gain")) o.gain = d;
+        else o.glow = d;
+      } else if (!strcmp(a, "--ray-samples")) {
+        if (parse_ll(v, 1, 4096, &x)) return fail_usage("bad value for --ray-samples: '%s' (expected an integer in 1..4096)", v);
+        o.samples = x;
+      } else if (!strcmp(a, "--blur")) {
+        if (parse_ll(v, 0, 64, &x)) return fail_usage("bad value for --blur: '%s' (expected an integer in 0..64)", v);
+        o.blur = x;
+      } else if (!strcmp(a, "--opacity-scale")) {
+        if (parse_ll(v, 1, 16, &x)) return fail_usage("bad value for --opacity-scale: '%s' (expected an integer in 1..16)", v);
+        o.op_scale = x;
+      } else if (!strcmp(a, "--opacity-level")) {
+        if (parse_ll(v, 0, 8, &x) || x == 1) /* 8^8 cells = 64 MiB of counts */
+          return fail_usage("bad value for --opacity-level: '%s' (expected 0 or an integer in 2..8)", v);
+        o.opacity_level = x;
+      } else if (!strcmp(a, "--interop")) {
+        if (strcmp(v, "auto") && strcmp(v, "off")) return fail_usage("bad value for --interop: '%s' (expected auto or off)", v);
+        o.interop_off = !strcmp(v, "off");
+      } else {
+        return fail_usage("unknown option '%s'", a);
+      }
+      if (!o.render_opt) o.render_opt = a;
+    }
+    ++i;
+  }
+
+  /* which mode */
+  int batch = o.headless && o.frames < 0 && !o.screenshot;
+  if (batch) {
+    if (o.render_opt) return fail_usage("%s is for rendering: add --frames N to --headless, or drop --headless", o.render_opt);
+    return run_batch(&o);
+  }
+  const char *batch_opt = o.steps >= 0 ? "--steps" : o.diag ? "--diag" : o.diag_every > 0 ? "--diag-every" : NULL;
+  if (batch_opt)
+    return fail_usage("%s is for the batch mode (--headless without --frames); with frames use --steps-per-frame", batch_opt);
+  if (!o.headless) {
+    const char *disp = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+    if ((!disp || !*disp) && (!wl || !*wl)) {
+      fprintf(stderr, PROG ": no display to open a window on (DISPLAY is not set); run with --headless, e.g. " PROG
+                      " --headless --scene leapfrog --frames 100 --png-dir frames\n");
+      return 2;
+    }
+  }
+#ifdef VX_HAVE_RENDER
+  return run_render(&o);
+#else
+  fprintf(stderr, PROG ": this build has no renderer (configured with -DVX_ENABLE_RENDER=OFF); run the batch mode with "
+                  "--headless (e.g. " PROG " --headless --scene leapfrog --steps 100)\n");
+  return 2;
+#endif
 }

@@ -1,6 +1,6 @@
 /* test_vortex_cli.c — the headless command line of vortexfmm: exit codes and one-line messages
  * (2: bad option or scene file, naming the field and line; 3: blow-up, keeping the diagnostics
- * written so far; 0: a short run writes its CSV rows), and the interactive-mode notice.
+ * written so far; 0: a short run writes its CSV rows), and the no-display notice of the window mode.
  * Runs the program built beside the tests (VX_BINARY_DIR/vortexfmm). Run: ctest -R vortex_cli */
 #define _POSIX_C_SOURCE 200809L /* popen */
 #include <stdio.h>
@@ -60,7 +60,10 @@ int main(void) {
   write_file(tiny, "kernel = gauss\nsigma = 0.05\ndt = 0.01\nsolver = direct\nbackend = cpu\n[ring]\nn_around = 32\n"
                    "tracers = 10\n");
 
-  expect("--scene leapfrog", 2, "interactive mode is not built yet; run with --headless");
+  /* the window needs a display: without one, a one-line pointer to --headless (exit 2) */
+  unsetenv("DISPLAY");
+  unsetenv("WAYLAND_DISPLAY");
+  expect("--scene leapfrog", 2, "no display to open a window on (DISPLAY is not set); run with --headless");
   snprintf(args, sizeof args, "--headless --scene '%s'", bad);
   expect(args, 2, "line 5: unknown key 'radios'");
   expect("--headless --scene no_such_scene", 2, "scene 'no_such_scene' not found");

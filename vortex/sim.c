@@ -465,6 +465,8 @@ int vx_sim_check(vx_sim *s, double *max_alpha, int *nonfinite, char *err, size_t
   return 0;
 }
 
+fmm_ctx *vx_sim_engine(vx_sim *s) { return s->fmm; }
+
 const void *vx_sim_positions_raw(const vx_sim *s, int *on_device) {
   if (on_device) *on_device = s->on_device;
   return s->pos;

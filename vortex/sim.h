@@ -93,6 +93,9 @@ int vx_sim_check(vx_sim *s, double *max_alpha, int *nonfinite, char *err, size_t
 /* The raw state arrays in backend memory (device pointers on cuda), in the run's precision:
  * positions of [elements, tracers] (3*(n_elem+n_tracer)) and strengths (3*n_elem). For a renderer. */
 const void *vx_sim_positions_raw(const vx_sim *s, int *on_device);
+/* The simulation's FMM engine (for fmm_occupancy: the renderer's ray-counted opacity reads the
+ * octree's bin[] of the last evaluation). Owned by the simulation. */
+fmm_ctx *vx_sim_engine(vx_sim *s);
 const void *vx_sim_strengths_raw(const vx_sim *s, int *on_device);
 
 VX_EXTERN_C_END

@@ -1,0 +1,157 @@
+/* render.h — public API of the render module: OpenGL 3.3 drawing of the particle buffers it is
+ * handed, in the look of the design paper §3.2: a fraction of the tracers drawn as additive
+ * points, their brightness reset per pixel by an opacity counted along rays through the
+ * finest-level occupancy histogram (bin[]) and smoothed over neighbouring pixels; optionally the
+ * vortex elements coloured by |α|, the non-empty leaf boxes and the cube as wireframes.
+ *
+ * Particles stay where they live: host arrays are uploaded with glBufferSubData; device arrays
+ * (CUDA backend) are written straight into registered GL buffers by a kernel (CUDA–OpenGL
+ * interop), with a device → host → GL copy when registration fails. The opacity is computed by
+ * a CUDA kernel into a registered GL texture, or by its OpenMP twin (opacity.h holds the shared
+ * per-pixel math). The module knows nothing of vortex dynamics.
+ *
+ *   rd_gl_init(...);                      after a GL context is current (window or rd_headless)
+ *   rd_renderer *r = rd_create(err, sizeof err);
+ *   per frame: rd_set_particles, rd_build_hist or rd_set_hist, rd_draw(r, &cam, &style, fbo, w, h)
+ *   rd_destroy(r);                        while the context is still current */
+#ifndef RD_RENDER_H
+#define RD_RENDER_H
+
+#include <stddef.h>
+#include "camera.h"
+#include "hd.h"
+
+VX_EXTERN_C_BEGIN
+
+typedef enum { RD_F64 = 0, RD_F32 = 1 } rd_real;
+
+/* Particles as the simulation keeps them: xyz-interleaved positions of [elements, tracers] and
+ * the elements' vector strengths, in double or float, host or device memory. */
+typedef struct {
+  const void *pos;      /* 3 * (n_elem + n_tracer) */
+  const void *alpha;    /* 3 * n_elem (may be NULL: elements drawn in one colour) */
+  int n_elem, n_tracer;
+  rd_real real;
+  int on_device;        /* 1: CUDA device pointers */
+} rd_particles;
+
+/* An occupancy histogram in the layout of fmm_occupancy(): 8^levels counts in Morton order over
+ * the cube lo + [0, side]^3. */
+typedef struct {
+  int levels;
+  double lo[3];
+  double side;
+  const int *bins;
+  int on_device;
+} rd_hist;
+
+/* How things look; rd_style_default() gives the paper-like defaults. */
+typedef struct {
+  float fraction;       /* share of the tracers drawn, (0, 1] (paper: 2^14 of 2^18) */
+  float point_size;     /* tracer sprite diameter in pixels (times the window's content scale) */
+  float intensity;      /* colour one tracer adds in an image 720 pixels high (additive blending, before
+                           tone mapping); scaled with the image's pixel count so the look keeps */
+  float tracer_rgb[3];
+  int opacity;          /* 1: ray-counted opacity modulates the points; 0: plain additive points */
+  float gain;           /* opacity = 1 - exp(-gain * blurred ray count) */
+  float glow;           /* density glow added in proportion to the opacity */
+  float glow_rgb[3];
+  float bg_rgb[3];
+  float exposure;       /* tone map: 1 - exp(-exposure * colour) */
+  int samples;          /* k: samples per ray */
+  int blur;             /* box blur radius, in opacity pixels (0: none) */
+  int downscale;        /* opacity image = framebuffer size / downscale (1..16) */
+  int show_elements;
+  float element_size;   /* pixels */
+  float alpha_ref;      /* |α| at the middle of the element colour map (<= 0: elements all one colour) */
+  int show_boxes;       /* wireframe of the non-empty cells of the histogram cube at boxes_level */
+  int boxes_level;      /* 1..histogram level (the octree's finest level: its leaves); 0: the histogram's */
+  int show_cube;        /* wireframe of the histogram cube */
+  int interop;          /* 1: CUDA–GL interop when the particles are on the device; 0: copy path */
+} rd_style;
+
+rd_style rd_style_default(void);
+
+typedef enum { RD_PATH_NONE = 0, RD_PATH_HOST, RD_PATH_INTEROP, RD_PATH_COPY } rd_path;
+const char *rd_path_name(rd_path p); /* "-", "host upload", "CUDA-GL interop", "device->host copy" */
+
+/* What the last frame did and cost (host wall-clock ms unless said). */
+typedef struct {
+  double t_upload;      /* particles into the VBOs */
+  double t_hist;        /* histogram built or copied */
+  double t_opacity;     /* ray counts + blur into the texture (GPU: until the texture is unmapped) */
+  double t_draw;        /* issuing the draw calls */
+  double t_gpu;         /* GL time of the draw passes (timer query; one or two frames late; -1: n/a) */
+  rd_path points_path, opacity_path;
+  int opacity_fresh;    /* 1: recomputed this frame; 0: the view and histogram did not change (cached) */
+  int n_drawn;          /* tracers drawn */
+  int hist_levels;      /* L of the histogram in use */
+  int opacity_w, opacity_h;
+  char notice[400];     /* last one-line notice (e.g. the interop fall-back), "" if none */
+} rd_stats;
+
+typedef struct rd_renderer rd_renderer;
+
+/* GLEW and version checks for the current context: OpenGL 3.3 core or newer. is_egl: the context
+ * is EGL's (GLEW's GLX part then fails harmlessly). 0, or -1 with a one-line reason naming the
+ * version found. */
+int rd_gl_init(int is_egl, char *err, size_t errlen);
+/* "OpenGL 4.5 (Core Profile) Mesa 22.3.6, llvmpipe (LLVM 15.0.6, 256 bits)" */
+void rd_gl_describe(char *out, size_t outlen);
+
+/* Shaders, buffers, textures; the CUDA side when a device is present. NULL with err on failure
+ * (a shader that fails names its file and prints its log). */
+rd_renderer *rd_create(char *err, size_t errlen);
+void rd_destroy(rd_renderer *r);
+
+/* Hand the particles for the next draws: the tracer subset (style->fraction) and the elements
+ * go into the point buffers. 0, or -1 with err. */
+int rd_set_particles(rd_renderer *r, const rd_particles *p, const rd_style *s, char *err, size_t errlen);
+/* Build the histogram from the particles handed last: the root cube of their bounding box (as
+ * the fmm octree takes it) at the given level (2..VX_LMAX). 0, or -1 with err. */
+int rd_build_hist(rd_renderer *r, int levels, char *err, size_t errlen);
+/* Use a histogram made elsewhere (e.g. the engine's, fmm_occupancy); it is copied. */
+int rd_set_hist(rd_renderer *r, const rd_hist *h, char *err, size_t errlen);
+
+/* Draw one frame into framebuffer fbo (0: the window's) of w x h pixels; pixel_scale multiplies
+ * point sizes (HiDPI). 0, or -1 with err (a GL error names the pass). */
+int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fbo, int w, int h, float pixel_scale,
+            char *err, size_t errlen);
+const rd_stats *rd_get_stats(const rd_renderer *r);
+/* The element centroid of the particles handed last (host copy on the device path). */
+int rd_element_centroid(rd_renderer *r, double c[3], char *err, size_t errlen);
+
+/* The opacity image of the last draw as floats (w x h, bottom row first) and its size; for tests. */
+int rd_read_opacity(rd_renderer *r, float *out, int *w, int *h, char *err, size_t errlen);
+
+/* ---- headless contexts: EGL (device platform, else Mesa surfaceless, else the default display)
+ * with a w x h RGBA8 framebuffer object bound and current ---- */
+typedef struct rd_headless rd_headless;
+rd_headless *rd_headless_create(int w, int h, char *err, size_t errlen);
+void rd_headless_destroy(rd_headless *hl);
+unsigned rd_headless_fbo(const rd_headless *hl);
+const char *rd_headless_platform(const rd_headless *hl); /* "EGL device platform (device 0)" etc. */
+
+/* ---- pixels and PNG files ---- */
+/* Read w x h RGB pixels of framebuffer fbo, top row first (image order). 0, or -1 with err. */
+int rd_read_pixels(unsigned fbo, int w, int h, unsigned char *rgb, char *err, size_t errlen);
+int rd_png_write(const char *path, const unsigned char *rgb, int w, int h, char *err, size_t errlen);
+/* Read a PNG as 8-bit RGB (malloc'd *rgb, top row first). */
+int rd_png_read(const char *path, unsigned char **rgb, int *w, int *h, char *err, size_t errlen);
+
+/* ---- the CPU twin of the opacity pass, for the renderer's CPU path and for tests ---- */
+struct rd_ray_params;
+/* Ray counts of every pixel of a p->width x p->height image (bottom row first) then the box blur
+ * of radius `blur`; tmp holds width*height floats. OpenMP. */
+void rd_opacity_cpu(const struct rd_ray_params *p, const int *bins, int blur, float *out, float *tmp);
+/* The ray parameters of an image of w x h pixels seen by cam through the cube of histogram h
+ * (total: number of particles binned, for the 4^L/N scale). */
+void rd_ray_params_make(struct rd_ray_params *p, const rd_camera *cam, int w, int h, const rd_hist *hist, long long total,
+                        int samples);
+/* Histogram of n host points (double or float xyz) at `levels` over the root cube of their
+ * bounding box: bins (8^levels ints) zeroed then filled; lo, side out. 0, or -1 with err. */
+int rd_hist_build_cpu(const void *pos, rd_real real, int n, int levels, int *bins, double lo[3], double *side, char *err,
+                      size_t errlen);
+
+VX_EXTERN_C_END
+#endif

@@ -1,0 +1,60 @@
+/* render_gpu.h — the CUDA half of the renderer (render_gpu.cu), called by render.c: CUDA–OpenGL
+ * interop on the point buffers and the opacity texture (register once, map / kernel / unmap per
+ * frame, unregister before the GL object is deleted), the kernels that pack positions into float4
+ * points, bin particles into the histogram and compute the ray-counted opacity (opacity.h), and
+ * the device → host copies of the fall-back path. Not a public header (tests use it). In a build
+ * without CUDA, render_gpu_none.c supplies versions that report CUDA unavailable. */
+#ifndef RD_RENDER_GPU_H
+#define RD_RENDER_GPU_H
+
+#include <stddef.h>
+#include "opacity.h"
+#include "render.h"
+
+VX_EXTERN_C_BEGIN
+
+typedef struct rd_gpu rd_gpu;
+
+enum { RD_SLOT_TRACERS = 0, RD_SLOT_ELEMENTS = 1, RD_SLOTS = 2 };
+
+/* CUDA state of one renderer; NULL (and a reason in err) when no CUDA device is usable. */
+rd_gpu *rd_gpu_create(char *err, size_t errlen);
+/* Unregisters whatever is still registered: call while the GL context is current. */
+void rd_gpu_destroy(rd_gpu *g);
+
+/* Register GL buffer vbo (float4 points) for a slot, replacing a previous registration.
+ * -1 with err when the driver refuses (no interop: Mesa, another GPU, remote display). */
+int rd_gpu_register_buffer(rd_gpu *g, int slot, unsigned vbo, char *err, size_t errlen);
+void rd_gpu_unregister_buffer(rd_gpu *g, int slot);
+/* Register the R32F opacity texture (same rules). */
+int rd_gpu_register_texture(rd_gpu *g, unsigned tex, char *err, size_t errlen);
+void rd_gpu_unregister_texture(rd_gpu *g);
+
+/* Pack m points from device positions into float4 (x, y, z, w): point i is particle
+ * first + i * n / m (an even subset of n particles); w = |alpha of that particle| when d_alpha is
+ * given (particle s = first + k has strength d_alpha[3k..3k+2]), else 1. Into the slot's registered buffer when
+ * host is NULL (map, kernel, unmap), else into host (4m floats) through a device staging buffer.
+ * 0, or -1 with err. */
+int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, rd_real real, int first, int n, int m,
+                       float *host, char *err, size_t errlen);
+/* Mean position of n device points (a reduction; 24 bytes come back). */
+int rd_gpu_centroid(rd_gpu *g, const void *d_pos, rd_real real, int n, double c[3], char *err, size_t errlen);
+
+/* Histogram of n device points at `levels` over the root cube of their bounding box, into the
+ * renderer's device bins (the bounding box comes back: 48 bytes). 0, or -1 with err. */
+int rd_gpu_hist_build(rd_gpu *g, const void *d_pos, rd_real real, int n, int levels, double lo[3], double *side, char *err,
+                      size_t errlen);
+/* Copy a histogram of 8^levels counts (device or host) into the renderer's device bins. */
+int rd_gpu_hist_copy(rd_gpu *g, const int *bins, int on_device, int levels, char *err, size_t errlen);
+/* The renderer's device bins to the host (8^levels ints), e.g. for the leaf boxes. */
+int rd_gpu_hist_download(rd_gpu *g, int *host, int levels, char *err, size_t errlen);
+/* Total count in the device bins (a reduction; 8 bytes come back). */
+int rd_gpu_hist_total(rd_gpu *g, int levels, long long *total, char *err, size_t errlen);
+
+/* Ray counts and box blur (opacity.h) of the device bins for a p->width x p->height image: into
+ * the registered texture when host is NULL (map, kernels, copy to the array, unmap), else into
+ * host (width * height floats). 0, or -1 with err. */
+int rd_gpu_opacity(rd_gpu *g, const rd_ray_params *p, int blur, float *host, char *err, size_t errlen);
+
+VX_EXTERN_C_END
+#endif

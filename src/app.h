@@ -1,0 +1,154 @@
+/* app.h — the vortexfmm program around the simulation (vortex/) and the renderer (render/):
+ *   app_params.c    scene values overridden by the command line (batch mode uses it too)
+ *   app_core.c      the simulation's life (scene, reset, engine rebuilt with the state kept),
+ *                   settings applied live, the frame's steps, accuracy probe, hand-off to the renderer
+ *   app_window.c    the GLFW window: context, input (orbit / pan / zoom, shortcuts), frame loop
+ *   app_headless.c  EGL frames into PNG files (--headless --frames N)
+ *   app_ui.cpp      the Dear ImGui panel, HUD and help overlay (the one C++ file)
+ * The panel and the keys only edit app.set (and raise app.act_*); app_update applies the
+ * difference to what is in effect (app.cur), through the vx_sim setters where physics allows. */
+#ifndef VX_APP_H
+#define VX_APP_H
+
+#include <stddef.h>
+#include "scene.h"
+#include "sim.h"
+
+#ifdef VX_HAVE_RENDER
+#include "render.h"
+#endif
+
+VX_EXTERN_C_BEGIN
+
+/* Command-line values that override a scene's (sentinels: the scene's own value). */
+typedef struct {
+  int integrator, backend, precision, kernel, stretching; /* -1: the scene's */
+  double dt, sigma;                                       /* <= 0: the scene's */
+  int order, leaf;                                        /* -1: the scene's */
+  int direct;                                             /* 1: direct summation */
+  long long tracers, seed;                                /* -1: the scene's */
+} app_overrides;
+
+void app_overrides_init(app_overrides *ov);
+/* The scene's run parameters with the overrides applied (the seed goes into *sc). */
+vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov);
+
+#ifdef VX_HAVE_RENDER
+
+#define APP_MAX_SCENES 32
+
+typedef struct {
+  app_overrides ov;
+  const char *scene;        /* name or path; NULL: leapfrog */
+  int quiet;
+  int width, height;        /* window or image size */
+  long long frames;         /* > 0: stop after that many frames */
+  int steps_per_frame;
+  const char *png_dir;      /* headless: frame_%05d.png here; window: screenshots (P / F12) here */
+  const char *screenshot;   /* the last frame (headless) or the window after --frames (window) */
+  int paused, hud, no_vsync, follow;
+  int opacity_level;        /* 0: the octree's finest level; else 2..8 */
+  rd_style style;
+  int fraction_given;       /* --fraction given (else chosen from the tracer count) */
+} app_options;
+
+/* What the panel and the keys edit. */
+typedef struct {
+  /* simulation: applied at once (vx_sim setters) */
+  double dt, sigma;
+  int integrator, stretching, kernel, order, direct;
+  /* applied by rebuilding the engine around the current particles (state kept) */
+  int leaf, backend, precision;
+  /* applied at the next reset (new particles) */
+  long long tracers;
+  int scene;                /* index into app.scene_path; a change loads that scene at once */
+  int steps_per_frame, running;
+  /* view */
+  int opacity_level;
+  int follow, vsync, show_panel, show_help, show_hud;
+  rd_style style;
+} app_settings;
+
+typedef struct app {
+  app_options opt;
+  app_settings set, cur;
+  int n_scenes;
+  char scene_path[APP_MAX_SCENES][512];
+  char scene_name[APP_MAX_SCENES][64];
+  vx_scene scene;
+  vx_sim *sim;
+  double t_offset;          /* simulated time and steps before the last engine rebuild */
+  long long steps_offset;
+  double alpha_ref;         /* mean |α| of the elements at the start (element colours) */
+  double alpha0;            /* max |α| at the start (blow-up test, as in the batch mode) */
+  double centre[3], radius; /* initial bounding sphere (camera home) */
+  rd_camera cam;
+  rd_renderer *rd;
+  int window;               /* 1: interactive window (HUD, probe); 0: headless */
+  /* actions raised by keys and panel, consumed by app_update / the loops */
+  int act_step, act_reset, act_screenshot, act_quit, act_camera_reset;
+  long long state_version;  /* changes whenever the particles change */
+  long long hist_state;     /* state_version the histogram was built from */
+  long long up_state;       /* what the point buffers hold: state, fraction, elements shown, interop */
+  float up_fraction;
+  int up_elements, up_interop;
+  int hist_level_built;
+  int blown_up;
+  char message[256];        /* transient notice on screen */
+  double message_until;
+  char pending[256];        /* settings that wait for a reset */
+  /* HUD: last frame's numbers (ms) and smoothed rates */
+  double fps, ms_frame, ms_tree, ms_far, ms_near, ms_integrate, ms_step, ms_render, ms_gpu, ms_probe, ms_upload;
+  int steps_last;           /* steps in the last frame */
+  int levels;               /* octree level of the last evaluation */
+  /* accuracy probe: FMM vs direct summation at a sample of elements */
+  void *probe_fmm, *probe_ref;  /* fmm_ctx* */
+  double acc_err, acc_max;      /* relative L2 error and max error / rms over the sample; < 0: none */
+  int acc_n;
+  double acc_wall;              /* when it last ran (s) */
+  long long acc_state;          /* state_version it measured */
+  int cuda_ok;              /* a CUDA device is usable (the backend choice offers cuda) */
+  char gpu_name[128], gl_desc[256], platform[160];
+  long long frame;
+  double t_start;
+} app;
+
+/* Scenes, parameters, simulation and camera (no GL yet). Returns 0, or the exit code (2: scene
+ * or command line, 1: engine) with a one-line reason in err. */
+int app_init(app *a, const app_options *o, int window, char *err, size_t errlen);
+/* The renderer, once a GL context is current. 0, or -1 with err. */
+int app_gl_init(app *a, char *err, size_t errlen);
+/* Apply settings and actions, advance the simulation, hand particles and histogram to the
+ * renderer. 0; 3 when the simulation blew up (the window pauses instead and shows it);
+ * -1 with err on an engine or GL failure. */
+int app_update(app *a, char *err, size_t errlen);
+/* Draw the scene into fbo (w x h pixels, point sizes times pixel_scale). 0, or -1 with err. */
+int app_draw(app *a, unsigned fbo, int w, int h, float pixel_scale, char *err, size_t errlen);
+/* Read fbo back and write a PNG. 0, or -1 with err. */
+int app_save_png(unsigned fbo, int w, int h, const char *path, char *err, size_t errlen);
+/* Renderer first (needs the context), then the simulation. */
+void app_shutdown(app *a);
+/* A transient one-line message on screen (and on stderr). */
+void app_message(app *a, const char *fmt, ...);
+double app_now(void);
+/* Simulated time and steps across engine rebuilds. */
+double app_sim_time(const app *a);
+long long app_sim_steps(const app *a);
+
+/* the two programs; exit codes as main.c documents */
+int app_run_window(const app_options *o);
+int app_run_headless(const app_options *o);
+
+/* app_ui.cpp: Dear ImGui. window: the GLFWwindow (its callbacks must be installed before) or
+ * NULL for headless images (HUD only, no input). */
+int app_ui_init(void *window, float content_scale, char *err, size_t errlen);
+void app_ui_shutdown(void);
+/* Build and draw the panel, HUD and help into the current framebuffer (fb_w x fb_h pixels). */
+void app_ui_frame(app *a, int fb_w, int fb_h, double dt);
+int app_ui_wants_mouse(void);
+int app_ui_wants_keyboard(void);
+
+#endif /* VX_HAVE_RENDER */
+
+VX_EXTERN_C_END
+#endif

@@ -1,0 +1,611 @@
+/* app_core.c — the program's core, shared by the window and the headless images (app.h): scenes,
+ * the simulation's life, settings applied live, the frame's steps, the accuracy probe and the
+ * hand-off of particles and histogram to the renderer. No window-system code here. */
+#define _XOPEN_SOURCE 700 /* readlink, realpath, clock_gettime */
+#include "app.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fmm.h"
+
+#ifndef VX_ASSETS_DIR
+#define VX_ASSETS_DIR "assets"
+#endif
+#define BLOWUP_FACTOR 1e6
+#define PROBE_TARGETS 256       /* elements sampled by the accuracy probe */
+#define PROBE_PERIOD_S 2.0      /* seconds between two probes */
+#define DEFAULT_HIST_LEVEL 5    /* octree's level wanted before the first evaluation tells it */
+#define DRAWN_TRACERS 65536     /* default number of tracers drawn (paper: 2^14 of 2^18) */
+
+double app_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void app_message(app *a, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(a->message, sizeof a->message, fmt, ap);
+  va_end(ap);
+  a->message_until = app_now() + 6.0;
+  if (!a->opt.quiet) fprintf(stderr, "vortexfmm: %s\n", a->message);
+}
+
+double app_sim_time(const app *a) { return a->t_offset + (a->sim ? vx_sim_time(a->sim) : 0.0); }
+long long app_sim_steps(const app *a) { return a->steps_offset + (a->sim ? vx_sim_steps_done(a->sim) : 0); }
+
+/* ------------------------------------------------------------------ scenes */
+
+static void exe_dir(char *out, size_t len) {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  out[0] = 0;
+  if (n <= 0) return;
+  buf[n] = 0;
+  char *slash = strrchr(buf, '/');
+  if (slash) *slash = 0;
+  snprintf(out, len, "%s", buf);
+}
+
+static int cmp_names(const void *x, const void *y) { return strcmp((const char *)x, (const char *)y); }
+
+/* The *.scene files of the first assets directory that has any (the directories vx_scene_find tries). */
+static void list_scenes(app *a) {
+  char ed[PATH_MAX], dirs[3][PATH_MAX + 16];
+  exe_dir(ed, sizeof ed);
+  const char *env = getenv("VX_ASSETS_DIR");
+  snprintf(dirs[0], sizeof dirs[0], "%s", env ? env : "");
+  snprintf(dirs[1], sizeof dirs[1], "%s", VX_ASSETS_DIR);
+  snprintf(dirs[2], sizeof dirs[2], "%s/../assets", ed);
+  a->n_scenes = 0;
+  for (int d = 0; d < 3 && a->n_scenes == 0; ++d) {
+    if (!dirs[d][0]) continue;
+    DIR *dir = opendir(dirs[d]);
+    if (!dir) continue;
+    char names[APP_MAX_SCENES][64];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) && n < APP_MAX_SCENES) {
+      size_t l = strlen(e->d_name);
+      if (l > 6 && l < 64 && !strcmp(e->d_name + l - 6, ".scene")) snprintf(names[n++], 64, "%s", e->d_name);
+    }
+    closedir(dir);
+    qsort(names, (size_t)n, sizeof names[0], cmp_names);
+    for (int i = 0; i < n; ++i) {
+      snprintf(a->scene_path[i], sizeof a->scene_path[i], "%.440s/%.63s", dirs[d], names[i]);
+      snprintf(a->scene_name[i], sizeof a->scene_name[i], "%.*s", (int)(strlen(names[i]) - 6), names[i]);
+    }
+    a->n_scenes = n;
+  }
+}
+
+/* Index of the scene at path in the list, adding it when it is not there; -1 when full. */
+static int scene_index(app *a, const char *path, const char *name) {
+  char rp[PATH_MAX], rq[PATH_MAX];
+  const char *p = realpath(path, rp) ? rp : path;
+  for (int i = 0; i < a->n_scenes; ++i) {
+    const char *q = realpath(a->scene_path[i], rq) ? rq : a->scene_path[i];
+    if (!strcmp(p, q)) return i;
+  }
+  if (a->n_scenes >= APP_MAX_SCENES) return -1;
+  int i = a->n_scenes++;
+  snprintf(a->scene_path[i], sizeof a->scene_path[i], "%.511s", path);
+  snprintf(a->scene_name[i], sizeof a->scene_name[i], "%.63s", name);
+  return i;
+}
+
+/* ------------------------------------------------------------------ simulation life */
+
+/* Settings mirroring the simulation's resolved parameters. */
+static void settings_from_sim(app *a) {
+  const vx_sim_params *p = vx_sim_params_get(a->sim);
+  app_settings *s = &a->set;
+  s->dt = p->dt;
+  s->sigma = p->sigma;
+  s->integrator = (int)p->integrator;
+  s->stretching = (int)p->stretching;
+  s->kernel = (int)p->kernel;
+  s->order = p->order;
+  s->direct = p->direct;
+  s->leaf = p->leaf_size > 0 ? p->leaf_size : 64;
+  s->backend = (int)p->backend;
+  s->precision = (int)p->precision;
+  s->tracers = vx_sim_n_tracers(a->sim);
+}
+
+/* Facts of a fresh state: mean |α| (colour map), bounding sphere of the elements (camera home). */
+static int measure_state(app *a, char *err, size_t errlen) {
+  int ne = vx_sim_n_elements(a->sim);
+  a->alpha_ref = 0.0;
+  a->centre[0] = a->centre[1] = a->centre[2] = 0.5;
+  a->radius = 0.5;
+  if (ne <= 0) return 0;
+  double *pos = malloc(sizeof(double) * 6 * (size_t)ne);
+  if (!pos) { snprintf(err, errlen, "out of host memory"); return -1; }
+  double *alpha = pos + 3 * (size_t)ne;
+  if (vx_sim_get_elements(a->sim, pos, alpha, err, errlen)) { free(pos); return -1; }
+  double c[3] = {0, 0, 0}, s = 0.0;
+  for (int i = 0; i < ne; ++i) {
+    for (int k = 0; k < 3; ++k) c[k] += pos[3 * i + k];
+    s += sqrt(alpha[3 * i] * alpha[3 * i] + alpha[3 * i + 1] * alpha[3 * i + 1] + alpha[3 * i + 2] * alpha[3 * i + 2]);
+  }
+  for (int k = 0; k < 3; ++k) c[k] /= ne;
+  double r = 0.0;
+  for (int i = 0; i < ne; ++i) {
+    double d2 = 0.0;
+    for (int k = 0; k < 3; ++k) d2 += (pos[3 * i + k] - c[k]) * (pos[3 * i + k] - c[k]);
+    if (d2 > r) r = d2;
+  }
+  free(pos);
+  memcpy(a->centre, c, sizeof c);
+  a->radius = 1.1 * sqrt(r) + 0.05;
+  a->alpha_ref = s / ne;
+  return 0;
+}
+
+/* A new simulation of scene index si with parameters prm; replaces the current one on success.
+ * 0, or -1 with err (the current simulation is kept). */
+static int start_sim(app *a, int si, const vx_scene *sc, const vx_sim_params *prm, int keep_camera, char *err,
+                     size_t errlen) {
+  vx_sim *s = vx_sim_create(prm, sc, err, errlen);
+  if (!s) return -1;
+  vx_sim_destroy(a->sim);
+  a->sim = s;
+  a->scene = *sc;
+  a->t_offset = 0.0;
+  a->steps_offset = 0;
+  a->blown_up = 0;
+  a->state_version++;
+  a->levels = 0;
+  a->acc_err = a->acc_max = -1.0;
+  settings_from_sim(a);
+  a->set.scene = si;
+  int bad = 0;
+  if (measure_state(a, err, errlen) || vx_sim_check(a->sim, &a->alpha0, &bad, err, errlen)) return -1;
+  a->set.style.alpha_ref = (float)a->alpha_ref;
+  if (!a->opt.fraction_given) {
+    int nt = vx_sim_n_tracers(a->sim);
+    a->set.style.fraction = nt > DRAWN_TRACERS ? (float)DRAWN_TRACERS / (float)nt : 1.0f;
+  }
+  if (!keep_camera) rd_camera_init(&a->cam, a->centre, a->radius);
+  a->cur = a->set;
+  a->pending[0] = 0;
+  return 0;
+}
+
+/* Load scene index si: its own parameters (with the command line's overrides) when fresh, else
+ * the settings in effect (a reset keeps what the user tuned). */
+static int load_scene(app *a, int si, int fresh, char *err, size_t errlen) {
+  vx_scene sc;
+  if (vx_scene_load(a->scene_path[si], &sc, err, errlen)) return -1;
+  vx_sim_params prm = app_sim_params(&sc, &a->opt.ov);
+  if (!fresh) {
+    const app_settings *s = &a->set;
+    prm.dt = s->dt;
+    prm.sigma = s->sigma;
+    prm.integrator = (vx_integrator)s->integrator;
+    prm.stretching = (vx_stretching)s->stretching;
+    prm.kernel = (vx_kernel)s->kernel;
+    prm.order = s->order;
+    prm.direct = s->direct;
+    prm.leaf_size = s->leaf;
+    prm.backend = (vx_backend)s->backend;
+    prm.precision = (vx_precision)s->precision;
+    prm.tracers = s->tracers;
+  }
+  prm.verbose = 0;
+  rd_style keep = a->set.style;
+  int keep_level = a->set.opacity_level, old_nt = a->sim ? vx_sim_n_tracers(a->sim) : -1;
+  if (start_sim(a, si, &sc, &prm, !fresh, err, errlen)) return -1;
+  a->set.opacity_level = a->cur.opacity_level = keep_level;
+  if (!fresh) {
+    /* the look as tuned; the drawn fraction follows a new tracer count unless it was given */
+    float frac = a->set.style.fraction;
+    a->set.style = keep;
+    a->set.style.alpha_ref = (float)a->alpha_ref;
+    if (!a->opt.fraction_given && vx_sim_n_tracers(a->sim) != old_nt) a->set.style.fraction = frac;
+    a->cur.style = a->set.style;
+  }
+  return 0;
+}
+
+/* Rebuild the engine with new leaf size / backend / precision around the current particles. */
+static int rebuild_sim(app *a, char *err, size_t errlen) {
+  int ne = vx_sim_n_elements(a->sim), nt = vx_sim_n_tracers(a->sim);
+  size_t np = 3 * ((size_t)ne + (size_t)nt);
+  double *pos = malloc(sizeof(double) * (np + 3 * (size_t)ne + 1));
+  int *ring = malloc(sizeof(int) * ((size_t)ne + 1));
+  if (!pos || !ring) { free(pos); free(ring); snprintf(err, errlen, "out of host memory"); return -1; }
+  double *alpha = pos + np;
+  int rc = -1;
+  if (vx_sim_get_elements(a->sim, pos, alpha, err, errlen) || vx_sim_get_tracers(a->sim, pos + 3 * (size_t)ne, err, errlen))
+    goto done;
+  memcpy(ring, vx_sim_rings(a->sim), sizeof(int) * (size_t)ne);
+  vx_sim_params prm = *vx_sim_params_get(a->sim);
+  prm.leaf_size = a->set.leaf;
+  prm.backend = (vx_backend)a->set.backend;
+  prm.precision = (vx_precision)a->set.precision;
+  prm.verbose = 0;
+  vx_sim *s = vx_sim_create_from(&prm, ne, nt, pos, alpha, ring, err, errlen);
+  if (!s) goto done;
+  a->t_offset += vx_sim_time(a->sim);
+  a->steps_offset += vx_sim_steps_done(a->sim);
+  vx_sim_destroy(a->sim);
+  a->sim = s;
+  a->state_version++;
+  a->acc_err = a->acc_max = -1.0;
+  rc = 0;
+done:
+  free(pos);
+  free(ring);
+  return rc;
+}
+
+int app_init(app *a, const app_options *o, int window, char *err, size_t errlen) {
+  memset(a, 0, sizeof *a);
+  a->opt = *o;
+  a->window = window;
+  a->t_start = app_now();
+  a->acc_err = a->acc_max = -1.0;
+  a->cuda_ok = vx_cuda_available(a->gpu_name, sizeof a->gpu_name);
+  list_scenes(a);
+  char ed[PATH_MAX], path[1024];
+  exe_dir(ed, sizeof ed);
+  const char *name = o->scene ? o->scene : "leapfrog";
+  if (vx_scene_find(name, VX_ASSETS_DIR, ed[0] ? ed : NULL, path, sizeof path, err, errlen)) return 2;
+  vx_scene sc;
+  if (vx_scene_load(path, &sc, err, errlen)) return 2;
+  int si = scene_index(a, path, sc.name);
+  if (si < 0) { snprintf(err, errlen, "too many scenes (more than %d)", APP_MAX_SCENES); return 2; }
+  a->set.style = o->style;
+  a->set.opacity_level = o->opacity_level;
+  a->set.steps_per_frame = o->steps_per_frame;
+  a->set.running = !o->paused;
+  a->set.follow = o->follow;
+  a->set.vsync = !o->no_vsync;
+  a->set.show_panel = 1;
+  a->set.show_hud = 1;
+  vx_sim_params prm = app_sim_params(&sc, &o->ov);
+  prm.verbose = 0;
+  if (start_sim(a, si, &sc, &prm, 0, err, errlen)) return 1;
+  if (!o->quiet) {
+    const vx_sim_params *P = vx_sim_params_get(a->sim);
+    fprintf(stderr,
+            "vortexfmm: scene %s (%s): %d elements, %d tracers (%.0f%% drawn); %s backend, %s, %s, dt=%g, kernel %s "
+            "sigma=%g, %s order %d\n",
+            sc.name, path, vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim), 100.0 * a->set.style.fraction,
+            vx_backend_name(P->backend), vx_precision_name(P->precision), vx_integrator_name(P->integrator), P->dt,
+            vx_kernel_name(P->kernel), P->sigma, P->direct ? "direct summation" : "FMM", P->order);
+  }
+  return 0;
+}
+
+int app_gl_init(app *a, char *err, size_t errlen) {
+  rd_gl_describe(a->gl_desc, sizeof a->gl_desc);
+  a->rd = rd_create(err, errlen);
+  return a->rd ? 0 : -1;
+}
+
+void app_shutdown(app *a) {
+  rd_destroy(a->rd);
+  a->rd = NULL;
+  fmm_destroy((fmm_ctx *)a->probe_fmm);
+  fmm_destroy((fmm_ctx *)a->probe_ref);
+  a->probe_fmm = a->probe_ref = NULL;
+  vx_sim_destroy(a->sim);
+  a->sim = NULL;
+}
+
+/* ------------------------------------------------------------------ settings */
+
+/* Apply what the panel and the keys changed. Failures revert the setting and say why on screen. */
+static void apply_settings(app *a) {
+  char err[512];
+  app_settings *s = &a->set, *c = &a->cur;
+#define APPLY(field, call, ...)                              \
+  if (s->field != c->field) {                                \
+    if (call) {                                              \
+      app_message(a, "%s", err);                             \
+      s->field = c->field;                                   \
+    } else {                                                 \
+      c->field = s->field;                                   \
+      app_message(a, __VA_ARGS__);                           \
+    }                                                        \
+  }
+  APPLY(dt, vx_sim_set_dt(a->sim, s->dt, err, sizeof err), "dt = %g (from the next step)", s->dt)
+  APPLY(integrator, vx_sim_set_integrator(a->sim, (vx_integrator)s->integrator, err, sizeof err), "integrator %s",
+        vx_integrator_name((vx_integrator)s->integrator))
+  APPLY(stretching, vx_sim_set_stretching(a->sim, (vx_stretching)s->stretching, err, sizeof err), "stretching %s",
+        vx_stretching_name((vx_stretching)s->stretching))
+  APPLY(sigma, vx_sim_set_sigma(a->sim, s->sigma, err, sizeof err), "sigma = %g", s->sigma)
+  APPLY(kernel, vx_sim_set_kernel(a->sim, (vx_kernel)s->kernel, err, sizeof err), "kernel %s",
+        vx_kernel_name((vx_kernel)s->kernel))
+  APPLY(order, vx_sim_set_order(a->sim, s->order, err, sizeof err), "expansion order p = %d", s->order)
+  APPLY(direct, vx_sim_set_direct(a->sim, s->direct), "%s", s->direct ? "direct summation (O(N^2))" : "FMM")
+#undef APPLY
+  if (s->leaf != c->leaf || s->backend != c->backend || s->precision != c->precision) {
+    if (rebuild_sim(a, err, sizeof err)) {
+      app_message(a, "engine not rebuilt: %s", err);
+      s->leaf = c->leaf;
+      s->backend = c->backend;
+      s->precision = c->precision;
+    } else {
+      app_message(a, "engine rebuilt: %s backend, %s, leaf size %d (state kept)", vx_backend_name((vx_backend)s->backend),
+                  vx_precision_name((vx_precision)s->precision), s->leaf);
+      c->leaf = s->leaf;
+      c->backend = s->backend;
+      c->precision = s->precision;
+    }
+  }
+  if (s->scene != c->scene) {
+    if (load_scene(a, s->scene, 1, err, sizeof err)) {
+      app_message(a, "scene not loaded: %s", err);
+      s->scene = c->scene;
+    } else {
+      app_message(a, "scene %s loaded", a->scene_name[s->scene]);
+    }
+  }
+  /* what waits for a reset */
+  a->pending[0] = 0;
+  if (s->tracers != c->tracers)
+    snprintf(a->pending, sizeof a->pending, "%lld tracers: applies on reset (R)", s->tracers);
+  c->steps_per_frame = s->steps_per_frame;
+  c->running = s->running;
+  c->opacity_level = s->opacity_level;
+  c->follow = s->follow;
+  c->show_panel = s->show_panel;
+  c->show_help = s->show_help;
+  c->show_hud = s->show_hud;
+  c->style = s->style;
+  /* vsync is the window's business (app_window.c compares set and cur) */
+}
+
+/* ------------------------------------------------------------------ accuracy probe */
+
+/* FMM velocity at a sample of the elements, by a second engine with the simulation's settings,
+ * against direct summation in double on the CPU. Independent of the simulation's engine, so it
+ * leaves the simulation's histogram alone. */
+static int probe_accuracy(app *a, char *err, size_t errlen) {
+  const vx_sim_params *P = vx_sim_params_get(a->sim);
+  int ne = vx_sim_n_elements(a->sim);
+  if (ne <= 0) return 0;
+  int k = ne < PROBE_TARGETS ? ne : PROBE_TARGETS;
+  double t0 = app_now();
+  fmm_params fp = fmm_params_default();
+  fp.backend = P->backend;
+  fp.precision = P->precision;
+  fp.order = P->order;
+  fp.leaf_size = P->leaf_size > 0 ? P->leaf_size : 64;
+  fp.kernel = P->kernel;
+  fp.sigma = P->sigma;
+  fp.gradient = 0;
+  fmm_ctx *f = (fmm_ctx *)a->probe_fmm;
+  if (f && (fmm_get_params(f)->backend != fp.backend || fmm_get_params(f)->precision != fp.precision)) {
+    fmm_destroy(f);
+    f = NULL;
+  }
+  if (!f) {
+    f = fmm_create(&fp, err, errlen);
+    if (!f) return -1;
+    a->probe_fmm = f;
+  } else if (fmm_set_params(f, &fp, err, errlen)) {
+    return -1;
+  }
+  fmm_params rp = fp;
+  rp.backend = VX_BACKEND_CPU;
+  rp.precision = VX_DOUBLE;
+  fmm_ctx *ref = (fmm_ctx *)a->probe_ref;
+  if (!ref) {
+    ref = fmm_create(&rp, err, errlen);
+    if (!ref) return -1;
+    a->probe_ref = ref;
+  } else if (fmm_set_params(ref, &rp, err, errlen)) {
+    return -1;
+  }
+  size_t bytes = sizeof(double) * (6 * (size_t)ne + 9 * (size_t)k);
+  double *pos = malloc(bytes);
+  float *fl = P->precision == VX_FLOAT ? malloc(sizeof(float) * (6 * (size_t)ne + 6 * (size_t)k)) : NULL;
+  if (!pos || (P->precision == VX_FLOAT && !fl)) {
+    free(pos);
+    free(fl);
+    snprintf(err, errlen, "out of host memory");
+    return -1;
+  }
+  double *alpha = pos + 3 * (size_t)ne, *tgt = alpha + 3 * (size_t)ne, *u = tgt + 3 * (size_t)k, *uref = u + 3 * (size_t)k;
+  int rc = -1;
+  if (vx_sim_get_elements(a->sim, pos, alpha, err, errlen)) goto done;
+  for (int i = 0; i < k; ++i) {
+    long long e = (long long)i * ne / k; /* an even sample over the rings */
+    for (int c = 0; c < 3; ++c) tgt[3 * i + c] = pos[3 * e + c];
+  }
+  fmm_io io;
+  memset(&io, 0, sizeof io);
+  io.n_src = ne;
+  io.n_tgt = k;
+  if (fl) {
+    float *fp_pos = fl, *fp_alpha = fl + 3 * (size_t)ne, *fp_tgt = fp_alpha + 3 * (size_t)ne, *fp_u = fp_tgt + 3 * (size_t)k;
+    for (size_t i = 0; i < 3 * (size_t)ne; ++i) { fp_pos[i] = (float)pos[i]; fp_alpha[i] = (float)alpha[i]; }
+    for (size_t i = 0; i < 3 * (size_t)k; ++i) fp_tgt[i] = (float)tgt[i];
+    io.src_pos = fp_pos;
+    io.src_str = fp_alpha;
+    io.tgt_pos = fp_tgt;
+    io.vel = fp_u;
+    if (fmm_evaluate(f, &io, NULL, err, errlen)) goto done;
+    for (size_t i = 0; i < 3 * (size_t)k; ++i) u[i] = fp_u[i];
+  } else {
+    io.src_pos = pos;
+    io.src_str = alpha;
+    io.tgt_pos = tgt;
+    io.vel = u;
+    if (fmm_evaluate(f, &io, NULL, err, errlen)) goto done;
+  }
+  io.src_pos = pos;
+  io.src_str = alpha;
+  io.tgt_pos = tgt;
+  io.vel = uref;
+  if (fmm_direct(ref, &io, NULL, err, errlen)) goto done;
+  double num = 0.0, den = 0.0, mx = 0.0;
+  for (int i = 0; i < k; ++i) {
+    double d2 = 0.0, r2 = 0.0;
+    for (int c = 0; c < 3; ++c) {
+      double d = u[3 * i + c] - uref[3 * i + c];
+      d2 += d * d;
+      r2 += uref[3 * i + c] * uref[3 * i + c];
+    }
+    num += d2;
+    den += r2;
+    if (d2 > mx) mx = d2;
+  }
+  a->acc_err = den > 0 ? sqrt(num / den) : 0.0;
+  a->acc_max = den > 0 ? sqrt(mx / (den / k)) : 0.0;
+  a->acc_n = k;
+  rc = 0;
+done:
+  free(pos);
+  free(fl);
+  a->ms_probe = 1e3 * (app_now() - t0);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ the frame */
+
+int app_update(app *a, char *err, size_t errlen) {
+  apply_settings(a);
+  if (a->act_reset) {
+    a->act_reset = 0;
+    char e2[512];
+    if (load_scene(a, a->set.scene, 0, e2, sizeof e2)) app_message(a, "reset failed: %s", e2);
+    else app_message(a, "reset: %s, %d tracers", a->scene_name[a->set.scene], vx_sim_n_tracers(a->sim));
+  }
+  if (a->act_camera_reset) {
+    a->act_camera_reset = 0;
+    rd_camera_reset(&a->cam);
+  }
+
+  /* steps */
+  int n = a->blown_up ? 0 : (a->set.running ? a->set.steps_per_frame : (a->act_step ? 1 : 0));
+  a->act_step = 0;
+  a->steps_last = n;
+  double tree = 0, far = 0, near = 0, integ = 0, step = 0;
+  for (int i = 0; i < n; ++i) {
+    if (vx_sim_step(a->sim, err, errlen)) return -1;
+    const vx_step_stats *st = vx_sim_last_stats(a->sim);
+    tree += st->t_tree;
+    far += st->t_far;
+    near += st->t_near;
+    integ += st->t_integrate;
+    step += st->t_step;
+    a->levels = st->levels;
+    a->state_version++;
+  }
+  if (n > 0) {
+    a->ms_tree = tree;
+    a->ms_far = far;
+    a->ms_near = near;
+    a->ms_integrate = integ;
+    a->ms_step = step;
+    double amax;
+    int bad = 0;
+    if (vx_sim_check(a->sim, &amax, &bad, err, errlen)) return -1;
+    if (bad || amax > BLOWUP_FACTOR * a->alpha0) { /* the batch mode's test (main.c) */
+      a->blown_up = 1;
+      a->set.running = a->cur.running = 0;
+      const char *why = bad ? "NaN or Inf in the particle state" : "max|alpha| grew over 1e6 times its initial value";
+      if (!a->window) {
+        snprintf(err, errlen, "simulation blew up at step %lld (t=%g): %s", app_sim_steps(a), app_sim_time(a), why);
+        return 3;
+      }
+      app_message(a, "simulation blew up at step %lld (t=%g): %s; reset (R) or change dt / kernel", app_sim_steps(a),
+                  app_sim_time(a), why);
+    }
+  } else {
+    a->ms_tree = a->ms_far = a->ms_near = a->ms_integrate = a->ms_step = 0.0;
+  }
+
+  /* accuracy probe (window and --hud only): every few seconds, when the state has moved */
+  if ((a->window || a->opt.hud) && !vx_sim_params_get(a->sim)->direct && a->acc_state != a->state_version &&
+      app_now() - a->acc_wall >= PROBE_PERIOD_S) {
+    char e2[512];
+    if (probe_accuracy(a, e2, sizeof e2)) app_message(a, "accuracy probe failed: %s", e2);
+    a->acc_wall = app_now();
+    a->acc_state = a->state_version;
+  }
+
+  /* particles and histogram to the renderer */
+  int on_device = 0;
+  const vx_sim_params *P = vx_sim_params_get(a->sim);
+  rd_particles p;
+  memset(&p, 0, sizeof p);
+  p.pos = vx_sim_positions_raw(a->sim, &on_device);
+  p.alpha = vx_sim_strengths_raw(a->sim, NULL);
+  p.n_elem = vx_sim_n_elements(a->sim);
+  p.n_tracer = vx_sim_n_tracers(a->sim);
+  p.real = P->precision == VX_FLOAT ? RD_F32 : RD_F64;
+  p.on_device = on_device;
+  /* leaf boxes: the octree's finest level (its leaves), read off the histogram of the same cube */
+  a->set.style.boxes_level = a->levels > 0 ? a->levels : 0;
+  const rd_style *st = &a->set.style;
+  double t0 = app_now();
+  if (a->up_state != a->state_version || a->up_fraction != st->fraction || a->up_elements != st->show_elements ||
+      a->up_interop != st->interop) { /* the point buffers only change with the particles */
+    if (rd_set_particles(a->rd, &p, st, err, errlen)) return -1;
+    a->up_state = a->state_version;
+    a->up_fraction = st->fraction;
+    a->up_elements = st->show_elements;
+    a->up_interop = st->interop;
+  }
+  int level = a->set.opacity_level > 0 ? a->set.opacity_level : (a->levels > 0 ? a->levels : DEFAULT_HIST_LEVEL);
+  if (a->set.style.opacity || a->set.style.show_boxes || a->set.style.show_cube) {
+    if (a->hist_state != a->state_version || a->hist_level_built != level) {
+      int done = 0;
+      /* the engine's own bin[] (paper §2.1) of the last evaluation, when it is the octree's level
+       * and that evaluation was of this state's step (FMM, not direct summation) */
+      if (a->set.opacity_level == 0 && !P->direct && a->steps_last > 0) {
+        rd_hist h;
+        memset(&h, 0, sizeof h);
+        if (fmm_occupancy(vx_sim_engine(a->sim), &h.levels, h.lo, &h.side, &h.bins, &h.on_device) == 0) {
+          if (rd_set_hist(a->rd, &h, err, errlen)) return -1;
+          level = h.levels;
+          done = 1;
+        }
+      }
+      if (!done && rd_build_hist(a->rd, level, err, errlen)) return -1;
+      a->hist_state = a->state_version;
+      a->hist_level_built = level;
+    }
+  }
+  a->ms_upload = 1e3 * (app_now() - t0);
+  if (a->set.follow) {
+    double c[3];
+    if (rd_element_centroid(a->rd, c, err, errlen)) return -1;
+    memcpy(a->cam.target, c, sizeof c);
+  }
+  a->frame++;
+  return 0;
+}
+
+int app_draw(app *a, unsigned fbo, int w, int h, float pixel_scale, char *err, size_t errlen) {
+  double t0 = app_now();
+  int rc = rd_draw(a->rd, &a->cam, &a->set.style, fbo, w, h, pixel_scale, err, errlen);
+  a->ms_render = 1e3 * (app_now() - t0) + a->ms_upload; /* draw (with the opacity) + buffers and histogram */
+  a->ms_gpu = rd_get_stats(a->rd)->t_gpu;
+  return rc;
+}
+
+int app_save_png(unsigned fbo, int w, int h, const char *path, char *err, size_t errlen) {
+  unsigned char *rgb = malloc(3 * (size_t)w * (size_t)h);
+  if (!rgb) { snprintf(err, errlen, "out of host memory for a %dx%d image", w, h); return -1; }
+  int rc = rd_read_pixels(fbo, w, h, rgb, err, errlen);
+  if (!rc) rc = rd_png_write(path, rgb, w, h, err, errlen);
+  free(rgb);
+  return rc;
+}

@@ -1,0 +1,30 @@
+/* app_params.c — a scene's run parameters overridden by the command line (app.h); shared by the
+ * batch mode of main.c and by the interactive and headless programs (scene picker, reset). */
+#include "app.h"
+
+#include <string.h>
+
+void app_overrides_init(app_overrides *ov) {
+  memset(ov, 0, sizeof *ov);
+  ov->integrator = ov->backend = ov->precision = ov->kernel = ov->stretching = -1;
+  ov->dt = ov->sigma = -1.0;
+  ov->order = ov->leaf = -1;
+  ov->tracers = ov->seed = -1;
+}
+
+vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
+  if (ov->seed >= 0) sc->seed = (uint64_t)ov->seed;
+  vx_sim_params prm = vx_sim_params_from_scene(sc);
+  if (ov->integrator >= 0) prm.integrator = (vx_integrator)ov->integrator;
+  if (ov->backend >= 0) prm.backend = (vx_backend)ov->backend;
+  if (ov->precision >= 0) prm.precision = (vx_precision)ov->precision;
+  if (ov->kernel >= 0) prm.kernel = (vx_kernel)ov->kernel;
+  if (ov->stretching >= 0) prm.stretching = (vx_stretching)ov->stretching;
+  if (ov->dt > 0) prm.dt = ov->dt;
+  if (ov->sigma > 0) prm.sigma = ov->sigma;
+  if (ov->order >= 0) prm.order = ov->order;
+  if (ov->leaf > 0) prm.leaf_size = ov->leaf;
+  if (ov->direct) prm.direct = 1;
+  prm.tracers = ov->tracers;
+  return prm;
+}

@@ -1,0 +1,287 @@
+/* app_ui.cpp — the on-screen controls of vortexfmm with Dear ImGui (Debian's libimgui-dev, with its
+ * GLFW and OpenGL 3 back ends): the settings panel, the HUD (timings, counts, time, live accuracy)
+ * and the help overlay. The program's one C++ file; it only edits app.set and raises app.act_*
+ * (app_core.c applies them), so nothing here touches the simulation or GL state directly. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "imgui.h"
+#include "backends/imgui_impl_glfw.h"
+#include "backends/imgui_impl_opengl3.h"
+
+#include "app.h"
+
+static bool g_ui = false, g_window = false;
+
+int app_ui_init(void *window, float content_scale, char *err, size_t errlen) {
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO &io = ImGui::GetIO();
+  io.IniFilename = NULL; /* no imgui.ini in the working directory */
+  io.FontGlobalScale = content_scale > 0.5f ? content_scale : 1.0f;
+  ImGui::StyleColorsDark();
+  ImGui::GetStyle().WindowRounding = 4.0f;
+  ImGui::GetStyle().ScaleAllSizes(io.FontGlobalScale);
+  g_window = window != NULL;
+  if (g_window && !ImGui_ImplGlfw_InitForOpenGL((GLFWwindow *)window, true)) {
+    snprintf(err, errlen, "Dear ImGui: the GLFW back end failed to start");
+    ImGui::DestroyContext();
+    return -1;
+  }
+  if (!ImGui_ImplOpenGL3_Init("#version 330 core")) {
+    snprintf(err, errlen, "Dear ImGui: the OpenGL 3 back end failed to start");
+    if (g_window) ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    return -1;
+  }
+  g_ui = true;
+  return 0;
+}
+
+void app_ui_shutdown(void) {
+  if (!g_ui) return;
+  ImGui_ImplOpenGL3_Shutdown();
+  if (g_window) ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  g_ui = false;
+}
+
+int app_ui_wants_mouse(void) { return g_ui && ImGui::GetIO().WantCaptureMouse; }
+int app_ui_wants_keyboard(void) { return g_ui && ImGui::GetIO().WantCaptureKeyboard; }
+
+static const ImVec4 kYellow(1.0f, 0.85f, 0.3f, 1.0f), kRed(1.0f, 0.4f, 0.35f, 1.0f), kGrey(0.65f, 0.65f, 0.7f, 1.0f);
+
+static void hint(const char *text) {
+  ImGui::SameLine();
+  ImGui::TextColored(kGrey, "(?)");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+static void panel(app *a) {
+  app_settings *s = &a->set;
+  rd_style *st = &s->style;
+  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(390 * ImGui::GetIO().FontGlobalScale, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowBgAlpha(0.85f);
+  if (!ImGui::Begin("vortexfmm  (Tab hides, H helps)", NULL, ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::End();
+    return;
+  }
+  ImGui::PushItemWidth(-165 * ImGui::GetIO().FontGlobalScale);
+  if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (ImGui::Button(s->running ? "Pause" : "Run")) s->running = !s->running;
+    ImGui::SameLine();
+    if (ImGui::Button("Step")) { a->act_step = 1; s->running = 0; }
+    ImGui::SameLine();
+    if (ImGui::Button("Reset")) a->act_reset = 1;
+    if (a->blown_up) ImGui::TextColored(kRed, "blown up: reset (R), or smaller dt / smoothing kernel");
+    if (ImGui::BeginCombo("scene", a->scene_name[s->scene])) {
+      for (int i = 0; i < a->n_scenes; ++i)
+        if (ImGui::Selectable(a->scene_name[i], i == s->scene)) s->scene = i;
+      ImGui::EndCombo();
+    }
+    ImGui::SliderInt("steps / frame", &s->steps_per_frame, 0, 32);
+    double dt = s->dt;
+    if (ImGui::InputDouble("dt (Enter)", &dt, 0.0, 0.0, "%.5g", ImGuiInputTextFlags_EnterReturnsTrue) && dt > 0) s->dt = dt;
+    const char *integ[] = {"Euler", "RK2 (Heun)", "RK4"};
+    ImGui::Combo("integrator", &s->integrator, integ, 3);
+    const char *stretch[] = {"classical (a.grad)u", "transpose (grad u)^T a", "none"};
+    ImGui::Combo("stretching", &s->stretching, stretch, 3);
+  }
+  if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::RadioButton("FMM", &s->direct, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("direct O(N^2)", &s->direct, 1);
+    ImGui::SliderInt("order p", &s->order, 0, 20);
+    const char *kern[] = {"singular", "poly (paper eq. 29)", "Rosenhead-Moore", "Winckelmans-Leonard", "Gaussian"};
+    ImGui::Combo("kernel", &s->kernel, kern, 5);
+    double sg = s->sigma;
+    if (ImGui::InputDouble("sigma (Enter)", &sg, 0.0, 0.0, "%.5g", ImGuiInputTextFlags_EnterReturnsTrue) && sg > 0) s->sigma = sg;
+    int leaf = s->leaf;
+    if (ImGui::InputInt("leaf size (Enter)", &leaf, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && leaf >= 1) s->leaf = leaf;
+    hint("Rebuilds the engine around the current particles (state kept).");
+    int cuda = a->cuda_ok;
+    const char *be[] = {"cpu (OpenMP)", "cuda"};
+    int b = s->backend == VX_BACKEND_CUDA ? 1 : 0;
+    if (ImGui::Combo("backend", &b, be, cuda ? 2 : 1)) s->backend = b ? VX_BACKEND_CUDA : VX_BACKEND_CPU;
+    hint(cuda ? "Rebuilds the engine around the current particles (state kept)." : "No usable CUDA device here.");
+    const char *pr[] = {"double", "float"};
+    ImGui::Combo("precision", &s->precision, pr, 2);
+    hint("Rebuilds the engine around the current particles (state kept).");
+  }
+  if (ImGui::CollapsingHeader("Particles", ImGuiTreeNodeFlags_DefaultOpen)) {
+    int nt = (int)s->tracers;
+    if (ImGui::InputInt("tracers (Enter)", &nt, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && nt >= 0) s->tracers = nt;
+    hint("New tracers are seeded at the next reset (R).");
+    ImGui::SliderFloat("drawn fraction", &st->fraction, 1e-4f, 1.0f, "%.4f", ImGuiSliderFlags_Logarithmic);
+    if (a->pending[0]) ImGui::TextColored(kYellow, "%s", a->pending);
+  }
+  if (ImGui::CollapsingHeader("Look")) {
+    ImGui::SliderFloat("point size", &st->point_size, 0.5f, 16.0f, "%.1f px");
+    ImGui::SliderFloat("intensity", &st->intensity, 0.005f, 4.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
+    ImGui::ColorEdit3("tracers", st->tracer_rgb, ImGuiColorEditFlags_NoInputs);
+    bool op = st->opacity != 0;
+    if (ImGui::Checkbox("ray-counted opacity (O)", &op)) st->opacity = op;
+    hint("Paper 3.2: per-pixel opacity from rays through the occupancy histogram bin[] of ALL particles.");
+    ImGui::SliderFloat("gain", &st->gain, 0.001f, 10.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat("glow", &st->glow, 0.0f, 4.0f, "%.2f");
+    ImGui::ColorEdit3("glow colour", st->glow_rgb, ImGuiColorEditFlags_NoInputs);
+    ImGui::SliderFloat("exposure", &st->exposure, 0.1f, 8.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderInt("ray samples k", &st->samples, 1, 256);
+    ImGui::SliderInt("blur radius", &st->blur, 0, 16);
+    ImGui::SliderInt("opacity 1/scale", &st->downscale, 1, 8);
+    ImGui::SliderInt("histogram level", &s->opacity_level, 0, 8, s->opacity_level ? "%d" : "octree's");
+    if (s->opacity_level == 1) s->opacity_level = 2;
+    hint("Cells per axis 2^level. 0: the octree's own finest level (the paper's bin[]), which a smoothing kernel may "
+         "cap low (the leapfrog scene: level 2).");
+    ImGui::ColorEdit3("background", st->bg_rgb, ImGuiColorEditFlags_NoInputs);
+    bool el = st->show_elements != 0, bx = st->show_boxes != 0, cu = st->show_cube != 0, io = st->interop != 0;
+    if (ImGui::Checkbox("elements by |alpha| (E)", &el)) st->show_elements = el;
+    if (el) ImGui::SliderFloat("element size", &st->element_size, 0.5f, 16.0f, "%.1f px");
+    if (ImGui::Checkbox("leaf boxes (B)", &bx)) st->show_boxes = bx;
+    ImGui::SameLine();
+    if (ImGui::Checkbox("cube (X)", &cu)) st->show_cube = cu;
+    if (s->backend == VX_BACKEND_CUDA && ImGui::Checkbox("CUDA-GL interop", &io)) st->interop = io;
+  }
+  if (ImGui::CollapsingHeader("View")) {
+    bool fo = s->follow != 0, vs = s->vsync != 0, hud = s->show_hud != 0;
+    if (ImGui::Checkbox("follow the rings (F)", &fo)) s->follow = fo;
+    ImGui::SameLine();
+    if (ImGui::Button("reset camera (C)")) a->act_camera_reset = 1;
+    if (ImGui::Checkbox("vsync (V)", &vs)) s->vsync = vs;
+    ImGui::SameLine();
+    if (ImGui::Checkbox("HUD (U)", &hud)) s->show_hud = hud;
+    if (ImGui::Button("screenshot (P)")) a->act_screenshot = 1;
+    ImGui::SameLine();
+    if (ImGui::Button("help (H)")) s->show_help = !s->show_help;
+  }
+  ImGui::PopItemWidth();
+  ImGui::End();
+}
+
+static void hud(app *a, int fb_w) {
+  const vx_sim_params *P = vx_sim_params_get(a->sim);
+  const rd_stats *rs = rd_get_stats(a->rd);
+  ImGui::SetNextWindowPos(ImVec2((float)fb_w - 10, 10), ImGuiCond_Always, ImVec2(1, 0));
+  ImGui::SetNextWindowBgAlpha(0.55f);
+  ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                       ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs;
+  if (!ImGui::Begin("hud", NULL, f)) {
+    ImGui::End();
+    return;
+  }
+  ImGui::Text("%5.1f fps   %6.1f ms / frame", a->fps, a->ms_frame);
+  if (a->steps_last > 0)
+    ImGui::Text("sim %.1f ms (%d step%s): tree %.1f  far %.1f  near %.1f  integrate %.1f", a->ms_step, a->steps_last,
+                a->steps_last > 1 ? "s" : "", a->ms_tree, a->ms_far, a->ms_near, a->ms_integrate);
+  else
+    ImGui::TextColored(kGrey, "sim paused (Space runs, N steps)");
+  char opms[64];
+  if (rs->opacity_path == RD_PATH_NONE) snprintf(opms, sizeof opms, "opacity off");
+  else if (rs->opacity_fresh) snprintf(opms, sizeof opms, "opacity %.1f ms", rs->t_opacity);
+  else snprintf(opms, sizeof opms, "opacity cached");
+  if (a->ms_gpu >= 0)
+    ImGui::Text("render %.1f ms (GPU %.2f ms), %s", a->ms_render, a->ms_gpu, opms);
+  else
+    ImGui::Text("render %.1f ms, %s", a->ms_render, opms);
+  ImGui::Text("%d elements, %d tracers (%d drawn)", vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim), rs->n_drawn);
+  ImGui::Text("t = %.5g   step %lld   dt %.3g %s", app_sim_time(a), app_sim_steps(a), P->dt,
+              vx_integrator_name(P->integrator));
+  if (P->direct) {
+    ImGui::Text("direct summation (exact), kernel %s", vx_kernel_name(P->kernel));
+  } else {
+    if (a->levels > 0)
+      ImGui::Text("FMM p = %d, octree level %d, kernel %s sigma %.3g", P->order, a->levels, vx_kernel_name(P->kernel), P->sigma);
+    else
+      ImGui::Text("FMM p = %d, octree level -, kernel %s sigma %.3g", P->order, vx_kernel_name(P->kernel), P->sigma);
+    if (a->acc_err >= 0)
+      ImGui::Text("error vs direct: %.2e (max %.2e) at %d elements", a->acc_err, a->acc_max, a->acc_n);
+    else
+      ImGui::TextColored(kGrey, "error vs direct: measured every few seconds while running");
+  }
+  ImGui::Text("backend %s, %s%s%s", vx_backend_name(P->backend), vx_precision_name(P->precision),
+              P->backend == VX_BACKEND_CUDA && a->gpu_name[0] ? ", " : "",
+              P->backend == VX_BACKEND_CUDA ? a->gpu_name : "");
+  ImGui::Text("points: %s   opacity: %s (%dx%d, histogram level %d)", rd_path_name(rs->points_path),
+              rd_path_name(rs->opacity_path), rs->opacity_w, rs->opacity_h, rs->hist_levels);
+  if (rs->notice[0]) ImGui::TextColored(kYellow, "%s", rs->notice);
+  ImGui::TextColored(kGrey, "%s", a->gl_desc);
+  ImGui::End();
+}
+
+static void help(app *a, int fb_w, int fb_h) {
+  ImGui::SetNextWindowPos(ImVec2(0.5f * fb_w, 0.5f * fb_h), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowBgAlpha(0.9f);
+  bool open = true;
+  if (!ImGui::Begin("help (H or F1 closes)", &open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                                                        ImGuiWindowFlags_NoCollapse)) {
+    ImGui::End();
+    return;
+  }
+  static const char *rows[][2] = {
+      {"left drag", "orbit (arcball)"},          {"right / middle / shift+left drag", "pan"},
+      {"wheel, PageUp / PageDown", "zoom"},      {"Space", "run / pause"},
+      {"N or Right", "single step"},             {"R", "reset the scene (new tracer count applies)"},
+      {"C", "reset the camera"},                 {"F", "follow the rings (centroid of the elements)"},
+      {"O", "ray-counted opacity on / off"},     {"E", "vortex elements coloured by |alpha|"},
+      {"B / X", "octree leaf boxes / root cube"}, {"D", "FMM / direct summation"},
+      {"+ / -", "point size"},                   {"[ / ]", "fewer / more tracers drawn"},
+      {"V", "vsync"},                            {"U / Tab", "HUD / panel"},
+      {"P or F12", "screenshot (PNG)"},          {"H or F1", "this help"},
+      {"Esc or Q", "quit"}};
+  if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_SizingFixedFit)) {
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextColored(kYellow, "%s", rows[i][0]);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(rows[i][1]);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Separator();
+  ImGui::TextUnformatted("Brightness: a fraction of the tracers is drawn as additive points; each pixel's opacity");
+  ImGui::TextUnformatted("counts ALL particles along its ray through the octree's finest-level histogram (paper 3.2).");
+  ImGui::End();
+  if (!open) a->set.show_help = 0;
+}
+
+/* All windows of one frame. */
+static void build(app *a, int fb_w, int fb_h) {
+  if (g_window && a->set.show_panel) panel(a);
+  if (a->set.show_hud || !g_window) hud(a, fb_w);
+  if (g_window && a->set.show_help) help(a, fb_w, fb_h);
+  if (a->message[0] && app_now() < a->message_until) {
+    ImGui::SetNextWindowPos(ImVec2(0.5f * fb_w, (float)fb_h - 12), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowBgAlpha(0.7f);
+    ImGui::Begin("message", NULL, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoNav);
+    ImGui::TextColored(a->blown_up ? kRed : kYellow, "%s", a->message);
+    ImGui::End();
+  }
+}
+
+void app_ui_frame(app *a, int fb_w, int fb_h, double dt) {
+  if (!g_ui) return;
+  ImGuiIO &io = ImGui::GetIO();
+  if (!g_window) {
+    io.DisplaySize = ImVec2((float)fb_w, (float)fb_h);
+    io.DeltaTime = dt > 1e-6 ? (float)dt : 1.0f / 60.0f;
+  }
+  ImGui_ImplOpenGL3_NewFrame();
+  if (g_window) ImGui_ImplGlfw_NewFrame();
+  static bool first = true;
+  if (first && !g_window) {
+    /* auto-sized windows stay hidden in their first frame while ImGui measures them: a headless
+     * image may be the only frame, so measure in a frame that is not drawn */
+    ImGui::NewFrame();
+    build(a, fb_w, fb_h);
+    ImGui::EndFrame();
+  }
+  first = false;
+  ImGui::NewFrame();
+  build(a, fb_w, fb_h);
+  ImGui::Render();
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}

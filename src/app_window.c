@@ -1,0 +1,247 @@
+/* app_window.c — the interactive window (GLFW, OpenGL 3.3 core): context and its checks, mouse
+ * (left drag: orbit; right / middle / shift+left drag: pan; wheel: zoom) and keyboard shortcuts
+ * (app_ui.cpp's help overlay lists them), the frame loop, screenshots. */
+#define _POSIX_C_SOURCE 200809L
+#include <GL/glew.h>
+#include <GLFW/glfw3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "app.h"
+
+static char glfw_error[512];
+static void on_glfw_error(int code, const char *desc) { snprintf(glfw_error, sizeof glfw_error, "%s (GLFW error 0x%x)", desc, code); }
+
+enum { DRAG_NONE = 0, DRAG_ORBIT, DRAG_PAN };
+typedef struct {
+  app *a;
+  int drag;
+  double x, y;
+} win_state;
+
+static void on_mouse_button(GLFWwindow *w, int button, int action, int mods) {
+  win_state *ws = (win_state *)glfwGetWindowUserPointer(w);
+  if (action == GLFW_RELEASE) { ws->drag = DRAG_NONE; return; }
+  if (app_ui_wants_mouse()) return;
+  glfwGetCursorPos(w, &ws->x, &ws->y);
+  if (button == GLFW_MOUSE_BUTTON_LEFT) ws->drag = (mods & (GLFW_MOD_SHIFT | GLFW_MOD_CONTROL)) ? DRAG_PAN : DRAG_ORBIT;
+  else if (button == GLFW_MOUSE_BUTTON_RIGHT || button == GLFW_MOUSE_BUTTON_MIDDLE) ws->drag = DRAG_PAN;
+}
+
+static void on_cursor(GLFWwindow *w, double x, double y) {
+  win_state *ws = (win_state *)glfwGetWindowUserPointer(w);
+  if (ws->drag == DRAG_NONE) return;
+  int ww, wh;
+  glfwGetWindowSize(w, &ww, &wh);
+  app *a = ws->a;
+  if (ws->drag == DRAG_ORBIT) {
+    rd_camera_orbit(&a->cam, ws->x, ws->y, x, y, ww, wh);
+  } else {
+    if (a->set.follow) {
+      a->set.follow = 0;
+      app_message(a, "follow off (panned)");
+    }
+    rd_camera_pan(&a->cam, x - ws->x, y - ws->y, wh);
+  }
+  ws->x = x;
+  ws->y = y;
+}
+
+static void on_scroll(GLFWwindow *w, double dx, double dy) {
+  (void)dx;
+  win_state *ws = (win_state *)glfwGetWindowUserPointer(w);
+  if (app_ui_wants_mouse()) return;
+  rd_camera_zoom(&ws->a->cam, dy);
+}
+
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
+  (void)scancode;
+  (void)mods;
+  win_state *ws = (win_state *)glfwGetWindowUserPointer(w);
+  app *a = ws->a;
+  if (action == GLFW_RELEASE || app_ui_wants_keyboard()) return;
+  app_settings *s = &a->set;
+  rd_style *st = &s->style;
+  int repeat = action == GLFW_REPEAT;
+  switch (key) {
+    case GLFW_KEY_SPACE: if (!repeat) s->running = !s->running; break;
+    case GLFW_KEY_N:
+    case GLFW_KEY_RIGHT: a->act_step = 1; s->running = 0; break;
+    case GLFW_KEY_R: if (!repeat) a->act_reset = 1; break;
+    case GLFW_KEY_C: a->act_camera_reset = 1; break;
+    case GLFW_KEY_F: if (!repeat) s->follow = !s->follow; break;
+    case GLFW_KEY_O: if (!repeat) st->opacity = !st->opacity; break;
+    case GLFW_KEY_E: if (!repeat) st->show_elements = !st->show_elements; break;
+    case GLFW_KEY_B: if (!repeat) st->show_boxes = !st->show_boxes; break;
+    case GLFW_KEY_X: if (!repeat) st->show_cube = !st->show_cube; break;
+    case GLFW_KEY_D: if (!repeat) s->direct = !s->direct; break;
+    case GLFW_KEY_V: if (!repeat) s->vsync = !s->vsync; break;
+    case GLFW_KEY_H:
+    case GLFW_KEY_F1: if (!repeat) s->show_help = !s->show_help; break;
+    case GLFW_KEY_TAB: if (!repeat) s->show_panel = !s->show_panel; break;
+    case GLFW_KEY_U: if (!repeat) s->show_hud = !s->show_hud; break;
+    case GLFW_KEY_P:
+    case GLFW_KEY_F12: if (!repeat) a->act_screenshot = 1; break;
+    case GLFW_KEY_EQUAL:
+    case GLFW_KEY_KP_ADD: st->point_size = st->point_size * 1.1f < 64.0f ? st->point_size * 1.1f : 64.0f; break;
+    case GLFW_KEY_MINUS:
+    case GLFW_KEY_KP_SUBTRACT: st->point_size = st->point_size / 1.1f > 0.5f ? st->point_size / 1.1f : 0.5f; break;
+    case GLFW_KEY_RIGHT_BRACKET: st->fraction = st->fraction * 1.5f < 1.0f ? st->fraction * 1.5f : 1.0f; break;
+    case GLFW_KEY_LEFT_BRACKET: st->fraction = st->fraction / 1.5f > 1e-4f ? st->fraction / 1.5f : 1e-4f; break;
+    case GLFW_KEY_PAGE_UP: rd_camera_zoom(&a->cam, 1.0); break;
+    case GLFW_KEY_PAGE_DOWN: rd_camera_zoom(&a->cam, -1.0); break;
+    case GLFW_KEY_ESCAPE:
+    case GLFW_KEY_Q: a->act_quit = 1; break;
+    default: break;
+  }
+}
+
+/* The version a default context offers, to name it when 3.3 core is refused. */
+static void probe_version(char *out, size_t len) {
+  snprintf(out, len, "(unknown)");
+  glfwDefaultWindowHints();
+  glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+  GLFWwindow *w = glfwCreateWindow(64, 64, "probe", NULL, NULL);
+  if (!w) return;
+  glfwMakeContextCurrent(w);
+  typedef const GLubyte *(*get_string_fn)(GLenum);
+  get_string_fn gs = (get_string_fn)glfwGetProcAddress("glGetString");
+  const char *v = gs ? (const char *)gs(GL_VERSION) : NULL;
+  if (v) snprintf(out, len, "%s", v);
+  glfwMakeContextCurrent(NULL);
+  glfwDestroyWindow(w);
+}
+
+/* Screenshot file for the P / F12 key: the next free vortexfmm_NNNN.png in --png-dir or here. */
+static void screenshot_name(const app *a, char *out, size_t len) {
+  const char *dir = a->opt.png_dir ? a->opt.png_dir : ".";
+  for (int i = 0; i < 10000; ++i) {
+    snprintf(out, len, "%s/vortexfmm_%04d.png", dir, i);
+    struct stat sb;
+    if (stat(out, &sb) != 0) return;
+  }
+}
+
+int app_run_window(const app_options *o) {
+  const char *disp = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY"); /* main.c checked one is set */
+  glfwSetErrorCallback(on_glfw_error);
+  if (!glfwInit()) {
+    fprintf(stderr, "vortexfmm: cannot open the display '%s': %s; run with --headless, e.g. vortexfmm --headless "
+                    "--scene leapfrog --frames 100 --png-dir frames\n", disp && *disp ? disp : wl, glfw_error);
+    return 2;
+  }
+  static app a; /* large (scene lists); lives for the whole run */
+  char err[1024];
+  int rc = app_init(&a, o, 1, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "vortexfmm: %s\n", err);
+    glfwTerminate();
+    return rc;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE); /* HiDPI: window size in screen coordinates */
+  glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+  char title[128];
+  snprintf(title, sizeof title, "vortexfmm - %s", a.scene_name[a.set.scene]);
+  GLFWwindow *win = glfwCreateWindow(o->width, o->height, title, NULL, NULL);
+  if (!win) {
+    char ver[256];
+    char why[512];
+    snprintf(why, sizeof why, "%s", glfw_error);
+    probe_version(ver, sizeof ver);
+    fprintf(stderr, "vortexfmm: cannot create an OpenGL 3.3 core window: OpenGL 3.3 core or newer is needed; this display "
+                    "offers OpenGL %s (%s)\n", ver, why);
+    app_shutdown(&a);
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(win);
+  if (rd_gl_init(0, err, sizeof err) || app_gl_init(&a, err, sizeof err)) {
+    fprintf(stderr, "vortexfmm: %s\n", err);
+    app_shutdown(&a);
+    glfwDestroyWindow(win);
+    glfwTerminate();
+    return 1;
+  }
+  glfwSwapInterval(a.set.vsync ? 1 : 0);
+  a.cur.vsync = a.set.vsync;
+  win_state ws;
+  memset(&ws, 0, sizeof ws);
+  ws.a = &a;
+  glfwSetWindowUserPointer(win, &ws);
+  /* ours first: Dear ImGui chains to them */
+  glfwSetMouseButtonCallback(win, on_mouse_button);
+  glfwSetCursorPosCallback(win, on_cursor);
+  glfwSetScrollCallback(win, on_scroll);
+  glfwSetKeyCallback(win, on_key);
+  float xs = 1.0f, ys = 1.0f;
+  glfwGetWindowContentScale(win, &xs, &ys);
+  if (app_ui_init(win, xs, err, sizeof err)) {
+    fprintf(stderr, "vortexfmm: %s\n", err);
+    app_shutdown(&a);
+    glfwDestroyWindow(win);
+    glfwTerminate();
+    return 1;
+  }
+  if (!o->quiet) fprintf(stderr, "vortexfmm: window %dx%d, %s; press H for help\n", o->width, o->height, a.gl_desc);
+
+  long long frames = o->frames > 0 ? o->frames : (o->screenshot ? 60 : -1);
+  double t_prev = app_now();
+  rc = 0;
+  while (!glfwWindowShouldClose(win) && !a.act_quit) {
+    glfwPollEvents();
+    if (a.set.vsync != a.cur.vsync) {
+      glfwSwapInterval(a.set.vsync ? 1 : 0);
+      a.cur.vsync = a.set.vsync;
+    }
+    int u = app_update(&a, err, sizeof err);
+    if (u < 0) {
+      fprintf(stderr, "vortexfmm: %s\n", err);
+      rc = 1;
+      break;
+    }
+    int fbw, fbh, ww, wh;
+    glfwGetFramebufferSize(win, &fbw, &fbh);
+    glfwGetWindowSize(win, &ww, &wh);
+    double now = app_now(), dt = now - t_prev;
+    t_prev = now;
+    a.ms_frame = 1e3 * dt;
+    if (dt > 0) a.fps = a.fps > 0 ? 0.9 * a.fps + 0.1 / dt : 1.0 / dt;
+    if (fbw <= 0 || fbh <= 0) { /* minimised */
+      glfwWaitEventsTimeout(0.1);
+      continue;
+    }
+    float scale = ww > 0 ? (float)fbw / (float)ww : 1.0f; /* framebuffer pixels per window unit */
+    if (app_draw(&a, 0, fbw, fbh, scale, err, sizeof err)) {
+      fprintf(stderr, "vortexfmm: %s\n", err);
+      rc = 1;
+      break;
+    }
+    app_ui_frame(&a, fbw, fbh, dt);
+    int last = frames > 0 && a.frame >= frames;
+    if (a.act_screenshot || (last && o->screenshot)) {
+      char path[1100];
+      if (last && o->screenshot) snprintf(path, sizeof path, "%s", o->screenshot);
+      else screenshot_name(&a, path, sizeof path);
+      a.act_screenshot = 0;
+      if (app_save_png(0, fbw, fbh, path, err, sizeof err)) {
+        app_message(&a, "%s", err);
+        if (last && o->screenshot) rc = 1;
+      } else {
+        app_message(&a, "saved %s (%dx%d)", path, fbw, fbh);
+      }
+    }
+    glfwSwapBuffers(win);
+    if (last) break;
+  }
+  app_ui_shutdown();
+  app_shutdown(&a);
+  glfwDestroyWindow(win);
+  glfwTerminate();
+  return rc;
+}

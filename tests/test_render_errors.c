@@ -1,0 +1,128 @@
+/* test_render_errors.c — the rendering program's failures are one clear line and an exit code,
+ * never a crash: no display for the window (2, suggests --headless), a missing scene (2, names
+ * it), a shader that does not compile (1, names the file and prints its log; shaders loaded from
+ * VX_SHADER_DIR), an OpenGL older than 3.3 (1, names the version found; Mesa only, through
+ * MESA_GL_VERSION_OVERRIDE), and command lines that mix the batch and rendering modes (2).
+ * Headless cases need EGL here; without it they are skipped with a message (exit 77 when all are).
+ * Run: ctest -R render_errors */
+#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
+#include <stdio.h>
+int main(void) {
+  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
+  return 77;
+}
+#else
+#define _POSIX_C_SOURCE 200809L /* popen, mkdtemp, setenv */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int failures = 0;
+#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+
+static char out[65536];
+
+/* Run `env_prefix vortexfmm args`, output into out; the exit code (-1: killed, e.g. a crash). */
+static int run(const char *env_prefix, const char *args) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s '%s/vortexfmm' %s 2>&1", env_prefix, VX_BINARY_DIR, args);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  size_t n = fread(out, 1, sizeof out - 1, p);
+  out[n] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void expect(const char *env_prefix, const char *args, int code, const char *text1, const char *text2) {
+  int rc = run(env_prefix, args);
+  if (rc != code || (text1 && !strstr(out, text1)) || (text2 && !strstr(out, text2)))
+    FAIL("'%s vortexfmm %s': exit %d (want %d), output:\n%s(wanted '%s'%s%s)", env_prefix, args, rc, code, out, text1,
+         text2 ? " and " : "", text2 ? text2 : "");
+  else
+    printf("  ok (exit %d): %s vortexfmm %s\n", rc, env_prefix, args);
+}
+
+static int copy_file(const char *from, const char *to, const char *append) {
+  FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+  if (!a || !b) { if (a) fclose(a); if (b) fclose(b); return -1; }
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, a)) > 0) fwrite(buf, 1, n, b);
+  if (append) fputs(append, b);
+  fclose(a);
+  fclose(b);
+  return 0;
+}
+
+int main(void) {
+  static const char *tiny = "--backend cpu --tracers 64 --size 64x64 --frames 1 --quiet";
+  char args[4096];
+
+  /* the window without a display */
+  expect("env -u DISPLAY -u WAYLAND_DISPLAY", "--scene leapfrog", 2, "no display", "--headless");
+  /* mode and option errors */
+  expect("", "--headless --scene leapfrog --frames 2 --steps 5", 2, "--steps is for the batch mode", NULL);
+  expect("", "--headless --scene leapfrog --png-dir /tmp/x", 2, "--png-dir is for rendering", NULL);
+  expect("", "--headless --scene leapfrog --frames 1 --size 12x5000000", 2, "bad value for --size", NULL);
+  expect("", "--headless --scene leapfrog --frames 0", 2, "bad value for --frames", NULL);
+  expect("", "--headless --scene leapfrog --frames 1 --interop maybe", 2, "bad value for --interop", NULL);
+
+  /* headless cases: is there a context at all? */
+  snprintf(args, sizeof args, "--headless --scene leapfrog %s", tiny);
+  int rc = run("", args);
+  if (rc != 0) {
+    printf("SKIP (headless cases): no EGL context here: %s", out);
+    return failures ? EXIT_FAILURE : 77;
+  }
+  int mesa = 0;
+  snprintf(args, sizeof args, "--headless --scene leapfrog --backend cpu --tracers 64 --size 64x64 --frames 1");
+  if (run("", args) == 0) mesa = strstr(out, "Mesa") != NULL;
+
+  /* a missing scene names it */
+  snprintf(args, sizeof args, "--headless --scene no_such_scene %s", tiny);
+  expect("", args, 2, "scene 'no_such_scene' not found", NULL);
+  expect("", "--headless --scene /nonexistent/dir/x.scene --frames 1", 2, "/nonexistent/dir/x.scene", NULL);
+
+  /* a broken shader names its file and shows the compiler's log */
+  char dir[] = "/tmp/vx_render_errors_XXXXXX";
+  if (!mkdtemp(dir)) { FAIL("cannot make a temporary directory"); return EXIT_FAILURE; }
+  static const char *names[] = {"points.vert", "points.frag", "composite.vert", "composite.frag", "elements.vert",
+                                "elements.frag", "boxes.vert", "lines.frag", NULL};
+  char from[1200], to[1200], env[1400];
+  int copied = 1;
+  for (int i = 0; names[i]; ++i) {
+    snprintf(from, sizeof from, "%s/../shaders/%s", VX_ASSETS_DIR, names[i]);
+    snprintf(to, sizeof to, "%s/%s", dir, names[i]);
+    if (copy_file(from, to, strcmp(names[i], "composite.frag") ? NULL : "\nthis is not GLSL;\n")) copied = 0;
+  }
+  if (!copied) {
+    FAIL("cannot copy the shaders from %s/../shaders", VX_ASSETS_DIR);
+  } else {
+    snprintf(env, sizeof env, "VX_SHADER_DIR='%s'", dir);
+    snprintf(args, sizeof args, "--headless --scene leapfrog %s", tiny);
+    expect(env, args, 1, "shader composite.frag failed to compile", "log");
+    snprintf(env, sizeof env, "VX_SHADER_DIR='%s/missing'", dir);
+    expect(env, args, 1, "points.vert: cannot open", NULL);
+  }
+  for (int i = 0; names[i]; ++i) {
+    snprintf(to, sizeof to, "%s/%s", dir, names[i]);
+    remove(to);
+  }
+  rmdir(dir);
+
+  /* OpenGL too old (Mesa can pretend) */
+  if (mesa) {
+    snprintf(args, sizeof args, "--headless --scene leapfrog %s", tiny);
+    expect("MESA_GL_VERSION_OVERRIDE=3.1", args, 1, "OpenGL 3.3 core or newer is needed", "3.1");
+  } else {
+    printf("  (not Mesa: the old-OpenGL case is not checked)\n");
+  }
+
+  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
+  printf("error-path checks passed\n");
+  return EXIT_SUCCESS;
+}
+#endif /* VX_RENDER_OFF */

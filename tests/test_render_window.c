@@ -1,0 +1,90 @@
+/* test_render_window.c — the interactive window under a virtual X server (xvfb-run, Mesa): it
+ * opens an OpenGL 3.3 core context through GLFW, runs the simulation and Dear ImGui for a few
+ * frames and saves itself with --screenshot (panel and HUD included): the PNG must have the window's
+ * size, show the rings (lit pixels in the middle) and the panel (lit pixels at the top left).
+ * Skipped (77) without xvfb-run. Run: ctest -R render_window */
+#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
+#include <stdio.h>
+int main(void) {
+  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
+  return 77;
+}
+#else
+#define _POSIX_C_SOURCE 200809L /* popen, mkdtemp */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "render.h"
+
+static int failures = 0;
+#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+
+static char out[65536];
+
+static int run(const char *cmdline) {
+  FILE *p = popen(cmdline, "r");
+  if (!p) return -1;
+  size_t n = fread(out, 1, sizeof out - 1, p);
+  out[n] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Share of pixels in a rectangle brighter than the background by a margin. */
+static double lit_share(const unsigned char *rgb, int w, int x0, int y0, int x1, int y1) {
+  long lit = 0, all = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x, ++all) {
+      const unsigned char *p = rgb + 3 * ((size_t)y * w + x);
+      lit += p[0] + p[1] + p[2] > 3 * 40;
+    }
+  return all ? (double)lit / all : 0.0;
+}
+
+int main(void) {
+  if (system("command -v xvfb-run > /dev/null 2>&1") != 0) {
+    printf("SKIP: xvfb-run not found (Debian: xvfb xauth)\n");
+    return 77;
+  }
+  char dir[] = "/tmp/vx_render_window_XXXXXX";
+  if (!mkdtemp(dir)) { printf("FAIL: cannot make a temporary directory\n"); return EXIT_FAILURE; }
+  char shot[1200], cmd[4096];
+  snprintf(shot, sizeof shot, "%s/window.png", dir);
+  snprintf(cmd, sizeof cmd,
+           "xvfb-run -a -s '-screen 0 1024x768x24' '%s/vortexfmm' --scene leapfrog --backend cpu --tracers 8192 "
+           "--integrator euler --size 800x600 --frames 4 --screenshot '%s' 2>&1",
+           VX_BINARY_DIR, shot);
+  int rc = run(cmd);
+  printf("%s", out);
+  if (rc != 0) {
+    if (strstr(out, "xvfb-run: error") || strstr(out, "Xvfb failed")) {
+      printf("SKIP: Xvfb does not start here\n");
+      return 77;
+    }
+    FAIL("window run: exit %d", rc);
+  }
+  if (!strstr(out, "window 800x600")) FAIL("no window line in the output");
+  unsigned char *rgb = NULL;
+  int w = 0, h = 0;
+  char err[512];
+  if (rd_png_read(shot, &rgb, &w, &h, err, sizeof err)) {
+    FAIL("%s", err);
+  } else {
+    if (w != 800 || h != 600) FAIL("screenshot is %dx%d, expected 800x600 (the framebuffer)", w, h);
+    double mid = lit_share(rgb, w, w / 3, h / 4, 2 * w / 3, 3 * h / 4), panel = lit_share(rgb, w, 10, 10, 200, 60);
+    printf("  screenshot %dx%d: %.1f%% of the middle lit (rings), %.1f%% of the panel title area lit\n", w, h, 100 * mid,
+           100 * panel);
+    if (mid < 0.02) FAIL("the rings are not visible in the window");
+    if (panel < 0.05) FAIL("the panel is not visible in the window");
+  }
+  free(rgb);
+  remove(shot);
+  rmdir(dir);
+  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
+  printf("window checks passed\n");
+  return EXIT_SUCCESS;
+}
+#endif /* VX_RENDER_OFF */
