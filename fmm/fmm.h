@@ -74,7 +74,7 @@ typedef struct {
 
 typedef struct fmm_ctx fmm_ctx;
 
-/* Create an engine. Returns NULL and a one-line reason in err when the parameters are
+/* Create an engine (fmm_destroy(NULL) is a no-op). Returns NULL and a one-line reason in err when the parameters are
  * nonsensical or the backend is unavailable; VX_BACKEND_AUTO falls back to the CPU with a notice. */
 fmm_ctx *fmm_create(const fmm_params *params, char *err, size_t errlen);
 void fmm_destroy(fmm_ctx *ctx);
