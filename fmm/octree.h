@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -134,6 +135,18 @@ static inline int oct_level_cap(int max_level, unsigned long long budget, double
   while (lcap > 2 && oct_map_bytes(lcap) > budget) lcap--;
   while (lcap > 2 && ldexp(side, -lcap) < min_leaf_width) lcap--;
   return lcap;
+}
+
+/* printf-style one-line error into err (shared by the CPU and GPU builds). */
+#ifdef __GNUC__
+static inline void oct_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#endif
+static inline void oct_set_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
 }
 
 /* Default bytes for the dense occupancy maps (oct_params.hist_budget = 0). */

@@ -28,16 +28,6 @@
  * depend on the thread count). */
 #define OCT_SCAN_CHUNKS 1024
 
-#ifdef __GNUC__
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-#endif
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 /* Checked allocation: NULL with "out of memory (N bytes for what)" in err. At least one element
  * is allocated so that empty sets still get valid (dereferenceable offset) arrays. */
@@ -47,9 +37,9 @@ static void *oct_alloc(size_t n, size_t elem, const char *what, int lvl, char *e
   if (n <= SIZE_MAX / elem) p = malloc(n * elem);
   if (!p) {
     if (lvl >= 0)
-      set_err(err, errlen, "out of memory (%zu bytes for %s[%d])", n * elem, what, lvl);
+      oct_set_err(err, errlen, "out of memory (%zu bytes for %s[%d])", n * elem, what, lvl);
     else
-      set_err(err, errlen, "out of memory (%zu bytes for %s)", n * elem, what);
+      oct_set_err(err, errlen, "out of memory (%zu bytes for %s)", n * elem, what);
   }
   return p;
 }
@@ -352,7 +342,7 @@ static int build_lists(oct_tree *t, char *err, size_t errlen) {
   }
   long long tot = scan_excl(nbs, nt);
   if (tot > INT_MAX) {
-    set_err(err, errlen, "neighbour lists too long (%lld entries) for int offsets", tot);
+    oct_set_err(err, errlen, "neighbour lists too long (%lld entries) for int offsets", tot);
     return -1;
   }
   nbs[nt] = (int)tot;
@@ -376,7 +366,7 @@ static int build_lists(oct_tree *t, char *err, size_t errlen) {
     for (int b = 0; b < nt; b++) is[b] = il_boxes(t, l, t->tgt_key[l][b], NULL);
     tot = scan_excl(is, nt);
     if (tot > INT_MAX) {
-      set_err(err, errlen, "interaction lists of level %d too long (%lld entries) for int offsets", l, tot);
+      oct_set_err(err, errlen, "interaction lists of level %d too long (%lld entries) for int offsets", l, tot);
       return -1;
     }
     is[nt] = (int)tot;
@@ -392,7 +382,7 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
                   const oct_params *prm, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
   if (!t) {
-    set_err(err, errlen, "oct_build_cpu: no tree");
+    oct_set_err(err, errlen, "oct_build_cpu: no tree");
     return -1;
   }
   memset(t, 0, sizeof *t);
@@ -408,16 +398,16 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
   double mn[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, mx[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
   int bad = set_bounds(src_pos, ns, pos_float, mn, mx);
   if (bad >= 0) {
-    set_err(err, errlen, "source point %d has a non-finite coordinate", bad);
+    oct_set_err(err, errlen, "source point %d has a non-finite coordinate", bad);
     goto fail;
   }
   bad = set_bounds(tgt_pos, nt, pos_float, mn, mx);
   if (bad >= 0) {
-    set_err(err, errlen, "target point %d has a non-finite coordinate", bad);
+    oct_set_err(err, errlen, "target point %d has a non-finite coordinate", bad);
     goto fail;
   }
   if (oct_root_cube(mn, mx, t->lo, &t->side) != 0) {
-    set_err(err, errlen, "coordinates too large for a bounding cube (extent overflows)");
+    oct_set_err(err, errlen, "coordinates too large for a bounding cube (extent overflows)");
     goto fail;
   }
   const double inv_side = 1.0 / t->side;
@@ -430,7 +420,7 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
    * a notice. */
   const size_t budget = p.hist_budget;
   if (oct_map_bytes(2) > budget) {
-    set_err(err, errlen, "hist_budget %zu bytes is below the %llu bytes of occupancy maps of the smallest tree (2 levels)",
+    oct_set_err(err, errlen, "hist_budget %zu bytes is below the %llu bytes of occupancy maps of the smallest tree (2 levels)",
             budget, oct_map_bytes(2));
     goto fail;
   }
@@ -469,7 +459,7 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
   for (;;) {
     int *bin = calloc(cells_at(L), sizeof(int));
     if (!bin) {
-      set_err(err, errlen, "out of memory (%zu bytes for %s_map[%d])", cells_at(L) * sizeof(int),
+      oct_set_err(err, errlen, "out of memory (%zu bytes for %s_map[%d])", cells_at(L) * sizeof(int),
               choose_tgt ? "tgt" : "src", L);
       goto fail;
     }
@@ -493,7 +483,7 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
     int **omap = choose_tgt ? t->src_map : t->tgt_map;
     int *bin = calloc(cells_at(L), sizeof(int));
     if (!bin) {
-      set_err(err, errlen, "out of memory (%zu bytes for %s_map[%d])", cells_at(L) * sizeof(int),
+      oct_set_err(err, errlen, "out of memory (%zu bytes for %s_map[%d])", cells_at(L) * sizeof(int),
               choose_tgt ? "src" : "tgt", L);
       goto fail;
     }

@@ -83,16 +83,6 @@ typedef struct {
   oct_dbuf nbr_start, nbr, il_start[VX_LMAX + 1], il[VX_LMAX + 1];
 } oct_ws;
 
-#ifdef __GNUC__
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-#endif
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 __host__ __device__ static inline size_t cells_at(int l) { return (size_t)1 << (3 * l); }
 static inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
@@ -630,7 +620,7 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
 
   if (err && errlen) err[0] = '\0';
   if (!t) {
-    set_err(err, errlen, "oct_build_gpu: no tree");
+    oct_set_err(err, errlen, "oct_build_gpu: no tree");
     return -1;
   }
   reset_tree(t);
@@ -639,7 +629,7 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
   if (oct_resolve_params(ns, nt, d_src_pos != NULL, d_tgt_pos != NULL, prm, &p, err, errlen)) return -1;
   budget = p.hist_budget;
   if (oct_map_bytes(2) > budget) {
-    set_err(err, errlen, "hist_budget %zu bytes is below the %llu bytes of occupancy maps of the smallest tree (2 levels)",
+    oct_set_err(err, errlen, "hist_budget %zu bytes is below the %llu bytes of occupancy maps of the smallest tree (2 levels)",
             budget, oct_map_bytes(2));
     return -1;
   }
@@ -652,7 +642,7 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
   if (!w) {
     w = (oct_ws *)calloc(1, sizeof *w);
     if (!w) {
-      set_err(err, errlen, "out of host memory (oct_build_gpu workspace)");
+      oct_set_err(err, errlen, "out of host memory (oct_build_gpu workspace)");
       return -1;
     }
     t->ws = w;
@@ -677,15 +667,15 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
   VX_CU(cudaMemcpyAsync(h, info, sizeof(oct_info), cudaMemcpyDeviceToHost, stream));
   VX_CU(cudaStreamSynchronize(stream));
   if (h->bad[0] != INT_MAX) {
-    set_err(err, errlen, "source point %d has a non-finite coordinate", h->bad[0]);
+    oct_set_err(err, errlen, "source point %d has a non-finite coordinate", h->bad[0]);
     goto fail;
   }
   if (h->bad[1] != INT_MAX) {
-    set_err(err, errlen, "target point %d has a non-finite coordinate", h->bad[1]);
+    oct_set_err(err, errlen, "target point %d has a non-finite coordinate", h->bad[1]);
     goto fail;
   }
   if (oct_root_cube(h->mn, h->mx, t->lo, &t->side) != 0) {
-    set_err(err, errlen, "coordinates too large for a bounding cube (extent overflows)");
+    oct_set_err(err, errlen, "coordinates too large for a bounding cube (extent overflows)");
     goto fail;
   }
   cube.lo[0] = t->lo[0], cube.lo[1] = t->lo[1], cube.lo[2] = t->lo[2];
@@ -830,12 +820,12 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
   }
   bad = 0;
   if (h->tot64_nbr > (u64)INT_MAX) {
-    set_err(err, errlen, "neighbour lists too long (%llu entries) for int offsets", h->tot64_nbr);
+    oct_set_err(err, errlen, "neighbour lists too long (%llu entries) for int offsets", h->tot64_nbr);
     goto fail;
   }
   for (int l = 2; l <= L; l++)
     if (h->tot64_il[l] > (u64)INT_MAX && !bad) {
-      set_err(err, errlen, "interaction lists of level %d too long (%llu entries) for int offsets", l, h->tot64_il[l]);
+      oct_set_err(err, errlen, "interaction lists of level %d too long (%llu entries) for int offsets", l, h->tot64_il[l]);
       bad = 1;
     }
   if (bad) goto fail;
@@ -926,7 +916,7 @@ static void *fetch(const void *d, size_t n, size_t elem, cudaError_t *e) {
 extern "C" int oct_download_gpu(const oct_tree_gpu *g, oct_tree *t, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
   if (!g || !t || !g->ws || g->L < 2) {
-    set_err(err, errlen, "oct_download_gpu: no GPU tree");
+    oct_set_err(err, errlen, "oct_download_gpu: no GPU tree");
     return -1;
   }
   memset(t, 0, sizeof *t);
@@ -958,7 +948,7 @@ extern "C" int oct_download_gpu(const oct_tree_gpu *g, oct_tree *t, char *err, s
   t->nbr_start = (int *)fetch(g->nbr_start, (size_t)g->ntgt[L] + 1, sizeof(int), &e);
   t->nbr = (int *)fetch(g->nbr, (size_t)g->n_nbr, sizeof(int), &e);
   if (e != cudaSuccess) {
-    set_err(err, errlen, "oct_download_gpu: %s", e == cudaErrorMemoryAllocation ? "out of host memory" : cudaGetErrorString(e));
+    oct_set_err(err, errlen, "oct_download_gpu: %s", e == cudaErrorMemoryAllocation ? "out of host memory" : cudaGetErrorString(e));
     oct_free_cpu(t);
     return -1;
   }
