@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cub/device/device_scan.cuh>
+
 #include "cuda_check.h"
 #include "fmm_internal.h"
 #include "octree_gpu.h"
@@ -34,7 +36,9 @@ typedef struct fmm_gpu {
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
-  dbuf scratch_int;  /* one int for small reductions */
+  dbuf chunk_off, chunk_leaf, scan_tmp; /* target chunks of the leaf kernels (P2P, L2P) */
+  dbuf dloc;         /* L2P: derivative expansions of the leaves' local expansions */
+  dbuf raise;        /* L2P: the factors A, B of sph_raise for n < p, at n(n+1)/2 + |m| */
 } fmm_gpu;
 
 /* Grow a device buffer; on failure a one-line message naming what did not fit. */
@@ -56,6 +60,15 @@ static void gpu_release(dbuf *b) {
   if (b->ptr) cudaFree(b->ptr);
   b->ptr = NULL;
   b->cap = 0;
+}
+
+/* In-place exclusive sum of n ints on stream s (CUB; the temporary storage is grow-only). */
+static int gpu_exclusive_scan(fmm_gpu *G, int *d, int n, cudaStream_t s, char *err, size_t errlen) {
+  size_t bytes = 0;
+  VX_CUR(cub::DeviceScan::ExclusiveSum(NULL, bytes, d, d, n, s));
+  if (gpu_reserve(&G->scan_tmp, bytes ? bytes : 1, "scan storage", err, errlen)) return -1;
+  VX_CUR(cub::DeviceScan::ExclusiveSum(G->scan_tmp.ptr, bytes, d, d, n, s));
+  return 0;
 }
 
 #define VX_DOUBLE_INST
@@ -93,6 +106,24 @@ static int upload_tables(fmm_ctx *ctx, char *err, size_t errlen) {
     double ir = T->geo_len[g] > 0 ? 1.0 / T->geo_len[g] : 0.0, v = 1.0;
     for (int k = 0; k < 2 * p + 2; ++k, v *= ir) ip[(size_t)g * (2 * p + 2) + k] = v;
   }
+  /* sph_raise's factors: ℛ_n^m = A z ℛ_{n-1}^m - B r² ℛ_{n-2}^m, A = (2n-1)/√(n²-m²),
+   * B = √((n-1)²-m²)/√(n²-m²), for n > |m| (0 at n = |m|) */
+  const int ntri = p * (p + 1) / 2;
+  double *ra = (double *)malloc(sizeof(double) * (2 * (size_t)ntri + 1));
+  float *raf = (float *)malloc(sizeof(float) * (2 * (size_t)ntri + 1));
+  if (!ra || !raf) {
+    free(cs); free(csf); free(lenf); free(ip); free(ipf); free(ra); free(raf);
+    snprintf(err, errlen, "out of host memory for tables");
+    return -1;
+  }
+  for (int n = 0; n < p; ++n)
+    for (int am = 0; am <= n; ++am) {
+      int t = n * (n + 1) / 2 + am;
+      double d = sqrt((double)(n * n - am * am));
+      ra[t] = n > am ? (2 * n - 1) / d : 0.0;
+      ra[ntri + t] = n > am ? sqrt((double)((n - 1) * (n - 1) - am * am)) / d : 0.0;
+    }
+  for (int t = 0; t < 2 * ntri; ++t) raf[t] = (float)ra[t];
   for (size_t i = 0; i < ncs; ++i) csf[i] = (float)cs[i];
   for (size_t i = 0; i < nip; ++i) ipf[i] = (float)ip[i];
   int rc = -1;
@@ -104,7 +135,8 @@ static int upload_tables(fmm_ctx *ctx, char *err, size_t errlen) {
       gpu_reserve(&G->geo_theta, sizeof(int) * VX_GEO_N, "geometry table", err, errlen) ||
       gpu_reserve(&G->geo_len, rs * VX_GEO_N, "geometry table", err, errlen) ||
       gpu_reserve(&G->geo_cs, rs * ncs, "geometry table", err, errlen) ||
-      gpu_reserve(&G->geo_ipow, rs * nip, "geometry table", err, errlen))
+      gpu_reserve(&G->geo_ipow, rs * nip, "geometry table", err, errlen) ||
+      gpu_reserve(&G->raise, rs * (2 * (size_t)ntri + 1), "raise table", err, errlen))
     goto done;
   VX_CU(cudaMemcpy(G->roty.ptr, fl ? (const void *)T->roty_f : (const void *)T->roty, rs * nrot, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(G->m2m.ptr, fl ? (const void *)T->m2m_f : (const void *)T->m2m, rs * T->coax_n, cudaMemcpyHostToDevice));
@@ -114,12 +146,13 @@ static int upload_tables(fmm_ctx *ctx, char *err, size_t errlen) {
   VX_CU(cudaMemcpy(G->geo_len.ptr, fl ? (const void *)lenf : (const void *)T->geo_len, rs * VX_GEO_N, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(G->geo_cs.ptr, fl ? (const void *)csf : (const void *)cs, rs * ncs, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(G->geo_ipow.ptr, fl ? (const void *)ipf : (const void *)ip, rs * nip, cudaMemcpyHostToDevice));
+  if (ntri) VX_CU(cudaMemcpy(G->raise.ptr, fl ? (const void *)raf : (const void *)ra, rs * 2 * (size_t)ntri, cudaMemcpyHostToDevice));
   rc = 0;
   goto done;
 fail:
   rc = -1;
 done:
-  free(cs); free(csf); free(lenf); free(ip); free(ipf);
+  free(cs); free(csf); free(lenf); free(ip); free(ipf); free(ra); free(raf);
   return rc;
 }
 
@@ -150,7 +183,8 @@ extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   if (G->s_near) cudaStreamSynchronize(G->s_near);
   oct_free_gpu(&G->tree);
   dbuf *all[] = {&G->roty, &G->m2m, &G->l2l, &G->m2l, &G->geo_theta, &G->geo_len, &G->geo_cs, &G->geo_ipow, &G->src_soa, &G->tgt_soa,
-                 &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos, &G->out_vel, &G->out_grad, &G->scratch_int};
+                 &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos, &G->out_vel, &G->out_grad,
+                 &G->chunk_off, &G->chunk_leaf, &G->scan_tmp, &G->dloc, &G->raise};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   for (int l = 0; l <= VX_LMAX; ++l) { gpu_release(&G->mpole[l]); gpu_release(&G->local[l]); }
   for (int i = 0; i < EV_COUNT; ++i)
@@ -181,7 +215,6 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   VX_CU(cudaStreamCreateWithFlags(&G->s_far, cudaStreamNonBlocking));
   VX_CU(cudaStreamCreateWithFlags(&G->s_near, cudaStreamNonBlocking));
   for (int i = 0; i < EV_COUNT; ++i) VX_CU(cudaEventCreate(&G->ev[i]));
-  if (gpu_reserve(&G->scratch_int, sizeof(int), "scratch", err, errlen)) goto fail_quiet;
   if (upload_tables(ctx, err, errlen)) goto fail_quiet;
   return 0;
 fail:

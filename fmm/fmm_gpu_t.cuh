@@ -193,75 +193,111 @@ __global__ void VXF(k_m2l)(VXF(dtab) T, const uint32_t *tkey, const uint32_t *sk
   }
 }
 
-/* L2P: a block per target leaf. Threads 0..2 form the first-derivative expansions, threads 0..5
- * the second-derivative ones (sph_deriv), then a warp per target: lanes own columns m, each
- * accumulating its share of the 27 dot products, reduced by shuffles. Far-field velocity and
- * gradient (un-prefixed) go to vf/gf in box order. */
-__global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, const int *order, const uint32_t *key, const int *start,
-                           const vx_real *x, const vx_real *y,
-                           const vx_real *z, double lo0, double lo1, double lo2, double h, const vx_real *Lleaf,
-                           vx_real *vf, vx_real *gf) {
+/* L2P, first step: the derivative expansions of each target leaf's local expansion (sph_deriv,
+ * docs/MATH.md §3), a warp per leaf, built in shared memory: threads 0..2 form ∂x ∂y ∂z (3·n1
+ * reals), then with gradients threads 0..5 form ∂xx ∂xy ∂xz ∂yy ∂yz ∂zz from them (6·n2 reals);
+ * the block then writes its `per` reals to D, coalesced. */
+__global__ void VXF(k_l2p_deriv)(int p, int want_grad, size_t per, const vx_real *__restrict__ Lleaf,
+                                 vx_real *__restrict__ D) {
   extern __shared__ unsigned char vx_smem[];
-  int b = blockIdx.x, W = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  int nc = VX_NCOEF(p), n1 = 3 * VX_NCOEF(p - 1), n2 = (p >= 2) ? 3 * VX_NCOEF(p - 2) : 0;
-  vx_real *D1 = (vx_real *)vx_smem, *D2 = D1 + 3 * n1;
-  const vx_real *Lb = Lleaf + (size_t)b * 3 * nc;
-  if (p >= 1 && threadIdx.x < 3)
-    VXF(sph_deriv)(Lb, p, threadIdx.x == 0 ? D1 : NULL, threadIdx.x == 1 ? D1 + n1 : NULL, threadIdx.x == 2 ? D1 + 2 * n1 : NULL);
+  vx_real *Ds = (vx_real *)vx_smem;
+  const int b = blockIdx.x, q = threadIdx.x, n1 = 3 * VX_NCOEF(p - 1), n2 = p >= 2 ? 3 * VX_NCOEF(p - 2) : 0;
+  const vx_real *Lb = Lleaf + (size_t)b * 3 * VX_NCOEF(p);
+  if (q < 3) VXF(sph_deriv)(Lb, p, q == 0 ? Ds : NULL, q == 1 ? Ds + n1 : NULL, q == 2 ? Ds + 2 * n1 : NULL);
   __syncthreads();
-  if (want_grad && p >= 2 && threadIdx.x < 6) {
+  if (want_grad && p >= 2 && q < 6) {
     /* xx xy xz from ∂x, yy yz from ∂y, zz from ∂z */
     const int src[6] = {0, 0, 0, 1, 1, 2}, ax[6] = {0, 1, 2, 1, 2, 2};
-    int q = threadIdx.x;
-    vx_real *o = D2 + (size_t)q * n2;
-    VXF(sph_deriv)(D1 + (size_t)src[q] * n1, p - 1, ax[q] == 0 ? o : NULL, ax[q] == 1 ? o : NULL, ax[q] == 2 ? o : NULL);
+    vx_real *o = Ds + 3 * (size_t)n1 + (size_t)q * n2;
+    VXF(sph_deriv)(Ds + (size_t)src[q] * n1, p - 1, ax[q] == 0 ? o : NULL, ax[q] == 1 ? o : NULL, ax[q] == 2 ? o : NULL);
   }
   __syncthreads();
+  for (size_t i = threadIdx.x; i < per; i += blockDim.x) D[(size_t)b * per + i] = Ds[i];
+}
+
+/* Target chunks: leaf b's targets are split into ceil(n_b / CH) blocks of CH (= blockDim.x), so a
+ * leaf of thousands of targets (levels capped by a large core) spreads over many blocks and a small
+ * leaf costs one. cnt[b] = number of chunks (scanned into offsets by the caller). */
+__global__ void VXF(k_chunk_count)(int nbox, const int *start, int ch, int *cnt) {
+  int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < nbox) cnt[b] = (start[b + 1] - start[b] + ch - 1) / ch;
+  else if (b == nbox) cnt[b] = 0;
+}
+__global__ void VXF(k_chunk_fill)(int nbox, const int *off, int *leaf) {
+  int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= nbox) return;
+  for (int c = off[b]; c < off[b + 1]; ++c) leaf[c] = b;
+}
+
+/* L2P, second step: a block per target chunk, a thread per target. The leaf's derivative
+ * expansions and the degree-raising factors of eq. 15 (the table `raise`: A then B of
+ * sph_raise, at t = n(n+1)/2 + |m|) are staged in shared memory (every thread
+ * reads the same entry at the same time: broadcasts); each thread walks the columns ±|m| of its own
+ * regular solid harmonics (sph_sectoral_step, then the raise) and accumulates the 9 first and 18
+ * second derivatives, then the curl (curl_from_derivs). Far-field velocity and gradient
+ * (un-prefixed) go to vf/gf in box order. */
+__global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off,
+                           const int *order,
+                           const uint32_t *key, const int *start, const vx_real *x, const vx_real *y, const vx_real *z,
+                           double lo0, double lo1, double lo2, double h, size_t per, const vx_real *D,
+                           const vx_real *raise, vx_real *vf, vx_real *gf) {
+  extern __shared__ unsigned char vx_smem[];
+  const int c = blockIdx.x;
+  if (c >= chunk_off[nleaf]) return;
+  const int b = chunk_leaf[c];
+  const int k = start[b] + (c - chunk_off[b]) * blockDim.x + threadIdx.x;
+  const int pd = p - 1, n1 = 3 * VX_NCOEF(p - 1), n2 = (p >= 2) ? 3 * VX_NCOEF(p - 2) : 0;
+  const int nd = 3 * n1 + (want_grad ? 6 * n2 : 0), ntri = p * (p + 1) / 2;
+  vx_real *Ds = (vx_real *)vx_smem, *rA = Ds + nd, *rB = rA + ntri;
+  const vx_real *Db = D + (size_t)b * per;
+  for (int i = threadIdx.x; i < nd; i += blockDim.x) Ds[i] = Db[i];
+  for (int t = threadIdx.x; t < 2 * ntri; t += blockDim.x) rA[t] = raise[t];
+  __syncthreads();
+  if (k >= start[b + 1]) return;
+  const int gk = want_grad && order[k] < n_grad; /* p < 2: zero second derivatives */
   int kx, ky, kz;
   oct_demorton3(key[b], &kx, &ky, &kz);
-  vx_real cx = (vx_real)(lo0 + (kx + 0.5) * h), cy = (vx_real)(lo1 + (ky + 0.5) * h), cz = (vx_real)(lo2 + (kz + 0.5) * h);
-  vx_real ih = (vx_real)(1.0 / h), ih2 = ih * ih, ih3 = ih2 * ih;
-  /* big leaves (levels capped by a large core size) are split over gridDim.y blocks */
-  for (int k = start[b] + blockIdx.y * W + w; k < start[b + 1]; k += gridDim.y * W) {
-    const int gk = want_grad && order[k] < n_grad; /* uniform across the warp */
-    vx_real s1[9], s2[18];
-    for (int i = 0; i < 9; ++i) s1[i] = VX_R(0.0);
-    for (int i = 0; i < 18; ++i) s2[i] = VX_R(0.0);
-    if (p >= 1) {
-      vx_real px = (x[k] - cx) * ih, py = (y[k] - cy) * ih, pz = (z[k] - cz) * ih, r2 = px * px + py * py + pz * pz;
-      int pd = p - 1;
-      for (int col = lane; col < 2 * pd + 1; col += 32) {
-        int m = col - pd, am = m < 0 ? -m : m;
-        vx_real a1 = VXF(sph_column_start)(m, px, py), a2 = VX_R(0.0);
-        for (int n = am; n <= pd; ++n) {
-          if (n > am) { vx_real v = VXF(sph_raise)(n, am, pz, r2, a1, a2); a2 = a1; a1 = v; }
-          int i3 = 3 * VX_IDX(n, m);
-          for (int a = 0; a < 3; ++a)
-            for (int c = 0; c < 3; ++c) s1[3 * a + c] += D1[(size_t)a * n1 + i3 + c] * a1;
-          if (gk && n <= p - 2)
-            for (int q = 0; q < 6; ++q)
-              for (int c = 0; c < 3; ++c) s2[3 * q + c] += D2[(size_t)q * n2 + i3 + c] * a1;
-        }
+  const vx_real ih = (vx_real)(1.0 / h), ih2 = ih * ih, ih3 = ih2 * ih;
+  const vx_real px = (x[k] - (vx_real)(lo0 + (kx + 0.5) * h)) * ih, py = (y[k] - (vx_real)(lo1 + (ky + 0.5) * h)) * ih,
+                pz = (z[k] - (vx_real)(lo2 + (kz + 0.5) * h)) * ih, r2 = px * px + py * py + pz * pz;
+  vx_real s1[9], s2[18];
+  for (int i = 0; i < 9; ++i) s1[i] = VX_R(0.0);
+  for (int i = 0; i < 18; ++i) s2[i] = VX_R(0.0);
+  const vx_real *D1 = Ds, *D2 = Ds + 3 * n1;
+  vx_real cm = VX_R(1.0), sm = VX_R(0.0); /* ℛ_m^m and ℛ_m^{-m} */
+  for (int am = 0; am <= pd; ++am) {
+    if (am > 0) VXF(sph_sectoral_step)(am, px, py, &cm, &sm);
+    vx_real a1c = cm, a2c = VX_R(0.0), a1s = sm, a2s = VX_R(0.0);
+    for (int n = am; n <= pd; ++n) {
+      if (n > am) {
+        const int t = n * (n + 1) / 2 + am;
+        const vx_real A = rA[t] * pz, B = rB[t] * r2;
+        vx_real v = A * a1c - B * a2c;
+        a2c = a1c, a1c = v;
+        v = A * a1s - B * a2s;
+        a2s = a1s, a1s = v;
+      }
+      for (int sg = 0; sg < (am ? 2 : 1); ++sg) {
+        const vx_real a = sg ? a1s : a1c;
+        const int i3 = 3 * VX_IDX(n, sg ? -am : am);
+        for (int d = 0; d < 3; ++d)
+          for (int cc = 0; cc < 3; ++cc) s1[3 * d + cc] += D1[(size_t)d * n1 + i3 + cc] * a;
+        if (gk && n <= p - 2)
+          for (int q = 0; q < 6; ++q)
+            for (int cc = 0; cc < 3; ++cc) s2[3 * q + cc] += D2[(size_t)q * n2 + i3 + cc] * a;
       }
     }
-    for (int off = 16; off > 0; off >>= 1) {
-      for (int i = 0; i < 9; ++i) s1[i] += __shfl_down_sync(0xffffffffu, s1[i], off);
-      if (gk)
-        for (int i = 0; i < 18; ++i) s2[i] += __shfl_down_sync(0xffffffffu, s2[i], off);
-    }
-    if (lane == 0) {
-      const int hidx[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
-      vx_real dpsi[3][3], hpsi[3][3][3], u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-      for (int c = 0; c < 3; ++c)
-        for (int a = 0; a < 3; ++a) {
-          dpsi[c][a] = s1[3 * a + c] * ih2;
-          for (int bb = 0; bb < 3; ++bb) hpsi[c][a][bb] = s2[3 * hidx[a][bb] + c] * ih3;
-        }
-      VXF(curl_from_derivs)(dpsi, hpsi, u, gk ? gr : NULL);
-      for (int i = 0; i < 3; ++i) vf[3 * (size_t)k + i] = u[i];
-      if (gk) for (int i = 0; i < 9; ++i) gf[9 * (size_t)k + i] = gr[i];
-    }
   }
+  const int hidx[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+  vx_real dpsi[3][3], hpsi[3][3][3], u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int cc = 0; cc < 3; ++cc)
+    for (int a = 0; a < 3; ++a) {
+      dpsi[cc][a] = s1[3 * a + cc] * ih2;
+      for (int bb = 0; bb < 3; ++bb) hpsi[cc][a][bb] = s2[3 * hidx[a][bb] + cc] * ih3;
+    }
+  VXF(curl_from_derivs)(dpsi, hpsi, u, gk ? gr : NULL);
+  for (int i = 0; i < 3; ++i) vf[3 * (size_t)k + i] = u[i];
+  if (gk) for (int i = 0; i < 9; ++i) gf[9 * (size_t)k + i] = gr[i];
 }
 
 /* Sum over a shared-memory tile of cnt sources (rows x, y, z, αx, αy, αz, each `stride` apart),
@@ -291,20 +327,22 @@ __device__ static __forceinline__ void VXF(tile_dispatch)(int kernel, int g, vx_
   }
 }
 
-/* P2P: a block per target leaf, a thread per target. The sources of all its neighbour leaves
- * (up to 27 boxes) are staged into shared memory together, in chunks of VX_P2P_CAP, so a leaf costs
- * two barriers per chunk rather than two per neighbour box. Near-field velocity and gradient
- * (un-prefixed) go to vn/gn in box order. */
+/* P2P: a block per target chunk (k_chunk_count), a thread per target. The sources of all its
+ * leaf's neighbour leaves (up to 27 boxes) are staged into shared memory together, in tiles of
+ * VX_P2P_CAP, so a chunk costs two barriers per tile rather than two per neighbour box. Near-field
+ * velocity and gradient (un-prefixed) go to vn/gn in box order. */
 #undef VX_P2P_CAP
 #define VX_P2P_CAP (sizeof(vx_real) == 4 ? 1024 : 512)
-__global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad, const int *order, const int *tstart,
-                           const int *sstart,
+__global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad, int nleaf, const int *chunk_leaf,
+                           const int *chunk_off, const int *order, const int *tstart, const int *sstart,
                            const int *nbr_start, const int *nbr, const vx_real *tx, const vx_real *ty, const vx_real *tz,
                            const vx_real *sx, const vx_real *sy, const vx_real *sz, const vx_real *sax,
                            const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
   __shared__ vx_real st[6][VX_P2P_CAP];
   __shared__ int pre[28], box[27];
-  int b = blockIdx.x, nb = nbr_start[b + 1] - nbr_start[b];
+  const int c = blockIdx.x;
+  if (c >= chunk_off[nleaf]) return;
+  const int b = chunk_leaf[c], nb = nbr_start[b + 1] - nbr_start[b];
   if (threadIdx.x == 0) {
     pre[0] = 0;
     for (int q = 0; q < nb; ++q) {
@@ -314,9 +352,8 @@ __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad,
   }
   __syncthreads();
   int total = pre[nb];
-  /* big leaves (levels capped by a large core size) are split over gridDim.y blocks */
-  for (int k0 = tstart[b] + blockIdx.y * blockDim.x; k0 < tstart[b + 1]; k0 += gridDim.y * blockDim.x) {
-    int k = k0 + threadIdx.x;
+  {
+    int k = tstart[b] + (c - chunk_off[b]) * blockDim.x + threadIdx.x;
     int active = k < tstart[b + 1];
     int gk = active && want_grad && order[k] < n_grad;
     vx_real x = active ? tx[k] : VX_R(0.0), y = active ? ty[k] : VX_R(0.0), z = active ? tz[k] : VX_R(0.0);
@@ -339,12 +376,6 @@ __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad,
       if (gk) for (int i = 0; i < 9; ++i) gn[9 * (size_t)k + i] = gr[i];
     }
   }
-}
-
-/* Largest number of targets in one leaf (sizes the y-dimension of the leaf kernels' grids). */
-__global__ void VXF(k_max_occ)(int nbox, const int *start, int *out) {
-  int b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b < nbox) atomicMax(out, start[b + 1] - start[b]);
 }
 
 /* Far + near, times 1/(4π), scattered back to the caller's target order. */
@@ -457,14 +488,21 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     if (oct_build_gpu(t, spos, ns, tpos, nt, sizeof(vx_real) == sizeof(float), &op, sf, err, errlen)) return -1;
     const int L = t->L;
     const double h = ldexp(t->side, -L);
-    /* the largest target leaf (one int back, with the tree's own syncs): leaves of thousands of
-     * targets — levels capped by a large core size — are split over several blocks */
-    int max_occ = 0;
-    VX_CUR(cudaMemsetAsync(G->scratch_int.ptr, 0, sizeof(int), sf));
-    VXF(k_max_occ)<<<(t->ntgt[L] + 255) / 256, 256, 0, sf>>>(t->ntgt[L], t->tgt_start, (int *)G->scratch_int.ptr);
-    VX_CUR_LAUNCH(max_occ);
-    VX_CUR(cudaMemcpyAsync(&max_occ, G->scratch_int.ptr, sizeof(int), cudaMemcpyDeviceToHost, sf));
-    VX_CUR(cudaStreamSynchronize(sf));
+    /* target chunks for P2P and L2P (k_chunk_count): no host round trip; the grids are sized by
+     * the bound nt / CH + leaves, and blocks past the scanned total return at once */
+    const int nleaf = t->ntgt[L];
+    const int mean_t = (nt + nleaf - 1) / nleaf;
+    const int CH = mean_t <= 32 ? 32 : mean_t <= 64 ? 64 : 128;
+    const int chunk_bound = nt / CH + nleaf;
+    if (gpu_reserve(&G->chunk_off, sizeof(int) * ((size_t)nleaf + 1), "target chunk offsets", err, errlen) ||
+        gpu_reserve(&G->chunk_leaf, sizeof(int) * (size_t)chunk_bound, "target chunks", err, errlen))
+      return -1;
+    int *coff = (int *)G->chunk_off.ptr, *cleaf = (int *)G->chunk_leaf.ptr;
+    VXF(k_chunk_count)<<<(nleaf + 1 + 255) / 256, 256, 0, sf>>>(nleaf, t->tgt_start, CH, coff);
+    VX_CUR_LAUNCH(chunk_count);
+    if (gpu_exclusive_scan(G, coff, nleaf + 1, sf, err, errlen)) return -1;
+    VXF(k_chunk_fill)<<<(nleaf + 255) / 256, 256, 0, sf>>>(nleaf, coff, cleaf);
+    VX_CUR_LAUNCH(chunk_fill);
     VX_CUR(cudaEventRecord(ev[EV_TREE], sf));
     s.levels = L; s.level_capped = t->capped; s.n_src_leaves = t->nsrc[L]; s.n_tgt_leaves = t->ntgt[L];
     ctx->reg_err = (P->kernel == VX_KERNEL_SINGULAR) ? 0.0 : vx_kernel_deviation(P->kernel, h / P->sigma);
@@ -494,14 +532,9 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     if (G->serial) sn = sf;
     VX_CUR(cudaStreamWaitEvent(sn, ev[EV_GATHER], 0));
     VX_CUR(cudaEventRecord(ev[EV_NEAR0], sn));
-    int mean_t = (nt + t->ntgt[L] - 1) / t->ntgt[L];
-    int p2p_threads = mean_t <= 32 ? 32 : mean_t <= 64 ? 64 : 128;
-    dim3 grid_p2p(t->ntgt[L], (unsigned)max(1, min(1024, (max_occ + p2p_threads - 1) / p2p_threads)));
-    dim3 grid_l2p(t->ntgt[L], (unsigned)max(1, min(1024, (max_occ + 4 * 16 - 1) / (4 * 16)))); /* 4 warps, ~16 targets each */
-    VXF(k_p2p)<<<grid_p2p, p2p_threads, 0, sn>>>((int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, t->tgt_order,
-                                                   t->tgt_start,
-                                                     t->src_start, t->nbr_start, t->nbr, tx, ty, tz, sx, sy, sz, sax,
-                                                     say, saz, (vx_real *)G->vnear.ptr, (vx_real *)G->gnear.ptr);
+    VXF(k_p2p)<<<chunk_bound, CH, 0, sn>>>((int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, nleaf, cleaf, coff,
+                                           t->tgt_order, t->tgt_start, t->src_start, t->nbr_start, t->nbr, tx, ty, tz, sx,
+                                           sy, sz, sax, say, saz, (vx_real *)G->vnear.ptr, (vx_real *)G->gnear.ptr);
     VX_CUR_LAUNCH(p2p);
     VX_CUR(cudaEventRecord(ev[EV_NEAR1], sn));
 
@@ -543,13 +576,23 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
       s.n_m2l += t->n_il[l];
     }
     VX_CUR(cudaEventRecord(ev[EV_DOWN], sf));
-    size_t n1 = 3 * (size_t)VX_NCOEF(p - 1), n2 = p >= 2 ? 3 * (size_t)VX_NCOEF(p - 2) : 0;
-    size_t b_l2p = rs * (3 * n1 + 6 * n2);
+    /* L2P: derivative expansions per leaf, then a thread per target */
+    const size_t n1 = p >= 1 ? 3 * (size_t)VX_NCOEF(p - 1) : 0, n2 = p >= 2 ? 3 * (size_t)VX_NCOEF(p - 2) : 0;
+    const size_t dper = 3 * n1 + (want_grad ? 6 * n2 : 0);
+    if (dper && gpu_reserve(&G->dloc, rs * dper * (size_t)nleaf, "L2P derivative expansions", err, errlen)) return -1;
+    if (p >= 1) {
+      const size_t b_d = rs * dper;
+      if (b_d > 48 * 1024) cudaFuncSetAttribute((const void *)VXF(k_l2p_deriv), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b_d);
+      VXF(k_l2p_deriv)<<<nleaf, 32, b_d, sf>>>(p, want_grad, dper, (const vx_real *)G->local[L].ptr, (vx_real *)G->dloc.ptr);
+      VX_CUR_LAUNCH(l2p_deriv);
+    }
+    size_t b_l2p = rs * (dper + (size_t)p * (p + 1));
     if (b_l2p > 48 * 1024) cudaFuncSetAttribute((const void *)VXF(k_l2p), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b_l2p);
-    VXF(k_l2p)<<<grid_l2p, 128, b_l2p, sf>>>(p, want_grad, n_grad, t->tgt_order, t->tgt_key[L], t->tgt_start, tx, ty,
-                                              tz, t->lo[0], t->lo[1],
-                                              t->lo[2], h, (const vx_real *)G->local[L].ptr, (vx_real *)G->vfar.ptr,
-                                              (vx_real *)G->gfar.ptr);
+    VXF(k_l2p)<<<chunk_bound, CH, b_l2p, sf>>>(p, want_grad, n_grad, nleaf, cleaf, coff, t->tgt_order, t->tgt_key[L],
+                                               t->tgt_start, tx, ty, tz, t->lo[0], t->lo[1], t->lo[2], h, dper,
+                                               (const vx_real *)G->dloc.ptr, (const vx_real *)G->raise.ptr,
+                                               (vx_real *)G->vfar.ptr,
+                                               (vx_real *)G->gfar.ptr);
     VX_CUR_LAUNCH(l2p);
     VX_CUR(cudaEventRecord(ev[EV_L2P], sf));
     VX_CUR(cudaStreamWaitEvent(sf, ev[EV_NEAR1], 0));

@@ -27,7 +27,12 @@ VX_HD static inline void VXF(kernel_gh)(int kernel, vx_real r2, vx_real sigma, v
   }
   case 4: { /* Gaussian: q = erf(ρ/√2) - √(2/π) ρ e^{-ρ²/2} */
     const vx_real c2pi = VX_R(0.79788456080286535588); /* √(2/π) */
-    vx_real rho2 = r2 / s2;
+    vx_real is2 = VX_R(1.0) / s2, rho2 = r2 * is2; /* 1/σ² is loop-invariant in the pair loops */
+    if (rho2 >= VX_GAUSS_FAR2) {
+      /* 1 - q < e^{-ρ²/2}(√(2/π)ρ + 1) is below the precision's rounding (real_t.h): singular */
+      vx_real ir = VX_RSQRT(r2), ir2 = ir * ir, ir3 = ir2 * ir;
+      *g = ir3; *h = VX_R(-3.0) * ir3 * ir2; return;
+    }
     if (rho2 < VX_R(1.0)) {
       /* series: q = √(2/π) Σ (-ρ²/2)^k/k! ρ³/(2k+3), avoiding the cancellation of erf - ρe^{-ρ²/2} */
       vx_real term = VX_R(1.0), gs = VX_R(0.0), hs = VX_R(0.0), x = VX_R(-0.5) * rho2;
@@ -36,13 +41,13 @@ VX_HD static inline void VXF(kernel_gh)(int kernel, vx_real r2, vx_real sigma, v
         hs -= term / (vx_real)(2 * k + 5);
         term *= x / (vx_real)(k + 1);
       }
-      vx_real is3 = VX_R(1.0) / (s2 * sigma);
-      *g = c2pi * gs * is3; *h = c2pi * hs * is3 / s2; return;
+      vx_real is3 = is2 / sigma;
+      *g = c2pi * gs * is3; *h = c2pi * hs * is3 * is2; return;
     }
-    vx_real r = VX_SQRT(r2), rho = r / sigma, e = VX_EXP(VX_R(-0.5) * rho2);
+    vx_real ir = VX_RSQRT(r2), r = r2 * ir, rho = r * (VX_R(1.0) / sigma), e = VX_EXP(VX_R(-0.5) * rho2);
     vx_real q = VX_ERF(rho * VX_R(0.70710678118654752440)) - c2pi * rho * e;
     vx_real dq = c2pi * rho2 * e; /* dq/dρ */
-    vx_real ir2 = VX_R(1.0) / r2, ir3 = ir2 / r;
+    vx_real ir2 = ir * ir, ir3 = ir2 * ir;
     *g = q * ir3; *h = (dq * rho - VX_R(3.0) * q) * ir3 * ir2; return;
   }
   default: { /* singular: one reciprocal square root (the GPU's rsqrt), no division */

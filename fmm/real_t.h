@@ -10,6 +10,7 @@
 #undef VX_ABS
 #undef VX_R
 #undef VX_RSQRT
+#undef VX_GAUSS_FAR2
 #if defined(VX_DOUBLE_INST)
 #define vx_real double
 #define VXF(name) name##_d
@@ -18,6 +19,7 @@
 #define VX_ERF(x) erf(x)
 #define VX_ABS(x) fabs(x)
 #define VX_R(c) (c)
+#define VX_GAUSS_FAR2 90.0 /* ρ² from which the Gaussian kernel equals the singular one to 1e-17 */
 #ifdef __CUDA_ARCH__
 #define VX_RSQRT(x) rsqrt(x)
 #else
@@ -31,6 +33,7 @@
 #define VX_ERF(x) erff(x)
 #define VX_ABS(x) fabsf(x)
 #define VX_R(c) ((float)(c))
+#define VX_GAUSS_FAR2 48.0f /* ... to 3e-9, below float's rounding */
 #ifdef __CUDA_ARCH__
 #define VX_RSQRT(x) rsqrtf(x)
 #else

@@ -131,6 +131,8 @@ void app_shutdown(app *a);
 /* A transient one-line message on screen (and on stderr). */
 void app_message(app *a, const char *fmt, ...);
 double app_now(void);
+/* Median of v[0..n) (sorts v in place); 0 when n <= 0. */
+double app_median(double *v, long long n);
 /* Simulated time and steps across engine rebuilds. */
 double app_sim_time(const app *a);
 long long app_sim_steps(const app *a);

@@ -25,6 +25,17 @@
 #define DEFAULT_HIST_LEVEL 5    /* octree's level wanted before the first evaluation tells it */
 #define DRAWN_TRACERS 65536     /* default number of tracers drawn (paper: 2^14 of 2^18) */
 
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+double app_median(double *v, long long n) {
+  if (n <= 0) return 0.0;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 double app_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -1,15 +1,39 @@
 /* app_headless.c — images without a display (--headless --frames N): an EGL context
  * (rd_headless: NVIDIA's device platform on GPU servers, Mesa's on machines without a GPU) and the
  * same renderer and shaders as the window, into a framebuffer object; frame 0 is the initial
- * state, then --steps-per-frame steps between frames; PNGs via libpng; a progress line a second. */
+ * state, then --steps-per-frame steps between frames; PNGs via libpng; a progress line a second,
+ * and at the end the frame-time breakdown (medians over the frames after a warm-up). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <GL/glew.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "app.h"
+
+/* Per-frame timings (ms) kept for the closing breakdown. */
+enum { FT_FRAME, FT_STEP, FT_TREE, FT_FAR, FT_NEAR, FT_INTEG, FT_RENDER, FT_GPU, FT_N };
+#define FT_WARMUP 3 /* frames left out of the medians: buffers grow, kernels load, clocks rise */
+
+/* One line: median frame time and fps, split into the simulation's phases and the render (the far
+ * and near fields run concurrently on the GPU, so they add up to more than the step). */
+static void print_breakdown(const app *a, const app_options *o, double *ft[FT_N], long long n) {
+  if (n <= 0) {
+    fprintf(stderr, "vortexfmm: frame-time breakdown: needs more than %d frames (--frames)\n", FT_WARMUP + 1);
+    return;
+  }
+  double m[FT_N];
+  for (int k = 0; k < FT_N; ++k) m[k] = app_median(ft[k], n);
+  fprintf(stderr,
+          "vortexfmm: frame time, median of %lld frames at %dx%d (%d elements, %d tracers, %d drawn, %d step%s per "
+          "frame): %.2f ms = %.1f fps; step %.2f ms (tree %.2f, far %.2f, near %.2f, integrate %.2f); render %.2f ms "
+          "(GPU %.2f)\n",
+          n, o->width, o->height, vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim), rd_get_stats(a->rd)->n_drawn, o->steps_per_frame,
+          o->steps_per_frame > 1 ? "s" : "", m[FT_FRAME], m[FT_FRAME] > 0 ? 1e3 / m[FT_FRAME] : 0.0, m[FT_STEP],
+          m[FT_TREE], m[FT_FAR], m[FT_NEAR], m[FT_INTEG], m[FT_RENDER], m[FT_GPU]);
+}
 
 int app_run_headless(const app_options *o) {
   static app a;
@@ -43,7 +67,17 @@ int app_run_headless(const app_options *o) {
             o->png_dir ? o->png_dir : "");
   unsigned fbo = rd_headless_fbo(hl);
   double t0 = app_now(), t_last = t0, t_prev = t0, sim_ms = 0.0, rd_ms = 0.0;
-  long long acc_n = 0;
+  long long acc_n = 0, nft = 0;
+  double *ft[FT_N];
+  for (int k = 0; k < FT_N; ++k) ft[k] = calloc((size_t)frames, sizeof(double));
+  for (int k = 0; k < FT_N; ++k)
+    if (!ft[k]) {
+      fprintf(stderr, "vortexfmm: out of host memory for %lld frame timings\n", frames);
+      for (int j = 0; j < FT_N; ++j) free(ft[j]);
+      app_shutdown(&a);
+      rd_headless_destroy(hl);
+      return 1;
+    }
   rc = 0;
   for (long long f = 0; f < frames; ++f) {
     a.set.running = f > 0; /* frame 0 is the initial state */
@@ -63,6 +97,7 @@ int app_run_headless(const app_options *o) {
       rc = 1;
       break;
     }
+    glFinish(); /* the frame is done when the GPU is: no swap paces a headless loop */
     double now = app_now();
     a.ms_frame = 1e3 * (now - t_prev);
     a.fps = now > t_prev ? 1.0 / (now - t_prev) : 0.0;
@@ -87,6 +122,11 @@ int app_run_headless(const app_options *o) {
         break;
       }
     }
+    if (f > FT_WARMUP) {
+      double v[FT_N] = {a.ms_frame, a.ms_step, a.ms_tree, a.ms_far, a.ms_near, a.ms_integrate, a.ms_render, a.ms_gpu};
+      for (int k = 0; k < FT_N; ++k) ft[k][nft] = v[k];
+      nft++;
+    }
     sim_ms += a.ms_step;
     rd_ms += a.ms_render;
     acc_n++;
@@ -99,6 +139,8 @@ int app_run_headless(const app_options *o) {
       acc_n = 0;
     }
   }
+  if (!rc) print_breakdown(&a, o, ft, nft);
+  for (int k = 0; k < FT_N; ++k) free(ft[k]);
   if (!rc && !o->quiet) {
     fprintf(stderr, "vortexfmm: done: %lld frames in %.2f s", frames, app_now() - t0);
     if (o->screenshot) fprintf(stderr, "; screenshot %s", o->screenshot);

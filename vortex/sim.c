@@ -279,6 +279,12 @@ static int evaluate(vx_sim *s, char *err, size_t errlen) {
   S->t_near += st.t_p2p;
   S->evaluations++;
   S->levels = st.levels;
+  fmm_stats *E = &S->engine;
+  E->t_tree += st.t_tree, E->t_p2m += st.t_p2m, E->t_m2m += st.t_m2m, E->t_m2l += st.t_m2l;
+  E->t_l2l += st.t_l2l, E->t_l2p += st.t_l2p, E->t_p2p += st.t_p2p, E->t_total += st.t_total, E->t_copy += st.t_copy;
+  E->n_m2l += st.n_m2l, E->n_p2p += st.n_p2p;
+  E->levels = st.levels, E->level_capped = st.level_capped;
+  E->n_src_leaves = st.n_src_leaves, E->n_tgt_leaves = st.n_tgt_leaves;
   return 0;
 }
 

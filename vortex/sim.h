@@ -47,6 +47,8 @@ typedef struct {
   double t_integrate;     /* t_step - t_eval: stage updates and bookkeeping */
   int evaluations;        /* engine calls in the step */
   int levels;             /* octree levels of the last call */
+  fmm_stats engine;       /* the engine's phase times and counts, summed over the step's calls
+                             (levels and leaves: the last call's) */
 } vx_step_stats;
 
 typedef struct vx_sim vx_sim;
