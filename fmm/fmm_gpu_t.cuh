@@ -6,9 +6,11 @@
  *  - translations (M2M, M2L, L2L): one warp per translation; lanes own output coefficients and the
  *    five RCR stages (rot_z, rot_y, coaxial, rot_yᵀ, rot_zᵀ) are separated by __syncwarp;
  *    M2L runs a block per target box whose warps split its interaction list.
- *  - P2M, L2P: lanes own columns m of the solid harmonics (degree raised by eq. 15), so no thread
+ *  - P2M: lanes own columns m of the solid harmonics (degree raised by eq. 15), so no thread
  *    holds a whole expansion.
- *  - P2P, direct: one thread per target, sources staged through shared memory in tiles. */
+ *  - L2P: a warp per leaf forms its derivative expansions; then a thread per target.
+ *  - P2P, direct: one thread per target, sources staged through shared memory in tiles.
+ *  - L2P and P2P run a block per target chunk (k_chunk_count): CH targets of one leaf. */
 
 /* Stage helpers: lane `lane` handles coefficients idx = lane, lane+32, ... */
 VX_HD static inline void VXF(idx_nm)(int idx, int *n, int *m) {
