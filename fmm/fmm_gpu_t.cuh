@@ -134,22 +134,29 @@ __global__ void VXF(k_p2m)(int p, const uint32_t *key, const int *start, const v
   }
 }
 
-/* M2M: a warp per parent box at level l (children at l+1). */
-__global__ void VXF(k_m2m)(VXF(dtab) T, int nbox, const int *child, const uint32_t *ckey, const vx_real *Mc, vx_real *Mp) {
+/* M2M: a block per parent box at level l (children at l+1); its warps split the (up to 8)
+ * children, each summing its translations in shared memory, then the warps' sums are added. A
+ * coarse level has few parents, so a warp per parent would leave the GPU idle. */
+__global__ void VXF(k_m2m)(VXF(dtab) T, const int *child, const uint32_t *ckey, const vx_real *Mc, vx_real *Mp) {
   extern __shared__ unsigned char vx_smem[];
-  int p = T.p, nc = VX_NCOEF(p), w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  int b = blockIdx.x * (blockDim.x / 32) + w;
-  if (b >= nbox) return;
-  vx_real *w1 = (vx_real *)vx_smem + (size_t)w * 6 * nc, *w2 = w1 + 3 * nc;
-  vx_real *out = Mp + (size_t)b * 3 * nc;
-  for (int i = lane; i < 3 * nc; i += 32) out[i] = VX_R(0.0);
+  const int p = T.p, nc = VX_NCOEF(p), W = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x % 32, b = blockIdx.x;
+  const size_t per = (size_t)9 * nc;
+  vx_real *acc = (vx_real *)vx_smem + (size_t)w * per, *w1 = acc + 3 * nc, *w2 = w1 + 3 * nc;
+  for (int i = lane; i < 3 * nc; i += 32) acc[i] = VX_R(0.0);
   int n0, m0;
   VXF(idx_nm)(lane, &n0, &m0);
   __syncwarp();
-  for (int c = child[b]; c < child[b + 1]; ++c) {
+  for (int c = child[b] + w; c < child[b + 1]; c += W) {
     int g = VXF(octant_geo)(ckey[c]);
-    VXF(warp_rcr)(Mc + (size_t)c * 3 * nc, out, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
+    VXF(warp_rcr)(Mc + (size_t)c * 3 * nc, acc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
                   T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2m, NULL, 0, lane, n0, m0);
+  }
+  __syncthreads();
+  vx_real *out = Mp + (size_t)b * 3 * nc;
+  for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) {
+    vx_real sum = VX_R(0.0);
+    for (int q = 0; q < W; ++q) sum += ((vx_real *)vx_smem)[(size_t)q * per + i];
+    out[i] = sum;
   }
 }
 
@@ -196,25 +203,38 @@ __global__ void VXF(k_m2l)(VXF(dtab) T, const uint32_t *tkey, const uint32_t *sk
 }
 
 /* L2P, first step: the derivative expansions of each target leaf's local expansion (sph_deriv,
- * docs/MATH.md §3), a warp per leaf, built in shared memory: threads 0..2 form ∂x ∂y ∂z (3·n1
- * reals), then with gradients threads 0..5 form ∂xx ∂xy ∂xz ∂yy ∂yz ∂zz from them (6·n2 reals);
- * the block then writes its `per` reals to D, coalesced. */
-__global__ void VXF(k_l2p_deriv)(int p, int want_grad, size_t per, const vx_real *__restrict__ Lleaf,
-                                 vx_real *__restrict__ D) {
+ * docs/MATH.md §3), a warp per leaf, built in shared memory (from the local expansion staged
+ * there too when stage_l): threads 0..2 form ∂x ∂y ∂z (3·n1 reals), then, when the leaf holds a
+ * gradient target, threads 0..5 form ∂xx ∂xy ∂xz ∂yy ∂yz ∂zz from them (6·n2 reals); the block
+ * then writes them to D (`per` reals a leaf), coalesced. */
+__global__ void VXF(k_l2p_deriv)(int p, int want_grad, int n_grad, const int *order, const int *start, int stage_l,
+                                 size_t per, const vx_real *__restrict__ Lleaf, vx_real *__restrict__ D) {
   extern __shared__ unsigned char vx_smem[];
   vx_real *Ds = (vx_real *)vx_smem;
-  const int b = blockIdx.x, q = threadIdx.x, n1 = 3 * VX_NCOEF(p - 1), n2 = p >= 2 ? 3 * VX_NCOEF(p - 2) : 0;
-  const vx_real *Lb = Lleaf + (size_t)b * 3 * VX_NCOEF(p);
+  const int b = blockIdx.x, q = threadIdx.x, nc = VX_NCOEF(p), n1 = 3 * VX_NCOEF(p - 1),
+            n2 = p >= 2 ? 3 * VX_NCOEF(p - 2) : 0;
+  const vx_real *Lb = Lleaf + (size_t)b * 3 * nc;
+  if (stage_l) { /* the local expansion into shared memory: sph_deriv's reads then wait on no DRAM */
+    vx_real *Ls = Ds + per;
+    for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) Ls[i] = Lb[i];
+    Lb = Ls;
+  }
+  /* second derivatives only for a leaf holding gradient targets (vortex elements, not tracers) */
+  int g = 0;
+  if (want_grad && p >= 2)
+    for (int k = start[b] + threadIdx.x; k < start[b + 1] && !g; k += blockDim.x) g = order[k] < n_grad;
+  g = __syncthreads_or(g);
   if (q < 3) VXF(sph_deriv)(Lb, p, q == 0 ? Ds : NULL, q == 1 ? Ds + n1 : NULL, q == 2 ? Ds + 2 * n1 : NULL);
   __syncthreads();
-  if (want_grad && p >= 2 && q < 6) {
+  if (g && q < 6) {
     /* xx xy xz from ∂x, yy yz from ∂y, zz from ∂z */
     const int src[6] = {0, 0, 0, 1, 1, 2}, ax[6] = {0, 1, 2, 1, 2, 2};
     vx_real *o = Ds + 3 * (size_t)n1 + (size_t)q * n2;
     VXF(sph_deriv)(Ds + (size_t)src[q] * n1, p - 1, ax[q] == 0 ? o : NULL, ax[q] == 1 ? o : NULL, ax[q] == 2 ? o : NULL);
   }
   __syncthreads();
-  for (size_t i = threadIdx.x; i < per; i += blockDim.x) D[(size_t)b * per + i] = Ds[i];
+  const size_t nw = g ? per : 3 * (size_t)n1; /* k_l2p reads the second ones only for gradient targets */
+  for (size_t i = threadIdx.x; i < nw; i += blockDim.x) D[(size_t)b * per + i] = Ds[i];
 }
 
 /* Target chunks: leaf b's targets are split into ceil(n_b / CH) blocks of CH (= blockDim.x), so a
@@ -543,16 +563,15 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     /* far field */
     VXF(dtab) T = VXF(make_dtab)(G, p);
     size_t bytes;
-    int W = VXF(fit_warps)(G, (const void *)VXF(k_p2m), 3 * rs * nc, 0, 4, &bytes);
+    int W = VXF(fit_warps)(G, (const void *)VXF(k_p2m), 3 * rs * nc, 0, 8, &bytes);
     VXF(k_p2m)<<<t->nsrc[L], 32 * W, bytes, sf>>>(p, t->src_key[L], t->src_start, sx, sy, sz, sax, say, saz, t->lo[0],
                                                  t->lo[1], t->lo[2], h, (vx_real *)G->mpole[L].ptr);
     VX_CUR_LAUNCH(p2m);
     VX_CUR(cudaEventRecord(ev[EV_P2M], sf));
-    W = VXF(fit_warps)(G, (const void *)VXF(k_m2m), 6 * rs * nc, 0, 4, &bytes);
+    W = VXF(fit_warps)(G, (const void *)VXF(k_m2m), 9 * rs * nc, 0, 8, &bytes);
     for (int l = L - 1; l >= 2; --l) {
-      VXF(k_m2m)<<<(t->nsrc[l] + W - 1) / W, 32 * W, bytes, sf>>>(T, t->nsrc[l], t->src_child[l], t->src_key[l + 1],
-                                                                  (const vx_real *)G->mpole[l + 1].ptr,
-                                                                  (vx_real *)G->mpole[l].ptr);
+      VXF(k_m2m)<<<t->nsrc[l], 32 * W, bytes, sf>>>(T, t->src_child[l], t->src_key[l + 1],
+                                                   (const vx_real *)G->mpole[l + 1].ptr, (vx_real *)G->mpole[l].ptr);
       VX_CUR_LAUNCH(m2m);
     }
     VX_CUR(cudaEventRecord(ev[EV_M2M], sf));
@@ -583,9 +602,12 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     const size_t dper = 3 * n1 + (want_grad ? 6 * n2 : 0);
     if (dper && gpu_reserve(&G->dloc, rs * dper * (size_t)nleaf, "L2P derivative expansions", err, errlen)) return -1;
     if (p >= 1) {
-      const size_t b_d = rs * dper;
+      size_t b_d = rs * dper;
+      const int stage_l = b_d + rs * 3 * (size_t)nc <= G->smem_optin;
+      if (stage_l) b_d += rs * 3 * (size_t)nc;
       if (b_d > 48 * 1024) cudaFuncSetAttribute((const void *)VXF(k_l2p_deriv), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b_d);
-      VXF(k_l2p_deriv)<<<nleaf, 32, b_d, sf>>>(p, want_grad, dper, (const vx_real *)G->local[L].ptr, (vx_real *)G->dloc.ptr);
+      VXF(k_l2p_deriv)<<<nleaf, 32, b_d, sf>>>(p, want_grad, n_grad, t->tgt_order, t->tgt_start, stage_l, dper,
+                                               (const vx_real *)G->local[L].ptr, (vx_real *)G->dloc.ptr);
       VX_CUR_LAUNCH(l2p_deriv);
     }
     size_t b_l2p = rs * (dper + (size_t)p * (p + 1));
