@@ -5,7 +5,8 @@
  * Parallel layout (docs/MATH.md §8):
  *  - translations (M2M, M2L, L2L): one warp per translation; lanes own output coefficients and the
  *    five RCR stages (rot_z, rot_y, coaxial, rot_yᵀ, rot_zᵀ) are separated by __syncwarp;
- *    M2L runs a block per target box whose warps split its interaction list.
+ *    M2L runs a block per target box whose warps split its interaction list, M2M a block per
+ *    parent whose warps split its children; L2L a warp per child.
  *  - P2M: lanes own columns m of the solid harmonics (degree raised by eq. 15), so no thread
  *    holds a whole expansion.
  *  - L2P: a warp per leaf forms its derivative expansions; then a thread per target.

@@ -3,13 +3,18 @@
 `vortexfmm --headless` command line and makes the numbers and plots of docs/VALIDATION.md.
 
   /usr/bin/python3 scripts/validation.py [--exe build/vortexfmm] [--out docs] [--quick]
+  /usr/bin/python3 scripts/validation.py --big docs/data/leapfrog_big_h100_2026-11-22.csv --big-only
 
 Needs python3-matplotlib (scripts/setup installs it; use the Debian /usr/bin/python3). CPU only;
 about 3 minutes on 2 cores (--quick: the ring table without its finest row). Writes
   docs/validation_leapfrog.png  ring centroid z and radius vs time, two leapfrogging rings
   docs/validation_impulse.png   drift of linear impulse and total vorticity, both schemes
   docs/validation_ring.png      ring speed error vs resolution
-and prints the tables (markdown) on stdout.
+and prints the tables (markdown) on stdout. With --big CSV (the diagnostics of a GPU run of
+leapfrog_big, e.g. `vortexfmm --headless --scene leapfrog_big --backend cuda --steps 3500 --diag
+CSV --diag-every 20 --energy-max 0`) it also draws
+  docs/validation_leapfrog_big.png  its rings' centroids and radii, max|α| and impulse drift
+(--big-only: that plot alone, no CPU runs).
 """
 import argparse
 import csv
@@ -158,12 +163,46 @@ def impulse(exe, tmp, out):
     fig.savefig(os.path.join(out, "validation_impulse.png"), dpi=110)
 
 
+def leapfrog_big(path, out):
+    with open(path) as f:
+        d = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
+    t = [r["time"] for r in d]
+    a0, i0 = d[0]["max_alpha"], d[0]["Iz"]
+    fig, ax = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    for k, c in ((0, "C0"), (1, "C1")):
+        ax[0].plot(t, [r["ring%d_z" % k] for r in d], c, label="ring %d" % k)
+        ax[1].plot(t, [r["ring%d_R" % k] for r in d], c)
+    ax[2].semilogy(t, [r["max_alpha"] / a0 for r in d], "C2", label="max|α| / start")
+    ax[2].semilogy(t, [max(abs(r["Iz"] / i0 - 1), 1e-9) for r in d], "C3", label="|Iz/Iz(0) - 1|")
+    ax[0].set_ylabel("centroid z")
+    ax[1].set_ylabel("radius")
+    ax[2].set_xlabel("time")
+    ax[0].legend(fontsize=8)
+    ax[2].legend(fontsize=8)
+    ax[0].set_title("leapfrog_big (GPU): 2^15 elements, a = 0.005, σ = 0.004, RK4 dt = 0.0002", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "validation_leapfrog_big.png"), dpi=110)
+    swaps = [0.5 * (a["time"] + b["time"]) for a, b in zip(d, d[1:])
+             if (a["ring1_z"] - a["ring0_z"]) * (b["ring1_z"] - b["ring0_z"]) < 0]
+    print("\n### leapfrog_big (%s, t = 0..%g)\n" % (os.path.basename(path), t[-1]))
+    print("- passages at t = " + ", ".join("%.3f" % x for x in swaps))
+    print("- max|α| / start: %.3f at most" % max(r["max_alpha"] / a0 for r in d))
+    print("- max |Iz/Iz(0) - 1|: %.2e" % max(abs(r["Iz"] / i0 - 1) for r in d))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "vortexfmm"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--big", help="diagnostics CSV of a leapfrog_big run to plot")
+    ap.add_argument("--big-only", action="store_true")
     a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    if a.big:
+        leapfrog_big(a.big, a.out)
+    if a.big_only:
+        return
     if not os.access(a.exe, os.X_OK):
         sys.exit("validation.py: %s not found; build first (scripts/setup)" % a.exe)
     os.makedirs(a.out, exist_ok=True)
