@@ -132,7 +132,10 @@ static void VXF(cpu_l2p_p2p)(const oct_tree *t, int p, const vx_real *Lleaf, con
       oct_box_centre(t, L, t->tgt_key[L][b], c);
       const vx_real *Lb = Lleaf + (size_t)b * 3 * nc;
       if (p >= 1) VXF(sph_deriv)(Lb, p, D1, D1 + 3 * nc, D1 + 6 * nc);
-      if (want_grad && p >= 2) {
+      int need2 = 0; /* second derivatives only when the leaf holds a gradient target */
+      if (want_grad && p >= 2)
+        for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1] && !need2; ++k) need2 = t->tgt_order[k] < n_grad;
+      if (need2) {
         VXF(sph_deriv)(D1, p - 1, D2 + 0 * 3 * nc, D2 + 1 * 3 * nc, D2 + 2 * 3 * nc);          /* xx xy xz */
         VXF(sph_deriv)(D1 + 3 * nc, p - 1, NULL, D2 + 3 * 3 * nc, D2 + 4 * 3 * nc);          /* yy yz */
         VXF(sph_deriv)(D1 + 6 * nc, p - 1, NULL, NULL, D2 + 5 * 3 * nc);                      /* zz */

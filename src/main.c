@@ -264,8 +264,9 @@ static int run_batch(const opts *o) {
     for (int j = 0; j < ST_N; ++j) m[j] = app_median(st[j], nst);
     fprintf(stderr,
             PROG ": step time, median of %lld steps after %d warm-up: %.3f ms (tree %.3f, far %.3f, near %.3f, "
-                 "integrate %.3f; far and near overlap on the GPU); octree %d levels\n",
-            nst, STEP_WARMUP, m[ST_STEP], m[ST_TREE], m[ST_FAR], m[ST_NEAR], m[ST_INTEG], levels);
+                 "integrate %.3f%s); octree %d levels\n",
+            nst, STEP_WARMUP, m[ST_STEP], m[ST_TREE], m[ST_FAR], m[ST_NEAR], m[ST_INTEG],
+            P->backend == VX_BACKEND_CUDA ? "; far and near overlap on the GPU" : "", levels);
     if (!P->direct)
       fprintf(stderr,
               PROG ": far field per step: P2M %.3f, M2M %.3f, M2L %.3f, L2L %.3f, L2P %.3f ms; %lld M2L translations, "
