@@ -80,6 +80,11 @@ int main(void) {
   remove(csv);
   snprintf(args, sizeof args, "--headless --scene '%s' --steps 4 --diag '%s' --diag-every 2 --integrator rk2", tiny, csv);
   expect(args, 0, "done: 4 steps");
+  /* the closing timing summary: medians over the steps after the 2 warm-up ones (this scene
+   * solves by direct summation: no far-field phase line; the cpu backend: no GPU overlap note) */
+  if (!strstr(out, "step time, median of 2 steps after 2 warm-up") || strstr(out, "far field per step") ||
+      strstr(out, "overlap on the GPU"))
+    FAIL("good run: no (or a wrong) closing step-time summary in:\n%s", out);
   if (count_lines(csv) != 4) FAIL("diagnostics of the good run: %d lines, expected header + 3 rows", count_lines(csv));
 
   /* a blow-up: the singular kernel with a huge explicit step */
