@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cub/device/device_scan.cuh>
-
 #include "cuda_check.h"
 #include "fmm_internal.h"
 #include "octree_gpu.h"
@@ -36,7 +34,7 @@ typedef struct fmm_gpu {
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
-  dbuf chunk_off, chunk_leaf, scan_tmp; /* target chunks of the leaf kernels (P2P, L2P) */
+  dbuf chunk_off, chunk_leaf; /* target chunks of the leaf kernels (P2P, L2P) */
   dbuf dloc;         /* L2P: derivative expansions of the leaves' local expansions */
   dbuf raise;        /* L2P: the factors A, B of sph_raise for n < p, at n(n+1)/2 + |m| */
 } fmm_gpu;
@@ -60,15 +58,6 @@ static void gpu_release(dbuf *b) {
   if (b->ptr) cudaFree(b->ptr);
   b->ptr = NULL;
   b->cap = 0;
-}
-
-/* In-place exclusive sum of n ints on stream s (CUB; the temporary storage is grow-only). */
-static int gpu_exclusive_scan(fmm_gpu *G, int *d, int n, cudaStream_t s, char *err, size_t errlen) {
-  size_t bytes = 0;
-  VX_CUR(cub::DeviceScan::ExclusiveSum(NULL, bytes, d, d, n, s));
-  if (gpu_reserve(&G->scan_tmp, bytes ? bytes : 1, "scan storage", err, errlen)) return -1;
-  VX_CUR(cub::DeviceScan::ExclusiveSum(G->scan_tmp.ptr, bytes, d, d, n, s));
-  return 0;
 }
 
 #define VX_DOUBLE_INST
@@ -184,7 +173,7 @@ extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   oct_free_gpu(&G->tree);
   dbuf *all[] = {&G->roty, &G->m2m, &G->l2l, &G->m2l, &G->geo_theta, &G->geo_len, &G->geo_cs, &G->geo_ipow, &G->src_soa, &G->tgt_soa,
                  &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos, &G->out_vel, &G->out_grad,
-                 &G->chunk_off, &G->chunk_leaf, &G->scan_tmp, &G->dloc, &G->raise};
+                 &G->chunk_off, &G->chunk_leaf, &G->dloc, &G->raise};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   for (int l = 0; l <= VX_LMAX; ++l) { gpu_release(&G->mpole[l]); gpu_release(&G->local[l]); }
   for (int i = 0; i < EV_COUNT; ++i)

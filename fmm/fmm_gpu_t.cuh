@@ -523,7 +523,7 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     int *coff = (int *)G->chunk_off.ptr, *cleaf = (int *)G->chunk_leaf.ptr;
     VXF(k_chunk_count)<<<(nleaf + 1 + 255) / 256, 256, 0, sf>>>(nleaf, t->tgt_start, CH, coff);
     VX_CUR_LAUNCH(chunk_count);
-    if (gpu_exclusive_scan(G, coff, nleaf + 1, sf, err, errlen)) return -1;
+    VX_CUR(oct_exclusive_scan_gpu(t, coff, nleaf + 1, sf));
     VXF(k_chunk_fill)<<<(nleaf + 255) / 256, 256, 0, sf>>>(nleaf, coff, cleaf);
     VX_CUR_LAUNCH(chunk_fill);
     VX_CUR(cudaEventRecord(ev[EV_TREE], sf));

@@ -880,6 +880,11 @@ static void dbuf_free(oct_dbuf *b) {
   b->cap = 0;
 }
 
+extern "C" cudaError_t oct_exclusive_scan_gpu(oct_tree_gpu *t, int *d, int n, cudaStream_t stream) {
+  if (!t->ws) return cudaErrorInvalidValue; /* no tree built yet */
+  return scan_inplace((oct_ws *)t->ws, d, (size_t)n, stream);
+}
+
 extern "C" void oct_free_gpu(oct_tree_gpu *t) {
   if (!t) return;
   oct_ws *w = (oct_ws *)t->ws;

@@ -43,6 +43,9 @@ extern "C" {
 int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, const void *d_tgt_pos, int nt, int pos_float,
                   const oct_params *prm, cudaStream_t stream, char *err, size_t errlen);
 void oct_free_gpu(oct_tree_gpu *t);
+/* In-place exclusive sum of n ints on `stream`, with the tree's grown CUB storage (for callers
+ * that lay out work per leaf of a built tree, e.g. the FMM's target chunks). */
+cudaError_t oct_exclusive_scan_gpu(oct_tree_gpu *t, int *d, int n, cudaStream_t stream);
 /* Copy a GPU tree into a host oct_tree (for tests): free with oct_free_cpu. */
 int oct_download_gpu(const oct_tree_gpu *g, oct_tree *host, char *err, size_t errlen);
 #ifdef __cplusplus

@@ -131,8 +131,20 @@ void app_shutdown(app *a);
 /* A transient one-line message on screen (and on stderr). */
 void app_message(app *a, const char *fmt, ...);
 double app_now(void);
-/* Median of v[0..n) (sorts v in place); 0 when n <= 0. */
-double app_median(double *v, long long n);
+/* Rows of k timings (ms) kept for closing medians: the first `skip` rows added are left out
+ * (warm-up), and at most APP_SERIES_CAP rows are kept (later ones are not recorded). */
+#define APP_SERIES_CAP 100000
+typedef struct {
+  int k, skip;
+  long long cap, n, seen;
+  double *v; /* column j at v + j * cap */
+} app_series;
+/* rows: how many rows will be added (sizes the storage). 0, or -1 when out of host memory. */
+int app_series_init(app_series *s, int k, int skip, long long rows);
+void app_series_add(app_series *s, const double *row);
+/* Median of column j (sorts it in place); 0 when no row was kept. */
+double app_series_median(app_series *s, int j);
+void app_series_free(app_series *s);
 /* Simulated time and steps across engine rebuilds. */
 double app_sim_time(const app *a);
 long long app_sim_steps(const app *a);

@@ -30,10 +30,32 @@ static int cmp_double(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
-double app_median(double *v, long long n) {
-  if (n <= 0) return 0.0;
+int app_series_init(app_series *s, int k, int skip, long long rows) {
+  memset(s, 0, sizeof *s);
+  s->k = k, s->skip = skip;
+  s->cap = rows - skip < APP_SERIES_CAP ? rows - skip : APP_SERIES_CAP;
+  if (s->cap <= 0) return s->cap = 0, 0;
+  s->v = malloc(sizeof(double) * (size_t)k * (size_t)s->cap);
+  return s->v ? 0 : -1;
+}
+
+void app_series_add(app_series *s, const double *row) {
+  if (s->seen++ < s->skip || s->n >= s->cap) return;
+  for (int j = 0; j < s->k; ++j) s->v[(size_t)j * s->cap + s->n] = row[j];
+  s->n++;
+}
+
+double app_series_median(app_series *s, int j) {
+  if (s->n <= 0) return 0.0;
+  double *v = s->v + (size_t)j * s->cap;
+  long long n = s->n;
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void app_series_free(app_series *s) {
+  free(s->v);
+  s->v = NULL;
 }
 
 double app_now(void) {

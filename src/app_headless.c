@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <GL/glew.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -19,13 +18,14 @@ enum { FT_FRAME, FT_STEP, FT_TREE, FT_FAR, FT_NEAR, FT_INTEG, FT_RENDER, FT_GPU,
 
 /* One line: median frame time and fps, split into the simulation's phases and the render (the far
  * and near fields run concurrently on the GPU, so they add up to more than the step). */
-static void print_breakdown(const app *a, const app_options *o, double *ft[FT_N], long long n) {
+static void print_breakdown(const app *a, const app_options *o, app_series *ft) {
+  const long long n = ft->n;
   if (n <= 0) {
     fprintf(stderr, "vortexfmm: frame-time breakdown: needs more than %d frames (--frames)\n", FT_WARMUP + 1);
     return;
   }
   double m[FT_N];
-  for (int k = 0; k < FT_N; ++k) m[k] = app_median(ft[k], n);
+  for (int k = 0; k < FT_N; ++k) m[k] = app_series_median(ft, k);
   fprintf(stderr,
           "vortexfmm: frame time, median of %lld frames at %dx%d (%d elements, %d tracers, %d drawn, %d step%s per "
           "frame): %.2f ms = %.1f fps; step %.2f ms (tree %.2f, far %.2f, near %.2f, integrate %.2f); render %.2f ms "
@@ -67,17 +67,14 @@ int app_run_headless(const app_options *o) {
             o->png_dir ? o->png_dir : "");
   unsigned fbo = rd_headless_fbo(hl);
   double t0 = app_now(), t_last = t0, t_prev = t0, sim_ms = 0.0, rd_ms = 0.0;
-  long long acc_n = 0, nft = 0;
-  double *ft[FT_N];
-  for (int k = 0; k < FT_N; ++k) ft[k] = calloc((size_t)frames, sizeof(double));
-  for (int k = 0; k < FT_N; ++k)
-    if (!ft[k]) {
-      fprintf(stderr, "vortexfmm: out of host memory for %lld frame timings\n", frames);
-      for (int j = 0; j < FT_N; ++j) free(ft[j]);
-      app_shutdown(&a);
-      rd_headless_destroy(hl);
-      return 1;
-    }
+  long long acc_n = 0;
+  app_series ft; /* frames 0..FT_WARMUP left out */
+  if (app_series_init(&ft, FT_N, FT_WARMUP + 1, frames)) {
+    fprintf(stderr, "vortexfmm: out of host memory for %lld frame timings\n", ft.cap);
+    app_shutdown(&a);
+    rd_headless_destroy(hl);
+    return 1;
+  }
   rc = 0;
   for (long long f = 0; f < frames; ++f) {
     a.set.running = f > 0; /* frame 0 is the initial state */
@@ -122,10 +119,9 @@ int app_run_headless(const app_options *o) {
         break;
       }
     }
-    if (f > FT_WARMUP) {
-      double v[FT_N] = {a.ms_frame, a.ms_step, a.ms_tree, a.ms_far, a.ms_near, a.ms_integrate, a.ms_render, a.ms_gpu};
-      for (int k = 0; k < FT_N; ++k) ft[k][nft] = v[k];
-      nft++;
+    {
+      const double v[FT_N] = {a.ms_frame, a.ms_step, a.ms_tree, a.ms_far, a.ms_near, a.ms_integrate, a.ms_render, a.ms_gpu};
+      app_series_add(&ft, v);
     }
     sim_ms += a.ms_step;
     rd_ms += a.ms_render;
@@ -139,8 +135,8 @@ int app_run_headless(const app_options *o) {
       acc_n = 0;
     }
   }
-  if (!rc) print_breakdown(&a, o, ft, nft);
-  for (int k = 0; k < FT_N; ++k) free(ft[k]);
+  if (!rc) print_breakdown(&a, o, &ft);
+  app_series_free(&ft);
   if (!rc && !o->quiet) {
     fprintf(stderr, "vortexfmm: done: %lld frames in %.2f s", frames, app_now() - t0);
     if (o->screenshot) fprintf(stderr, "; screenshot %s", o->screenshot);

@@ -32,7 +32,6 @@
 /* blow-up threshold: max|α| over this multiple of its initial value */
 #define BLOWUP_FACTOR 1e6
 #define STEP_WARMUP 2       /* steps left out of the closing timing medians */
-#define STEP_RECORD 100000  /* at most this many steps' timings kept for them */
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -196,9 +195,8 @@ static int run_batch(const opts *o) {
   int rc = 0;
   /* per-step phase times for the closing medians (the first STEP_WARMUP steps left out) */
   enum { ST_STEP, ST_TREE, ST_FAR, ST_NEAR, ST_INTEG, ST_P2M, ST_M2M, ST_M2L, ST_L2L, ST_L2P, ST_N };
-  const long long st_cap = steps - STEP_WARMUP < STEP_RECORD ? steps - STEP_WARMUP : STEP_RECORD;
-  double *st[ST_N] = {0};
-  long long nst = 0;
+  app_series st;
+  const int st_bad = app_series_init(&st, ST_N, STEP_WARMUP, steps);
   int levels = 0;
   fmm_stats last_engine;
   memset(&last_engine, 0, sizeof last_engine);
@@ -212,26 +210,23 @@ static int run_batch(const opts *o) {
   }
   double t_start = now_s(), t_last = t_start, ms_sum = 0.0;
   long long ms_n = 0;
-  if (st_cap > 0)
-    for (int j = 0; j < ST_N; ++j)
-      if (!(st[j] = malloc((size_t)st_cap * sizeof(double)))) {
-        fprintf(stderr, PROG ": out of host memory for %lld step timings\n", st_cap);
-        rc = 1;
-        goto done;
-      }
+  if (st_bad) {
+    fprintf(stderr, PROG ": out of host memory for %lld step timings\n", st.cap);
+    rc = 1;
+    goto done;
+  }
   for (long long k = 1; k <= steps; ++k) {
     if (vx_sim_step(sim, err, sizeof err)) { fprintf(stderr, PROG ": step %lld: %s\n", k, err); rc = 1; goto done; }
     const vx_step_stats *ss = vx_sim_last_stats(sim);
     ms_sum += ss->t_step;
     ms_n++;
     levels = ss->levels;
-    if (k > STEP_WARMUP && nst < st_cap) {
+    last_engine = ss->engine;
+    {
       const fmm_stats *e = &ss->engine;
-      double v[ST_N] = {ss->t_step, ss->t_tree, ss->t_far, ss->t_near, ss->t_integrate,
-                        e->t_p2m, e->t_m2m, e->t_m2l, e->t_l2l, e->t_l2p};
-      last_engine = *e;
-      for (int j = 0; j < ST_N; ++j) st[j][nst] = v[j];
-      nst++;
+      const double v[ST_N] = {ss->t_step, ss->t_tree, ss->t_far, ss->t_near, ss->t_integrate,
+                              e->t_p2m, e->t_m2m, e->t_m2l, e->t_l2l, e->t_l2p};
+      app_series_add(&st, v);
     }
     double amax;
     if (vx_sim_check(sim, &amax, &bad, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
@@ -259,13 +254,13 @@ static int run_batch(const opts *o) {
   }
   if (!o->quiet)
     fprintf(stderr, PROG ": done: %lld steps in %.2f s\n", steps, now_s() - t_start);
-  if (nst > 0) {
+  if (st.n > 0) {
     double m[ST_N];
-    for (int j = 0; j < ST_N; ++j) m[j] = app_median(st[j], nst);
+    for (int j = 0; j < ST_N; ++j) m[j] = app_series_median(&st, j);
     fprintf(stderr,
             PROG ": step time, median of %lld steps after %d warm-up: %.3f ms (tree %.3f, far %.3f, near %.3f, "
                  "integrate %.3f%s); octree %d levels\n",
-            nst, STEP_WARMUP, m[ST_STEP], m[ST_TREE], m[ST_FAR], m[ST_NEAR], m[ST_INTEG],
+            st.n, STEP_WARMUP, m[ST_STEP], m[ST_TREE], m[ST_FAR], m[ST_NEAR], m[ST_INTEG],
             P->backend == VX_BACKEND_CUDA ? "; far and near overlap on the GPU" : "", levels);
     if (!P->direct)
       fprintf(stderr,
@@ -275,7 +270,7 @@ static int run_batch(const opts *o) {
               last_engine.n_tgt_leaves, last_engine.level_capped ? " (level capped by the core size or memory)" : "");
   }
 done:
-  for (int j = 0; j < ST_N; ++j) free(st[j]);
+  app_series_free(&st);
   if (df) fclose(df);
   vx_sim_destroy(sim);
   return rc;
