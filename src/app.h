@@ -27,6 +27,9 @@ typedef struct {
   int order, leaf;                                        /* -1: the scene's */
   int direct;                                             /* 1: direct summation */
   long long tracers, seed;                                /* -1: the scene's */
+  /* long-run control (-1: the scene's) */
+  double relax, remesh_h, remesh_drop, viscosity;
+  int relax_every, remesh_every;
 } app_overrides;
 
 void app_overrides_init(app_overrides *ov);

@@ -10,6 +10,8 @@ void app_overrides_init(app_overrides *ov) {
   ov->dt = ov->sigma = -1.0;
   ov->order = ov->leaf = -1;
   ov->tracers = ov->seed = -1;
+  ov->relax = ov->remesh_h = ov->remesh_drop = ov->viscosity = -1.0;
+  ov->relax_every = ov->remesh_every = -1;
 }
 
 vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
@@ -26,5 +28,11 @@ vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
   if (ov->leaf > 0) prm.leaf_size = ov->leaf;
   if (ov->direct) prm.direct = 1;
   prm.tracers = ov->tracers;
+  if (ov->relax >= 0) prm.relax = ov->relax;
+  if (ov->relax_every >= 0) prm.relax_every = ov->relax_every;
+  if (ov->remesh_every >= 0) prm.remesh_every = ov->remesh_every;
+  if (ov->remesh_h >= 0) prm.remesh_h = ov->remesh_h;
+  if (ov->remesh_drop >= 0) prm.remesh_drop = ov->remesh_drop;
+  if (ov->viscosity >= 0) prm.viscosity = ov->viscosity;
   return prm;
 }

@@ -100,14 +100,14 @@ static void health_case(vx_precision prec, int inject_nan) {
   }
   char err[256];
   if (vx_device_alloc(&dp, 3 * rs * nt, err, sizeof err) || vx_device_alloc(&da, 3 * rs * ne, err, sizeof err) ||
-      vx_device_alloc(&ds, 16, err, sizeof err) || vx_device_upload(dp, hp, 3 * rs * nt, err, sizeof err) ||
+      vx_device_alloc(&ds, 32, err, sizeof err) || vx_device_upload(dp, hp, 3 * rs * nt, err, sizeof err) ||
       vx_device_upload(da, ha, 3 * rs * ne, err, sizeof err)) {
     FAIL("device setup: %s", err);
     return;
   }
-  double m2;
+  double m2, g2;
   int bad;
-  if (vx_gpu_health(prec, dp, da, ne, nt, ds, &m2, &bad, err, sizeof err)) { FAIL("health: %s", err); return; }
+  if (vx_gpu_health(prec, dp, da, NULL, ne, nt, ds, &m2, &g2, &bad, err, sizeof err)) { FAIL("health: %s", err); return; }
   if (fabs(m2 - want) > 1e-12 * want) FAIL("device max|alpha|^2 %.17g != %.17g", m2, want);
   if (bad != inject_nan) FAIL("device non-finite flag %d, expected %d", bad, inject_nan);
   free(hp); free(ha); vx_device_free(dp); vx_device_free(da); vx_device_free(ds);

@@ -14,6 +14,7 @@ static void cross(const double *a, const double *b, double *c) {
 void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const int *ring, int n_rings, const double *vel,
                          vx_diag *d) {
   memset(d, 0, sizeof *d);
+  d->n_elem = n;
   if (n_rings > VX_SCENE_MAX_RINGS) n_rings = VX_SCENE_MAX_RINGS;
   d->n_rings = n_rings;
   double wsum[VX_SCENE_MAX_RINGS] = {0}, rimp[VX_SCENE_MAX_RINGS][3];
@@ -26,6 +27,7 @@ void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const in
     cross(x, xa, xxa);
     double am = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
     if (am * am > m2) m2 = am * am;
+    d->sum_abs_alpha += am;
     for (int i = 0; i < 3; ++i) {
       d->I[i] += 0.5 * xa[i];
       d->A[i] += xxa[i] / 3.0;
@@ -74,17 +76,21 @@ int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t e
   if (!rc && vel) rc = vx_sim_element_velocity(s, vel, err, errlen);
   if (!rc) {
     vx_step_stats st = *vx_sim_last_stats(s);
+    vx_health h;
+    int hr = vx_sim_health(s, &h, err, errlen);
+    if (hr < 0) { free(buf); return -1; }
     vx_diag_from_arrays(n, pos, alpha, vx_sim_rings(s), vx_sim_n_rings(s), vel, d);
     d->step = vx_sim_steps_done(s);
     d->t = vx_sim_time(s);
     d->stats = st;
+    d->max_gradu = h.max_gradu;
   }
   free(buf);
   return rc;
 }
 
 void vx_diag_csv_header(FILE *f, int n_rings) {
-  fprintf(f, "step,time,Ix,Iy,Iz,Ax,Ay,Az,Wx,Wy,Wz,max_alpha,energy");
+  fprintf(f, "step,time,Ix,Iy,Iz,Ax,Ay,Az,Wx,Wy,Wz,max_alpha,energy,n_elem,sum_abs_alpha,max_gradu");
   for (int r = 0; r < n_rings && r < VX_SCENE_MAX_RINGS; ++r)
     fprintf(f, ",ring%d_x,ring%d_y,ring%d_z,ring%d_R", r, r, r, r);
   fprintf(f, ",ms_step,ms_tree,ms_far,ms_near,ms_integrate,levels\n");
@@ -96,7 +102,7 @@ void vx_diag_csv_row(FILE *f, const vx_diag *d) {
   for (int i = 0; i < 3; ++i) fprintf(f, ",%.12g", d->I[i]);
   for (int i = 0; i < 3; ++i) fprintf(f, ",%.12g", d->A[i]);
   for (int i = 0; i < 3; ++i) fprintf(f, ",%.12g", d->W[i]);
-  fprintf(f, ",%.12g,%.12g", d->max_alpha, d->energy);
+  fprintf(f, ",%.12g,%.12g,%d,%.12g,%.8g", d->max_alpha, d->energy, d->n_elem, d->sum_abs_alpha, d->max_gradu);
   for (int r = 0; r < d->n_rings; ++r)
     fprintf(f, ",%.10g,%.10g,%.10g,%.10g", d->ring_c[r][0], d->ring_c[r][1], d->ring_c[r][2], d->ring_R[r]);
   const vx_step_stats *s = &d->stats;

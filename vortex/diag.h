@@ -24,6 +24,9 @@ typedef struct {
   double I[3], A[3], W[3];
   double max_alpha;
   double energy;                          /* NaN when skipped */
+  int n_elem;                             /* elements (remeshing changes the count) */
+  double sum_abs_alpha;                   /* Σ|α| */
+  double max_gradu;                       /* max |∇u| over the elements (last evaluation; 0 before any) */
   int n_rings;
   double ring_c[VX_SCENE_MAX_RINGS][3];
   double ring_R[VX_SCENE_MAX_RINGS];

@@ -76,6 +76,8 @@ void vx_scene_init(vx_scene *s) {
   s->steps = 1000;
   s->diag_every = 10;
   s->seed = 1;
+  s->relax_every = 1;
+  s->remesh_drop = 1e-4;
 }
 
 /* ------------------------------------------------------------------ parser */
@@ -97,6 +99,15 @@ static int get_double(pctx *c, const char *key, const char *val, double lo, int 
   errno = 0;
   double v = strtod(val, &end);
   if (end == val || *end || errno || !isfinite(v) || (lo_open ? !(v > lo) : !(v >= lo))) return bad(c, key, val, want);
+  *out = v;
+  return 0;
+}
+static int get_range(pctx *c, const char *key, const char *val, double lo, double hi, double *out) {
+  char want[96];
+  snprintf(want, sizeof want, "expected a number in [%g, %g]", lo, hi);
+  double v;
+  if (get_double(c, key, val, lo, 0, &v, want)) return -1;
+  if (v > hi) return bad(c, key, val, want);
   *out = v;
   return 0;
 }
@@ -142,7 +153,8 @@ static char *trim(char *s) {
 
 static const char *global_keys[] = {"name", "kernel", "sigma", "sigma_factor", "dt", "integrator", "stretching",
                                     "order", "leaf_size", "solver", "backend", "precision", "steps", "diag_every",
-                                    "seed", NULL};
+                                    "seed", "relax", "relax_every", "remesh_every", "remesh_h", "remesh_drop",
+                                    "viscosity", NULL};
 static const char *ring_keys[] = {"circulation", "radius", "core", "profile", "core_extent", "n_around", "layers",
                                   "layer_points", "centre", "axis", "phase", "perturb_amp", "perturb_mode", "tracers",
                                   "tracer_spread", NULL};
@@ -178,6 +190,12 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
     return vx_precision_from_name(v, &s->precision) ? bad(c, k, v, "expected double or float") : 0;
   if (!strcmp(k, "steps")) return get_int(c, k, v, 0, 2000000000L, &s->steps);
   if (!strcmp(k, "diag_every")) return get_int(c, k, v, 1, 2000000000L, &s->diag_every);
+  if (!strcmp(k, "relax")) return get_range(c, k, v, 0.0, 1.0, &s->relax);
+  if (!strcmp(k, "relax_every")) return get_int(c, k, v, 1, 1000000L, &s->relax_every);
+  if (!strcmp(k, "remesh_every")) return get_int(c, k, v, 0, 1000000L, &s->remesh_every);
+  if (!strcmp(k, "remesh_h")) return get_range(c, k, v, 0.0, 1e3, &s->remesh_h);
+  if (!strcmp(k, "remesh_drop")) return get_range(c, k, v, 0.0, 0.1, &s->remesh_drop);
+  if (!strcmp(k, "viscosity")) return get_range(c, k, v, 0.0, 1e3, &s->viscosity);
   if (!strcmp(k, "seed")) {
     char *end;
     errno = 0;

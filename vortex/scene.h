@@ -66,6 +66,13 @@ typedef struct {
   int steps;
   int diag_every;
   uint64_t seed;          /* tracer seeding */
+  /* long-run control (vx_sim_params has the meaning; all off by default) */
+  double relax;
+  int relax_every;
+  int remesh_every;
+  double remesh_h;
+  double remesh_drop;
+  double viscosity;
   int n_rings;
   vx_ring rings[VX_SCENE_MAX_RINGS];
 } vx_scene;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "remesh.h"
 #include "sim_gpu.h"
 #include "stage.h"
 
@@ -30,6 +31,17 @@ struct vx_sim {
   double t;
   long long steps;
   vx_step_stats stats;
+  /* long-run control */
+  int *d_ring;               /* cuda: the ring of each element on the device (remeshing reads it) */
+  size_t c_d_ring;
+  vx_remesh_ws *rws;         /* the remeshing pipeline's scratch */
+  vx_remesh_job rj;          /* its output buffers, swapped with pos / alpha / ring after each remeshing */
+  vx_remesh_stats rstats;
+  double since_remesh;       /* simulated time since the last remeshing (the diffusion it owes) */
+  int steps_since_remesh;
+  double amax0;              /* max|α| at the start: the blow-up rule's reference */
+  int have_grad;             /* grad holds the elements' gradient of an evaluation of this state's particles */
+  double max_gradu;          /* max |∇u| over the elements, last measured */
 };
 
 #ifndef VX_HAVE_CUDA
@@ -43,12 +55,19 @@ int vx_gpu_stage(vx_precision prec, const vx_stage_args *a, char *err, size_t er
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
-int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, int n_elem, int n_tot, void *d_scratch,
-                  double *max_a2, int *bad, char *err, size_t errlen) {
-  (void)prec; (void)pos; (void)alpha; (void)n_elem; (void)n_tot; (void)d_scratch; (void)max_a2; (void)bad;
+int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, const void *grad, int n_elem, int n_tot,
+                  void *d_scratch, double *max_a2, double *max_g2, int *bad, char *err, size_t errlen) {
+  (void)prec; (void)pos; (void)alpha; (void)grad; (void)n_elem; (void)n_tot; (void)d_scratch; (void)max_a2; (void)max_g2;
+  (void)bad;
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
+int vx_remesh_gpu(vx_remesh_ws **ws, vx_remesh_job *j, char *err, size_t errlen) {
+  (void)ws; (void)j;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
+void vx_remesh_ws_free_gpu(vx_remesh_ws *ws) { (void)ws; }
 #endif
 
 static double now_ms(void) {
@@ -144,7 +163,46 @@ vx_sim_params vx_sim_params_from_scene(const vx_scene *sc) {
   p.stretching = sc->stretching;
   p.direct = sc->direct;
   p.tracers = -1;
+  p.relax = sc->relax;
+  p.relax_every = sc->relax_every;
+  p.remesh_every = sc->remesh_every;
+  p.remesh_h = sc->remesh_h;
+  p.remesh_drop = sc->remesh_drop;
+  p.viscosity = sc->viscosity;
   return p;
+}
+
+/* The lattice spacing in use: remesh_h, else σ. */
+static double lattice_h(const vx_sim_params *p) { return p->remesh_h > 0.0 ? p->remesh_h : p->sigma; }
+
+static int check_control(const vx_sim_params *p, char *err, size_t errlen) {
+  if (!(p->relax >= 0.0 && p->relax <= 1.0)) { snprintf(err, errlen, "relaxation factor %g must be in [0, 1]", p->relax); return -1; }
+  if (p->relax > 0.0 && p->relax_every < 1) {
+    snprintf(err, errlen, "relaxation interval %d must be >= 1 step", p->relax_every);
+    return -1;
+  }
+  if (p->remesh_every < 0) { snprintf(err, errlen, "remeshing interval %d must be >= 0 (0: off)", p->remesh_every); return -1; }
+  if (!(p->remesh_h >= 0.0 && isfinite(p->remesh_h))) { snprintf(err, errlen, "remeshing spacing %g must be >= 0", p->remesh_h); return -1; }
+  if (!(p->remesh_drop >= 0.0 && p->remesh_drop <= 0.1)) {
+    snprintf(err, errlen, "remeshing drop threshold %g must be in [0, 0.1]", p->remesh_drop);
+    return -1;
+  }
+  if (!(p->viscosity >= 0.0 && isfinite(p->viscosity))) { snprintf(err, errlen, "viscosity %g must be >= 0", p->viscosity); return -1; }
+  double h = lattice_h(p);
+  if (p->remesh_every > 0 && !(h > 0.0)) {
+    snprintf(err, errlen, "remeshing needs a lattice spacing: set remesh_h (the %s kernel has no sigma)", vx_kernel_name(p->kernel));
+    return -1;
+  }
+  if (p->viscosity > 0.0 && p->remesh_every <= 0) {
+    snprintf(err, errlen, "viscosity %g acts at remeshing: turn remeshing on (remesh_every > 0)", p->viscosity);
+    return -1;
+  }
+  if (p->viscosity > 0.0 && p->viscosity * p->dt / (h * h) > VX_REMESH_C2_MAX) {
+    snprintf(err, errlen, "viscosity %g too large for dt %g and lattice spacing %g: nu*dt/h^2 = %.3g exceeds %.3g", p->viscosity,
+             p->dt, h, p->viscosity * p->dt / (h * h), VX_REMESH_C2_MAX);
+    return -1;
+  }
+  return 0;
 }
 
 static int check_params(const vx_sim_params *p, char *err, size_t errlen) {
@@ -158,8 +216,10 @@ static int check_params(const vx_sim_params *p, char *err, size_t errlen) {
     snprintf(err, errlen, "kernel %s needs sigma > 0 (got %g)", vx_kernel_name(p->kernel), p->sigma);
     return -1;
   }
-  return 0;
+  return check_control(p, err, errlen);
 }
+
+int vx_sim_params_check(const vx_sim_params *p, char *err, size_t errlen) { return check_params(p, err, errlen); }
 
 static fmm_params engine_params(const vx_sim_params *p) {
   fmm_params f = fmm_params_default();
@@ -187,6 +247,12 @@ void vx_sim_destroy(vx_sim *s) {
   buf_free(s, &s->vel, &s->c_vel);
   buf_free(s, &s->grad, &s->c_grad);
   buf_free(s, &s->scratch, &s->c_scratch);
+  buf_free(s, (void **)&s->d_ring, &s->c_d_ring);
+  vx_remesh_buf_free(&s->rj.pos_out, s->on_device);
+  vx_remesh_buf_free(&s->rj.alpha_out, s->on_device);
+  vx_remesh_buf_free(&s->rj.ring_out, s->on_device);
+  if (s->on_device) vx_remesh_ws_free_gpu(s->rws);
+  else vx_remesh_ws_free_cpu(s->rws);
   fmm_destroy(s->fmm);
   free(s->ring);
   free(s->host);
@@ -201,6 +267,20 @@ static int reserve_scratch(vx_sim *s, char *err, size_t errlen) {
       buf_reserve(s, &s->accp, &s->c_accp, bp, err, errlen) || buf_reserve(s, &s->acca, &s->c_acca, ba, err, errlen))
     return -1;
   return 0;
+}
+
+/* cuda: the host ring array mirrored on the device (remeshing reads it there). */
+static int upload_rings(vx_sim *s, char *err, size_t errlen) {
+  if (!s->on_device) return 0;
+  size_t b = sizeof(int) * ((size_t)s->n_elem + 1);
+  if (buf_reserve(s, (void **)&s->d_ring, &s->c_d_ring, b, err, errlen)) return -1;
+  return s->n_elem ? vx_device_upload(s->d_ring, s->ring, sizeof(int) * (size_t)s->n_elem, err, errlen) : 0;
+}
+
+/* The blow-up rule's reference, max|α| of the start. */
+static int start_health(vx_sim *s, char *err, size_t errlen) {
+  int bad = 0;
+  return vx_sim_check(s, &s->amax0, &bad, err, errlen);
 }
 
 vx_sim *vx_sim_create_from(const vx_sim_params *prm, int n_elem, int n_tracer, const double *pos, const double *alpha,
@@ -222,7 +302,7 @@ vx_sim *vx_sim_create_from(const vx_sim_params *prm, int n_elem, int n_tracer, c
   s->n_elem = n_elem;
   s->n_tracer = n_tracer;
   s->n_tot = n_elem + n_tracer;
-  s->ring = malloc(sizeof(int) * (size_t)n_elem + 1);
+  s->ring = malloc(sizeof(int) * ((size_t)n_elem + 1));
   if (!s->ring) { snprintf(err, errlen, "out of memory"); vx_sim_destroy(s); return NULL; }
   s->n_rings = n_elem ? 1 : 0;
   for (int i = 0; i < n_elem; ++i) {
@@ -233,9 +313,10 @@ vx_sim *vx_sim_create_from(const vx_sim_params *prm, int n_elem, int n_tracer, c
   if (buf_reserve(s, &s->pos, &s->c_pos, bp, err, errlen) || buf_reserve(s, &s->alpha, &s->c_alpha, ba, err, errlen) ||
       buf_reserve(s, &s->vel, &s->c_vel, bp, err, errlen) ||
       buf_reserve(s, &s->grad, &s->c_grad, 3 * bp, err, errlen) || reserve_scratch(s, err, errlen) ||
-      (s->on_device && buf_reserve(s, &s->scratch, &s->c_scratch, 16, err, errlen)) ||
+      (s->on_device && buf_reserve(s, &s->scratch, &s->c_scratch, 32, err, errlen)) ||
       store_doubles(s, s->pos, pos, 3 * (size_t)s->n_tot, err, errlen) ||
-      store_doubles(s, s->alpha, alpha, 3 * (size_t)n_elem, err, errlen)) {
+      store_doubles(s, s->alpha, alpha, 3 * (size_t)n_elem, err, errlen) || upload_rings(s, err, errlen) ||
+      (s->prm.remesh_every > 0 && n_elem > 0 && vx_sim_remesh(s, err, errlen)) || start_health(s, err, errlen)) {
     vx_sim_destroy(s);
     return NULL;
   }
@@ -299,7 +380,30 @@ static void stage_cpu(const vx_stage_args *a, vx_precision prec) {
   }
 }
 
-int vx_sim_step(vx_sim *s, char *err, size_t errlen) {
+/* An engine call failed mid-step: a blow-up when the state has gone non-finite (the octree refuses
+ * such coordinates), else the engine's own failure. */
+static int step_failed(vx_sim *s, long long step, const char *where, char *err, size_t errlen) {
+  char e2[256];
+  double m;
+  int bad = 0;
+  if (vx_sim_check(s, &m, &bad, e2, sizeof e2) == 0 && bad) {
+    snprintf(err, errlen, "simulation blew up at step %lld (t=%g), %s: NaN or Inf in the particle state", step, s->t, where);
+    return VX_SIM_BLOWUP;
+  }
+  return -1;
+}
+
+/* Remeshing is due after this step: its interval is over, or the diffusion it owes would pass the
+ * kernel's limit c² <= VX_REMESH_C2_MAX within the next step. */
+static int remesh_due(const vx_sim *s) {
+  if (s->prm.remesh_every <= 0 || s->n_elem == 0) return 0;
+  if (s->steps_since_remesh >= s->prm.remesh_every) return 1;
+  double h = lattice_h(&s->prm);
+  return s->prm.viscosity > 0.0 && s->prm.viscosity * (s->since_remesh + s->prm.dt) / (h * h) > VX_REMESH_C2_MAX;
+}
+
+/* The stages of one step: relaxation folded into the first (stage_t.h), one engine call each. */
+static int run_stages(vx_sim *s, double *t_eval, char *err, size_t errlen) {
   /* Butcher weights (w) and next-stage nodes (c) of the low-storage form in stage.h */
   static const double w_euler[1] = {1.0}, w_rk2[2] = {0.5, 0.5}, w_rk4[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
   static const double c_rk2[2] = {1.0, 0.0}, c_rk4[4] = {0.5, 0.5, 1.0, 0.0};
@@ -307,11 +411,7 @@ int vx_sim_step(vx_sim *s, char *err, size_t errlen) {
   int ns = 1;
   if (s->prm.integrator == VX_RK2) { w = w_rk2; c = c_rk2; ns = 2; }
   else if (s->prm.integrator == VX_RK4) { w = w_rk4; c = c_rk4; ns = 4; }
-  if (reserve_scratch(s, err, errlen)) return -1;
-
-  double t0 = now_ms();
-  memset(&s->stats, 0, sizeof s->stats);
-  double t_eval = 0.0;
+  int relax_now = s->prm.relax > 0.0 && s->prm.stretching != VX_STRETCH_NONE && s->steps % s->prm.relax_every == 0;
   vx_stage_args a;
   memset(&a, 0, sizeof a);
   a.n_elem = s->n_elem;
@@ -328,24 +428,113 @@ int vx_sim_step(vx_sim *s, char *err, size_t errlen) {
   a.dt = s->prm.dt;
   for (int k = 0; k < ns; ++k) {
     double te = now_ms();
-    if (evaluate(s, err, errlen)) return -1;
-    t_eval += now_ms() - te;
+    if (evaluate(s, err, errlen)) {
+      char where[32];
+      snprintf(where, sizeof where, "RK stage %d", k + 1);
+      return step_failed(s, s->steps + 1, where, err, errlen);
+    }
+    *t_eval += now_ms() - te;
     a.first = k == 0;
     a.last = k == ns - 1;
     a.w = w[k];
     a.c = c[k];
+    a.relax = k == 0 && relax_now ? s->prm.relax : 0.0;
     if (s->on_device) {
       if (vx_gpu_stage(s->prm.precision, &a, err, errlen)) return -1;
     } else {
       stage_cpu(&a, s->prm.precision);
     }
   }
+  s->have_grad = s->prm.stretching != VX_STRETCH_NONE;
+  return 0;
+}
+
+int vx_sim_step(vx_sim *s, char *err, size_t errlen) {
+  if (reserve_scratch(s, err, errlen)) return -1;
+  double t0 = now_ms(), t_eval = 0.0;
+  memset(&s->stats, 0, sizeof s->stats);
+  int rc = run_stages(s, &t_eval, err, errlen);
+  if (rc) return rc;
   if (s->on_device && vx_gpu_sync(err, errlen)) return -1;
   s->t += s->prm.dt;
   s->steps++;
+  s->since_remesh += s->prm.dt;
+  s->steps_since_remesh++;
+  if (remesh_due(s) && vx_sim_remesh(s, err, errlen)) return step_failed(s, s->steps, "remeshing", err, errlen);
   s->stats.t_step = now_ms() - t0;
   s->stats.t_eval = t_eval;
-  s->stats.t_integrate = s->stats.t_step - t_eval;
+  s->stats.t_remesh = s->steps_since_remesh == 0 ? s->rstats.ms : 0.0;
+  s->stats.t_integrate = s->stats.t_step - t_eval - s->stats.t_remesh;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ remeshing */
+
+/* Swap a simulation buffer with a remeshing output buffer. */
+static void swap_buf(void **p, size_t *cap, vx_remesh_buf *b) {
+  void *tp = *p;
+  size_t tc = *cap;
+  *p = b->p;
+  *cap = b->cap;
+  b->p = tp;
+  b->cap = tc;
+}
+
+/* After a remeshing: the new rings on the host, the per-target arrays sized for the new count. */
+static int adopt_remesh(vx_sim *s, char *err, size_t errlen) {
+  s->n_elem = s->rj.n_out;
+  s->n_tot = s->n_elem + s->n_tracer;
+  if (s->on_device) {
+    swap_buf((void **)&s->d_ring, &s->c_d_ring, &s->rj.ring_out);
+    int *r = realloc(s->ring, sizeof(int) * ((size_t)s->n_elem + 1));
+    if (!r) { snprintf(err, errlen, "out of host memory for the rings"); return -1; }
+    s->ring = r;
+    if (s->n_elem && vx_device_download(s->ring, s->d_ring, sizeof(int) * (size_t)s->n_elem, err, errlen)) return -1;
+  } else {
+    vx_remesh_buf rb = {s->ring, 0};
+    s->ring = (int *)s->rj.ring_out.p;
+    s->rj.ring_out = rb;
+    vx_remesh_buf_free(&s->rj.ring_out, 0);   /* host ring arrays are not reused: sizes vary */
+  }
+  size_t bp = 3 * s->rs * (size_t)s->n_tot;
+  return buf_reserve(s, &s->vel, &s->c_vel, bp, err, errlen) || buf_reserve(s, &s->grad, &s->c_grad, 3 * bp, err, errlen) ||
+                 reserve_scratch(s, err, errlen)
+             ? -1
+             : 0;
+}
+
+int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
+  double t0 = now_ms(), h = lattice_h(&s->prm);
+  if (!(h > 0.0)) { snprintf(err, errlen, "remeshing needs a lattice spacing (remesh_h or sigma)"); return -1; }
+  if (s->n_elem == 0) return 0;
+  vx_remesh_job *j = &s->rj;
+  j->n_elem = s->n_elem;
+  j->n_tracer = s->n_tracer;
+  j->is_float = s->prm.precision == VX_FLOAT;
+  j->pos = s->pos;
+  j->alpha = s->alpha;
+  j->ring = s->on_device ? s->d_ring : s->ring;
+  j->h = h;
+  j->c2 = s->prm.viscosity * s->since_remesh / (h * h);
+  if (j->c2 > VX_REMESH_C2_MAX) j->c2 = VX_REMESH_C2_MAX;
+  j->drop = s->prm.remesh_drop;
+  int rc = s->on_device ? vx_remesh_gpu(&s->rws, j, err, errlen) : vx_remesh_cpu(&s->rws, j, err, errlen);
+  if (rc) return -1;
+  int n_before = s->n_elem;
+  swap_buf(&s->pos, &s->c_pos, &j->pos_out);
+  swap_buf(&s->alpha, &s->c_alpha, &j->alpha_out);
+  if (adopt_remesh(s, err, errlen)) return -1;
+  s->since_remesh = 0.0;
+  s->steps_since_remesh = 0;
+  s->have_grad = 0;
+  vx_remesh_stats *R = &s->rstats;
+  R->count++;
+  R->n_before = n_before;
+  R->n_nodes = j->n_nodes;
+  R->n_after = j->n_out;
+  R->c2 = j->c2;
+  R->h = h;
+  R->ms = now_ms() - t0;
   return 0;
 }
 
@@ -358,7 +547,9 @@ static int engine_update(vx_sim *s, const vx_sim_params *np, char *err, size_t e
 }
 
 int vx_sim_set_dt(vx_sim *s, double dt, char *err, size_t errlen) {
-  if (!(dt > 0.0 && isfinite(dt))) { snprintf(err, errlen, "time step dt %g must be > 0", dt); return -1; }
+  vx_sim_params np = s->prm;
+  np.dt = dt;
+  if (check_params(&np, err, errlen)) return -1;
   s->prm.dt = dt;
   return 0;
 }
@@ -404,6 +595,31 @@ int vx_sim_set_direct(vx_sim *s, int direct) {
   return 0;
 }
 
+/* Apply a copy of the parameters that differs only in the long-run controls, when they pass. */
+static int set_control(vx_sim *s, const vx_sim_params *np, char *err, size_t errlen) {
+  if (check_params(np, err, errlen)) return -1;
+  s->prm = *np;
+  return 0;
+}
+int vx_sim_set_relax(vx_sim *s, double f, int every, char *err, size_t errlen) {
+  vx_sim_params np = s->prm;
+  np.relax = f;
+  np.relax_every = every;
+  return set_control(s, &np, err, errlen);
+}
+int vx_sim_set_remesh(vx_sim *s, int every, double h, double drop, char *err, size_t errlen) {
+  vx_sim_params np = s->prm;
+  np.remesh_every = every;
+  np.remesh_h = h;
+  np.remesh_drop = drop;
+  return set_control(s, &np, err, errlen);
+}
+int vx_sim_set_viscosity(vx_sim *s, double nu, char *err, size_t errlen) {
+  vx_sim_params np = s->prm;
+  np.viscosity = nu;
+  return set_control(s, &np, err, errlen);
+}
+
 /* ------------------------------------------------------------------ getters */
 
 const vx_sim_params *vx_sim_params_get(const vx_sim *s) { return &s->prm; }
@@ -442,34 +658,80 @@ int vx_sim_element_velocity(vx_sim *s, double *vel, char *err, size_t errlen) {
   return fetch_doubles(s, s->vel, 3 * (size_t)s->n_elem, vel, err, errlen);
 }
 
-int vx_sim_check(vx_sim *s, double *max_alpha, int *nonfinite, char *err, size_t errlen) {
-  double m = 0.0;
-  int bad = 0;
-  if (s->on_device) {
-    if (vx_gpu_health(s->prm.precision, s->pos, s->alpha, s->n_elem, s->n_tot, s->scratch, &m, &bad, err, errlen))
-      return -1;
+/* The health reduction: max |α|², max |∇u|² (when the gradient is valid) and the non-finite flag. */
+static int reduce_health(vx_sim *s, double *m, double *g2, int *bad, char *err, size_t errlen) {
+  const void *grad = s->have_grad ? s->grad : NULL;
+  *m = *g2 = 0.0;
+  *bad = 0;
+  if (s->on_device)
+    return vx_gpu_health(s->prm.precision, s->pos, s->alpha, grad, s->n_elem, s->n_tot, s->scratch, m, g2, bad, err, errlen);
+  int n = s->n_tot, ne = s->n_elem, b = 0;
+  double mm = 0.0, gg = 0.0;
+  if (s->prm.precision == VX_FLOAT) {
+    const float *p = (const float *)s->pos, *a = (const float *)s->alpha, *g = (const float *)grad;
+#pragma omp parallel for schedule(static) reduction(max : mm, gg) reduction(| : b)
+    for (int t = 0; t < n; ++t) {
+      double a2 = vx_health_target_f(p, a, g, ne, t, &b, &gg);
+      if (a2 > mm) mm = a2;
+    }
   } else {
-    int n = s->n_tot, ne = s->n_elem;
-    if (s->prm.precision == VX_FLOAT) {
-      const float *p = (const float *)s->pos, *a = (const float *)s->alpha;
-#pragma omp parallel for schedule(static) reduction(max : m) reduction(| : bad)
-      for (int t = 0; t < n; ++t) {
-        double a2 = vx_health_target_f(p, a, ne, t, &bad);
-        if (a2 > m) m = a2;
-      }
-    } else {
-      const double *p = (const double *)s->pos, *a = (const double *)s->alpha;
-#pragma omp parallel for schedule(static) reduction(max : m) reduction(| : bad)
-      for (int t = 0; t < n; ++t) {
-        double a2 = vx_health_target_d(p, a, ne, t, &bad);
-        if (a2 > m) m = a2;
-      }
+    const double *p = (const double *)s->pos, *a = (const double *)s->alpha, *g = (const double *)grad;
+#pragma omp parallel for schedule(static) reduction(max : mm, gg) reduction(| : b)
+    for (int t = 0; t < n; ++t) {
+      double a2 = vx_health_target_d(p, a, g, ne, t, &b, &gg);
+      if (a2 > mm) mm = a2;
     }
   }
-  *max_alpha = sqrt(m);
-  *nonfinite = bad;
+  *m = mm;
+  *g2 = gg;
+  *bad = b;
   return 0;
 }
+
+int vx_sim_check(vx_sim *s, double *max_alpha, int *nonfinite, char *err, size_t errlen) {
+  double m, g2;
+  if (reduce_health(s, &m, &g2, nonfinite, err, errlen)) return -1;
+  *max_alpha = sqrt(m);
+  if (s->have_grad) s->max_gradu = sqrt(g2);
+  return 0;
+}
+
+int vx_sim_health(vx_sim *s, vx_health *h, char *err, size_t errlen) {
+  memset(h, 0, sizeof *h);
+  if (vx_sim_check(s, &h->max_alpha, &h->nonfinite, err, errlen)) return -1;
+  h->alpha0 = s->amax0;
+  h->max_gradu = s->max_gradu;
+  h->lcfl = s->prm.dt * s->max_gradu;
+  h->blown_up = h->nonfinite || h->max_alpha > VX_SIM_BLOWUP_FACTOR * s->amax0;
+  if (!h->blown_up) return 0;
+  if (h->nonfinite)
+    snprintf(err, errlen, "simulation blew up at step %lld (t=%g): NaN or Inf in the particle state", s->steps, s->t);
+  else
+    snprintf(err, errlen, "simulation blew up at step %lld (t=%g): max|alpha| = %g exceeds %g times its initial value %g",
+             s->steps, s->t, h->max_alpha, VX_SIM_BLOWUP_FACTOR, s->amax0);
+  return VX_SIM_BLOWUP;
+}
+
+int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen) {
+  vx_health h;
+  int rc = vx_sim_health(s, &h, msg, msglen);
+  if (rc < 0) return -1;
+  msg[0] = 0;
+  double lcfl = dt * h.max_gradu, hh = lattice_h(&s->prm), nu = s->prm.viscosity;
+  if (h.max_gradu > 0.0 && lcfl > VX_SIM_LCFL_MAX) {
+    snprintf(msg, msglen, "dt = %g is too large for this flow: dt*max|grad u| = %.2f > %.1f, expect a blow-up; use dt <= %.3g",
+             dt, lcfl, VX_SIM_LCFL_MAX, VX_SIM_LCFL_MAX / h.max_gradu);
+    return 1;
+  }
+  if (nu > 0.0 && hh > 0.0 && nu * dt / (hh * hh) > VX_REMESH_C2_MAX) {
+    snprintf(msg, msglen, "dt = %g is too large for viscosity %g on lattice spacing %g: use dt <= %.3g", dt, nu, hh,
+             VX_REMESH_C2_MAX * hh * hh / nu);
+    return 1;
+  }
+  return 0;
+}
+
+const vx_remesh_stats *vx_sim_remesh_stats(const vx_sim *s) { return &s->rstats; }
 
 fmm_ctx *vx_sim_engine(vx_sim *s) { return s->fmm; }
 

@@ -35,6 +35,13 @@ typedef struct {
   int direct;             /* 1: fmm_direct (O(N²) reference) instead of fmm_evaluate */
   long long tracers;      /* >= 0: total tracer count overriding the scene's; -1: the scene's */
   int verbose;            /* notices on stderr */
+  /* long-run control (docs/MATH.md §9): all off when zero */
+  double relax;           /* Pedrizzetti relaxation factor f in [0, 1]; 0: off */
+  int relax_every;        /* steps between relaxations (>= 1 when relax > 0) */
+  int remesh_every;       /* steps between remeshings onto the lattice; 0: off */
+  double remesh_h;        /* lattice spacing h; 0: σ */
+  double remesh_drop;     /* after remeshing, nodes with |α| < drop·max|α| are dropped (0..0.1) */
+  double viscosity;       /* kinematic viscosity ν >= 0, applied at each remeshing (needs remeshing) */
 } vx_sim_params;
 
 /* Parameters as the scene file says (backend, precision, order, kernel, σ, dt, integrator...). */
@@ -44,7 +51,8 @@ vx_sim_params vx_sim_params_from_scene(const vx_scene *scene);
 typedef struct {
   double t_step;          /* whole step, measured on the host (includes waiting for the device) */
   double t_tree, t_far, t_near, t_eval; /* engine: tree build; P2M..L2P; P2P; engine total */
-  double t_integrate;     /* t_step - t_eval: stage updates and bookkeeping */
+  double t_integrate;     /* t_step - t_eval - t_remesh: stage updates and bookkeeping */
+  double t_remesh;        /* remeshing after the step (0 when none was due) */
   int evaluations;        /* engine calls in the step */
   int levels;             /* octree levels of the last call */
   fmm_stats engine;       /* the engine's phase times and counts, summed over the step's calls
@@ -52,6 +60,34 @@ typedef struct {
 } vx_step_stats;
 
 typedef struct vx_sim vx_sim;
+
+/* vx_sim_step's return when the state blew up (err names the step, time and cause). */
+#define VX_SIM_BLOWUP 3
+/* The blow-up rule (one home, batch and window alike): a non-finite position or strength, or
+ * max|α| above this multiple of its value at the start (after the initial remeshing, if any). */
+#define VX_SIM_BLOWUP_FACTOR 1e6
+/* Above this Lagrangian CFL number, dt·max|∇u|, particles overtake each other within a step and
+ * the run is expected to blow up (docs/MATH.md §9); vx_sim_dt_advice warns. */
+#define VX_SIM_LCFL_MAX 1.0
+
+/* State of health of the current state (vx_sim_health). */
+typedef struct {
+  double max_alpha;       /* max |α| over the elements */
+  double alpha0;          /* its reference: the value at the start */
+  double max_gradu;       /* max |∇u| (Frobenius) over the elements, from the last evaluation */
+  double lcfl;            /* dt·max_gradu */
+  int nonfinite;          /* a position or strength is NaN or Inf */
+  int blown_up;           /* the blow-up rule holds */
+} vx_health;
+
+/* Remeshing statistics (vx_sim_remesh_stats). */
+typedef struct {
+  long long count;        /* remeshings so far (the initial one included) */
+  int n_before, n_nodes, n_after; /* of the last one: elements in, lattice nodes reached, kept */
+  double c2;              /* its diffusion number νΔt/h² */
+  double h;               /* lattice spacing in use */
+  double ms;              /* its wall time */
+} vx_remesh_stats;
 
 /* Build the particles of the scene and the engine. NULL and a one-line reason on failure. */
 vx_sim *vx_sim_create(const vx_sim_params *prm, const vx_scene *scene, char *err, size_t errlen);
@@ -61,8 +97,11 @@ vx_sim *vx_sim_create_from(const vx_sim_params *prm, int n_elem, int n_tracer, c
                            const int *ring, char *err, size_t errlen);
 void vx_sim_destroy(vx_sim *s);
 
-/* Advance one time step. 0, or -1 with err (engine failure). */
+/* Advance one time step (relaxing the strengths first and remeshing after it when due). 0; -1 with
+ * err on an engine failure; VX_SIM_BLOWUP with err when the state became non-finite during the step. */
 int vx_sim_step(vx_sim *s, char *err, size_t errlen);
+/* Remesh now (whether or not remeshing is on, with the current h, ν and drop). 0, or -1 with err. */
+int vx_sim_remesh(vx_sim *s, char *err, size_t errlen);
 
 /* Setters: take effect at the next step. 0, or -1 with err (bad value; the setting is unchanged). */
 int vx_sim_set_dt(vx_sim *s, double dt, char *err, size_t errlen);
@@ -72,6 +111,14 @@ int vx_sim_set_kernel(vx_sim *s, vx_kernel k, char *err, size_t errlen);
 int vx_sim_set_sigma(vx_sim *s, double sigma, char *err, size_t errlen);
 int vx_sim_set_order(vx_sim *s, int order, char *err, size_t errlen);
 int vx_sim_set_direct(vx_sim *s, int direct);
+/* Relaxation factor (0..1) and interval (>= 1). */
+int vx_sim_set_relax(vx_sim *s, double f, int every, char *err, size_t errlen);
+/* Remeshing interval (0: off), spacing (0: σ), drop threshold (0..0.1). */
+int vx_sim_set_remesh(vx_sim *s, int every, double h, double drop, char *err, size_t errlen);
+/* Viscosity ν >= 0 (> 0 needs remeshing on). */
+int vx_sim_set_viscosity(vx_sim *s, double nu, char *err, size_t errlen);
+/* Check a set of parameters without applying them (the rules the setters apply). 0, or -1 with err. */
+int vx_sim_params_check(const vx_sim_params *p, char *err, size_t errlen);
 
 /* Getters. */
 const vx_sim_params *vx_sim_params_get(const vx_sim *s);   /* the resolved ones (backend, σ) */
@@ -89,9 +136,17 @@ int vx_sim_get_tracers(vx_sim *s, double *pos, char *err, size_t errlen);
 /* Velocity at the elements for the current state (one extra engine call, elements only, no
  * gradient), copied to the host in double (3*n_elem). For diagnostics. */
 int vx_sim_element_velocity(vx_sim *s, double *vel, char *err, size_t errlen);
-/* Blow-up check on the backend (a reduction; only two scalars come back): the largest |α| and
+/* Blow-up check on the backend (a reduction; only three scalars come back): the largest |α| and
  * whether any position or strength is NaN or Inf. 0, or -1 with err. */
 int vx_sim_check(vx_sim *s, double *max_alpha, int *nonfinite, char *err, size_t errlen);
+/* The same reduction, judged by the blow-up rule: 0 healthy; VX_SIM_BLOWUP with a one-line cause in
+ * err (naming the step and time); -1 with err on failure. */
+int vx_sim_health(vx_sim *s, vx_health *h, char *err, size_t errlen);
+/* Predict whether time step dt is stable for the current flow: 0 when dt·max|∇u| <= VX_SIM_LCFL_MAX
+ * (and, with ν > 0, the diffusion limit holds); else 1 with a one-line warning in msg that names the
+ * largest advisable dt. Uses the last evaluation's gradient (a reduction). -1 with msg on failure. */
+int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen);
+const vx_remesh_stats *vx_sim_remesh_stats(const vx_sim *s);
 /* The raw state arrays in backend memory (device pointers on cuda), in the run's precision:
  * positions of [elements, tracers] (3*(n_elem+n_tracer)) and strengths (3*n_elem). For a renderer. */
 const void *vx_sim_positions_raw(const vx_sim *s, int *on_device);

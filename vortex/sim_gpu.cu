@@ -49,67 +49,74 @@ extern "C" int vx_gpu_stage(vx_precision prec, const vx_stage_args *a, char *err
   return 0;
 }
 
-/* Reduction: per-thread max of |α|² and the non-finite flag, then per block through shared
- * memory, then one atomicMax on the bits of the block's maximum (non-negative doubles order like
- * their bit patterns) and one atomicOr of the flag. */
+/* Reduction: per-thread maxima of |α|² and |∇u|² and the non-finite flag, then per block through
+ * shared memory, then one atomicMax on the bits of each block maximum (non-negative doubles order
+ * like their bit patterns) and one atomicOr of the flag. */
 template <typename Real>
-__device__ double health_one(const Real *pos, const Real *alpha, int n_elem, int t, int *bad);
+__device__ double health_one(const Real *pos, const Real *alpha, const Real *grad, int n_elem, int t, int *bad, double *g2);
 template <>
-__device__ double health_one<double>(const double *pos, const double *alpha, int n_elem, int t, int *bad) {
-  return vx_health_target_d(pos, alpha, n_elem, t, bad);
+__device__ double health_one<double>(const double *pos, const double *alpha, const double *grad, int n_elem, int t, int *bad,
+                                     double *g2) {
+  return vx_health_target_d(pos, alpha, grad, n_elem, t, bad, g2);
 }
 template <>
-__device__ double health_one<float>(const float *pos, const float *alpha, int n_elem, int t, int *bad) {
-  return vx_health_target_f(pos, alpha, n_elem, t, bad);
+__device__ double health_one<float>(const float *pos, const float *alpha, const float *grad, int n_elem, int t, int *bad,
+                                    double *g2) {
+  return vx_health_target_f(pos, alpha, grad, n_elem, t, bad, g2);
 }
 
-template <typename Real>
-__global__ void vx_health_kernel(const Real *pos, const Real *alpha, int n_elem, int n_tot, unsigned long long *d_max,
-                                 int *d_bad) {
-  __shared__ double smax[256];
-  __shared__ int sbad;
-  if (threadIdx.x == 0) sbad = 0;
-  double m = 0.0;
-  int bad = 0;
-  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n_tot; t += gridDim.x * blockDim.x) {
-    double a2 = health_one<Real>(pos, alpha, n_elem, t, &bad);
-    if (a2 > m) m = a2;
-  }
-  smax[threadIdx.x] = m;
+__device__ void block_max_to(double v, double *sm, unsigned long long *dst) {
+  sm[threadIdx.x] = v;
   __syncthreads();
-  if (bad) atomicOr(&sbad, 1);
   for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if ((int)threadIdx.x < s && smax[threadIdx.x + s] > smax[threadIdx.x]) smax[threadIdx.x] = smax[threadIdx.x + s];
+    if ((int)threadIdx.x < s && sm[threadIdx.x + s] > sm[threadIdx.x]) sm[threadIdx.x] = sm[threadIdx.x + s];
     __syncthreads();
   }
-  if (threadIdx.x == 0) {
-    atomicMax(d_max, (unsigned long long)__double_as_longlong(smax[0]));
-    if (sbad) atomicOr(d_bad, 1);
-  }
+  if (threadIdx.x == 0) atomicMax(dst, (unsigned long long)__double_as_longlong(sm[0]));
+  __syncthreads();
 }
 
-extern "C" int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, int n_elem, int n_tot,
-                             void *d_scratch, double *max_a2, int *bad, char *err, size_t errlen) {
-  *max_a2 = 0.0;
+/* d_out: [0] bits of max |α|², [1] bits of max |∇u|², [2] non-finite flag */
+template <typename Real>
+__global__ void vx_health_kernel(const Real *pos, const Real *alpha, const Real *grad, int n_elem, int n_tot,
+                                 unsigned long long *d_out) {
+  __shared__ double sm[256];
+  __shared__ int sbad;
+  if (threadIdx.x == 0) sbad = 0;
+  double m = 0.0, g2 = 0.0;
+  int bad = 0;
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n_tot; t += gridDim.x * blockDim.x) {
+    double a2 = health_one<Real>(pos, alpha, grad, n_elem, t, &bad, &g2);
+    if (a2 > m) m = a2;
+  }
+  __syncthreads();
+  if (bad) atomicOr(&sbad, 1);
+  block_max_to(m, sm, d_out);
+  block_max_to(g2, sm, d_out + 1);
+  if (threadIdx.x == 0 && sbad) atomicOr(d_out + 2, 1ULL);
+}
+
+extern "C" int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, const void *grad, int n_elem,
+                             int n_tot, void *d_scratch, double *max_a2, double *max_g2, int *bad, char *err,
+                             size_t errlen) {
+  *max_a2 = *max_g2 = 0.0;
   *bad = 0;
   if (n_tot <= 0) return 0;
-  unsigned long long *d_max = (unsigned long long *)d_scratch;
-  int *d_bad = (int *)((char *)d_scratch + 8);
-  vx_cuda_check(cudaMemsetAsync(d_scratch, 0, 16));
+  unsigned long long *d_out = (unsigned long long *)d_scratch;
+  vx_cuda_check(cudaMemsetAsync(d_scratch, 0, 3 * sizeof(unsigned long long)));
   int g = grid_for(n_tot);
   if (g > 1024) g = 1024; /* grid-stride: a few blocks per SM are plenty for a reduction */
   if (prec == VX_FLOAT)
-    vx_health_kernel<float><<<g, kThreads>>>((const float *)pos, (const float *)alpha, n_elem, n_tot, d_max, d_bad);
+    vx_health_kernel<float><<<g, kThreads>>>((const float *)pos, (const float *)alpha, (const float *)grad, n_elem, n_tot,
+                                             d_out);
   else
-    vx_health_kernel<double><<<g, kThreads>>>((const double *)pos, (const double *)alpha, n_elem, n_tot, d_max, d_bad);
+    vx_health_kernel<double><<<g, kThreads>>>((const double *)pos, (const double *)alpha, (const double *)grad, n_elem,
+                                              n_tot, d_out);
   vx_cuda_check(cudaGetLastError());
-  unsigned char h[16];
-  vx_cuda_check(cudaMemcpy(h, d_scratch, 16, cudaMemcpyDeviceToHost));
-  unsigned long long bits;
-  int flag;
-  memcpy(&bits, h, 8);
-  memcpy(&flag, h + 8, 4);
-  memcpy(max_a2, &bits, 8);
-  *bad = flag != 0;
+  unsigned long long h[3];
+  vx_cuda_check(cudaMemcpy(h, d_scratch, sizeof h, cudaMemcpyDeviceToHost));
+  memcpy(max_a2, &h[0], 8);
+  memcpy(max_g2, &h[1], 8);
+  *bad = h[2] != 0;
   return 0;
 }

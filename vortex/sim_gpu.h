@@ -14,10 +14,11 @@ VX_EXTERN_C_BEGIN
 int vx_gpu_sync(char *err, size_t errlen);
 /* One Runge–Kutta stage over all n_tot targets (stage.h), on the default stream. */
 int vx_gpu_stage(vx_precision prec, const vx_stage_args *a, char *err, size_t errlen);
-/* max |α|² over the elements and a non-finite flag over positions and strengths, reduced on the
- * device into d_scratch (16 bytes, from vx_device_alloc); only those 16 bytes come back. */
-int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, int n_elem, int n_tot, void *d_scratch,
-                  double *max_a2, int *bad, char *err, size_t errlen);
+/* max |α|² and max |∇u|² (Frobenius; grad may be NULL) over the elements and a non-finite flag over
+ * positions and strengths, reduced on the device into d_scratch (24 bytes, from vx_device_alloc);
+ * only those 24 bytes come back. */
+int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, const void *grad, int n_elem, int n_tot,
+                  void *d_scratch, double *max_a2, double *max_g2, int *bad, char *err, size_t errlen);
 
 VX_EXTERN_C_END
 #endif

@@ -17,6 +17,26 @@ VX_HD static inline void VXF(vx_stretch)(int scheme, const vx_real *g, const vx_
   }
 }
 
+/* Vorticity ω = ∇×u from the gradient g (g[3i+j] = ∂u_i/∂x_j). */
+VX_HD static inline void VXF(vx_curl)(const vx_real *g, vx_real *w) {
+  w[0] = g[7] - g[5];
+  w[1] = g[2] - g[6];
+  w[2] = g[3] - g[1];
+}
+
+/* Pedrizzetti's relaxation of one strength towards the local vorticity, in the direction form of
+ * Alvarez & Ning (FLOWVPM, AIAA 2020-1044): α ← (1−f)α + f|α| ω/|ω| (docs/MATH.md §9 says why
+ * not ω·vol). Where ω vanishes the strength is left alone. */
+VX_HD static inline void VXF(vx_relax)(vx_real f, const vx_real *g, vx_real *a) {
+  vx_real w[3];
+  VXF(vx_curl)(g, w);
+  vx_real wn = VX_SQRT(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+  vx_real an = VX_SQRT(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  if (!(wn > VX_R(0.0))) return;
+  vx_real k = f * an / wn;
+  for (int c = 0; c < 3; ++c) a[c] = (VX_R(1.0) - f) * a[c] + k * w[c];
+}
+
 /* The low-storage RK update of one scalar (stage.h explains the scheme). */
 VX_HD static inline void VXF(vx_rk_update)(const vx_stage_args *A, vx_real *y, vx_real *y0, vx_real *acc, vx_real k) {
   vx_real w = (vx_real)A->w, dt = (vx_real)A->dt;
@@ -43,6 +63,8 @@ VX_HD static inline void VXF(vx_stage_target)(const vx_stage_args *A, int t) {
   if (t < A->n_elem) {
     vx_real *al = (vx_real *)A->alpha, *al0 = (vx_real *)A->alpha0, *acca = (vx_real *)A->acc_alpha;
     vx_real s[3];
+    if (A->first && A->relax > 0.0) /* the step starts from the relaxed strengths */
+      VXF(vx_relax)((vx_real)A->relax, (const vx_real *)A->grad + 9 * (size_t)t, al + 3 * (size_t)t);
     /* the strength at the evaluation point: read before it is overwritten below */
     VXF(vx_stretch)(A->stretching, (const vx_real *)A->grad + 9 * (size_t)t, al + 3 * (size_t)t, s);
     for (int c = 0; c < 3; ++c) {
@@ -52,9 +74,16 @@ VX_HD static inline void VXF(vx_stage_target)(const vx_stage_args *A, int t) {
   }
 }
 
-/* Blow-up check of target t: returns |α_t|² (0 for tracers) and sets *bad on a non-finite value. */
-VX_HD static inline double VXF(vx_health_target)(const vx_real *pos, const vx_real *alpha, int n_elem, int t, int *bad) {
+/* Blow-up check of target t: returns |α_t|² (0 for tracers), sets *bad on a non-finite value and
+ * raises *g2 to the squared Frobenius norm of the element's velocity gradient (when grad is given). */
+VX_HD static inline double VXF(vx_health_target)(const vx_real *pos, const vx_real *alpha, const vx_real *grad, int n_elem,
+                                                int t, int *bad, double *g2) {
   double a2 = 0.0;
+  if (grad && t < n_elem) {
+    double s = 0.0;
+    for (int c = 0; c < 9; ++c) s += (double)grad[9 * (size_t)t + c] * (double)grad[9 * (size_t)t + c];
+    if (s > *g2) *g2 = s;
+  }
   for (int c = 0; c < 3; ++c) {
     if (vx_nonfinite((double)pos[3 * (size_t)t + c])) *bad = 1;
   }
