@@ -2,19 +2,25 @@
 """scripts/validation.py — runs the physical validation of the vortex module through the
 `vortexfmm --headless` command line and makes the numbers and plots of docs/VALIDATION.md.
 
-  /usr/bin/python3 scripts/validation.py [--exe build/vortexfmm] [--out docs] [--quick]
+  /usr/bin/python3 scripts/validation.py [--exe build/vortexfmm] [--out docs] [--quick] [--only PARTS]
   /usr/bin/python3 scripts/validation.py --big docs/data/leapfrog_big_h100_2026-11-22.csv --big-only
+  /usr/bin/python3 scripts/validation.py --only bkm --bkm docs/data/leapfrog_big_h100_2026-11-22.csv
 
-Needs python3-matplotlib (scripts/setup installs it; use the Debian /usr/bin/python3). CPU only;
-about 3 minutes on 2 cores (--quick: the ring table without its finest row). Writes
-  docs/validation_leapfrog.png  ring centroid z and radius vs time, two leapfrogging rings
-  docs/validation_impulse.png   drift of linear impulse and total vorticity, both schemes
-  docs/validation_ring.png      ring speed error vs resolution
-and prints the tables (markdown) on stdout. With --big CSV (the diagnostics of a GPU run of
-leapfrog_big, e.g. `vortexfmm --headless --scene leapfrog_big --backend cuda --steps 3500 --diag
-CSV --diag-every 20 --energy-max 0`) it also draws
-  docs/validation_leapfrog_big.png  its rings' centroids and radii, max|α| and impulse drift
-(--big-only: that plot alone, no CPU runs).
+Needs python3-matplotlib and python3-scipy (scripts/setup installs them; use the Debian
+/usr/bin/python3). CPU only; the parts (--only, comma-separated; default all):
+  ring      ring speed vs resolution              docs/validation_ring.png
+  leapfrog  two leapfrogging thin rings, and the reduced model for them
+                                                  docs/validation_leapfrog.png, validation_bkm_thin.png
+  impulse   drift of linear impulse and total vorticity, both schemes   docs/validation_impulse.png
+  bkm       the reduced (Borisov–Kilin–Mamaev) model's self-checks; with --bkm CSV (a two-ring
+            leapfrog run; --bkm-core, --bkm-sigma, --bkm-nu give its cores) the run against it
+                                                  docs/validation_bkm.png
+  saffman   one remeshed ring, inviscid and viscous, against Saffman's U(t)   docs/validation_saffman.png
+  big       with --big CSV (a GPU run of leapfrog_big, e.g. `vortexfmm --headless --scene leapfrog_big
+            --backend cuda --steps 3500 --diag CSV --diag-every 20 --energy-max 0`): its rings'
+            centroids and radii, max|α| and impulse drift   docs/validation_leapfrog_big.png
+ring, leapfrog and impulse take about 3 minutes on 2 cores (--quick: the ring table without its
+finest row), saffman about 8 more; bkm and big run nothing. The tables (markdown) go to stdout.
 """
 import argparse
 import csv
@@ -28,6 +34,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from scipy.integrate import solve_ivp  # noqa: E402
+from scipy.special import ellipe, ellipk  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -135,6 +143,8 @@ def leapfrog(exe, tmp, out):
     print("- max |FMM - direct| of centroids z and radii over the run: %.2e (= %.2e R)" % (dev, dev / 0.3))
     e0 = d[0]["energy"]
     print("- energy drift (direct): %.2e relative" % max(abs(r["energy"] / e0 - 1) for r in d))
+    bkm_compare(d, bkm_variants(0.0, 0.04), 0.0, out, "validation_bkm_thin.png",
+                "Thin rings (σ = 0.04, 2×96, direct; solid) and the reduced model")
 
 
 def impulse(exe, tmp, out):
@@ -190,36 +200,356 @@ def leapfrog_big(path, out):
     print("- max |Iz/Iz(0) - 1|: %.2e" % max(abs(r["Iz"] / i0 - 1) for r in d))
 
 
+# ---------------------------------------------------------------------------------------------
+# Borisov–Kilin–Mamaev reduced model of coaxial thin rings (Regul. Chaotic Dyn. 18, 2013), with
+# the self-energy fitted to Saffman's Gaussian ring; docs/VALIDATION.md §8 derives it (eqs. B1–B8).
+# State y = (z_1..z_n, R_1..R_n, Q_1..Q_n). Ring i's core is a_i² = Q_i/R_i + S_i (eq. B3): Q_i/R_i
+# is a Gaussian core that stretching thins (its volume 2π²a²R is kept; viscosity adds dQ/dt = 4νR),
+# S_i a part that does not stretch (the particles' smoothing, 2σ²; 0 in BKM's model as posed).
+
+SAFFMAN_C = 0.558            # U = Γ/(4πR)(ln(8R/a) − 0.558), Gaussian core (Saffman 1970)
+BKM_BETA = SAFFMAN_C + 1.5   # eq. B5: the self-energy constant when a²R = const (S = 0)
+
+
+def saffman_speed(gam, R, a):
+    return gam / (4 * math.pi * R) * (math.log(8 * R / a) - SAFFMAN_C)
+
+
+def saffman_mean_speed(gam, R, a2, nu, t0, t1):
+    """The mean of Saffman's U over [t0, t1] for a(t)² = a2 + 4νt (∫ ln(A + Bt) dt in closed form)."""
+    A, B = a2 + 4 * nu * t0, 4 * nu * (t1 - t0)
+    mean_ln = math.log(A) if B == 0 else ((A + B) * math.log(A + B) - A * math.log(A)) / B - 1
+    return gam / (4 * math.pi * R) * (math.log(8 * R) - 0.5 * mean_ln - SAFFMAN_C)
+
+
+def bkm_mutual(m):
+    """F(k) = (2/k − k)K(k) − (2/k)E(k) of two coaxial circles (Maxwell's mutual inductance over
+    μ0√(R1R2), eq. B2) and dF/dk = ((2 − k²)E/(1 − k²) − 2K)/k², for m = k²."""
+    k, K, E = math.sqrt(m), ellipk(m), ellipe(m)
+    return (2 / k - k) * K - 2 / k * E, ((2 - m) * E / (1 - m) - 2 * K) / m
+
+
+def bkm_pairs(y, n):
+    """For each pair i < j: i, j, k, F(k), dF/dk, ζ = z_i − z_j, D² = ζ² + (R_i + R_j)²."""
+    z, R = y[:n], y[n:2 * n]
+    for i in range(n):
+        for j in range(i + 1, n):
+            zeta = z[i] - z[j]
+            D2 = zeta * zeta + (R[i] + R[j]) ** 2
+            m = 4 * R[i] * R[j] / D2
+            yield (i, j, math.sqrt(m)) + bkm_mutual(m) + (zeta, D2)
+
+
+def bkm_self_energy(gam, R, Q, S):
+    """∫ 2πΓR·U_Saffman(R, a(R)) dR at fixed Q and S (eq. B5); = ½Γ²R(ln(8R/a) − β) when S = 0."""
+    if Q == 0:
+        G = R * math.log(S * R) - R                      # G = ∫ ln(Q + SR) dR
+    else:
+        x = S * R / Q
+        G = R * math.log(Q) + (R * ((1 + x) * math.log1p(x) / x - 1) if x > 0 else 0.0)
+    return 0.5 * gam ** 2 * (R * (math.log(8) - SAFFMAN_C) + 1.5 * (R * math.log(R) - R) - 0.5 * G)
+
+
+def bkm_energy(y, gam, S):
+    """The Hamiltonian (eq. B4): self-energies plus the pair interactions."""
+    n = len(gam)
+    H = sum(bkm_self_energy(gam[i], y[n + i], y[2 * n + i], S[i]) for i in range(n))
+    for i, j, k, F, dF, zeta, D2 in bkm_pairs(y, n):
+        H += gam[i] * gam[j] * math.sqrt(y[n + i] * y[n + j]) * F
+    return H
+
+
+def bkm_rhs(t, y, gam, S, nu):
+    """Hamilton's equations in (z_i, P_i = πΓ_i R_i²) at fixed Q_i (eq. B6), and dQ_i/dt = 4νR_i (eq. B7)."""
+    n = len(gam)
+    R, Q = y[n:2 * n], y[2 * n:]
+    dHdR = [0.5 * gam[i] ** 2 * (math.log(8 * R[i] / math.sqrt(Q[i] / R[i] + S[i])) - SAFFMAN_C) for i in range(n)]
+    dHdz = [0.0] * n
+    for i, j, k, F, dF, zeta, D2 in bkm_pairs(y, n):
+        g, s = gam[i] * gam[j], math.sqrt(R[i] * R[j])
+        dHdz[i] += g * s * dF * (-k * zeta / D2)
+        dHdz[j] -= g * s * dF * (-k * zeta / D2)
+        for p in (i, j):
+            dHdR[p] += g * s * (F / (2 * R[p]) + dF * k * (0.5 / R[p] - (R[i] + R[j]) / D2))
+    c = [1 / (2 * math.pi * gam[i] * R[i]) for i in range(n)]
+    return ([c[i] * dHdR[i] for i in range(n)] + [-c[i] * dHdz[i] for i in range(n)]
+            + [4 * nu * R[i] for i in range(n)])
+
+
+def bkm_solve(z0, R0, a0, S, gam, t_end, nu=0.0):
+    """Integrate the model from rings at z0 with radii R0, stretching cores a0 and fixed parts S
+    (DOP853, rtol 1e-12). Returns solve_ivp's result: .sol(t) is the dense state, .t_events[0] the
+    passages z_1 = z_2 (two rings)."""
+    y0 = list(z0) + list(R0) + [a * a * R for a, R in zip(a0, R0)]
+
+    def passage(t, y, *args):
+        return y[0] - y[1]
+
+    return solve_ivp(bkm_rhs, (0.0, t_end), y0, method="DOP853", rtol=1e-12, atol=1e-14, dense_output=True,
+                     args=(list(gam), list(S), nu), events=passage if len(gam) == 2 else None)
+
+
+def bkm_variants(core, sigma):
+    """(label, stretching core a0, fixed part S) of the model for particle rings with core a (0: thin
+    rings) and Gaussian smoothing σ: BKM as posed (a_eff²R = const), and the smoothing not stretched."""
+    if core == 0:
+        a = math.sqrt(math.e) * sigma
+        return [("BKM, a = √e·σ, a²R = const", a, 0.0), ("a = √e·σ fixed (blobs do not stretch)", 0.0, a * a)]
+    a = math.sqrt(core * core + 2 * sigma * sigma)
+    return [("BKM, a_eff²R = const", a, 0.0),
+            ("a² = a0²R0/R + 2σ² (smoothing not stretched)", core, 2 * sigma * sigma)]
+
+
+def ring_velocity_biot_savart(gam, R, zr, r, z, m=4096):
+    """(u_r, u_z) at (r, 0, z) of a circular filament (radius R at height zr), by the trapezoidal rule
+    on the Biot–Savart integral: an independent check of the interaction terms."""
+    ur = uz = 0.0
+    for q in range(m):
+        phi = 2 * math.pi * (q + 0.5) / m
+        dl = (-R * math.sin(phi), R * math.cos(phi), 0.0)
+        d = (r - R * math.cos(phi), -R * math.sin(phi), z - zr)
+        d3 = (d[0] ** 2 + d[1] ** 2 + d[2] ** 2) ** 1.5
+        ur += (dl[1] * d[2] - dl[2] * d[1]) / d3
+        uz += (dl[0] * d[1] - dl[1] * d[0]) / d3
+    f = gam / (4 * math.pi) * 2 * math.pi / m
+    return ur * f, uz * f
+
+
+def bkm_check(core, sigma, R=0.3, sep=0.15):
+    """The model's self-checks, each with its threshold (exit on failure), and its leapfrog for two
+    coaxial rings of radius R, Γ = 1, sep apart, with the cores of bkm_variants(core, sigma)."""
+    a = math.sqrt(core * core + 2 * sigma * sigma)
+    fails = []
+
+    def check(name, value, limit):
+        print("- %s: %.2e (limit %.0e)" % (name, value, limit))
+        if not value < limit:
+            fails.append(name)
+
+    print("\n### Reduced model (BKM) self-checks\n")
+    T = 1.0
+    for nu, a0, S in ((0.0, a, 0.0), (1e-4, a, 0.0), (1e-4, core, a * a - core * core)):
+        s = bkm_solve([0.0], [R], [a0], [S], [1.0], T, nu)
+        U = s.sol(T)[0] / T
+        Us = saffman_mean_speed(1.0, R, a * a, nu, 0, T)
+        check("lone ring, ν = %g, S = %.2g: |Δz/T / mean Saffman U(a² = %.3g + 4νt) − 1| (R moved %.0e)"
+              % (nu, S, a * a, abs(s.sol(T)[1] / R - 1)), abs(U / Us - 1), 1e-6)
+    check("S = 0: self-energy against ½Γ²R(ln(8R/a) − β), β = %.3f (relative)" % BKM_BETA,
+          abs(bkm_self_energy(1.0, R, a * a * R, 0.0) / (0.5 * R * (math.log(8 * R / a) - BKM_BETA)) - 1), 1e-12)
+    gam, S = [1.0, 0.7], [2 * sigma * sigma, 0.0]
+    y = [0.0, sep, R, 1.1 * R, core * core * R, a * a * 1.1 * R]
+    f = bkm_rhs(0.0, y, gam, S, 0.0)
+    ur, uz = ring_velocity_biot_savart(0.7, 1.1 * R, sep, R, 0.0)
+    check("interaction velocity on ring 1 vs Biot–Savart quadrature (relative)",
+          max(abs(f[2] - ur), abs(f[0] - saffman_speed(1.0, R, a) - uz)) / abs(uz), 1e-8)
+    err = 0.0
+    for p in range(4):
+        h = 1e-6 * (1 if p < 2 else R)
+        yp, ym = list(y), list(y)
+        yp[p] += h
+        ym[p] -= h
+        d = (bkm_energy(yp, gam, S) - bkm_energy(ym, gam, S)) / (2 * h)
+        i = p % 2
+        c = 2 * math.pi * gam[i] * y[2 + i]
+        err = max(err, abs((-f[2 + i] if p < 2 else f[i]) * c - d) / abs(d))
+    check("Hamilton's equations vs central differences of H (relative)", err, 1e-6)
+    for label, a0, S in bkm_variants(core, sigma):
+        s = bkm_solve([0.5 - sep, 0.5], [R, R], [a0, a0], [S, S], [1.0, 1.0], 0.7)
+        H = [bkm_energy(s.sol(t), [1.0, 1.0], [S, S]) for t in [0.7 * q / 700 for q in range(701)]]
+        check("leapfrog (%s), H(t)/H(0) − 1 over t = 0..0.7" % label, max(abs(h / H[0] - 1) for h in H), 1e-8)
+        tp = s.t_events[0]
+        print("- leapfrog (%s; R = %g, sep %g): passages at t = %s; period %.4f"
+              % (label, R, sep, ", ".join("%.4f" % t for t in tp), (tp[-1] - tp[0]) / (len(tp) - 1)))
+    if fails:
+        sys.exit("validation.py: the reduced model failed: " + "; ".join(fails))
+
+
+def bkm_compare(d, variants, nu, out, png, title):
+    """Integrate the model variants (bkm_variants) from the first row's ring positions and radii
+    (rows d: dicts of a diagnostics CSV with ring0, ring1); plot them with the run and print the
+    passages and the largest deviations up to the third passage, in units of the starting radius."""
+    t = [r["time"] for r in d]
+    z0 = [d[0]["ring%d_z" % k] for k in (0, 1)]
+    R0 = [d[0]["ring%d_R" % k] for k in (0, 1)]
+    gap = [r["ring1_z"] - r["ring0_z"] for r in d]
+    runp = [t[i] + (t[i + 1] - t[i]) * gap[i] / (gap[i] - gap[i + 1]) for i in range(len(d) - 1)
+            if gap[i] * gap[i + 1] < 0]
+    print("\n### %s (ν = %g)\n" % (title, nu))
+    print("| | passages at t = | max \\|Δz\\| / R0 | max \\|ΔR\\| / R0 | up to t |")
+    print("|---|---|---|---|---|")
+    print("| particles | %s | | | |" % ", ".join("%.3f" % x for x in runp))
+    fig, ax = plt.subplots(2, 1, figsize=(8, 6.5), sharex=True)
+    for k, c in ((0, "C0"), (1, "C1")):
+        ax[0].plot(t, [r["ring%d_z" % k] for r in d], c, label="ring %d, particles" % k)
+        ax[1].plot(t, [r["ring%d_R" % k] for r in d], c)
+    res = []
+    for (label, a0, S), ls in zip(variants, ("--", ":")):
+        s = bkm_solve(z0, R0, [a0, a0], [S, S], [1.0, 1.0], t[-1], nu)
+        m = [s.sol(x) for x in t]
+        tp = list(s.t_events[0])
+        t3 = min(runp[2] if len(runp) > 2 else t[-1], tp[2] if len(tp) > 2 else t[-1])
+        dz = max(abs(mm[k] - r["ring%d_z" % k]) for mm, r in zip(m, d) if r["time"] <= t3 for k in (0, 1)) / R0[0]
+        dR = max(abs(mm[2 + k] - r["ring%d_R" % k]) for mm, r in zip(m, d) if r["time"] <= t3 for k in (0, 1)) / R0[0]
+        print("| model: %s | %s | %.2e | %.2e | %.3f |" % (label, ", ".join("%.3f" % x for x in tp), dz, dR, t3))
+        res.append((label, tp, dz, dR))
+        for k, c in ((0, "C0"), (1, "C1")):
+            ax[0].plot(t, [mm[k] for mm in m], c + ls, lw=1, label="ring %d, %s" % (k, label))
+            ax[1].plot(t, [mm[2 + k] for mm in m], c + ls, lw=1)
+    ax[0].set_ylabel("centroid z")
+    ax[1].set_ylabel("radius")
+    ax[1].set_xlabel("time")
+    ax[0].legend(fontsize=7)
+    ax[0].set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, png), dpi=110)
+    return runp, res
+
+
+def read_csv(path):
+    with open(path) as f:
+        return [{k: float(v) if v not in ("", None) else math.nan for k, v in r.items()} for r in csv.DictReader(f)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Saffman's viscous ring: one resolved ring, remeshed and relaxed, inviscid and at two viscosities.
+
+SAFF_CORE, SAFF_SIGMA, SAFF_LAYERS, SAFF_AROUND = 0.12, 0.08, 2, 80
+SAFF_DT, SAFF_T, SAFF_WIN = 0.03, 1.2, 0.6
+# (ν, relaxation factor): relaxation is off in the comparison runs and on in the last, to show that
+# it leaves the impulse and the speed alone (a form that turned the fringe's opposite-signed
+# strengths towards ω raised the impulse 4 % by t = 1.2; docs/VALIDATION.md §9).
+SAFF_CASES = ((0.0, 0.0), (1e-3, 0.0), (4e-3, 0.0), (0.0, 0.3))
+
+
+def saffman_runs(exe, tmp, cases=SAFF_CASES):
+    """The runs' rows by case (ν, relaxation), and under "ref" the ring as generated, not remeshed
+    (10 RK4 steps of 0.01, as §1: the resolution's share of the error). A CSV already in tmp
+    (validation.py --saffman-dir) is read instead of run again."""
+    scene = ring_scene(SAFF_CORE, SAFF_LAYERS, SAFF_AROUND, SAFF_SIGMA)
+    todo = [((nu, relax), "saff_%g_%g" % (nu, relax),
+             ["--dt", str(SAFF_DT), "--t-end", str(SAFF_T), "--diag-every", "10", "--remesh-every", "10",
+              "--relax", "%g" % relax, "--energy-max", "0", "--viscosity", "%g" % nu]) for nu, relax in cases]
+    todo.append(("ref", "saff_ref", ["--steps", "10", "--dt", "0.01", "--diag-every", "10", "--energy-max", "0"]))
+    runs = {}
+    for key, tag, args in todo:
+        path = os.path.join(tmp, tag + ".csv")
+        runs[key] = read_csv(path) if os.path.exists(path) else run(exe, scene, args, tmp, tag)
+    return runs
+
+
+def saffman_speeds(d, a2, nu):
+    """Window centres, the measured U over each window of SAFF_WIN and Saffman's mean U over it."""
+    R = math.sqrt(d[0]["Iz"] / math.pi)
+    w = max(1, int(round(SAFF_WIN / 2 / (d[1]["time"] - d[0]["time"]))))
+    tm, um, us = [], [], []
+    for i in range(w, len(d) - w):
+        t0, t1 = d[i - w]["time"], d[i + w]["time"]
+        tm.append(d[i]["time"])
+        um.append((d[i + w]["ring0_z"] - d[i - w]["ring0_z"]) / (t1 - t0))
+        us.append(saffman_mean_speed(1.0, R, a2, nu, t0, t1))
+    return tm, um, us
+
+
+def saffman_report(runs, out):
+    """The table (stdout) and docs/validation_saffman.png of saffman_runs' rows."""
+    a2 = SAFF_CORE ** 2 + 2 * SAFF_SIGMA ** 2
+    print("\n### Saffman's viscous ring (R = 1, Γ = 1, a = %g, σ = h = %g, a_eff(0) = %.4f, %d stations, "
+          "RK4 dt = %g, remeshed every 10 steps)\n" % (SAFF_CORE, SAFF_SIGMA, math.sqrt(a2), SAFF_AROUND, SAFF_DT))
+    print("| ν | relaxation | elements start → end | a(T)/a(0) | max ΔIz/Iz | Σ\\|α\\| end/start "
+          "| mean U measured (windows of %g centred at t = %g..%g) | mean U Saffman | mean error | largest error |"
+          % (SAFF_WIN, SAFF_WIN / 2, SAFF_T - SAFF_WIN / 2))
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
+    cases = [k for k in runs if k != "ref"]
+    for (nu, relax), c in zip(cases, ("C0", "C1", "C2", "C3", "C4", "C5")):
+        d = runs[(nu, relax)]
+        tm, um, us = saffman_speeds(d, a2, nu)
+        err = [x / y - 1 for x, y in zip(um, us)]
+        tag = "ν = %g%s" % (nu, ", relaxation %g" % relax if relax else "")
+        ax[0].plot(tm, um, c + "o-", ms=3, label=tag + ", particles")
+        if not relax:
+            ax[0].plot(tm, us, c + "--", label=tag + ", Saffman")
+        ax[1].plot(tm, [100 * e for e in err], c + "o-", ms=3, label=tag)
+        print("| %g | %g | %d → %d | %.3f | %.1e | %.3f | %.5f | %.5f | %+.2f%% | %+.2f%% |"
+              % (nu, relax, d[0]["n_elem"], d[-1]["n_elem"], math.sqrt(1 + 4 * nu * d[-1]["time"] / a2),
+                 max(abs(r["Iz"] / d[0]["Iz"] - 1) for r in d), d[-1]["sum_abs_alpha"] / d[0]["sum_abs_alpha"],
+                 sum(um) / len(um), sum(us) / len(us), 100 * (sum(um) / sum(us) - 1), 100 * max(err, key=abs)))
+    d = runs["ref"]
+    U = (d[-1]["ring0_z"] - d[0]["ring0_z"]) / (d[-1]["time"] - d[0]["time"])
+    Us = saffman_speed(1.0, math.sqrt(d[0]["Iz"] / math.pi), math.sqrt(a2))
+    print("| 0, not remeshed (t = 0..%g) | 0 | %d | 1 | %.1e | %.3f | %.5f | %.5f | %+.2f%% | |"
+          % (d[-1]["time"], d[0]["n_elem"], abs(d[-1]["Iz"] / d[0]["Iz"] - 1),
+             d[-1]["sum_abs_alpha"] / d[0]["sum_abs_alpha"], U, Us, 100 * (U / Us - 1)))
+    ax[1].axhline(100 * (U / Us - 1), color="0.5", lw=0.8, ls=":", label="not remeshed, t = 0..0.1")
+    ax[0].set_ylabel("ring speed U")
+    ax[1].set_ylabel("U / U_Saffman − 1 (%)")
+    for a in ax:
+        a.set_xlabel("time (window centre)")
+        a.legend(fontsize=7)
+    ax[0].set_title("Saffman's viscous ring: R = 1, a_eff(0) = %.3f, h = σ = %g" % (math.sqrt(a2), SAFF_SIGMA),
+                    fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "validation_saffman.png"), dpi=110)
+
+
+def ring_plot(res, out):
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for core, mk in ((0.1, "o-"), (0.05, "s-")):
+        pts = [(n, abs(e) * 100) for (_, c, L, n, e) in res if c == core]
+        ax.loglog([p[0] for p in pts], [p[1] for p in pts], mk, label="a/R = %g" % core)
+    ax.set_xlabel("elements")
+    ax.set_ylabel("|U/U_Saffman - 1| (%)")
+    ax.set_title("Ring speed error vs resolution (σ = annulus width)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "validation_ring.png"), dpi=110)
+
+
+PARTS = ("ring", "leapfrog", "impulse", "bkm", "saffman", "big")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "vortexfmm"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", help="comma-separated parts to run, of " + ",".join(PARTS) + " (default: all)")
     ap.add_argument("--big", help="diagnostics CSV of a leapfrog_big run to plot")
-    ap.add_argument("--big-only", action="store_true")
+    ap.add_argument("--big-only", action="store_true", help="same as --only big")
+    ap.add_argument("--bkm", help="diagnostics CSV of a two-ring leapfrog run to compare with the reduced model")
+    ap.add_argument("--bkm-core", type=float, default=0.005, help="the run's core a (default: leapfrog_big's)")
+    ap.add_argument("--bkm-sigma", type=float, default=0.004,
+                    help="the run's σ: the model's a_eff = √(a² + 2σ²), √e·σ for thin rings (--bkm-core 0)")
+    ap.add_argument("--bkm-nu", type=float, default=0.0, help="the run's viscosity")
+    ap.add_argument("--saffman-dir", help="keep the saffman runs' CSVs here, and reuse those already here")
     a = ap.parse_args()
+    parts = set(PARTS if not (a.only or a.big_only) else ["big"] if a.big_only else a.only.split(","))
+    if parts - set(PARTS):
+        sys.exit("validation.py: unknown part(s) %s; the parts are %s"
+                 % (",".join(sorted(parts - set(PARTS))), ",".join(PARTS)))
     os.makedirs(a.out, exist_ok=True)
-    if a.big:
+    if "big" in parts and a.big:
         leapfrog_big(a.big, a.out)
-    if a.big_only:
+    if "bkm" in parts:
+        bkm_check(a.bkm_core, a.bkm_sigma)
+        if a.bkm:
+            bkm_compare(read_csv(a.bkm), bkm_variants(a.bkm_core, a.bkm_sigma), a.bkm_nu, a.out, "validation_bkm.png",
+                        "%s (solid) and the reduced model" % os.path.basename(a.bkm))
+    if not parts & {"ring", "leapfrog", "impulse", "saffman"}:
         return
     if not os.access(a.exe, os.X_OK):
         sys.exit("validation.py: %s not found; build first (scripts/setup)" % a.exe)
-    os.makedirs(a.out, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        res = ring_table(a.exe, tmp, a.quick)
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for core, mk in ((0.1, "o-"), (0.05, "s-")):
-            pts = [(n, abs(e) * 100) for (_, c, L, n, e) in res if c == core]
-            ax.loglog([p[0] for p in pts], [p[1] for p in pts], mk, label="a/R = %g" % core)
-        ax.set_xlabel("elements")
-        ax.set_ylabel("|U/U_Saffman - 1| (%)")
-        ax.set_title("Ring speed error vs resolution (σ = annulus width)")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(os.path.join(a.out, "validation_ring.png"), dpi=110)
-        leapfrog(a.exe, tmp, a.out)
-        impulse(a.exe, tmp, a.out)
+        if "ring" in parts:
+            ring_plot(ring_table(a.exe, tmp, a.quick), a.out)
+        if "leapfrog" in parts:
+            leapfrog(a.exe, tmp, a.out)
+        if "impulse" in parts:
+            impulse(a.exe, tmp, a.out)
+        if "saffman" in parts:
+            if a.saffman_dir:
+                os.makedirs(a.saffman_dir, exist_ok=True)
+            saffman_report(saffman_runs(a.exe, a.saffman_dir or tmp), a.out)
 
 
 if __name__ == "__main__":

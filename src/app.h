@@ -28,13 +28,28 @@ typedef struct {
   int direct;                                             /* 1: direct summation */
   long long tracers, seed;                                /* -1: the scene's */
   /* long-run control (-1: the scene's) */
-  double relax, remesh_h, remesh_drop, viscosity;
+  double relax, remesh_h, remesh_drop, viscosity, lcfl;
   int relax_every, remesh_every;
 } app_overrides;
 
 void app_overrides_init(app_overrides *ov);
 /* The scene's run parameters with the overrides applied (the seed goes into *sc). */
 vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov);
+
+/* Rows of k timings (ms) kept for closing medians: the first `skip` rows added are left out
+ * (warm-up), and at most APP_SERIES_CAP rows are kept (later ones are not recorded). */
+#define APP_SERIES_CAP 100000
+typedef struct {
+  int k, skip;
+  long long cap, n, seen;
+  double *v; /* column j at v + j * cap */
+} app_series;
+/* rows: how many rows will be added (sizes the storage). 0, or -1 when out of host memory. */
+int app_series_init(app_series *s, int k, int skip, long long rows);
+void app_series_add(app_series *s, const double *row);
+/* Median of column j (sorts it in place); 0 when no row was kept. */
+double app_series_median(app_series *s, int j);
+void app_series_free(app_series *s);
 
 #ifdef VX_HAVE_RENDER
 
@@ -60,6 +75,9 @@ typedef struct {
   /* simulation: applied at once (vx_sim setters) */
   double dt, sigma;
   int integrator, stretching, kernel, order, direct;
+  /* long-run control, applied at once (vx_sim_set_relax / _remesh / _viscosity) */
+  double relax, remesh_h, remesh_drop, viscosity, lcfl;
+  int relax_every, remesh_every;
   /* applied by rebuilding the engine around the current particles (state kept) */
   int leaf, backend, precision;
   /* applied at the next reset (new particles) */
@@ -83,7 +101,6 @@ typedef struct app {
   double t_offset;          /* simulated time and steps before the last engine rebuild */
   long long steps_offset;
   double alpha_ref;         /* mean |α| of the elements at the start (element colours) */
-  double alpha0;            /* max |α| at the start (blow-up test, as in the batch mode) */
   double centre[3], radius; /* initial bounding sphere (camera home) */
   rd_camera cam;
   rd_renderer *rd;
@@ -96,12 +113,16 @@ typedef struct app {
   float up_fraction;
   int up_elements, up_interop;
   int hist_level_built;
-  int blown_up;
+  int blown_up;             /* the blow-up rule held (vx_sim_health): no steps until a reset */
+  char halt[256];           /* why the simulation stopped (blow-up or failed step), in red until a reset
+                               or the next good step; "" while it runs */
+  char advice[256];         /* vx_sim_dt_advice's warning for the settings in effect (yellow); "" when none */
+  double lcfl;              /* dt*max|grad u| after the last steps (vx_health.lcfl); 0: not measured */
   char message[256];        /* transient notice on screen */
   double message_until;
   char pending[256];        /* settings that wait for a reset */
   /* HUD: last frame's numbers (ms) and smoothed rates */
-  double fps, ms_frame, ms_tree, ms_far, ms_near, ms_integrate, ms_step, ms_render, ms_gpu, ms_probe, ms_upload;
+  double fps, ms_frame, ms_tree, ms_far, ms_near, ms_integrate, ms_remesh, ms_step, ms_render, ms_gpu, ms_probe, ms_upload;
   int steps_last;           /* steps in the last frame */
   int levels;               /* octree level of the last evaluation */
   /* accuracy probe: FMM vs direct summation at a sample of elements */
@@ -122,8 +143,9 @@ int app_init(app *a, const app_options *o, int window, char *err, size_t errlen)
 /* The renderer, once a GL context is current. 0, or -1 with err. */
 int app_gl_init(app *a, char *err, size_t errlen);
 /* Apply settings and actions, advance the simulation, hand particles and histogram to the
- * renderer. 0; 3 when the simulation blew up (the window pauses instead and shows it);
- * -1 with err on an engine or GL failure. */
+ * renderer. 0; 3 with a one-line err when the simulation blew up, -1 with err when a step failed
+ * (the window pauses instead, shows why and offers a reset: it returns 0 unless the state can no
+ * longer be read back); -1 with err on a GL failure. */
 int app_update(app *a, char *err, size_t errlen);
 /* Draw the scene into fbo (w x h pixels, point sizes times pixel_scale). 0, or -1 with err. */
 int app_draw(app *a, unsigned fbo, int w, int h, float pixel_scale, char *err, size_t errlen);
@@ -134,20 +156,6 @@ void app_shutdown(app *a);
 /* A transient one-line message on screen (and on stderr). */
 void app_message(app *a, const char *fmt, ...);
 double app_now(void);
-/* Rows of k timings (ms) kept for closing medians: the first `skip` rows added are left out
- * (warm-up), and at most APP_SERIES_CAP rows are kept (later ones are not recorded). */
-#define APP_SERIES_CAP 100000
-typedef struct {
-  int k, skip;
-  long long cap, n, seen;
-  double *v; /* column j at v + j * cap */
-} app_series;
-/* rows: how many rows will be added (sizes the storage). 0, or -1 when out of host memory. */
-int app_series_init(app_series *s, int k, int skip, long long rows);
-void app_series_add(app_series *s, const double *row);
-/* Median of column j (sorts it in place); 0 when no row was kept. */
-double app_series_median(app_series *s, int j);
-void app_series_free(app_series *s);
 /* Simulated time and steps across engine rebuilds. */
 double app_sim_time(const app *a);
 long long app_sim_steps(const app *a);

@@ -19,44 +19,10 @@
 #ifndef VX_ASSETS_DIR
 #define VX_ASSETS_DIR "assets"
 #endif
-#define BLOWUP_FACTOR 1e6
 #define PROBE_TARGETS 256       /* elements sampled by the accuracy probe */
 #define PROBE_PERIOD_S 2.0      /* seconds between two probes */
 #define DEFAULT_HIST_LEVEL 5    /* octree's level wanted before the first evaluation tells it */
 #define DRAWN_TRACERS 65536     /* default number of tracers drawn (paper: 2^14 of 2^18) */
-
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
-
-int app_series_init(app_series *s, int k, int skip, long long rows) {
-  memset(s, 0, sizeof *s);
-  s->k = k, s->skip = skip;
-  s->cap = rows - skip < APP_SERIES_CAP ? rows - skip : APP_SERIES_CAP;
-  if (s->cap <= 0) return s->cap = 0, 0;
-  s->v = malloc(sizeof(double) * (size_t)k * (size_t)s->cap);
-  return s->v ? 0 : -1;
-}
-
-void app_series_add(app_series *s, const double *row) {
-  if (s->seen++ < s->skip || s->n >= s->cap) return;
-  for (int j = 0; j < s->k; ++j) s->v[(size_t)j * s->cap + s->n] = row[j];
-  s->n++;
-}
-
-double app_series_median(app_series *s, int j) {
-  if (s->n <= 0) return 0.0;
-  double *v = s->v + (size_t)j * s->cap;
-  long long n = s->n;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-void app_series_free(app_series *s) {
-  free(s->v);
-  s->v = NULL;
-}
 
 double app_now(void) {
   struct timespec ts;
@@ -153,6 +119,33 @@ static void settings_from_sim(app *a) {
   s->backend = (int)p->backend;
   s->precision = (int)p->precision;
   s->tracers = vx_sim_n_tracers(a->sim);
+  s->relax = p->relax;
+  s->relax_every = p->relax_every > 0 ? p->relax_every : 1;
+  s->remesh_every = p->remesh_every;
+  s->remesh_h = p->remesh_h;
+  s->remesh_drop = p->remesh_drop;
+  s->viscosity = p->viscosity;
+}
+
+/* The simulation parameters the settings hold (what a reset keeps of the user's tuning). */
+static void params_from_settings(vx_sim_params *prm, const app_settings *s) {
+  prm->dt = s->dt;
+  prm->sigma = s->sigma;
+  prm->integrator = (vx_integrator)s->integrator;
+  prm->stretching = (vx_stretching)s->stretching;
+  prm->kernel = (vx_kernel)s->kernel;
+  prm->order = s->order;
+  prm->direct = s->direct;
+  prm->leaf_size = s->leaf;
+  prm->backend = (vx_backend)s->backend;
+  prm->precision = (vx_precision)s->precision;
+  prm->tracers = s->tracers;
+  prm->relax = s->relax;
+  prm->relax_every = s->relax_every;
+  prm->remesh_every = s->remesh_every;
+  prm->remesh_h = s->remesh_h;
+  prm->remesh_drop = s->remesh_drop;
+  prm->viscosity = s->viscosity;
 }
 
 /* Facts of a fresh state: mean |α| (colour map), bounding sphere of the elements (camera home). */
@@ -197,13 +190,14 @@ static int start_sim(app *a, int si, const vx_scene *sc, const vx_sim_params *pr
   a->t_offset = 0.0;
   a->steps_offset = 0;
   a->blown_up = 0;
+  a->halt[0] = a->advice[0] = 0;
+  a->lcfl = 0.0;
   a->state_version++;
   a->levels = 0;
   a->acc_err = a->acc_max = -1.0;
   settings_from_sim(a);
   a->set.scene = si;
-  int bad = 0;
-  if (measure_state(a, err, errlen) || vx_sim_check(a->sim, &a->alpha0, &bad, err, errlen)) return -1;
+  if (measure_state(a, err, errlen)) return -1;
   a->set.style.alpha_ref = (float)a->alpha_ref;
   if (!a->opt.fraction_given) {
     int nt = vx_sim_n_tracers(a->sim);
@@ -221,20 +215,7 @@ static int load_scene(app *a, int si, int fresh, char *err, size_t errlen) {
   vx_scene sc;
   if (vx_scene_load(a->scene_path[si], &sc, err, errlen)) return -1;
   vx_sim_params prm = app_sim_params(&sc, &a->opt.ov);
-  if (!fresh) {
-    const app_settings *s = &a->set;
-    prm.dt = s->dt;
-    prm.sigma = s->sigma;
-    prm.integrator = (vx_integrator)s->integrator;
-    prm.stretching = (vx_stretching)s->stretching;
-    prm.kernel = (vx_kernel)s->kernel;
-    prm.order = s->order;
-    prm.direct = s->direct;
-    prm.leaf_size = s->leaf;
-    prm.backend = (vx_backend)s->backend;
-    prm.precision = (vx_precision)s->precision;
-    prm.tracers = s->tracers;
-  }
+  if (!fresh) params_from_settings(&prm, &a->set);
   prm.verbose = 0;
   rd_style keep = a->set.style;
   int keep_level = a->set.opacity_level, old_nt = a->sim ? vx_sim_n_tracers(a->sim) : -1;
@@ -340,8 +321,8 @@ void app_shutdown(app *a) {
 
 /* ------------------------------------------------------------------ settings */
 
-/* Apply what the panel and the keys changed. Failures revert the setting and say why on screen. */
-static void apply_settings(app *a) {
+/* Physics the vx_sim setters change at once. Failures revert the setting and say why on screen. */
+static void apply_physics(app *a) {
   char err[512];
   app_settings *s = &a->set, *c = &a->cur;
 #define APPLY(field, call, ...)                              \
@@ -364,21 +345,83 @@ static void apply_settings(app *a) {
         vx_kernel_name((vx_kernel)s->kernel))
   APPLY(order, vx_sim_set_order(a->sim, s->order, err, sizeof err), "expansion order p = %d", s->order)
   APPLY(direct, vx_sim_set_direct(a->sim, s->direct), "%s", s->direct ? "direct summation (O(N^2))" : "FMM")
+  APPLY(viscosity, vx_sim_set_viscosity(a->sim, s->viscosity, err, sizeof err), "viscosity %g (at each remeshing)",
+        s->viscosity)
 #undef APPLY
-  if (s->leaf != c->leaf || s->backend != c->backend || s->precision != c->precision) {
-    if (rebuild_sim(a, err, sizeof err)) {
-      app_message(a, "engine not rebuilt: %s", err);
-      s->leaf = c->leaf;
-      s->backend = c->backend;
-      s->precision = c->precision;
+}
+
+/* Relaxation and remeshing, each group through its setter. A refused group keeps its old values
+ * (the panel shows them again) and the setter's reason goes on screen. */
+static void apply_control(app *a) {
+  char err[512];
+  app_settings *s = &a->set, *c = &a->cur;
+  if (s->relax != c->relax || s->relax_every != c->relax_every) {
+    if (vx_sim_set_relax(a->sim, s->relax, s->relax_every, err, sizeof err)) {
+      app_message(a, "%s", err);
+      s->relax = c->relax, s->relax_every = c->relax_every;
     } else {
-      app_message(a, "engine rebuilt: %s backend, %s, leaf size %d (state kept)", vx_backend_name((vx_backend)s->backend),
-                  vx_precision_name((vx_precision)s->precision), s->leaf);
-      c->leaf = s->leaf;
-      c->backend = s->backend;
-      c->precision = s->precision;
+      c->relax = s->relax, c->relax_every = s->relax_every;
+      app_message(a, "relaxation %g every %d steps%s", s->relax, s->relax_every, s->relax > 0 ? "" : " (off)");
     }
   }
+  if (s->remesh_every != c->remesh_every || s->remesh_h != c->remesh_h || s->remesh_drop != c->remesh_drop) {
+    if (vx_sim_set_remesh(a->sim, s->remesh_every, s->remesh_h, s->remesh_drop, err, sizeof err)) {
+      app_message(a, "%s", err);
+      s->remesh_every = c->remesh_every, s->remesh_h = c->remesh_h, s->remesh_drop = c->remesh_drop;
+    } else {
+      c->remesh_every = s->remesh_every, c->remesh_h = s->remesh_h, c->remesh_drop = s->remesh_drop;
+      if (s->remesh_every > 0)
+        app_message(a, "remeshing every %d steps on h = %g, drop %g", s->remesh_every,
+                    s->remesh_h > 0 ? s->remesh_h : vx_sim_params_get(a->sim)->sigma, s->remesh_drop);
+      else
+        app_message(a, "remeshing off");
+    }
+  }
+}
+
+/* vx_sim_dt_advice for the parameters in effect: its warning stays on screen (yellow) until the
+ * next change of dt, viscosity or lattice spacing says otherwise; the HUD's LCFL number follows
+ * the new dt at once. */
+static void advise_dt(app *a) {
+  char msg[256];
+  int rc = vx_sim_dt_advice(a->sim, vx_sim_params_get(a->sim)->dt, msg, sizeof msg);
+  a->advice[0] = 0;
+  if (rc < 0) {
+    app_message(a, "no dt advice: %s", msg);
+    return;
+  }
+  if (rc > 0) {
+    snprintf(a->advice, sizeof a->advice, "%s", msg);
+    app_message(a, "%s", a->advice);
+  }
+  vx_health h;
+  if (vx_sim_health(a->sim, &h, msg, sizeof msg) >= 0) a->lcfl = h.lcfl;
+}
+
+/* Leaf size, backend, precision: a new engine around the current particles. */
+static void apply_engine(app *a) {
+  char err[512];
+  app_settings *s = &a->set, *c = &a->cur;
+  if (s->leaf == c->leaf && s->backend == c->backend && s->precision == c->precision) return;
+  if (rebuild_sim(a, err, sizeof err)) {
+    app_message(a, "engine not rebuilt: %s", err);
+    s->leaf = c->leaf, s->backend = c->backend, s->precision = c->precision;
+    return;
+  }
+  app_message(a, "engine rebuilt: %s backend, %s, leaf size %d (state kept)", vx_backend_name((vx_backend)s->backend),
+              vx_precision_name((vx_precision)s->precision), s->leaf);
+  c->leaf = s->leaf, c->backend = s->backend, c->precision = s->precision;
+}
+
+/* Apply what the panel and the keys changed. Failures revert the setting and say why on screen. */
+static void apply_settings(app *a) {
+  char err[512];
+  app_settings *s = &a->set, *c = &a->cur;
+  int advise = s->dt != c->dt || s->viscosity != c->viscosity || s->remesh_h != c->remesh_h || s->sigma != c->sigma;
+  apply_physics(a);
+  apply_control(a);
+  if (advise) advise_dt(a);
+  apply_engine(a);
   if (s->scene != c->scene) {
     if (load_scene(a, s->scene, 1, err, sizeof err)) {
       app_message(a, "scene not loaded: %s", err);
@@ -511,8 +554,8 @@ done:
 
 /* ------------------------------------------------------------------ the frame */
 
-int app_update(app *a, char *err, size_t errlen) {
-  apply_settings(a);
+/* Actions raised by keys and panel that are not settings: reset, camera home. */
+static void take_actions(app *a) {
   if (a->act_reset) {
     a->act_reset = 0;
     char e2[512];
@@ -523,57 +566,87 @@ int app_update(app *a, char *err, size_t errlen) {
     a->act_camera_reset = 0;
     rd_camera_reset(&a->cam);
   }
+}
 
-  /* steps */
-  int n = a->blown_up ? 0 : (a->set.running ? a->set.steps_per_frame : (a->act_step ? 1 : 0));
-  a->act_step = 0;
-  a->steps_last = n;
-  double tree = 0, far = 0, near = 0, integ = 0, step = 0;
+/* The simulation stopped: it blew up (rc VX_SIM_BLOWUP) or a step failed (-1), err saying why.
+ * Headless runs end there (3 or -1). The window pauses, shows why (red) and offers a reset; it
+ * gives up (-1) only when the state can no longer be read back (the backend itself failed). */
+static int sim_stopped(app *a, int rc, char *err, size_t errlen) {
+  if (!a->window) return rc == VX_SIM_BLOWUP ? 3 : -1;
+  if (rc != VX_SIM_BLOWUP) {
+    vx_health h;
+    char e2[256];
+    int hr = vx_sim_health(a->sim, &h, e2, sizeof e2);
+    if (hr < 0) return -1;
+    if (hr == VX_SIM_BLOWUP) {
+      rc = hr;
+      snprintf(err, errlen, "%s", e2);
+    }
+  }
+  a->blown_up = rc == VX_SIM_BLOWUP;
+  a->set.running = a->cur.running = 0;
+  snprintf(a->halt, sizeof a->halt, "%s%.200s", a->blown_up ? "" : "step failed: ", err);
+  app_message(a, "%s", a->halt);
+  return 0;
+}
+
+/* n steps, their phase times summed for the HUD, then the blow-up rule (vx_sim_health).
+ * 0, or what sim_stopped makes of a blow-up or failure. */
+static int run_steps(app *a, int n, char *err, size_t errlen) {
+  double tree = 0, far = 0, near = 0, integ = 0, remesh = 0, step = 0;
+  int rc = 0;
   for (int i = 0; i < n; ++i) {
-    if (vx_sim_step(a->sim, err, errlen)) return -1;
+    rc = vx_sim_step(a->sim, err, errlen);
+    a->state_version++; /* a failed step may have moved (or remeshed) the particles too */
+    if (rc) break;
     const vx_step_stats *st = vx_sim_last_stats(a->sim);
     tree += st->t_tree;
     far += st->t_far;
     near += st->t_near;
     integ += st->t_integrate;
+    remesh += st->t_remesh;
     step += st->t_step;
     a->levels = st->levels;
-    a->state_version++;
   }
-  if (n > 0) {
-    a->ms_tree = tree;
-    a->ms_far = far;
-    a->ms_near = near;
-    a->ms_integrate = integ;
-    a->ms_step = step;
-    double amax;
-    int bad = 0;
-    if (vx_sim_check(a->sim, &amax, &bad, err, errlen)) return -1;
-    if (bad || amax > BLOWUP_FACTOR * a->alpha0) { /* the batch mode's test (main.c) */
-      a->blown_up = 1;
-      a->set.running = a->cur.running = 0;
-      const char *why = bad ? "NaN or Inf in the particle state" : "max|alpha| grew over 1e6 times its initial value";
-      if (!a->window) {
-        snprintf(err, errlen, "simulation blew up at step %lld (t=%g): %s", app_sim_steps(a), app_sim_time(a), why);
-        return 3;
-      }
-      app_message(a, "simulation blew up at step %lld (t=%g): %s; reset (R) or change dt / kernel", app_sim_steps(a),
-                  app_sim_time(a), why);
+  a->ms_tree = tree, a->ms_far = far, a->ms_near = near;
+  a->ms_integrate = integ, a->ms_remesh = remesh, a->ms_step = step;
+  if (rc) return sim_stopped(a, rc, err, errlen);
+  if (n == 0) return 0;
+  a->halt[0] = 0; /* a good step: a failed one's notice is over */
+  vx_health h;
+  rc = vx_sim_health(a->sim, &h, err, errlen);
+  if (rc < 0) return -1;
+  a->lcfl = h.lcfl;
+  return rc ? sim_stopped(a, rc, err, errlen) : 0;
+}
+
+/* The octree's occupancy histogram for the opacity, when the state moved or the level changed. */
+static int hand_hist(app *a, char *err, size_t errlen) {
+  const vx_sim_params *P = vx_sim_params_get(a->sim);
+  int level = a->set.opacity_level > 0 ? a->set.opacity_level : (a->levels > 0 ? a->levels : DEFAULT_HIST_LEVEL);
+  if (a->hist_state == a->state_version && a->hist_level_built == level) return 0;
+  int done = 0;
+  /* the engine's own bin[] (paper §2.1) of the last evaluation, when it is the octree's level
+   * and that evaluation was of this state's step (FMM, not direct summation) */
+  if (a->set.opacity_level == 0 && !P->direct && a->steps_last > 0) {
+    rd_hist h;
+    memset(&h, 0, sizeof h);
+    if (fmm_occupancy(vx_sim_engine(a->sim), &h.levels, h.lo, &h.side, &h.bins, &h.on_device) == 0) {
+      if (rd_set_hist(a->rd, &h, err, errlen)) return -1;
+      level = h.levels;
+      done = 1;
     }
-  } else {
-    a->ms_tree = a->ms_far = a->ms_near = a->ms_integrate = a->ms_step = 0.0;
   }
+  if (!done && rd_build_hist(a->rd, level, err, errlen)) return -1;
+  a->hist_state = a->state_version;
+  a->hist_level_built = level;
+  return 0;
+}
 
-  /* accuracy probe (window and --hud only): every few seconds, when the state has moved */
-  if ((a->window || a->opt.hud) && !vx_sim_params_get(a->sim)->direct && a->acc_state != a->state_version &&
-      app_now() - a->acc_wall >= PROBE_PERIOD_S) {
-    char e2[512];
-    if (probe_accuracy(a, e2, sizeof e2)) app_message(a, "accuracy probe failed: %s", e2);
-    a->acc_wall = app_now();
-    a->acc_state = a->state_version;
-  }
-
-  /* particles and histogram to the renderer */
+/* Particles (when they changed: a remeshing changes their count too) and histogram to the
+ * renderer; the camera follows the rings. A blown-up state is drawn as it is, but neither binned
+ * nor followed: its positions may not be finite (the last good histogram and camera stay). */
+static int hand_to_renderer(app *a, char *err, size_t errlen) {
   int on_device = 0;
   const vx_sim_params *P = vx_sim_params_get(a->sim);
   rd_particles p;
@@ -596,32 +669,33 @@ int app_update(app *a, char *err, size_t errlen) {
     a->up_elements = st->show_elements;
     a->up_interop = st->interop;
   }
-  int level = a->set.opacity_level > 0 ? a->set.opacity_level : (a->levels > 0 ? a->levels : DEFAULT_HIST_LEVEL);
-  if (a->set.style.opacity || a->set.style.show_boxes || a->set.style.show_cube) {
-    if (a->hist_state != a->state_version || a->hist_level_built != level) {
-      int done = 0;
-      /* the engine's own bin[] (paper §2.1) of the last evaluation, when it is the octree's level
-       * and that evaluation was of this state's step (FMM, not direct summation) */
-      if (a->set.opacity_level == 0 && !P->direct && a->steps_last > 0) {
-        rd_hist h;
-        memset(&h, 0, sizeof h);
-        if (fmm_occupancy(vx_sim_engine(a->sim), &h.levels, h.lo, &h.side, &h.bins, &h.on_device) == 0) {
-          if (rd_set_hist(a->rd, &h, err, errlen)) return -1;
-          level = h.levels;
-          done = 1;
-        }
-      }
-      if (!done && rd_build_hist(a->rd, level, err, errlen)) return -1;
-      a->hist_state = a->state_version;
-      a->hist_level_built = level;
-    }
-  }
+  if (!a->blown_up && (st->opacity || st->show_boxes || st->show_cube) && hand_hist(a, err, errlen)) return -1;
   a->ms_upload = 1e3 * (app_now() - t0);
-  if (a->set.follow) {
+  if (a->set.follow && !a->blown_up) {
     double c[3];
     if (rd_element_centroid(a->rd, c, err, errlen)) return -1;
     memcpy(a->cam.target, c, sizeof c);
   }
+  return 0;
+}
+
+int app_update(app *a, char *err, size_t errlen) {
+  apply_settings(a);
+  take_actions(a);
+  int n = a->blown_up ? 0 : (a->set.running ? a->set.steps_per_frame : (a->act_step ? 1 : 0));
+  a->act_step = 0;
+  a->steps_last = n;
+  int rc = run_steps(a, n, err, errlen);
+  if (rc) return rc;
+  /* accuracy probe (window and --hud only): every few seconds, when the state has moved */
+  if ((a->window || a->opt.hud) && !a->halt[0] && !vx_sim_params_get(a->sim)->direct && a->acc_state != a->state_version &&
+      app_now() - a->acc_wall >= PROBE_PERIOD_S) {
+    char e2[512];
+    if (probe_accuracy(a, e2, sizeof e2)) app_message(a, "accuracy probe failed: %s", e2);
+    a->acc_wall = app_now();
+    a->acc_state = a->state_version;
+  }
+  if (hand_to_renderer(a, err, errlen)) return -1;
   a->frame++;
   return 0;
 }

@@ -13,11 +13,12 @@
 #include "app.h"
 
 /* Per-frame timings (ms) kept for the closing breakdown. */
-enum { FT_FRAME, FT_STEP, FT_TREE, FT_FAR, FT_NEAR, FT_INTEG, FT_RENDER, FT_GPU, FT_N };
+enum { FT_FRAME, FT_STEP, FT_TREE, FT_FAR, FT_NEAR, FT_INTEG, FT_REMESH, FT_RENDER, FT_GPU, FT_N };
 #define FT_WARMUP 3 /* frames left out of the medians: buffers grow, kernels load, clocks rise */
 
-/* One line: median frame time and fps, split into the simulation's phases and the render (the far
- * and near fields run concurrently on the GPU, so they add up to more than the step). */
+/* One line: median frame time and fps, split into the simulation's phases (remeshing when it is
+ * on) and the render (the far and near fields run concurrently on the GPU, so they add up to more
+ * than the step). */
 static void print_breakdown(const app *a, const app_options *o, app_series *ft) {
   const long long n = ft->n;
   if (n <= 0) {
@@ -26,13 +27,15 @@ static void print_breakdown(const app *a, const app_options *o, app_series *ft) 
   }
   double m[FT_N];
   for (int k = 0; k < FT_N; ++k) m[k] = app_series_median(ft, k);
+  char remesh[48] = "";
+  if (vx_sim_params_get(a->sim)->remesh_every > 0) snprintf(remesh, sizeof remesh, ", remesh %.2f", m[FT_REMESH]);
   fprintf(stderr,
           "vortexfmm: frame time, median of %lld frames at %dx%d (%d elements, %d tracers, %d drawn, %d step%s per "
-          "frame): %.2f ms = %.1f fps; step %.2f ms (tree %.2f, far %.2f, near %.2f, integrate %.2f); render %.2f ms "
+          "frame): %.2f ms = %.1f fps; step %.2f ms (tree %.2f, far %.2f, near %.2f, integrate %.2f%s); render %.2f ms "
           "(GPU %.2f)\n",
           n, o->width, o->height, vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim), rd_get_stats(a->rd)->n_drawn, o->steps_per_frame,
           o->steps_per_frame > 1 ? "s" : "", m[FT_FRAME], m[FT_FRAME] > 0 ? 1e3 / m[FT_FRAME] : 0.0, m[FT_STEP],
-          m[FT_TREE], m[FT_FAR], m[FT_NEAR], m[FT_INTEG], m[FT_RENDER], m[FT_GPU]);
+          m[FT_TREE], m[FT_FAR], m[FT_NEAR], m[FT_INTEG], remesh, m[FT_RENDER], m[FT_GPU]);
 }
 
 int app_run_headless(const app_options *o) {
@@ -120,7 +123,8 @@ int app_run_headless(const app_options *o) {
       }
     }
     {
-      const double v[FT_N] = {a.ms_frame, a.ms_step, a.ms_tree, a.ms_far, a.ms_near, a.ms_integrate, a.ms_render, a.ms_gpu};
+      const double v[FT_N] = {a.ms_frame, a.ms_step,      a.ms_tree,   a.ms_far,
+                              a.ms_near,  a.ms_integrate, a.ms_remesh, a.ms_render, a.ms_gpu};
       app_series_add(&ft, v);
     }
     sim_ms += a.ms_step;

@@ -10,7 +10,7 @@ void app_overrides_init(app_overrides *ov) {
   ov->dt = ov->sigma = -1.0;
   ov->order = ov->leaf = -1;
   ov->tracers = ov->seed = -1;
-  ov->relax = ov->remesh_h = ov->remesh_drop = ov->viscosity = -1.0;
+  ov->relax = ov->remesh_h = ov->remesh_drop = ov->viscosity = ov->lcfl = -1.0;
   ov->relax_every = ov->remesh_every = -1;
 }
 
@@ -34,5 +34,6 @@ vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
   if (ov->remesh_h >= 0) prm.remesh_h = ov->remesh_h;
   if (ov->remesh_drop >= 0) prm.remesh_drop = ov->remesh_drop;
   if (ov->viscosity >= 0) prm.viscosity = ov->viscosity;
+  if (ov->lcfl >= 0) prm.lcfl = ov->lcfl;
   return prm;
 }

@@ -58,106 +58,204 @@ static void hint(const char *text) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
 }
 
-static void panel(app *a) {
+static void wrapped(const ImVec4 &colour, const char *text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, colour);
+  ImGui::TextWrapped("%s", text);
+  ImGui::PopStyleColor();
+}
+
+/* Why the simulation stopped (red), with its way out. */
+static void halt_notice(app *a) {
+  if (ImGui::Button("Reset##halt")) a->act_reset = 1;
+  ImGui::SameLine();
+  char line[400];
+  snprintf(line, sizeof line, "%s; %s", a->halt,
+           a->blown_up ? "paused: reset (R), or a smaller dt / a smoothing kernel" : "paused: Run retries, reset (R) starts over");
+  wrapped(kRed, line);
+}
+
+/* A double the setters check: edited in place, applied on Enter (app_core.c reverts a refused one). */
+static void input_double(const char *label, double *v) {
+  double x = *v;
+  if (ImGui::InputDouble(label, &x, 0.0, 0.0, "%.5g", ImGuiInputTextFlags_EnterReturnsTrue)) *v = x;
+}
+/* The same for an int. */
+static void input_int(const char *label, int *v) {
+  int x = *v;
+  if (ImGui::InputInt(label, &x, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue)) *v = x;
+}
+
+static void simulation_section(app *a) {
+  app_settings *s = &a->set;
+  if (!ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (ImGui::Button(s->running ? "Pause" : "Run")) s->running = !s->running;
+  ImGui::SameLine();
+  if (ImGui::Button("Step")) { a->act_step = 1; s->running = 0; }
+  ImGui::SameLine();
+  if (ImGui::Button("Reset")) a->act_reset = 1;
+  if (a->halt[0]) halt_notice(a);
+  if (ImGui::BeginCombo("scene", a->scene_name[s->scene])) {
+    for (int i = 0; i < a->n_scenes; ++i)
+      if (ImGui::Selectable(a->scene_name[i], i == s->scene)) s->scene = i;
+    ImGui::EndCombo();
+  }
+  ImGui::SliderInt("steps / frame", &s->steps_per_frame, 0, 32);
+  double dt = s->dt;
+  if (ImGui::InputDouble("dt (Enter)", &dt, 0.0, 0.0, "%.5g", ImGuiInputTextFlags_EnterReturnsTrue) && dt > 0) s->dt = dt;
+  if (a->advice[0]) wrapped(kYellow, a->advice);
+  const char *integ[] = {"Euler", "RK2 (Heun)", "RK4"};
+  ImGui::Combo("integrator", &s->integrator, integ, 3);
+  const char *stretch[] = {"classical (a.grad)u", "transpose (grad u)^T a", "none"};
+  ImGui::Combo("stretching", &s->stretching, stretch, 3);
+}
+
+/* Relaxation, remeshing, viscosity (vortex/sim.h: vx_sim_params), and what remeshing has done. */
+static void long_run_section(app *a) {
+  app_settings *s = &a->set;
+  int on = s->relax > 0 || s->remesh_every > 0;
+  if (!ImGui::CollapsingHeader("Long run", on ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  input_double("relax factor (Enter)", &s->relax);
+  hint("Pedrizzetti relaxation of alpha towards the vorticity's direction, f in [0, 1]; 0: off.");
+  input_int("relax every (Enter)", &s->relax_every);
+  input_int("remesh every (Enter)", &s->remesh_every);
+  hint("Steps between remeshings onto a lattice (0: off). Elements are created and dropped: their count changes.");
+  input_double("lattice h (Enter)", &s->remesh_h);
+  hint("Lattice spacing; 0: sigma.");
+  input_double("drop below (Enter)", &s->remesh_drop);
+  hint("After remeshing, lattice nodes with |alpha| < this times max|alpha| are dropped (0..0.1).");
+  input_double("viscosity (Enter)", &s->viscosity);
+  hint("Kinematic viscosity, applied at each remeshing (needs remeshing on).");
+  const vx_remesh_stats *R = vx_sim_remesh_stats(a->sim);
+  if (R->count > 0)
+    ImGui::Text("remeshings: %lld; last: %d -> %d elements\n(%d nodes), h %.3g, c2 %.3g, %.1f ms", R->count, R->n_before,
+                R->n_after, R->n_nodes, R->h, R->c2, R->ms);
+  else
+    ImGui::TextColored(kGrey, "not remeshed yet");
+}
+
+static void solver_section(app *a) {
+  app_settings *s = &a->set;
+  if (!ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  ImGui::RadioButton("FMM", &s->direct, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("direct O(N^2)", &s->direct, 1);
+  ImGui::SliderInt("order p", &s->order, 0, 20);
+  const char *kern[] = {"singular", "poly (paper eq. 29)", "Rosenhead-Moore", "Winckelmans-Leonard", "Gaussian"};
+  ImGui::Combo("kernel", &s->kernel, kern, 5);
+  double sg = s->sigma;
+  if (ImGui::InputDouble("sigma (Enter)", &sg, 0.0, 0.0, "%.5g", ImGuiInputTextFlags_EnterReturnsTrue) && sg > 0) s->sigma = sg;
+  int leaf = s->leaf;
+  if (ImGui::InputInt("leaf size (Enter)", &leaf, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && leaf >= 1) s->leaf = leaf;
+  hint("Rebuilds the engine around the current particles (state kept).");
+  int cuda = a->cuda_ok;
+  const char *be[] = {"cpu (OpenMP)", "cuda"};
+  int b = s->backend == VX_BACKEND_CUDA ? 1 : 0;
+  if (ImGui::Combo("backend", &b, be, cuda ? 2 : 1)) s->backend = b ? VX_BACKEND_CUDA : VX_BACKEND_CPU;
+  hint(cuda ? "Rebuilds the engine around the current particles (state kept)." : "No usable CUDA device here.");
+  const char *pr[] = {"double", "float"};
+  ImGui::Combo("precision", &s->precision, pr, 2);
+  hint("Rebuilds the engine around the current particles (state kept).");
+}
+
+static void particles_section(app *a) {
+  app_settings *s = &a->set;
+  if (!ImGui::CollapsingHeader("Particles", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  ImGui::Text("%d elements, %d tracers", vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim));
+  int nt = (int)s->tracers;
+  if (ImGui::InputInt("tracers (Enter)", &nt, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && nt >= 0) s->tracers = nt;
+  hint("New tracers are seeded at the next reset (R).");
+  ImGui::SliderFloat("drawn fraction", &s->style.fraction, 1e-4f, 1.0f, "%.4f", ImGuiSliderFlags_Logarithmic);
+  if (a->pending[0]) ImGui::TextColored(kYellow, "%s", a->pending);
+}
+
+static void look_section(app *a) {
   app_settings *s = &a->set;
   rd_style *st = &s->style;
+  if (!ImGui::CollapsingHeader("Look")) return;
+  ImGui::SliderFloat("point size", &st->point_size, 0.5f, 16.0f, "%.1f px");
+  ImGui::SliderFloat("intensity", &st->intensity, 0.005f, 4.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
+  ImGui::ColorEdit3("tracers", st->tracer_rgb, ImGuiColorEditFlags_NoInputs);
+  bool op = st->opacity != 0;
+  if (ImGui::Checkbox("ray-counted opacity (O)", &op)) st->opacity = op;
+  hint("Paper 3.2: per-pixel opacity from rays through the occupancy histogram bin[] of ALL particles.");
+  ImGui::SliderFloat("gain", &st->gain, 0.001f, 10.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderFloat("glow", &st->glow, 0.0f, 4.0f, "%.2f");
+  ImGui::ColorEdit3("glow colour", st->glow_rgb, ImGuiColorEditFlags_NoInputs);
+  ImGui::SliderFloat("exposure", &st->exposure, 0.1f, 8.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderInt("ray samples k", &st->samples, 1, 256);
+  ImGui::SliderInt("blur radius", &st->blur, 0, 16);
+  ImGui::SliderInt("opacity 1/scale", &st->downscale, 1, 8);
+  ImGui::SliderInt("histogram level", &s->opacity_level, 0, 8, s->opacity_level ? "%d" : "octree's");
+  if (s->opacity_level == 1) s->opacity_level = 2;
+  hint("Cells per axis 2^level. 0: the octree's own finest level (the paper's bin[]), which a smoothing kernel may "
+       "cap low (the leapfrog scene: level 2).");
+  ImGui::ColorEdit3("background", st->bg_rgb, ImGuiColorEditFlags_NoInputs);
+  bool el = st->show_elements != 0, bx = st->show_boxes != 0, cu = st->show_cube != 0, io = st->interop != 0;
+  if (ImGui::Checkbox("elements by |alpha| (E)", &el)) st->show_elements = el;
+  if (el) ImGui::SliderFloat("element size", &st->element_size, 0.5f, 16.0f, "%.1f px");
+  if (ImGui::Checkbox("leaf boxes (B)", &bx)) st->show_boxes = bx;
+  ImGui::SameLine();
+  if (ImGui::Checkbox("cube (X)", &cu)) st->show_cube = cu;
+  if (s->backend == VX_BACKEND_CUDA && ImGui::Checkbox("CUDA-GL interop", &io)) st->interop = io;
+}
+
+static void view_section(app *a) {
+  app_settings *s = &a->set;
+  if (!ImGui::CollapsingHeader("View")) return;
+  bool fo = s->follow != 0, vs = s->vsync != 0, hud = s->show_hud != 0;
+  if (ImGui::Checkbox("follow the rings (F)", &fo)) s->follow = fo;
+  ImGui::SameLine();
+  if (ImGui::Button("reset camera (C)")) a->act_camera_reset = 1;
+  if (ImGui::Checkbox("vsync (V)", &vs)) s->vsync = vs;
+  ImGui::SameLine();
+  if (ImGui::Checkbox("HUD (U)", &hud)) s->show_hud = hud;
+  if (ImGui::Button("screenshot (P)")) a->act_screenshot = 1;
+  ImGui::SameLine();
+  if (ImGui::Button("help (H)")) s->show_help = !s->show_help;
+}
+
+static void panel(app *a) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(390 * ImGui::GetIO().FontGlobalScale, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(420 * ImGui::GetIO().FontGlobalScale, 0), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.85f);
   if (!ImGui::Begin("vortexfmm  (Tab hides, H helps)", NULL, ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::End();
     return;
   }
-  ImGui::PushItemWidth(-165 * ImGui::GetIO().FontGlobalScale);
-  if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) {
-    if (ImGui::Button(s->running ? "Pause" : "Run")) s->running = !s->running;
-    ImGui::SameLine();
-    if (ImGui::Button("Step")) { a->act_step = 1; s->running = 0; }
-    ImGui::SameLine();
-    if (ImGui::Button("Reset")) a->act_reset = 1;
-    if (a->blown_up) ImGui::TextColored(kRed, "blown up: reset (R), or smaller dt / smoothing kernel");
-    if (ImGui::BeginCombo("scene", a->scene_name[s->scene])) {
-      for (int i = 0; i < a->n_scenes; ++i)
-        if (ImGui::Selectable(a->scene_name[i], i == s->scene)) s->scene = i;
-      ImGui::EndCombo();
-    }
-    ImGui::SliderInt("steps / frame", &s->steps_per_frame, 0, 32);
-    double dt = s->dt;
-    if (ImGui::InputDouble("dt (Enter)", &dt, 0.0, 0.0, "%.5g", ImGuiInputTextFlags_EnterReturnsTrue) && dt > 0) s->dt = dt;
-    const char *integ[] = {"Euler", "RK2 (Heun)", "RK4"};
-    ImGui::Combo("integrator", &s->integrator, integ, 3);
-    const char *stretch[] = {"classical (a.grad)u", "transpose (grad u)^T a", "none"};
-    ImGui::Combo("stretching", &s->stretching, stretch, 3);
-  }
-  if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) {
-    ImGui::RadioButton("FMM", &s->direct, 0);
-    ImGui::SameLine();
-    ImGui::RadioButton("direct O(N^2)", &s->direct, 1);
-    ImGui::SliderInt("order p", &s->order, 0, 20);
-    const char *kern[] = {"singular", "poly (paper eq. 29)", "Rosenhead-Moore", "Winckelmans-Leonard", "Gaussian"};
-    ImGui::Combo("kernel", &s->kernel, kern, 5);
-    double sg = s->sigma;
-    if (ImGui::InputDouble("sigma (Enter)", &sg, 0.0, 0.0, "%.5g", ImGuiInputTextFlags_EnterReturnsTrue) && sg > 0) s->sigma = sg;
-    int leaf = s->leaf;
-    if (ImGui::InputInt("leaf size (Enter)", &leaf, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && leaf >= 1) s->leaf = leaf;
-    hint("Rebuilds the engine around the current particles (state kept).");
-    int cuda = a->cuda_ok;
-    const char *be[] = {"cpu (OpenMP)", "cuda"};
-    int b = s->backend == VX_BACKEND_CUDA ? 1 : 0;
-    if (ImGui::Combo("backend", &b, be, cuda ? 2 : 1)) s->backend = b ? VX_BACKEND_CUDA : VX_BACKEND_CPU;
-    hint(cuda ? "Rebuilds the engine around the current particles (state kept)." : "No usable CUDA device here.");
-    const char *pr[] = {"double", "float"};
-    ImGui::Combo("precision", &s->precision, pr, 2);
-    hint("Rebuilds the engine around the current particles (state kept).");
-  }
-  if (ImGui::CollapsingHeader("Particles", ImGuiTreeNodeFlags_DefaultOpen)) {
-    int nt = (int)s->tracers;
-    if (ImGui::InputInt("tracers (Enter)", &nt, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && nt >= 0) s->tracers = nt;
-    hint("New tracers are seeded at the next reset (R).");
-    ImGui::SliderFloat("drawn fraction", &st->fraction, 1e-4f, 1.0f, "%.4f", ImGuiSliderFlags_Logarithmic);
-    if (a->pending[0]) ImGui::TextColored(kYellow, "%s", a->pending);
-  }
-  if (ImGui::CollapsingHeader("Look")) {
-    ImGui::SliderFloat("point size", &st->point_size, 0.5f, 16.0f, "%.1f px");
-    ImGui::SliderFloat("intensity", &st->intensity, 0.005f, 4.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
-    ImGui::ColorEdit3("tracers", st->tracer_rgb, ImGuiColorEditFlags_NoInputs);
-    bool op = st->opacity != 0;
-    if (ImGui::Checkbox("ray-counted opacity (O)", &op)) st->opacity = op;
-    hint("Paper 3.2: per-pixel opacity from rays through the occupancy histogram bin[] of ALL particles.");
-    ImGui::SliderFloat("gain", &st->gain, 0.001f, 10.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
-    ImGui::SliderFloat("glow", &st->glow, 0.0f, 4.0f, "%.2f");
-    ImGui::ColorEdit3("glow colour", st->glow_rgb, ImGuiColorEditFlags_NoInputs);
-    ImGui::SliderFloat("exposure", &st->exposure, 0.1f, 8.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
-    ImGui::SliderInt("ray samples k", &st->samples, 1, 256);
-    ImGui::SliderInt("blur radius", &st->blur, 0, 16);
-    ImGui::SliderInt("opacity 1/scale", &st->downscale, 1, 8);
-    ImGui::SliderInt("histogram level", &s->opacity_level, 0, 8, s->opacity_level ? "%d" : "octree's");
-    if (s->opacity_level == 1) s->opacity_level = 2;
-    hint("Cells per axis 2^level. 0: the octree's own finest level (the paper's bin[]), which a smoothing kernel may "
-         "cap low (the leapfrog scene: level 2).");
-    ImGui::ColorEdit3("background", st->bg_rgb, ImGuiColorEditFlags_NoInputs);
-    bool el = st->show_elements != 0, bx = st->show_boxes != 0, cu = st->show_cube != 0, io = st->interop != 0;
-    if (ImGui::Checkbox("elements by |alpha| (E)", &el)) st->show_elements = el;
-    if (el) ImGui::SliderFloat("element size", &st->element_size, 0.5f, 16.0f, "%.1f px");
-    if (ImGui::Checkbox("leaf boxes (B)", &bx)) st->show_boxes = bx;
-    ImGui::SameLine();
-    if (ImGui::Checkbox("cube (X)", &cu)) st->show_cube = cu;
-    if (s->backend == VX_BACKEND_CUDA && ImGui::Checkbox("CUDA-GL interop", &io)) st->interop = io;
-  }
-  if (ImGui::CollapsingHeader("View")) {
-    bool fo = s->follow != 0, vs = s->vsync != 0, hud = s->show_hud != 0;
-    if (ImGui::Checkbox("follow the rings (F)", &fo)) s->follow = fo;
-    ImGui::SameLine();
-    if (ImGui::Button("reset camera (C)")) a->act_camera_reset = 1;
-    if (ImGui::Checkbox("vsync (V)", &vs)) s->vsync = vs;
-    ImGui::SameLine();
-    if (ImGui::Checkbox("HUD (U)", &hud)) s->show_hud = hud;
-    if (ImGui::Button("screenshot (P)")) a->act_screenshot = 1;
-    ImGui::SameLine();
-    if (ImGui::Button("help (H)")) s->show_help = !s->show_help;
-  }
+  ImGui::PushItemWidth(-200 * ImGui::GetIO().FontGlobalScale);
+  simulation_section(a);
+  long_run_section(a);
+  solver_section(a);
+  particles_section(a);
+  look_section(a);
+  view_section(a);
   ImGui::PopItemWidth();
   ImGui::End();
+}
+
+/* The HUD's simulation lines: step timings by phase, or why nothing steps; stability; remeshing. */
+static void hud_sim(app *a) {
+  const vx_sim_params *P = vx_sim_params_get(a->sim);
+  if (a->halt[0]) {
+    ImGui::TextColored(kRed, "%s (R resets)", a->halt);
+  } else if (a->steps_last > 0) {
+    char remesh[32] = "";
+    if (P->remesh_every > 0 || a->ms_remesh > 0) snprintf(remesh, sizeof remesh, "  remesh %.1f", a->ms_remesh);
+    ImGui::Text("sim %.1f ms (%d step%s): tree %.1f  far %.1f  near %.1f  integrate %.1f%s", a->ms_step, a->steps_last,
+                a->steps_last > 1 ? "s" : "", a->ms_tree, a->ms_far, a->ms_near, a->ms_integrate, remesh);
+  } else {
+    ImGui::TextColored(kGrey, "sim paused (Space runs, N steps)");
+  }
+  if (a->advice[0]) ImGui::TextColored(kYellow, "%s", a->advice);
+  if (a->lcfl > 0)
+    ImGui::TextColored(a->lcfl > VX_SIM_LCFL_MAX ? kYellow : ImGui::GetStyle().Colors[ImGuiCol_Text],
+                       "LCFL dt*max|grad u| = %.3g (unstable above %.1f)", a->lcfl, VX_SIM_LCFL_MAX);
+  else
+    ImGui::TextColored(kGrey, "LCFL dt*max|grad u|: not measured yet");
+  const vx_remesh_stats *R = vx_sim_remesh_stats(a->sim);
+  if (P->remesh_every > 0 || R->count > 0)
+    ImGui::Text("remeshings: %lld (every %d steps), last %.1f ms: %d -> %d elements", R->count, P->remesh_every, R->ms,
+                R->n_before, R->n_after);
 }
 
 static void hud(app *a, int fb_w) {
@@ -172,11 +270,7 @@ static void hud(app *a, int fb_w) {
     return;
   }
   ImGui::Text("%5.1f fps   %6.1f ms / frame", a->fps, a->ms_frame);
-  if (a->steps_last > 0)
-    ImGui::Text("sim %.1f ms (%d step%s): tree %.1f  far %.1f  near %.1f  integrate %.1f", a->ms_step, a->steps_last,
-                a->steps_last > 1 ? "s" : "", a->ms_tree, a->ms_far, a->ms_near, a->ms_integrate);
-  else
-    ImGui::TextColored(kGrey, "sim paused (Space runs, N steps)");
+  hud_sim(a);
   char opms[64];
   if (rs->opacity_path == RD_PATH_NONE) snprintf(opms, sizeof opms, "opacity off");
   else if (rs->opacity_fresh) snprintf(opms, sizeof opms, "opacity %.1f ms", rs->t_opacity);
@@ -257,7 +351,7 @@ static void build(app *a, int fb_w, int fb_h) {
     ImGui::SetNextWindowBgAlpha(0.7f);
     ImGui::Begin("message", NULL, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                                       ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoNav);
-    ImGui::TextColored(a->blown_up ? kRed : kYellow, "%s", a->message);
+    ImGui::TextColored(a->halt[0] && !strcmp(a->message, a->halt) ? kRed : kYellow, "%s", a->message);
     ImGui::End();
   }
 }
@@ -271,15 +365,13 @@ void app_ui_frame(app *a, int fb_w, int fb_h, double dt) {
   }
   ImGui_ImplOpenGL3_NewFrame();
   if (g_window) ImGui_ImplGlfw_NewFrame();
-  static bool first = true;
-  if (first && !g_window) {
-    /* auto-sized windows stay hidden in their first frame while ImGui measures them: a headless
-     * image may be the only frame, so measure in a frame that is not drawn */
+  if (!g_window) {
+    /* auto-sized windows take the size of the previous frame's contents (and stay hidden in their
+     * first frame): a headless image has no next frame to settle in, so measure in one not drawn */
     ImGui::NewFrame();
     build(a, fb_w, fb_h);
     ImGui::EndFrame();
   }
-  first = false;
   ImGui::NewFrame();
   build(a, fb_w, fb_h);
   ImGui::Render();

@@ -199,8 +199,10 @@ int app_run_window(const app_options *o) {
       glfwSwapInterval(a.set.vsync ? 1 : 0);
       a.cur.vsync = a.set.vsync;
     }
+    /* a blow-up or a failed step pauses the simulation on screen (app_update returns 0); what
+     * comes back as an error is fatal: GL, or a backend that can no longer read the state */
     int u = app_update(&a, err, sizeof err);
-    if (u < 0) {
+    if (u != 0) {
       fprintf(stderr, "vortexfmm: %s\n", err);
       rc = 1;
       break;

@@ -56,6 +56,7 @@ static void usage(FILE *f) {
           "  --remesh-h H            lattice spacing (scene's 'remesh_h'; 0: sigma)\n"
           "  --remesh-drop E         drop lattice nodes with |alpha| < E * max|alpha| (scene's 'remesh_drop')\n"
           "  --viscosity NU          kinematic viscosity, applied at each remeshing (scene's 'viscosity'; 0: inviscid)\n"
+          "  --lcfl C                split a step into substeps keeping dt*max|grad u| <= C (scene's 'lcfl'; 0: off)\n"
           "  --seed S                tracer seeding seed\n"
           "  --quiet                 no progress lines\n"
           "batch mode (--headless without --frames):\n"
@@ -258,8 +259,10 @@ static int run_batch(const opts *o) {
     }
     double tn = now_s();
     if (!o->quiet && (tn - t_last >= 1.0 || k == steps)) {
-      fprintf(stderr, PROG ": step %lld/%lld t=%.6g %.3f ms/step, %d elements, max|alpha| %.3g (x%.2f), dt*max|grad u| %.2f\n", k,
-              steps, vx_sim_time(sim), ms_sum / ms_n, vx_sim_n_elements(sim), hl.max_alpha, hl.max_alpha / hl.alpha0, hl.lcfl);
+      fprintf(stderr,
+              PROG ": step %lld/%lld t=%.6g %.3f ms/step, %d elements, max|alpha| %.3g (x%.2f), dt*max|grad u| %.2f (%d substeps)\n",
+              k, steps, vx_sim_time(sim), ms_sum / ms_n, vx_sim_n_elements(sim), hl.max_alpha, hl.max_alpha / hl.alpha0, hl.lcfl,
+              ss->substeps);
       t_last = tn;
       ms_sum = 0.0;
       ms_n = 0;
@@ -368,7 +371,7 @@ int main(int argc, char **argv) {
                                     "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
                                     "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity",
                                     "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop",
-                                    "--viscosity", "--t-end",
+                                    "--viscosity", "--t-end", "--lcfl",
                                     "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
                                     "--opacity-level", "--interop", NULL};
       for (int k = 0; known[k]; ++k)
@@ -424,13 +427,14 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--dt")) {
       if (parse_double(v, &o.ov.dt) || !(o.ov.dt > 0)) return fail_usage("bad value for --dt: '%s' (expected a number > 0)", v);
     } else if (!strcmp(a, "--relax") || !strcmp(a, "--remesh-h") || !strcmp(a, "--remesh-drop") ||
-               !strcmp(a, "--viscosity") || !strcmp(a, "--t-end")) {
-      double hi = !strcmp(a, "--relax") ? 1.0 : !strcmp(a, "--remesh-drop") ? 0.1 : 1e6;
+               !strcmp(a, "--viscosity") || !strcmp(a, "--t-end") || !strcmp(a, "--lcfl")) {
+      double hi = !strcmp(a, "--relax") ? 1.0 : !strcmp(a, "--remesh-drop") ? 0.1 : !strcmp(a, "--lcfl") ? 10.0 : 1e6;
       if (parse_double(v, &d) || !(d >= 0 && d <= hi)) return fail_usage("bad value for %s: '%s' (expected a number in [0, %g])", a, v, hi);
       if (!strcmp(a, "--relax")) o.ov.relax = d;
       else if (!strcmp(a, "--remesh-h")) o.ov.remesh_h = d;
       else if (!strcmp(a, "--remesh-drop")) o.ov.remesh_drop = d;
       else if (!strcmp(a, "--viscosity")) o.ov.viscosity = d;
+      else if (!strcmp(a, "--lcfl")) o.ov.lcfl = d;
       else o.t_end = d;
     } else if (!strcmp(a, "--relax-every") || !strcmp(a, "--remesh-every")) {
       int every = !strcmp(a, "--relax-every");

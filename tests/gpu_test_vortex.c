@@ -1,7 +1,10 @@
 /* gpu_test_vortex.c — the CUDA half of the vortex module against its CPU twin (label gpu).
  *  1. The stage kernel and the CPU loop (both around stage_t.h) on random inputs, every stage
  *     kind and stretching scheme, double and float: |gpu - cpu| <= atol + rtol·|cpu|.
- *  2. The blow-up reduction: max|α| and the NaN/Inf flag equal on both backends.
+ *     The first-stage cases also relax the strengths (stage_t.h, vx_relax).
+ *  2. The blow-up reduction: max|α|, max|∇u| and the NaN/Inf flag equal on both backends.
+ *  2b. Remeshing (remesh.c vs remesh_gpu.cu) of random particles, double and float, with and
+ *     without diffusion and drop: the same nodes in the same order, strengths to round-off.
  *  3. Every scene in assets/ (tracers cut to 2048) for 10 RK4 steps on both backends: ring
  *     centroids and radii, impulse, total vorticity, max|α| and tracer positions agree to
  *     1e-7 (double, FMM), 1e-9 (double, direct) and 2e-3 (float on cuda vs double on cpu),
@@ -14,6 +17,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "remesh.h"
 #include "sim.h"
 #include "sim_gpu.h"
 #include "stage.h"
@@ -52,6 +56,7 @@ static void stage_case(vx_precision prec, int first, int last, int stretching) {
   memset(&a, 0, sizeof a);
   a.n_elem = ne; a.n_tot = nt; a.stretching = stretching;
   a.first = first; a.last = last; a.w = 1.0 / 3.0; a.c = 0.5; a.dt = 0.01;
+  a.relax = first ? 0.3 : 0.0;
   vx_stage_args ah = a, ad = a;
   ah.pos = h[0]; ah.alpha = h[1]; ah.pos0 = h[2]; ah.alpha0 = h[3]; ah.acc_pos = h[4]; ah.acc_alpha = h[5]; ah.vel = h[6]; ah.grad = h[7];
   ad.pos = d[0]; ad.alpha = d[1]; ad.pos0 = d[2]; ad.alpha0 = d[3]; ad.acc_pos = d[4]; ad.acc_alpha = d[5]; ad.vel = d[6]; ad.grad = d[7];
@@ -80,8 +85,17 @@ static void stage_case(vx_precision prec, int first, int last, int stretching) {
 static void health_case(vx_precision prec, int inject_nan) {
   const int ne = 70001, nt = 200003;
   size_t rs = prec == VX_FLOAT ? sizeof(float) : sizeof(double);
-  void *hp = malloc(3 * rs * nt), *ha = malloc(3 * rs * ne), *dp, *da, *ds;
-  double want = 0.0;
+  void *hp = malloc(3 * rs * nt), *ha = malloc(3 * rs * ne), *hg = malloc(9 * rs * nt), *dp, *da, *ds, *dg;
+  double want = 0.0, want_g = 0.0;
+  for (int i = 0; i < nt; ++i) {
+    double s2 = 0.0;
+    for (int c = 0; c < 9; ++c) {
+      double v = urand() * (i == 777 ? 5.0 : 1.0) * (i >= ne ? 100.0 : 1.0); /* tracers' rows do not count */
+      if (prec == VX_FLOAT) { ((float *)hg)[9 * i + c] = (float)v; v = (float)v; } else ((double *)hg)[9 * i + c] = v;
+      s2 += v * v;
+    }
+    if (i < ne && s2 > want_g) want_g = s2;
+  }
   for (int i = 0; i < 3 * nt; ++i) {
     double v = urand();
     if (prec == VX_FLOAT) ((float *)hp)[i] = (float)v; else ((double *)hp)[i] = v;
@@ -100,17 +114,73 @@ static void health_case(vx_precision prec, int inject_nan) {
   }
   char err[256];
   if (vx_device_alloc(&dp, 3 * rs * nt, err, sizeof err) || vx_device_alloc(&da, 3 * rs * ne, err, sizeof err) ||
-      vx_device_alloc(&ds, 32, err, sizeof err) || vx_device_upload(dp, hp, 3 * rs * nt, err, sizeof err) ||
+      vx_device_alloc(&ds, 32, err, sizeof err) || vx_device_alloc(&dg, 9 * rs * nt, err, sizeof err) ||
+      vx_device_upload(dg, hg, 9 * rs * nt, err, sizeof err) || vx_device_upload(dp, hp, 3 * rs * nt, err, sizeof err) ||
       vx_device_upload(da, ha, 3 * rs * ne, err, sizeof err)) {
     FAIL("device setup: %s", err);
     return;
   }
   double m2, g2;
   int bad;
-  if (vx_gpu_health(prec, dp, da, NULL, ne, nt, ds, &m2, &g2, &bad, err, sizeof err)) { FAIL("health: %s", err); return; }
+  if (vx_gpu_health(prec, dp, da, dg, ne, nt, ds, &m2, &g2, &bad, err, sizeof err)) { FAIL("health: %s", err); return; }
   if (fabs(m2 - want) > 1e-12 * want) FAIL("device max|alpha|^2 %.17g != %.17g", m2, want);
+  if (fabs(g2 - want_g) > 1e-12 * want_g) FAIL("device max|grad u|^2 %.17g != %.17g", g2, want_g);
   if (bad != inject_nan) FAIL("device non-finite flag %d, expected %d", bad, inject_nan);
-  free(hp); free(ha); vx_device_free(dp); vx_device_free(da); vx_device_free(ds);
+  free(hp); free(ha); free(hg); vx_device_free(dp); vx_device_free(da); vx_device_free(ds); vx_device_free(dg);
+}
+
+/* ---------------------------------------------------------------- 2b. remeshing twin */
+
+static void remesh_case(vx_precision prec, double c2, double drop) {
+  const int n = 20011, ntr = 7;
+  int fl = prec == VX_FLOAT;
+  size_t rs = fl ? sizeof(float) : sizeof(double);
+  void *hp = malloc(3 * rs * (n + ntr)), *ha = malloc(3 * rs * n), *dp, *da, *dr;
+  int *hr = malloc(sizeof(int) * n);
+  for (int i = 0; i < 3 * (n + ntr); ++i) vx_store(hp, fl, (size_t)i, 0.5 + 0.2 * urand());
+  for (int i = 0; i < 3 * n; ++i) vx_store(ha, fl, (size_t)i, urand());
+  for (int i = 0; i < n; ++i) hr[i] = i % 5;
+  char err[256];
+  if (vx_device_alloc(&dp, 3 * rs * (n + ntr), err, sizeof err) || vx_device_alloc(&da, 3 * rs * n, err, sizeof err) ||
+      vx_device_alloc(&dr, sizeof(int) * n, err, sizeof err) || vx_device_upload(dp, hp, 3 * rs * (n + ntr), err, sizeof err) ||
+      vx_device_upload(da, ha, 3 * rs * n, err, sizeof err) || vx_device_upload(dr, hr, sizeof(int) * n, err, sizeof err)) {
+    FAIL("remesh device setup: %s", err);
+    return;
+  }
+  vx_remesh_job jc, jg;
+  memset(&jc, 0, sizeof jc);
+  jc.n_elem = n; jc.n_tracer = ntr; jc.is_float = fl; jc.h = 0.011; jc.c2 = c2; jc.drop = drop;
+  jg = jc;
+  jc.pos = hp; jc.alpha = ha; jc.ring = hr;
+  jg.pos = dp; jg.alpha = da; jg.ring = dr;
+  vx_remesh_ws *wc = NULL, *wg = NULL;
+  if (vx_remesh_cpu(&wc, &jc, err, sizeof err) || vx_remesh_gpu(&wg, &jg, err, sizeof err)) { FAIL("remesh: %s", err); return; }
+  size_t np = 3 * (size_t)(jg.n_out + ntr), na = 3 * (size_t)jg.n_out;
+  void *gp = malloc(rs * np + 1), *ga = malloc(rs * na + 1);
+  int *gr = malloc(sizeof(int) * jg.n_out + 1);
+  if (jc.n_out != jg.n_out || jc.n_nodes != jg.n_nodes) {
+    FAIL("remesh (%s): cpu %d/%d nodes kept, gpu %d/%d", fl ? "float" : "double", jc.n_out, jc.n_nodes, jg.n_out, jg.n_nodes);
+  } else if (vx_device_download(gp, jg.pos_out.p, rs * np, err, sizeof err) ||
+             vx_device_download(ga, jg.alpha_out.p, rs * na, err, sizeof err) ||
+             vx_device_download(gr, jg.ring_out.p, sizeof(int) * jg.n_out, err, sizeof err)) {
+    FAIL("remesh download: %s", err);
+  } else {
+    double ep = 0, ea = 0, amax = jc.max_alpha;
+    int er = 0;
+    for (size_t i = 0; i < np; ++i) ep = fmax(ep, fabs(vx_load(gp, fl, i) - vx_load(jc.pos_out.p, fl, i)));
+    for (size_t i = 0; i < na; ++i) ea = fmax(ea, fabs(vx_load(ga, fl, i) - vx_load(jc.alpha_out.p, fl, i)) / amax);
+    for (int i = 0; i < jg.n_out; ++i) er += gr[i] != ((int *)jc.ring_out.p)[i];
+    double tol = fl ? 1e-6 : 1e-14;
+    printf("  remesh %-6s c2=%.2f drop=%.0e: %d of %d nodes, positions %.1e, strengths %.1e (tolerance %.0e), rings differ %d\n",
+           fl ? "float" : "double", c2, drop, jg.n_out, jg.n_nodes, ep, ea, tol, er);
+    if (ep != 0.0 || !(ea <= tol) || er) FAIL("remesh twin differs: positions %.3e, strengths %.3e, rings %d", ep, ea, er);
+  }
+  free(gp); free(ga); free(gr); free(hp); free(ha); free(hr);
+  vx_device_free(dp); vx_device_free(da); vx_device_free(dr);
+  vx_remesh_buf_free(&jc.pos_out, 0); vx_remesh_buf_free(&jc.alpha_out, 0); vx_remesh_buf_free(&jc.ring_out, 0);
+  vx_remesh_buf_free(&jg.pos_out, 1); vx_remesh_buf_free(&jg.alpha_out, 1); vx_remesh_buf_free(&jg.ring_out, 1);
+  vx_remesh_ws_free_cpu(wc);
+  vx_remesh_ws_free_gpu(wg);
 }
 
 /* ---------------------------------------------------------------- 3. scenes on both backends */
@@ -194,6 +264,11 @@ int main(void) {
   health_case(VX_FLOAT, 0);
   health_case(VX_FLOAT, 1);
   printf("blow-up reduction: %s\n", failures ? "FAILED" : "ok");
+  for (int prec = 0; prec < 2; ++prec) {
+    remesh_case((vx_precision)prec, 0.0, 0.0);
+    remesh_case((vx_precision)prec, 0.1, 1e-2);
+  }
+  printf("remeshing vs CPU pipeline: %s\n", failures ? "FAILED" : "ok");
   const char *scenes[4] = {"single_ring", "leapfrog", "headon", "oblique"};
   for (int i = 0; i < 4; ++i) compare_scene(scenes[i], VX_DOUBLE, 0, 1e-7);
   compare_scene("leapfrog", VX_DOUBLE, 1, 1e-9);

@@ -77,7 +77,8 @@ void vx_scene_init(vx_scene *s) {
   s->diag_every = 10;
   s->seed = 1;
   s->relax_every = 1;
-  s->remesh_drop = 1e-4;
+  s->remesh_drop = 1e-3;
+  s->lcfl = 0.5;
 }
 
 /* ------------------------------------------------------------------ parser */
@@ -154,7 +155,7 @@ static char *trim(char *s) {
 static const char *global_keys[] = {"name", "kernel", "sigma", "sigma_factor", "dt", "integrator", "stretching",
                                     "order", "leaf_size", "solver", "backend", "precision", "steps", "diag_every",
                                     "seed", "relax", "relax_every", "remesh_every", "remesh_h", "remesh_drop",
-                                    "viscosity", NULL};
+                                    "viscosity", "lcfl", NULL};
 static const char *ring_keys[] = {"circulation", "radius", "core", "profile", "core_extent", "n_around", "layers",
                                   "layer_points", "centre", "axis", "phase", "perturb_amp", "perturb_mode", "tracers",
                                   "tracer_spread", NULL};
@@ -196,6 +197,7 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
   if (!strcmp(k, "remesh_h")) return get_range(c, k, v, 0.0, 1e3, &s->remesh_h);
   if (!strcmp(k, "remesh_drop")) return get_range(c, k, v, 0.0, 0.1, &s->remesh_drop);
   if (!strcmp(k, "viscosity")) return get_range(c, k, v, 0.0, 1e3, &s->viscosity);
+  if (!strcmp(k, "lcfl")) return get_range(c, k, v, 0.0, 10.0, &s->lcfl);
   if (!strcmp(k, "seed")) {
     char *end;
     errno = 0;

@@ -169,6 +169,7 @@ vx_sim_params vx_sim_params_from_scene(const vx_scene *sc) {
   p.remesh_h = sc->remesh_h;
   p.remesh_drop = sc->remesh_drop;
   p.viscosity = sc->viscosity;
+  p.lcfl = sc->lcfl;
   return p;
 }
 
@@ -187,6 +188,7 @@ static int check_control(const vx_sim_params *p, char *err, size_t errlen) {
     snprintf(err, errlen, "remeshing drop threshold %g must be in [0, 0.1]", p->remesh_drop);
     return -1;
   }
+  if (!(p->lcfl >= 0.0 && p->lcfl <= 10.0)) { snprintf(err, errlen, "lcfl %g must be in [0, 10] (0: no substeps)", p->lcfl); return -1; }
   if (!(p->viscosity >= 0.0 && isfinite(p->viscosity))) { snprintf(err, errlen, "viscosity %g must be >= 0", p->viscosity); return -1; }
   double h = lattice_h(p);
   if (p->remesh_every > 0 && !(h > 0.0)) {
@@ -403,7 +405,7 @@ static int remesh_due(const vx_sim *s) {
 }
 
 /* The stages of one step: relaxation folded into the first (stage_t.h), one engine call each. */
-static int run_stages(vx_sim *s, double *t_eval, char *err, size_t errlen) {
+static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char *err, size_t errlen) {
   /* Butcher weights (w) and next-stage nodes (c) of the low-storage form in stage.h */
   static const double w_euler[1] = {1.0}, w_rk2[2] = {0.5, 0.5}, w_rk4[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
   static const double c_rk2[2] = {1.0, 0.0}, c_rk4[4] = {0.5, 0.5, 1.0, 0.0};
@@ -411,7 +413,8 @@ static int run_stages(vx_sim *s, double *t_eval, char *err, size_t errlen) {
   int ns = 1;
   if (s->prm.integrator == VX_RK2) { w = w_rk2; c = c_rk2; ns = 2; }
   else if (s->prm.integrator == VX_RK4) { w = w_rk4; c = c_rk4; ns = 4; }
-  int relax_now = s->prm.relax > 0.0 && s->prm.stretching != VX_STRETCH_NONE && s->steps % s->prm.relax_every == 0;
+  int relax_now = may_relax && s->prm.relax > 0.0 && s->prm.stretching != VX_STRETCH_NONE &&
+                  s->steps % s->prm.relax_every == 0;
   vx_stage_args a;
   memset(&a, 0, sizeof a);
   a.n_elem = s->n_elem;
@@ -425,7 +428,7 @@ static int run_stages(vx_sim *s, double *t_eval, char *err, size_t errlen) {
   a.vel = s->vel;
   a.grad = s->grad;
   a.stretching = (int)s->prm.stretching;
-  a.dt = s->prm.dt;
+  a.dt = dt;
   for (int k = 0; k < ns; ++k) {
     double te = now_ms();
     if (evaluate(s, err, errlen)) {
@@ -449,18 +452,40 @@ static int run_stages(vx_sim *s, double *t_eval, char *err, size_t errlen) {
   return 0;
 }
 
+/* How many substeps the next step needs: dt·max|∇u| (last measured) over the target, rounded up. */
+static int substeps_needed(const vx_sim *s) {
+  if (!(s->prm.lcfl > 0.0) || !(s->max_gradu > 0.0)) return 1;
+  double k = ceil(s->prm.dt * s->max_gradu / s->prm.lcfl);
+  return k < 1.0 ? 1 : k > VX_SIM_MAX_SUBSTEPS ? VX_SIM_MAX_SUBSTEPS : (int)k;
+}
+
 int vx_sim_step(vx_sim *s, char *err, size_t errlen) {
   if (reserve_scratch(s, err, errlen)) return -1;
-  double t0 = now_ms(), t_eval = 0.0;
+  double t0 = now_ms(), t_eval = 0.0, dt = s->prm.dt;
   memset(&s->stats, 0, sizeof s->stats);
-  int rc = run_stages(s, &t_eval, err, errlen);
-  if (rc) return rc;
+  int ns = substeps_needed(s);
+  for (int k = 0; k < ns; ++k) {
+    int rc = run_stages(s, dt / ns, k == 0, &t_eval, err, errlen);
+    if (rc) return rc;
+    s->t += dt / ns;
+    s->since_remesh += dt / ns;
+    if (ns > 1 || s->prm.lcfl > 0.0) {
+      double m;
+      int bad;
+      if (vx_sim_check(s, &m, &bad, err, errlen)) return -1; /* max|∇u| for the next substep */
+    }
+  }
   if (s->on_device && vx_gpu_sync(err, errlen)) return -1;
-  s->t += s->prm.dt;
   s->steps++;
-  s->since_remesh += s->prm.dt;
   s->steps_since_remesh++;
-  if (remesh_due(s) && vx_sim_remesh(s, err, errlen)) return step_failed(s, s->steps, "remeshing", err, errlen);
+  if (remesh_due(s)) {
+    double m;
+    int bad;
+    /* measure max|∇u| while the gradient still belongs to these particles (the LCFL number) */
+    if (vx_sim_check(s, &m, &bad, err, errlen)) return -1;
+    if (vx_sim_remesh(s, err, errlen)) return step_failed(s, s->steps, "remeshing", err, errlen);
+  }
+  s->stats.substeps = ns;
   s->stats.t_step = now_ms() - t0;
   s->stats.t_eval = t_eval;
   s->stats.t_remesh = s->steps_since_remesh == 0 ? s->rstats.ms : 0.0;
@@ -718,7 +743,13 @@ int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen) {
   if (rc < 0) return -1;
   msg[0] = 0;
   double lcfl = dt * h.max_gradu, hh = lattice_h(&s->prm), nu = s->prm.viscosity;
-  if (h.max_gradu > 0.0 && lcfl > VX_SIM_LCFL_MAX) {
+  double lim = s->prm.lcfl > 0.0 ? VX_SIM_MAX_SUBSTEPS * s->prm.lcfl : VX_SIM_LCFL_MAX;
+  if (h.max_gradu > 0.0 && s->prm.lcfl > 0.0 && lcfl > lim) {
+    snprintf(msg, msglen, "dt = %g is too large for this flow: it needs over %d substeps (dt*max|grad u| = %.3g); use dt <= %.3g",
+             dt, VX_SIM_MAX_SUBSTEPS, lcfl, lim / h.max_gradu);
+    return 1;
+  }
+  if (h.max_gradu > 0.0 && s->prm.lcfl <= 0.0 && lcfl > VX_SIM_LCFL_MAX) {
     snprintf(msg, msglen, "dt = %g is too large for this flow: dt*max|grad u| = %.2f > %.1f, expect a blow-up; use dt <= %.3g",
              dt, lcfl, VX_SIM_LCFL_MAX, VX_SIM_LCFL_MAX / h.max_gradu);
     return 1;

@@ -42,7 +42,12 @@ typedef struct {
   double remesh_h;        /* lattice spacing h; 0: σ */
   double remesh_drop;     /* after remeshing, nodes with |α| < drop·max|α| are dropped (0..0.1) */
   double viscosity;       /* kinematic viscosity ν >= 0, applied at each remeshing (needs remeshing) */
+  double lcfl;            /* > 0: a step of dt is split into equal substeps so that each keeps
+                             dt_sub·max|∇u| <= lcfl (at most VX_SIM_MAX_SUBSTEPS); 0: one step is one dt */
 } vx_sim_params;
+
+/* The most substeps one step is split into (a flow that needs more is left to blow up). */
+#define VX_SIM_MAX_SUBSTEPS 64
 
 /* Parameters as the scene file says (backend, precision, order, kernel, σ, dt, integrator...). */
 vx_sim_params vx_sim_params_from_scene(const vx_scene *scene);
@@ -54,6 +59,7 @@ typedef struct {
   double t_integrate;     /* t_step - t_eval - t_remesh: stage updates and bookkeeping */
   double t_remesh;        /* remeshing after the step (0 when none was due) */
   int evaluations;        /* engine calls in the step */
+  int substeps;           /* substeps the step was split into (vx_sim_params.lcfl) */
   int levels;             /* octree levels of the last call */
   fmm_stats engine;       /* the engine's phase times and counts, summed over the step's calls
                              (levels and leaves: the last call's) */
@@ -97,7 +103,8 @@ vx_sim *vx_sim_create_from(const vx_sim_params *prm, int n_elem, int n_tracer, c
                            const int *ring, char *err, size_t errlen);
 void vx_sim_destroy(vx_sim *s);
 
-/* Advance one time step (relaxing the strengths first and remeshing after it when due). 0; -1 with
+/* Advance one time step of dt, in substeps when the flow's strain asks for them (params.lcfl),
+ * relaxing the strengths first and remeshing after it when due. 0; -1 with
  * err on an engine failure; VX_SIM_BLOWUP with err when the state became non-finite during the step. */
 int vx_sim_step(vx_sim *s, char *err, size_t errlen);
 /* Remesh now (whether or not remeshing is on, with the current h, ν and drop). 0, or -1 with err. */
@@ -142,8 +149,9 @@ int vx_sim_check(vx_sim *s, double *max_alpha, int *nonfinite, char *err, size_t
 /* The same reduction, judged by the blow-up rule: 0 healthy; VX_SIM_BLOWUP with a one-line cause in
  * err (naming the step and time); -1 with err on failure. */
 int vx_sim_health(vx_sim *s, vx_health *h, char *err, size_t errlen);
-/* Predict whether time step dt is stable for the current flow: 0 when dt·max|∇u| <= VX_SIM_LCFL_MAX
- * (and, with ν > 0, the diffusion limit holds); else 1 with a one-line warning in msg that names the
+/* Predict whether time step dt is stable for the current flow: 0 when dt·max|∇u| <= VX_SIM_LCFL_MAX,
+ * or with substeps on (lcfl > 0) when at most VX_SIM_MAX_SUBSTEPS of them suffice (and, with ν > 0,
+ * the diffusion limit holds); else 1 with a one-line warning in msg that names the
  * largest advisable dt. Uses the last evaluation's gradient (a reduction). -1 with msg on failure. */
 int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen);
 const vx_remesh_stats *vx_sim_remesh_stats(const vx_sim *s);

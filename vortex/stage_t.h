@@ -24,9 +24,13 @@ VX_HD static inline void VXF(vx_curl)(const vx_real *g, vx_real *w) {
   w[2] = g[3] - g[1];
 }
 
-/* Pedrizzetti's relaxation of one strength towards the local vorticity, in the direction form of
- * Alvarez & Ning (FLOWVPM, AIAA 2020-1044): α ← (1−f)α + f|α| ω/|ω| (docs/MATH.md §9 says why
- * not ω·vol). Where ω vanishes the strength is left alone. */
+/* Pedrizzetti's relaxation of one strength towards the local vorticity ω = ∇×u, in the
+ * magnitude form of Alvarez & Ning (FLOWVPM) with the sign kept: α ← (1−f)α + f·s|α|ω̂,
+ * s = sign(α·ω). It turns α towards the vorticity field's line (the part of α across it is what
+ * makes the particle field diverge) without changing |α| much; keeping the sign leaves the
+ * opposite-signed strengths at a remeshed core's fringe opposite (FLOWVPM's form, s = 1, turns
+ * them round and creates circulation); the original ω·vol form diffuses by fσ²/2 per application
+ * (docs/MATH.md §9). Where ω vanishes α is left alone. */
 VX_HD static inline void VXF(vx_relax)(vx_real f, const vx_real *g, vx_real *a) {
   vx_real w[3];
   VXF(vx_curl)(g, w);
@@ -34,6 +38,7 @@ VX_HD static inline void VXF(vx_relax)(vx_real f, const vx_real *g, vx_real *a) 
   vx_real an = VX_SQRT(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
   if (!(wn > VX_R(0.0))) return;
   vx_real k = f * an / wn;
+  if (a[0] * w[0] + a[1] * w[1] + a[2] * w[2] < VX_R(0.0)) k = -k;
   for (int c = 0; c < 3; ++c) a[c] = (VX_R(1.0) - f) * a[c] + k * w[c];
 }
 
