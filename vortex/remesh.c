@@ -126,7 +126,7 @@ static int write_out(vx_remesh_ws *ws, vx_remesh_job *j, long long nn, char *err
   double m2 = 0.0;
   for (long long q = 0; q < nn; ++q)
     if (ws->na[4 * q + 3] > m2) m2 = ws->na[4 * q + 3];
-  double cut2 = j->drop * j->drop * m2;
+  double cut2 = j->drop_abs > 0.0 ? j->drop_abs * j->drop_abs : j->drop * j->drop * m2;
   long long keep = 0;
   for (long long q = 0; q < nn; ++q) keep += ws->na[4 * q + 3] > cut2;
   if (keep + j->n_tracer > (1LL << 30)) {

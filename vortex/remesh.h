@@ -9,7 +9,7 @@
  *   2. the records are sorted by (key, index) (CUB's stable radix sort on the GPU, qsort on the CPU);
  *   3. each run of equal keys is one node: its strength is Σ W(x_p/h - node)·α_p summed in record
  *      order, its ring the ring of the largest single contribution;
- *   4. nodes with |α| < drop·max|α| are dropped; the rest become the new elements, at the nodes.
+ *   4. nodes with |α| < drop·max|α| (or < drop_abs) are dropped; the rest become the new elements.
  * W is the tensor product of Monaghan's M4' (third order: conserves Σα, the linear and the angular
  * impulse) or, with ν > 0, of Wee & Ghoniem's modification of it (J. Comput. Phys. 213, 2006, eq. 19)
  * whose second moment grows by 2c², c² = νΔt/h²: the interpolation also diffuses by Δt. */
@@ -117,6 +117,7 @@ typedef struct {
   const void *alpha;          /* 3*n_elem */
   const int *ring;            /* n_elem */
   double h, c2, drop;         /* spacing, diffusion number νΔt/h², relative drop threshold */
+  double drop_abs;            /* > 0: drop nodes with |α| < drop_abs instead (drop is then unused) */
   /* results */
   vx_remesh_buf pos_out;      /* 3*(n_out + n_tracer): new elements at the nodes, then the tracers */
   vx_remesh_buf alpha_out;    /* 3*n_out */

@@ -155,12 +155,13 @@ fail:
 /* Step 4: the drop threshold, the kept nodes written, the tracers copied after them. */
 static int write_out(vx_remesh_ws *w, vx_remesh_job *j, long long nn, const uint64_t *k, char *err, size_t errlen) {
   unsigned long long misc[2];
-  double m2;
+  double m2, cut2;
   long long keep = 0;
   size_t rs = j->is_float ? sizeof(float) : sizeof(double);
   VX_CU(cudaMemcpy(misc, w->misc, sizeof misc, cudaMemcpyDeviceToHost));
   memcpy(&m2, &misc[1], sizeof m2);
-  remesh_keep<<<blocks_for(nn), kT>>>((const double *)w->na, nn, j->drop * j->drop * m2, (int *)w->head);
+  cut2 = j->drop_abs > 0.0 ? j->drop_abs * j->drop_abs : j->drop * j->drop * m2;
+  remesh_keep<<<blocks_for(nn), kT>>>((const double *)w->na, nn, cut2, (int *)w->head);
   VX_CU_LAUNCH(remesh_keep);
   if (scan_total(w, (const int *)w->head, nn, &keep, err, errlen)) return -1;
   if (keep + j->n_tracer > (1LL << 30)) {

@@ -543,6 +543,10 @@ int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
   j->c2 = s->prm.viscosity * s->since_remesh / (h * h);
   if (j->c2 > VX_REMESH_C2_MAX) j->c2 = VX_REMESH_C2_MAX;
   j->drop = s->prm.remesh_drop;
+  /* after the first remeshing the threshold is absolute, drop·max|α| of the start: relative to the
+   * current max|α|, a local spike would raise it and strip a ring's weaker nodes, and a decaying
+   * (viscous) max would keep ever more of the diffusing fringe */
+  j->drop_abs = s->rstats.count > 0 ? s->prm.remesh_drop * s->amax0 : 0.0;
   int rc = s->on_device ? vx_remesh_gpu(&s->rws, j, err, errlen) : vx_remesh_cpu(&s->rws, j, err, errlen);
   if (rc) return -1;
   int n_before = s->n_elem;

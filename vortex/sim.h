@@ -40,7 +40,8 @@ typedef struct {
   int relax_every;        /* steps between relaxations (>= 1 when relax > 0) */
   int remesh_every;       /* steps between remeshings onto the lattice; 0: off */
   double remesh_h;        /* lattice spacing h; 0: σ */
-  double remesh_drop;     /* after remeshing, nodes with |α| < drop·max|α| are dropped (0..0.1) */
+  double remesh_drop;     /* after remeshing, nodes with |α| < drop·max|α| are dropped (0..0.1; max|α|
+                             of the start, after the initial remeshing) */
   double viscosity;       /* kinematic viscosity ν >= 0, applied at each remeshing (needs remeshing) */
   double lcfl;            /* > 0: a step of dt is split into equal substeps so that each keeps
                              dt_sub·max|∇u| <= lcfl (at most VX_SIM_MAX_SUBSTEPS); 0: one step is one dt */
