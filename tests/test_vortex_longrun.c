@@ -7,10 +7,13 @@
  *   max|α| within 1.5x its start, the impulse drift under 2 % and at most a third of the
  *   uncontrolled run's (measured 1.0e-2), the radius within 2 % (measured 0.8 %). (Remeshing is not part of
  *   this test: the remeshed field needs the finer lattices of VALIDATION §9 to stay within these bounds.)
+ * And the blow-up path inside a step: a NaN in the state reaches the next engine call, which fails;
+ * vx_sim_step must report that as VX_SIM_BLOWUP naming the step and RK stage, not as an engine error.
  * Run: build/tests/test_vortex_longrun */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "diag.h"
 #include "scene.h"
@@ -69,7 +72,35 @@ static int run(int controls, vx_diag *d0, vx_diag *d, double *amax0, double *ama
   return blew;
 }
 
+static void nan_in_stage(void) {
+  double pos[3 * 40], alpha[3 * 40];
+  for (int i = 0; i < 40; ++i)
+    for (int c = 0; c < 3; ++c) {
+      pos[3 * i + c] = 0.5 + 0.1 * cos(i + 2.0 * c);
+      alpha[3 * i + c] = 0.01 * sin(3.0 * i + c);
+    }
+  pos[3 * 17 + 1] = NAN;
+  vx_sim_params p;
+  memset(&p, 0, sizeof p);
+  p.backend = VX_BACKEND_CPU;
+  p.order = 6;
+  p.leaf_size = 8;
+  p.kernel = VX_KERNEL_GAUSS;
+  p.sigma = 0.05;
+  p.dt = 0.01;
+  p.integrator = VX_RK4;
+  char err[256];
+  vx_sim *s = vx_sim_create_from(&p, 40, 0, pos, alpha, NULL, err, sizeof err);
+  if (!s) { FAIL("create with a NaN: %s", err); return; }
+  int rc = vx_sim_step(s, err, sizeof err);
+  printf("NaN in the state: vx_sim_step returns %d: %s\n", rc, err);
+  if (rc != VX_SIM_BLOWUP || !strstr(err, "step 1") || !strstr(err, "RK stage 1") || !strstr(err, "NaN"))
+    FAIL("a NaN in the state gave rc %d and '%s', not a blow-up naming step 1, RK stage 1", rc, err);
+  vx_sim_destroy(s);
+}
+
 int main(void) {
+  nan_in_stage();
   vx_diag d0, d;
   double a0, a;
   int blew = run(0, &d0, &d, &a0, &a);
