@@ -121,6 +121,7 @@ static void settings_from_sim(app *a) {
   s->tracers = vx_sim_n_tracers(a->sim);
   s->relax = p->relax;
   s->relax_every = p->relax_every > 0 ? p->relax_every : 1;
+  s->lcfl = p->lcfl;
   s->remesh_every = p->remesh_every;
   s->remesh_h = p->remesh_h;
   s->remesh_drop = p->remesh_drop;
@@ -142,6 +143,7 @@ static void params_from_settings(vx_sim_params *prm, const app_settings *s) {
   prm->tracers = s->tracers;
   prm->relax = s->relax;
   prm->relax_every = s->relax_every;
+  prm->lcfl = s->lcfl;
   prm->remesh_every = s->remesh_every;
   prm->remesh_h = s->remesh_h;
   prm->remesh_drop = s->remesh_drop;
@@ -362,6 +364,16 @@ static void apply_control(app *a) {
     } else {
       c->relax = s->relax, c->relax_every = s->relax_every;
       app_message(a, "relaxation %g every %d steps%s", s->relax, s->relax_every, s->relax > 0 ? "" : " (off)");
+    }
+  }
+  if (s->lcfl != c->lcfl) {
+    if (vx_sim_set_lcfl(a->sim, s->lcfl, err, sizeof err)) {
+      app_message(a, "%s", err);
+      s->lcfl = c->lcfl;
+    } else {
+      c->lcfl = s->lcfl;
+      if (s->lcfl > 0) app_message(a, "substeps keep dt*max|grad u| <= %g", s->lcfl);
+      else app_message(a, "substeps off");
     }
   }
   if (s->remesh_every != c->remesh_every || s->remesh_h != c->remesh_h || s->remesh_drop != c->remesh_drop) {

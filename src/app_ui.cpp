@@ -117,6 +117,8 @@ static void long_run_section(app *a) {
   input_double("relax factor (Enter)", &s->relax);
   hint("Pedrizzetti relaxation of alpha towards the vorticity's direction, f in [0, 1]; 0: off.");
   input_int("relax every (Enter)", &s->relax_every);
+  input_double("substep LCFL (Enter)", &s->lcfl);
+  hint("A step of dt is split into substeps keeping dt*max|grad u| at most this (0..10; 0: off).");
   input_int("remesh every (Enter)", &s->remesh_every);
   hint("Steps between remeshings onto a lattice (0: off). Elements are created and dropped: their count changes.");
   input_double("lattice h (Enter)", &s->remesh_h);
@@ -247,7 +249,11 @@ static void hud_sim(app *a) {
     ImGui::TextColored(kGrey, "sim paused (Space runs, N steps)");
   }
   if (a->advice[0]) ImGui::TextColored(kYellow, "%s", a->advice);
-  if (a->lcfl > 0)
+  if (a->lcfl > 0 && P->lcfl > 0) /* substeps on: the step is split while dt*max|grad u| > lcfl */
+    ImGui::TextColored(a->lcfl > VX_SIM_MAX_SUBSTEPS * P->lcfl ? kYellow : ImGui::GetStyle().Colors[ImGuiCol_Text],
+                       "LCFL dt*max|grad u| = %.3g: %d substep%s (target %.2g)", a->lcfl, vx_sim_last_stats(a->sim)->substeps,
+                       vx_sim_last_stats(a->sim)->substeps == 1 ? "" : "s", P->lcfl);
+  else if (a->lcfl > 0)
     ImGui::TextColored(a->lcfl > VX_SIM_LCFL_MAX ? kYellow : ImGui::GetStyle().Colors[ImGuiCol_Text],
                        "LCFL dt*max|grad u| = %.3g (unstable above %.1f)", a->lcfl, VX_SIM_LCFL_MAX);
   else

@@ -123,6 +123,8 @@ int vx_sim_set_direct(vx_sim *s, int direct);
 int vx_sim_set_relax(vx_sim *s, double f, int every, char *err, size_t errlen);
 /* Remeshing interval (0: off), spacing (0: σ), drop threshold (0..0.1). */
 int vx_sim_set_remesh(vx_sim *s, int every, double h, double drop, char *err, size_t errlen);
+/* Substep target dt_sub·max|∇u| <= lcfl (0: off, one step per dt). */
+int vx_sim_set_lcfl(vx_sim *s, double lcfl, char *err, size_t errlen);
 /* Viscosity ν >= 0 (> 0 needs remeshing on). */
 int vx_sim_set_viscosity(vx_sim *s, double nu, char *err, size_t errlen);
 /* Check a set of parameters without applying them (the rules the setters apply). 0, or -1 with err. */
