@@ -177,8 +177,8 @@ static void remesh_case(vx_precision prec, double c2, double drop, double drop_a
   }
   free(gp); free(ga); free(gr); free(hp); free(ha); free(hr);
   vx_device_free(dp); vx_device_free(da); vx_device_free(dr);
-  vx_remesh_buf_free(&jc.pos_out, 0); vx_remesh_buf_free(&jc.alpha_out, 0); vx_remesh_buf_free(&jc.ring_out, 0);
-  vx_remesh_buf_free(&jg.pos_out, 1); vx_remesh_buf_free(&jg.alpha_out, 1); vx_remesh_buf_free(&jg.ring_out, 1);
+  vx_mem_free(&jc.pos_out, 0); vx_mem_free(&jc.alpha_out, 0); vx_mem_free(&jc.ring_out, 0);
+  vx_mem_free(&jg.pos_out, 1); vx_mem_free(&jg.alpha_out, 1); vx_mem_free(&jg.ring_out, 1);
   vx_remesh_ws_free_cpu(wc);
   vx_remesh_ws_free_gpu(wg);
 }

@@ -121,9 +121,9 @@ static void test_moments(void) {
     printf("drop 0.05: %d of %d nodes kept, none below the threshold: %s\n", j.n_out, j.n_nodes, below ? "no" : "yes");
     if (below || j.n_out >= j.n_nodes || j.n_out == 0) FAIL("drop threshold: %d kept of %d, %d below", j.n_out, j.n_nodes, below);
   }
-  vx_remesh_buf_free(&j.pos_out, 0);
-  vx_remesh_buf_free(&j.alpha_out, 0);
-  vx_remesh_buf_free(&j.ring_out, 0);
+  vx_mem_free(&j.pos_out, 0);
+  vx_mem_free(&j.alpha_out, 0);
+  vx_mem_free(&j.ring_out, 0);
   vx_remesh_ws_free_cpu(ws);
   free(x); free(a); free(ring);
 }
@@ -147,9 +147,9 @@ static void test_identity(void) {
   printf("on-lattice particles: %d in, %d out\n", n, j.n_out);
   if (j.n_out > n) FAIL("on-lattice particles spread: %d nodes for %d particles", j.n_out, n);
   check_moments("on-lattice identity", &before, &after, 0.0, 1.0, 1e-14);
-  vx_remesh_buf_free(&j.pos_out, 0);
-  vx_remesh_buf_free(&j.alpha_out, 0);
-  vx_remesh_buf_free(&j.ring_out, 0);
+  vx_mem_free(&j.pos_out, 0);
+  vx_mem_free(&j.alpha_out, 0);
+  vx_mem_free(&j.ring_out, 0);
   vx_remesh_ws_free_cpu(ws);
 }
 

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "mem.h"
 #include "hd.h"
 
 VX_EXTERN_C_BEGIN
@@ -105,11 +106,7 @@ VX_HD static inline double vx_remesh_node(const uint32_t *idx, long long begin, 
 }
 
 /* What one remeshing does. Arrays are in backend memory (device on cuda) and in the run's
- * precision; ring is an int array. The outputs are vx_remesh_buf's that the call grows. */
-typedef struct {
-  void *p;
-  size_t cap;
-} vx_remesh_buf;
+ * precision; ring is an int array. The outputs are buffers (mem.h) that the call grows. */
 
 typedef struct {
   int n_elem, n_tracer, is_float;
@@ -119,9 +116,9 @@ typedef struct {
   double h, c2, drop;         /* spacing, diffusion number νΔt/h², relative drop threshold */
   double drop_abs;            /* > 0: drop nodes with |α| < drop_abs instead (drop is then unused) */
   /* results */
-  vx_remesh_buf pos_out;      /* 3*(n_out + n_tracer): new elements at the nodes, then the tracers */
-  vx_remesh_buf alpha_out;    /* 3*n_out */
-  vx_remesh_buf ring_out;     /* n_out */
+  vx_mem pos_out;      /* 3*(n_out + n_tracer): new elements at the nodes, then the tracers */
+  vx_mem alpha_out;    /* 3*n_out */
+  vx_mem ring_out;     /* n_out */
   int n_nodes, n_out;         /* nodes reached, nodes kept */
   double max_alpha;           /* largest |α| over the nodes */
 } vx_remesh_job;
@@ -134,9 +131,6 @@ int vx_remesh_cpu(vx_remesh_ws **ws, vx_remesh_job *j, char *err, size_t errlen)
 int vx_remesh_gpu(vx_remesh_ws **ws, vx_remesh_job *j, char *err, size_t errlen);
 void vx_remesh_ws_free_cpu(vx_remesh_ws *ws);
 void vx_remesh_ws_free_gpu(vx_remesh_ws *ws);
-/* Grow a buffer of backend memory (contents not kept). 0, or -1 with err. */
-int vx_remesh_buf_reserve(vx_remesh_buf *b, size_t bytes, int on_device, char *err, size_t errlen);
-void vx_remesh_buf_free(vx_remesh_buf *b, int on_device);
 
 VX_EXTERN_C_END
 #endif

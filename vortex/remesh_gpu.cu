@@ -168,9 +168,9 @@ static int write_out(vx_remesh_ws *w, vx_remesh_job *j, long long nn, const uint
     snprintf(err, errlen, "remeshing would make %lld elements (over 2^30 with the tracers)", keep);
     return -1;
   }
-  if (vx_remesh_buf_reserve(&j->pos_out, 3 * rs * (size_t)(keep + j->n_tracer), 1, err, errlen) ||
-      vx_remesh_buf_reserve(&j->alpha_out, 3 * rs * (size_t)keep, 1, err, errlen) ||
-      vx_remesh_buf_reserve(&j->ring_out, sizeof(int) * (size_t)keep, 1, err, errlen))
+  if (vx_mem_reserve(&j->pos_out, 3 * rs * (size_t)(keep + j->n_tracer), 1, err, errlen) ||
+      vx_mem_reserve(&j->alpha_out, 3 * rs * (size_t)keep, 1, err, errlen) ||
+      vx_mem_reserve(&j->ring_out, sizeof(int) * (size_t)keep, 1, err, errlen))
     return -1;
   remesh_write<<<blocks_for(nn), kT>>>(k, (const long long *)w->seg, (const double *)w->na, (const int *)w->nring,
                                        (const int *)w->head, (const long long *)w->scan, nn, j->is_float, j->h,

@@ -42,6 +42,11 @@ struct vx_sim {
   double amax0;              /* max|α| at the start: the blow-up rule's reference */
   int have_grad;             /* grad holds the elements' gradient of an evaluation of this state's particles */
   double max_gradu;          /* max |∇u| over the elements, last measured */
+  /* the health reduction of the current state, kept so that the step's own check (substeps) and
+   * the caller's vx_sim_health after it cost one reduction and one device read-back, not two */
+  long long state_id, health_id;  /* state_id changes with the particles; health_id: whose reduction is kept */
+  double h_m2, h_g2;
+  int h_bad;
 };
 
 #ifndef VX_HAVE_CUDA
@@ -78,29 +83,22 @@ static double now_ms(void) {
 
 /* ------------------------------------------------------------------ memory */
 
+/* The simulation's backend arrays are (pointer, capacity) pairs grown through mem.h. */
 static void buf_free(const vx_sim *s, void **p, size_t *cap) {
-  if (*p) {
-    if (s->on_device) vx_device_free(*p);
-    else free(*p);
-  }
+  vx_mem b = {*p, *cap};
+  vx_mem_free(&b, s->on_device);
   *p = NULL;
   *cap = 0;
 }
 
-/* Grow a backend buffer to at least bytes (contents not kept). Called at creation and when the
- * integrator first needs its scratch arrays, never per step once sized. */
+/* Grow a backend buffer to at least bytes (contents not kept). Called at creation, when the
+ * integrator first needs its scratch arrays and after a remeshing, never per step once sized. */
 static int buf_reserve(vx_sim *s, void **p, size_t *cap, size_t bytes, char *err, size_t errlen) {
-  if (*p && *cap >= bytes) return 0;
-  buf_free(s, p, cap);
-  if (bytes == 0) bytes = 1;
-  if (s->on_device) {
-    if (vx_device_alloc(p, bytes, err, errlen)) return -1;
-  } else {
-    *p = malloc(bytes);
-    if (!*p) { snprintf(err, errlen, "out of memory (%zu bytes of particle arrays)", bytes); return -1; }
-  }
-  *cap = bytes;
-  return 0;
+  vx_mem b = {*p, *cap};
+  int rc = vx_mem_reserve(&b, bytes, s->on_device, err, errlen);
+  *p = b.p;
+  *cap = b.cap;
+  return rc;
 }
 
 static void *host_staging(vx_sim *s, size_t bytes) {
@@ -250,9 +248,9 @@ void vx_sim_destroy(vx_sim *s) {
   buf_free(s, &s->grad, &s->c_grad);
   buf_free(s, &s->scratch, &s->c_scratch);
   buf_free(s, (void **)&s->d_ring, &s->c_d_ring);
-  vx_remesh_buf_free(&s->rj.pos_out, s->on_device);
-  vx_remesh_buf_free(&s->rj.alpha_out, s->on_device);
-  vx_remesh_buf_free(&s->rj.ring_out, s->on_device);
+  vx_mem_free(&s->rj.pos_out, s->on_device);
+  vx_mem_free(&s->rj.alpha_out, s->on_device);
+  vx_mem_free(&s->rj.ring_out, s->on_device);
   if (s->on_device) vx_remesh_ws_free_gpu(s->rws);
   else vx_remesh_ws_free_cpu(s->rws);
   fmm_destroy(s->fmm);
@@ -295,6 +293,7 @@ vx_sim *vx_sim_create_from(const vx_sim_params *prm, int n_elem, int n_tracer, c
   vx_sim *s = calloc(1, sizeof *s);
   if (!s) { snprintf(err, errlen, "out of memory"); return NULL; }
   s->prm = *prm;
+  s->health_id = -1; /* no health reduction kept yet */
   fmm_params fp = engine_params(prm);
   s->fmm = fmm_create(&fp, err, errlen);
   if (!s->fmm) { free(s); return NULL; }
@@ -413,6 +412,7 @@ static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char 
   int ns = 1;
   if (s->prm.integrator == VX_RK2) { w = w_rk2; c = c_rk2; ns = 2; }
   else if (s->prm.integrator == VX_RK4) { w = w_rk4; c = c_rk4; ns = 4; }
+  s->state_id++; /* the stages change the particles and the gradient: a kept health reduction is stale */
   int relax_now = may_relax && s->prm.relax > 0.0 && s->prm.stretching != VX_STRETCH_NONE &&
                   s->steps % s->prm.relax_every == 0;
   vx_stage_args a;
@@ -497,7 +497,7 @@ int vx_sim_step(vx_sim *s, char *err, size_t errlen) {
 /* ------------------------------------------------------------------ remeshing */
 
 /* Swap a simulation buffer with a remeshing output buffer. */
-static void swap_buf(void **p, size_t *cap, vx_remesh_buf *b) {
+static void swap_buf(void **p, size_t *cap, vx_mem *b) {
   void *tp = *p;
   size_t tc = *cap;
   *p = b->p;
@@ -517,10 +517,10 @@ static int adopt_remesh(vx_sim *s, char *err, size_t errlen) {
     s->ring = r;
     if (s->n_elem && vx_device_download(s->ring, s->d_ring, sizeof(int) * (size_t)s->n_elem, err, errlen)) return -1;
   } else {
-    vx_remesh_buf rb = {s->ring, 0};
+    vx_mem rb = {s->ring, 0};
     s->ring = (int *)s->rj.ring_out.p;
     s->rj.ring_out = rb;
-    vx_remesh_buf_free(&s->rj.ring_out, 0);   /* host ring arrays are not reused: sizes vary */
+    vx_mem_free(&s->rj.ring_out, 0);   /* host ring arrays are not reused: sizes vary */
   }
   size_t bp = 3 * s->rs * (size_t)s->n_tot;
   return buf_reserve(s, &s->vel, &s->c_vel, bp, err, errlen) || buf_reserve(s, &s->grad, &s->c_grad, 3 * bp, err, errlen) ||
@@ -557,6 +557,7 @@ int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
   s->since_remesh = 0.0;
   s->steps_since_remesh = 0;
   s->have_grad = 0;
+  s->state_id++;
   vx_remesh_stats *R = &s->rstats;
   R->count++;
   R->n_before = n_before;
@@ -695,11 +696,19 @@ int vx_sim_element_velocity(vx_sim *s, double *vel, char *err, size_t errlen) {
 
 /* The health reduction: max |α|², max |∇u|² (when the gradient is valid) and the non-finite flag. */
 static int reduce_health(vx_sim *s, double *m, double *g2, int *bad, char *err, size_t errlen) {
+  if (s->health_id == s->state_id) {
+    *m = s->h_m2, *g2 = s->h_g2, *bad = s->h_bad;
+    return 0;
+  }
   const void *grad = s->have_grad ? s->grad : NULL;
   *m = *g2 = 0.0;
   *bad = 0;
-  if (s->on_device)
-    return vx_gpu_health(s->prm.precision, s->pos, s->alpha, grad, s->n_elem, s->n_tot, s->scratch, m, g2, bad, err, errlen);
+  if (s->on_device) {
+    if (vx_gpu_health(s->prm.precision, s->pos, s->alpha, grad, s->n_elem, s->n_tot, s->scratch, m, g2, bad, err, errlen))
+      return -1;
+    s->health_id = s->state_id, s->h_m2 = *m, s->h_g2 = *g2, s->h_bad = *bad;
+    return 0;
+  }
   int n = s->n_tot, ne = s->n_elem, b = 0;
   double mm = 0.0, gg = 0.0;
   if (s->prm.precision == VX_FLOAT) {
@@ -720,6 +729,7 @@ static int reduce_health(vx_sim *s, double *m, double *g2, int *bad, char *err, 
   *m = mm;
   *g2 = gg;
   *bad = b;
+  s->health_id = s->state_id, s->h_m2 = mm, s->h_g2 = gg, s->h_bad = b;
   return 0;
 }
 
