@@ -1,0 +1,72 @@
+/* io/atomic_file.c — temporary file, fsync, rename (io/atomic_file.h). POSIX. */
+#define _POSIX_C_SOURCE 200809L
+#include "atomic_file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+static void afile_free(vx_afile *a) {
+  free(a->path);
+  free(a->tmp);
+  a->path = a->tmp = NULL;
+  a->f = NULL;
+}
+
+int vx_afile_open(vx_afile *a, const char *path, char *err, size_t errlen) {
+  static unsigned counter;
+  memset(a, 0, sizeof *a);
+  if (!path || !*path) { snprintf(err, errlen, "empty output file name"); return -1; }
+  size_t n = strlen(path) + 48;
+  a->path = strdup(path);
+  a->tmp = malloc(n);
+  if (!a->path || !a->tmp) { afile_free(a); snprintf(err, errlen, "%s: out of memory", path); return -1; }
+  snprintf(a->tmp, n, "%s.tmp-%ld-%u", path, (long)getpid(), counter++);
+  int fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0 || !(a->f = fdopen(fd, "wb"))) {
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    if (fd >= 0) close(fd), unlink(a->tmp);
+    afile_free(a);
+    return -1;
+  }
+  return 0;
+}
+
+int vx_afile_commit(vx_afile *a, char *err, size_t errlen) {
+  if (!a->f) { snprintf(err, errlen, "%s: file already closed", a->path ? a->path : "(none)"); return -1; }
+  const char *what = NULL;
+  int e = 0;
+  if (ferror(a->f)) what = "write failed", e = errno ? errno : EIO;
+  else if (fflush(a->f)) what = "write failed", e = errno;
+  else if (fsync(fileno(a->f))) what = "fsync failed", e = errno;
+  if (fclose(a->f) && !what) what = "close failed", e = errno;
+  a->f = NULL;
+  if (!what && rename(a->tmp, a->path)) what = "rename failed", e = errno;
+  if (what) {
+    snprintf(err, errlen, "cannot write %s: %s (%s)", a->path, what, strerror(e));
+    unlink(a->tmp);
+    afile_free(a);
+    return -1;
+  }
+  afile_free(a);
+  return 0;
+}
+
+void vx_afile_abort(vx_afile *a) {
+  if (a->f) fclose(a->f);
+  if (a->tmp) unlink(a->tmp);
+  afile_free(a);
+}
+
+int vx_afile_write_all(const char *path, const void *data, size_t n, char *err, size_t errlen) {
+  vx_afile a;
+  if (vx_afile_open(&a, path, err, errlen)) return -1;
+  if (n && fwrite(data, 1, n, a.f) != n) {
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+    vx_afile_abort(&a);
+    return -1;
+  }
+  return vx_afile_commit(&a, err, errlen);
+}

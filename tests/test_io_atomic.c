@@ -1,0 +1,76 @@
+/* test_io_atomic.c — io/atomic_file: a committed file appears whole; an aborted or failed one
+ * leaves nothing (and no earlier file damaged); errors name the file. */
+#define _POSIX_C_SOURCE 200809L
+#include "atomic_file.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int fails;
+#define CHECK(c, ...) do { if (!(c)) { printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); ++fails; } } while (0)
+
+static int read_back(const char *path, char *buf, size_t n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  size_t k = fread(buf, 1, n - 1, f);
+  buf[k] = 0;
+  fclose(f);
+  return (int)k;
+}
+
+static int files_in(const char *dir) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
+  if (d) closedir(d);
+  return n;
+}
+
+int main(void) {
+  char dir[] = "/tmp/vx_atomic_XXXXXX", path[256], buf[256], err[256];
+  if (!mkdtemp(dir)) { printf("cannot make a temporary directory\n"); return 1; }
+  snprintf(path, sizeof path, "%s/out.txt", dir);
+
+  CHECK(vx_afile_write_all(path, "first\n", 6, err, sizeof err) == 0, "write_all: %s", err);
+  CHECK(read_back(path, buf, sizeof buf) == 6 && !strcmp(buf, "first\n"), "content '%s'", buf);
+
+  vx_afile a;
+  CHECK(vx_afile_open(&a, path, err, sizeof err) == 0, "open: %s", err);
+  fputs("half-written", a.f);
+  CHECK(read_back(path, buf, sizeof buf) == 6 && !strcmp(buf, "first\n"), "final name changed before commit");
+  CHECK(files_in(dir) == 2, "temporary file not beside the target (%d files)", files_in(dir));
+  vx_afile_abort(&a);
+  CHECK(files_in(dir) == 1 && read_back(path, buf, sizeof buf) == 6, "abort left %d files or changed the target",
+        files_in(dir));
+  vx_afile_abort(&a); /* twice: harmless */
+
+  CHECK(vx_afile_open(&a, path, err, sizeof err) == 0, "open: %s", err);
+  fputs("second\n", a.f);
+  CHECK(vx_afile_commit(&a, err, sizeof err) == 0, "commit: %s", err);
+  CHECK(read_back(path, buf, sizeof buf) == 7 && !strcmp(buf, "second\n"), "content after commit '%s'", buf);
+  CHECK(vx_afile_commit(&a, err, sizeof err) != 0, "a second commit succeeded");
+
+  char bad[300];
+  snprintf(bad, sizeof bad, "%s/no/such/dir/x.csv", dir);
+  CHECK(vx_afile_open(&a, bad, err, sizeof err) != 0 && strstr(err, bad) && strstr(err, "No such file"),
+        "missing directory: '%s'", err);
+  CHECK(vx_afile_open(&a, "", err, sizeof err) != 0, "empty name accepted");
+
+  /* A commit whose rename fails (the target is a non-empty directory) removes the temporary file. */
+  char sub[300], subf[320];
+  snprintf(sub, sizeof sub, "%s/sub", dir);
+  snprintf(subf, sizeof subf, "%s/sub/x", dir);
+  mkdir(sub, 0755);
+  CHECK(vx_afile_write_all(subf, "x", 1, err, sizeof err) == 0, "write sub/x: %s", err);
+  CHECK(vx_afile_write_all(sub, "y", 1, err, sizeof err) != 0 && strstr(err, "rename failed"), "rename over dir: '%s'", err);
+  CHECK(files_in(dir) == 2, "failed commit left a temporary file (%d files)", files_in(dir));
+
+  unlink(subf), rmdir(sub), unlink(path), rmdir(dir);
+  if (fails) { printf("%d failures\n", fails); return 1; }
+  printf("atomic files: all checks passed\n");
+  return 0;
+}
