@@ -1,11 +1,14 @@
-/* png.c — framebuffer read-back and PNG files through libpng's simplified API (render.h). */
+/* png.c — framebuffer read-back and PNG files through libpng's simplified API (render.h), and
+ * through its full API where the zlib level is chosen (record.h: rd_png_write_level). */
 #include <GL/glew.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "gl_util.h"
+#include "record.h"
 #include "render.h"
 
 int rd_read_pixels(unsigned fbo, int w, int h, unsigned char *rgb, char *err, size_t errlen) {
@@ -70,4 +73,53 @@ int rd_png_read(const char *path, unsigned char **rgb, int *w, int *h, char *err
   *w = (int)img.width;
   *h = (int)img.height;
   return 0;
+}
+
+/* The PNG stream of rd_png_write_level into f. 0, or -1 (libpng's message in err). */
+static int png_stream(FILE *f, const unsigned char *px, int w, int h, int channels, int bottom_up, int level,
+                      const unsigned char **rows, char *err, size_t errlen) {
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  png_infop info = png ? png_create_info_struct(png) : NULL;
+  if (!info) {
+    png_destroy_write_struct(&png, NULL);
+    snprintf(err, errlen, "out of host memory for libpng");
+    return -1;
+  }
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    snprintf(err, errlen, "libpng failed encoding the image");
+    return -1;
+  }
+  png_init_io(png, f);
+  if (level >= 0) png_set_compression_level(png, level);
+  png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  if (channels == 4) png_set_filler(png, 0, PNG_FILLER_AFTER); /* on writing: drops the alpha byte */
+  size_t row = (size_t)channels * (size_t)w;
+  for (int y = 0; y < h; ++y) rows[y] = px + row * (size_t)(bottom_up ? h - 1 - y : y);
+  png_write_image(png, (png_bytepp)rows);
+  png_write_end(png, NULL);
+  png_destroy_write_struct(&png, &info);
+  return 0;
+}
+
+int rd_png_write_level(const char *path, const unsigned char *px, int w, int h, int channels, int bottom_up, int level,
+                       char *err, size_t errlen) {
+  const unsigned char **rows = malloc(sizeof *rows * (size_t)h);
+  if (!rows) { snprintf(err, errlen, "out of host memory writing %s", path); return -1; }
+  vx_afile a;
+  int rc = vx_afile_open(&a, path, err, errlen);
+  if (!rc) {
+    char why[256];
+    rc = png_stream(a.f, px, w, h, channels, bottom_up, level, rows, why, sizeof why);
+    if (rc) {
+      snprintf(err, errlen, "cannot write %s: %s", path, why);
+      vx_afile_abort(&a);
+    } else {
+      rc = vx_afile_commit(&a, err, errlen);
+    }
+  }
+  free(rows);
+  return rc;
 }

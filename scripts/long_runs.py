@@ -69,7 +69,7 @@ def run_one(exe, scene, backend, args, out):
 
 def read_rows(path):
     with open(path) as f:
-        return [{k: float(v) if v not in ("", None) else math.nan for k, v in r.items()} for r in csv.DictReader(f)]
+        return [{k: float(v) if v not in ("", None) else math.nan for k, v in r.items()} for r in csv.DictReader(line for line in f if not line.startswith("#"))]
 
 
 def vnorm(r, p):

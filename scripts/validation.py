@@ -50,7 +50,7 @@ def run(exe, scene_text, args, tmp, tag):
     if r.returncode != 0:
         sys.exit("validation.py: %s failed (exit %d):\n%s" % (" ".join(cmd), r.returncode, r.stderr))
     with open(diag) as f:
-        rows = list(csv.DictReader(f))
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     return [{k: float(v) for k, v in row.items()} for row in rows]
 
 
@@ -175,7 +175,7 @@ def impulse(exe, tmp, out):
 
 def leapfrog_big(path, out):
     with open(path) as f:
-        d = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
+        d = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(line for line in f if not line.startswith("#"))]
     t = [r["time"] for r in d]
     a0, i0 = d[0]["max_alpha"], d[0]["Iz"]
     fig, ax = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
@@ -407,7 +407,7 @@ def bkm_compare(d, variants, nu, out, png, title):
 
 def read_csv(path):
     with open(path) as f:
-        return [{k: float(v) if v not in ("", None) else math.nan for k, v in r.items()} for r in csv.DictReader(f)]
+        return [{k: float(v) if v not in ("", None) else math.nan for k, v in r.items()} for r in csv.DictReader(line for line in f if not line.startswith("#"))]
 
 
 # ---------------------------------------------------------------------------------------------

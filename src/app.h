@@ -4,6 +4,7 @@
  *                   settings applied live, the frame's steps, accuracy probe, hand-off to the renderer
  *   app_window.c    the GLFW window: context, input (orbit / pan / zoom, shortcuts), frame loop
  *   app_headless.c  EGL frames into PNG files (--headless --frames N)
+ *   app_record.c    recording: a video (--record, or M in the window) and --png-dir frames
  *   app_ui.cpp      the Dear ImGui panel, HUD and help overlay (the one C++ file)
  * The panel and the keys only edit app.set (and raise app.act_*); app_update applies the
  * difference to what is in effect (app.cur), through the vx_sim setters where physics allows. */
@@ -15,6 +16,7 @@
 #include "sim.h"
 
 #ifdef VX_HAVE_RENDER
+#include "record.h"
 #include "render.h"
 #endif
 
@@ -68,6 +70,9 @@ typedef struct {
   int opacity_level;        /* 0: the octree's finest level; else 2..8 */
   rd_style style;
   int fraction_given;       /* --fraction given (else chosen from the tracer count) */
+  const char *record;       /* the video file (--record FILE.mp4); window: recorded from its start */
+  double fps;               /* frame rate of recorded videos (--fps; > 0) */
+  int png_level;            /* zlib level of --png-dir frames, 0..9; -1: libpng's default */
 } app_options;
 
 /* What the panel and the keys edit. */
@@ -107,6 +112,7 @@ typedef struct app {
   int window;               /* 1: interactive window (HUD, probe); 0: headless */
   /* actions raised by keys and panel, consumed by app_update / the loops */
   int act_step, act_reset, act_screenshot, act_quit, act_camera_reset;
+  int act_save_scene;       /* Ctrl+S / "Save scene": the settings in effect as NAME-saved-DATE-TIME.scene */
   long long state_version;  /* changes whenever the particles change */
   long long hist_state;     /* state_version the histogram was built from */
   long long up_state;       /* what the point buffers hold: state, fraction, elements shown, interop */
@@ -135,6 +141,11 @@ typedef struct app {
   char gpu_name[128], gl_desc[256], platform[160];
   long long frame;
   double t_start;
+  /* recording (app_record.c) */
+  rd_recorder *rec_video, *rec_png;
+  rd_readback *rec_rb;
+  double rec_t0;            /* when it started (app_now) */
+  int act_record;           /* M / the panel: start or stop a recording (2: start as --record) */
 } app;
 
 /* Scenes, parameters, simulation and camera (no GL yet). Returns 0, or the exit code (2: scene
@@ -159,6 +170,23 @@ double app_now(void);
 /* Simulated time and steps across engine rebuilds. */
 double app_sim_time(const app *a);
 long long app_sim_steps(const app *a);
+
+/* app_record.c. Start recording w x h frames into a video and/or PNG frames (either may be NULL);
+ * Ctrl-C / SIGTERM are caught until it stops. 0, or -1 with err. */
+int app_record_start(app *a, const char *video, const char *png_dir, int w, int h, char *err, size_t errlen);
+/* Read framebuffer fbo back (asynchronously) for the recorders. 0, or -1 with err (writer failed). */
+int app_record_frame(app *a, unsigned fbo, char *err, size_t errlen);
+/* Hand over the pending frames, finalize the files, print what was written. 0, or -1 when a
+ * recording ended early. The GL context is current. */
+int app_record_stop(app *a);
+int app_record_active(const app *a);
+/* The signal (SIGINT, SIGTERM) that asked to stop while recording; 0 if none. */
+int app_record_interrupted(void);
+/* vortexfmm-YYYYmmdd-HHMMSS.mp4 in --png-dir or here. */
+void app_record_default_name(const app *a, char *out, size_t len);
+/* The window's part, once per frame after the scene is drawn (before the UI): act_record, a
+ * resize (stops), and the frame itself; failures go on screen. */
+void app_record_window_frame(app *a, int fb_w, int fb_h);
 
 /* the two programs; exit codes as main.c documents */
 int app_run_window(const app_options *o);

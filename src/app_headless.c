@@ -1,8 +1,11 @@
 /* app_headless.c — images without a display (--headless --frames N): an EGL context
  * (rd_headless: NVIDIA's device platform on GPU servers, Mesa's on machines without a GPU) and the
  * same renderer and shaders as the window, into a framebuffer object; frame 0 is the initial
- * state, then --steps-per-frame steps between frames; PNGs via libpng; a progress line a second,
- * and at the end the frame-time breakdown (medians over the frames after a warm-up). */
+ * state, then --steps-per-frame steps between frames, so each frame is the same simulated time
+ * whatever the wall-clock speed; PNGs (--png-dir) and a video (--record) written by their own
+ * threads from an asynchronous read-back (app_record.c); a progress line a second with the frame
+ * rate and ETA, and at the end the frame-time breakdown (medians over the frames after a warm-up).
+ * Ctrl-C while recording stops after the current frame with the files finalized (exit 130). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <GL/glew.h>
@@ -65,21 +68,35 @@ int app_run_headless(const app_options *o) {
     return 1;
   }
   if (!o->quiet)
-    fprintf(stderr, "vortexfmm: headless %dx%d through %s: %s; %lld frames, %d steps per frame%s%s\n", o->width, o->height,
+    fprintf(stderr, "vortexfmm: headless %dx%d through %s: %s; %lld frames, %d steps per frame%s%s%s%s\n", o->width, o->height,
             a.platform, a.gl_desc, frames, o->steps_per_frame, o->png_dir ? ", PNGs into " : "",
-            o->png_dir ? o->png_dir : "");
+            o->png_dir ? o->png_dir : "", o->record ? ", video " : "", o->record ? o->record : "");
+  if ((o->record || o->png_dir) && app_record_start(&a, o->record, o->png_dir, o->width, o->height, err, sizeof err)) {
+    fprintf(stderr, "vortexfmm: %s\n", err);
+    if (o->hud) app_ui_shutdown();
+    app_shutdown(&a);
+    rd_headless_destroy(hl);
+    return 1;
+  }
   unsigned fbo = rd_headless_fbo(hl);
   double t0 = app_now(), t_last = t0, t_prev = t0, sim_ms = 0.0, rd_ms = 0.0;
   long long acc_n = 0;
   app_series ft; /* frames 0..FT_WARMUP left out */
   if (app_series_init(&ft, FT_N, FT_WARMUP + 1, frames)) {
     fprintf(stderr, "vortexfmm: out of host memory for %lld frame timings\n", ft.cap);
+    app_record_stop(&a);
     app_shutdown(&a);
     rd_headless_destroy(hl);
     return 1;
   }
   rc = 0;
-  for (long long f = 0; f < frames; ++f) {
+  long long f = 0;
+  for (; f < frames; ++f) {
+    if (app_record_interrupted()) {
+      fprintf(stderr, "vortexfmm: interrupted after %lld of %lld frames: finalizing the recording\n", f, frames);
+      rc = 130;
+      break;
+    }
     a.set.running = f > 0; /* frame 0 is the initial state */
     int u = app_update(&a, err, sizeof err);
     if (u == 3) {
@@ -106,14 +123,10 @@ int app_run_headless(const app_options *o) {
       glBindFramebuffer(GL_FRAMEBUFFER, fbo);
       app_ui_frame(&a, o->width, o->height, a.ms_frame * 1e-3);
     }
-    if (o->png_dir) {
-      char path[1100];
-      snprintf(path, sizeof path, "%s/frame_%05lld.png", o->png_dir, f);
-      if (app_save_png(fbo, o->width, o->height, path, err, sizeof err)) {
-        fprintf(stderr, "vortexfmm: %s\n", err);
-        rc = 1;
-        break;
-      }
+    if (app_record_frame(&a, fbo, err, sizeof err)) { /* --png-dir, --record */
+      fprintf(stderr, "vortexfmm: %s\n", err);
+      rc = 1;
+      break;
     }
     if (f == frames - 1 && o->screenshot) {
       if (app_save_png(fbo, o->width, o->height, o->screenshot, err, sizeof err)) {
@@ -132,17 +145,20 @@ int app_run_headless(const app_options *o) {
     acc_n++;
     now = app_now();
     if (!o->quiet && (now - t_last >= 1.0 || f == frames - 1)) {
-      fprintf(stderr, "vortexfmm: frame %lld/%lld t=%.6g step %lld: %.1f ms sim + %.1f ms render per frame\n", f + 1, frames,
-              app_sim_time(&a), app_sim_steps(&a), sim_ms / acc_n, rd_ms / acc_n);
+      double rate = (f + 1) / (now - t0);
+      fprintf(stderr, "vortexfmm: frame %lld/%lld t=%.6g step %lld: %.1f ms sim + %.1f ms render per frame; %.1f fps, ETA %.0f s\n",
+              f + 1, frames, app_sim_time(&a), app_sim_steps(&a), sim_ms / acc_n, rd_ms / acc_n, rate,
+              (frames - f - 1) / rate);
       t_last = now;
       sim_ms = rd_ms = 0.0;
       acc_n = 0;
     }
   }
+  if (app_record_stop(&a) && (!rc || rc == 130)) rc = 1; /* the GL context is still current */
   if (!rc) print_breakdown(&a, o, &ft);
   app_series_free(&ft);
   if (!rc && !o->quiet) {
-    fprintf(stderr, "vortexfmm: done: %lld frames in %.2f s", frames, app_now() - t0);
+    fprintf(stderr, "vortexfmm: done: %lld frames in %.2f s", f, app_now() - t0);
     if (o->screenshot) fprintf(stderr, "; screenshot %s", o->screenshot);
     fprintf(stderr, "\n");
   }

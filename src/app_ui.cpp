@@ -1,6 +1,6 @@
 /* app_ui.cpp — the on-screen controls of vortexfmm with Dear ImGui (Debian's libimgui-dev, with its
  * GLFW and OpenGL 3 back ends): the settings panel, the HUD (timings, counts, time, live accuracy)
- * and the help overlay. The program's one C++ file; it only edits app.set and raises app.act_*
+ * and the help overlay, the recording badge (red dot, time, file). The program's one C++ file; it only edits app.set and raises app.act_*
  * (app_core.c applies them), so nothing here touches the simulation or GL state directly. */
 #include <math.h>
 #include <stdio.h>
@@ -93,6 +93,8 @@ static void simulation_section(app *a) {
   if (ImGui::Button("Step")) { a->act_step = 1; s->running = 0; }
   ImGui::SameLine();
   if (ImGui::Button("Reset")) a->act_reset = 1;
+  ImGui::SameLine();
+  if (ImGui::Button("Save scene")) a->act_save_scene = 1;
   if (a->halt[0]) halt_notice(a);
   if (ImGui::BeginCombo("scene", a->scene_name[s->scene])) {
     for (int i = 0; i < a->n_scenes; ++i)
@@ -213,7 +215,35 @@ static void view_section(app *a) {
   if (ImGui::Checkbox("HUD (U)", &hud)) s->show_hud = hud;
   if (ImGui::Button("screenshot (P)")) a->act_screenshot = 1;
   ImGui::SameLine();
+  if (ImGui::Button(app_record_active(a) ? "stop recording (M)" : "record video (M)")) a->act_record = 1;
+  hint("An H.264 MP4 (ffmpeg) of the scene without the panel, vortexfmm-DATE-TIME.mp4 in --png-dir or here; "
+       "one video frame per displayed frame, played at --fps.");
+  ImGui::SameLine();
   if (ImGui::Button("help (H)")) s->show_help = !s->show_help;
+}
+
+/* While recording: a red dot, the time since it started, the video's length and its file. */
+static void recording_badge(app *a, int fb_w) {
+  ImGui::SetNextWindowPos(ImVec2(0.5f * fb_w, 10), ImGuiCond_Always, ImVec2(0.5f, 0));
+  ImGui::SetNextWindowBgAlpha(0.6f);
+  ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                       ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs;
+  if (!ImGui::Begin("recording", NULL, f)) {
+    ImGui::End();
+    return;
+  }
+  float r = 0.4f * ImGui::GetTextLineHeight();
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x + r, p.y + 0.5f * ImGui::GetTextLineHeight()), r,
+                                              IM_COL32(230, 30, 30, 255));
+  ImGui::Dummy(ImVec2(2.5f * r, ImGui::GetTextLineHeight()));
+  ImGui::SameLine();
+  const rd_recorder *rec = a->rec_video ? a->rec_video : a->rec_png;
+  int secs = (int)(app_now() - a->rec_t0);
+  long long n = rd_record_frames(rec);
+  ImGui::Text("REC %02d:%02d  %s  (%lld frames, %.1f s of video)", secs / 60, secs % 60, rd_record_target(rec), n,
+              (double)n / (a->opt.fps > 0 ? a->opt.fps : 30.0));
+  ImGui::End();
 }
 
 static void panel(app *a) {
@@ -328,7 +358,8 @@ static void help(app *a, int fb_w, int fb_h) {
       {"B / X", "octree leaf boxes / root cube"}, {"D", "FMM / direct summation"},
       {"+ / -", "point size"},                   {"[ / ]", "fewer / more tracers drawn"},
       {"V", "vsync"},                            {"U / Tab", "HUD / panel"},
-      {"P or F12", "screenshot (PNG)"},          {"H or F1", "this help"},
+      {"P or F12", "screenshot (PNG)"},          {"M", "record a video (start / stop)"},
+      {"H or F1", "this help"},                  {"Ctrl+S", "save the settings as a scene file"},
       {"Esc or Q", "quit"}};
   if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_SizingFixedFit)) {
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
@@ -352,6 +383,7 @@ static void build(app *a, int fb_w, int fb_h) {
   if (g_window && a->set.show_panel) panel(a);
   if (a->set.show_hud || !g_window) hud(a, fb_w);
   if (g_window && a->set.show_help) help(a, fb_w, fb_h);
+  if (g_window && app_record_active(a)) recording_badge(a, fb_w);
   if (a->message[0] && app_now() < a->message_until) {
     ImGui::SetNextWindowPos(ImVec2(0.5f * fb_w, (float)fb_h - 12), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
     ImGui::SetNextWindowBgAlpha(0.7f);

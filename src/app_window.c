@@ -1,6 +1,7 @@
 /* app_window.c — the interactive window (GLFW, OpenGL 3.3 core): context and its checks, mouse
  * (left drag: orbit; right / middle / shift+left drag: pan; wheel: zoom) and keyboard shortcuts
- * (app_ui.cpp's help overlay lists them), the frame loop, screenshots. */
+ * (app_ui.cpp's help overlay lists them), the frame loop, screenshots, video recording (M:
+ * app_record.c; closing the window or Ctrl-C finalizes the file). */
 #define _POSIX_C_SOURCE 200809L
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>
@@ -71,6 +72,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     case GLFW_KEY_RIGHT: a->act_step = 1; s->running = 0; break;
     case GLFW_KEY_R: if (!repeat) a->act_reset = 1; break;
     case GLFW_KEY_C: a->act_camera_reset = 1; break;
+    case GLFW_KEY_S: if (!repeat && (mods & GLFW_MOD_CONTROL)) a->act_save_scene = 1; break;
     case GLFW_KEY_F: if (!repeat) s->follow = !s->follow; break;
     case GLFW_KEY_O: if (!repeat) st->opacity = !st->opacity; break;
     case GLFW_KEY_E: if (!repeat) st->show_elements = !st->show_elements; break;
@@ -84,6 +86,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     case GLFW_KEY_U: if (!repeat) s->show_hud = !s->show_hud; break;
     case GLFW_KEY_P:
     case GLFW_KEY_F12: if (!repeat) a->act_screenshot = 1; break;
+    case GLFW_KEY_M: if (!repeat) a->act_record = 1; break;
     case GLFW_KEY_EQUAL:
     case GLFW_KEY_KP_ADD: st->point_size = st->point_size * 1.1f < 64.0f ? st->point_size * 1.1f : 64.0f; break;
     case GLFW_KEY_MINUS:
@@ -224,6 +227,8 @@ int app_run_window(const app_options *o) {
       rc = 1;
       break;
     }
+    app_record_window_frame(&a, fbw, fbh); /* the scene without the panel */
+    if (app_record_interrupted()) a.act_quit = 1;
     app_ui_frame(&a, fbw, fbh, dt);
     int last = frames > 0 && a.frame >= frames;
     if (a.act_screenshot || (last && o->screenshot)) {
@@ -241,6 +246,7 @@ int app_run_window(const app_options *o) {
     glfwSwapBuffers(win);
     if (last) break;
   }
+  app_record_stop(&a); /* closing the window ends a recording cleanly */
   app_ui_shutdown();
   app_shutdown(&a);
   glfwDestroyWindow(win);

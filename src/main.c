@@ -7,7 +7,7 @@
  *                                                        batch mode: simulation and diagnostics only
  * Exit codes: 0 done; 1 runtime failure (engine, memory, OpenGL, files); 2 bad command line or
  * scene file, or no display for the window; 3 the simulation blew up (NaN/Inf, or max|α| over
- * 1e6 times its initial value). */
+ * 1e6 times its initial value); 130 a headless recording stopped by Ctrl-C (files finalized). */
 #define _POSIX_C_SOURCE 200809L /* readlink, clock_gettime */
 
 #include <errno.h>
@@ -21,7 +21,9 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "app_checkpoint.h"
 #include "diag.h"
+#include "export_vtk.h"
 #include "scene.h"
 #include "sim.h"
 
@@ -65,11 +67,21 @@ static void usage(FILE *f) {
           "  --diag FILE             diagnostics CSV (one row every --diag-every steps, flushed)\n"
           "  --diag-every K          (scene's 'diag_every')\n"
           "  --energy-max N          compute the kinetic energy only up to N elements (default 131072)\n"
+          "  --checkpoint-every K    write the whole state every K steps and at the end (atomically)\n"
+          "  --checkpoint FILE       where (default: SCENE.ckpt in the current directory; alone: at the end only)\n"
+          "  --restart FILE          continue the run saved in FILE bit for bit (its scene and parameters; --steps N\n"
+          "                          and --t-end T give the step or time it runs to; --diag rows follow its step)\n"
+          "  --vtk-dir DIR           ParaView snapshots DIR/SCENE_%%06d.vtp (step number) and DIR/SCENE.pvd\n"
+          "  --vtk-every K           steps between snapshots, step 0 included (default: the diagnostics interval)\n"
           "rendering (window, or --headless with --frames):\n"
           "  --frames N              headless: images to render; window: quit after N frames\n"
           "  --steps-per-frame K     time steps between two frames (default 1)\n"
           "  --size WxH              image size (headless default 1920x1080) or window size (1280x800)\n"
           "  --png-dir DIR           headless: write DIR/frame_%%05d.png; window: where P / F12 screenshots go\n"
+          "  --png-level L           zlib level of the --png-dir frames, 0 (fast) .. 9 (small) (default: libpng's)\n"
+          "  --record FILE.mp4       an H.264 video of the frames through ffmpeg (window: from the start; M stops,\n"
+          "                          M again records into vortexfmm-DATE-TIME.mp4)\n"
+          "  --fps F                 frame rate of recorded videos (default 30); a frame is --steps-per-frame steps\n"
           "  --screenshot FILE       PNG of the last frame (headless) or of the window after --frames N\n"
           "                          frames (default 60), then quit\n"
           "  --hud                   headless: draw the HUD into the images too\n"
@@ -131,14 +143,17 @@ static int parse_ll(const char *s, long long lo, long long hi, long long *out) {
 
 typedef struct {
   int headless, quiet;
-  const char *scene, *diag;
-  long long steps, diag_every, energy_max;
+  const char *scene, *diag, *vtk_dir;
+  long long steps, diag_every, energy_max, vtk_every;
   double t_end;             /* > 0: run until this simulated time (batch) */
+  const char *checkpoint, *restart; /* batch: app_checkpoint.h */
+  long long checkpoint_every;
   app_overrides ov;
   /* rendering */
   long long frames, steps_per_frame, opacity_level;
   int width, height, size_given;
   const char *png_dir, *screenshot;
+  const char *record; double fps; long long png_level; /* recording */
   int hud, paused, no_vsync, follow, fraction_given;
   const char *render_opt; /* first rendering-only option seen (an error in batch mode) */
   /* look */
@@ -149,44 +164,50 @@ typedef struct {
 
 /* ------------------------------------------------------------------ batch mode */
 
-static int run_batch(const opts *o) {
-  if (!o->scene) return fail_usage("--scene is required");
+/* The batch run's simulation: a fresh one of o->scene (path: its file), or the one saved in
+ * o->restart (app_checkpoint.h; path: the checkpoint). 0, or the exit code (2: scene, checkpoint
+ * or option; 1: engine) with err. */
+static int batch_sim(const opts *o, vx_scene *sc, char *path, size_t pathlen, vx_sim **sim, char *err, size_t errlen) {
+  if (o->restart) {
+    int rc = app_ckpt_restart(o->restart, &o->ov, sim, sc, err, errlen);
+    if (!rc) snprintf(path, pathlen, "%s, step %lld, t=%g", o->restart, vx_sim_steps_done(*sim), vx_sim_time(*sim));
+    return rc;
+  }
   /* scene: by path or by name */
-  char exe_dir[PATH_MAX] = "", path[1024], err[512];
+  char exe_dir[PATH_MAX] = "";
   ssize_t nl = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 1);
   if (nl > 0) {
     exe_dir[nl] = 0;
     char *slash = strrchr(exe_dir, '/');
     if (slash) *slash = 0;
   }
-  if (vx_scene_find(o->scene, VX_ASSETS_DIR, nl > 0 ? exe_dir : NULL, path, sizeof path, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
-    return 2;
-  }
-  vx_scene sc;
-  if (vx_scene_load(path, &sc, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
-    return 2;
-  }
-
+  if (vx_scene_find(o->scene, VX_ASSETS_DIR, nl > 0 ? exe_dir : NULL, path, pathlen, err, errlen)) return 2;
+  if (vx_scene_load(path, sc, err, errlen)) return 2;
   /* parameters: the scene's, then the command line's */
-  vx_sim_params prm = app_sim_params(&sc, &o->ov);
-  long long steps = o->steps >= 0 ? o->steps : sc.steps;
-  if (o->t_end > 0) steps = (long long)ceil(o->t_end / prm.dt - 1e-9);
-  long long every = o->diag_every > 0 ? o->diag_every : sc.diag_every;
+  vx_sim_params prm = app_sim_params(sc, &o->ov);
   vx_sim_params chk = prm;
   if (!(chk.sigma > 0.0)) chk.sigma = 1.0; /* the scene's σ is known after generation; the rest can be checked now */
-  if (vx_sim_params_check(&chk, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
-    return 2;
-  }
+  if (vx_sim_params_check(&chk, err, errlen)) return 2;
+  *sim = vx_sim_create(&prm, sc, err, errlen);
+  return *sim ? 0 : 1;
+}
 
-  vx_sim *sim = vx_sim_create(&prm, &sc, err, sizeof err);
-  if (!sim) {
+static int run_batch(const opts *o) {
+  if (!o->scene && !o->restart) return fail_usage("--scene is required");
+  if (o->scene && o->restart) return fail_usage("--restart continues the scene saved in the checkpoint: drop --scene");
+  char path[1024], err[512];
+  vx_scene sc;
+  vx_sim *sim = NULL;
+  int brc = batch_sim(o, &sc, path, sizeof path, &sim, err, sizeof err);
+  if (brc) {
     fprintf(stderr, PROG ": %s\n", err);
-    return 1;
+    return brc;
   }
   const vx_sim_params *P = vx_sim_params_get(sim);
+  const long long k0 = vx_sim_steps_done(sim); /* > 0 after a restart: the run goes on from that step */
+  long long steps = o->steps >= 0 ? o->steps : sc.steps;
+  if (o->t_end > 0) steps = (long long)ceil(o->t_end / P->dt - 1e-9);
+  long long every = o->diag_every > 0 ? o->diag_every : sc.diag_every;
   fprintf(stderr,
           PROG ": scene %s (%s): %d elements in %d rings, %d tracers; %s backend, %s, %s, dt=%g, %s stretching, "
                "kernel %s sigma=%g, %s",
@@ -209,23 +230,39 @@ static int run_batch(const opts *o) {
       vx_sim_destroy(sim);
       return 2;
     }
+    vx_diag_csv_preamble(df, &sc, P, vx_sim_n_elements(sim), vx_sim_n_tracers(sim));
     vx_diag_csv_header(df, vx_sim_n_rings(sim));
+  }
+  vx_vtk_series *vtk = NULL;
+  long long vtk_every = o->vtk_every > 0 ? o->vtk_every : every;
+  if (o->vtk_dir && !(vtk = vx_vtk_series_create(o->vtk_dir, sc.name, err, sizeof err))) {
+    fprintf(stderr, PROG ": %s\n", err);
+    if (df) fclose(df);
+    vx_sim_destroy(sim);
+    return 2;
   }
   int rc = 0;
   /* per-step phase times for the closing medians (the first STEP_WARMUP steps left out) */
   enum { ST_STEP, ST_TREE, ST_FAR, ST_NEAR, ST_INTEG, ST_P2M, ST_M2M, ST_M2L, ST_L2L, ST_L2P, ST_N };
   app_series st;
-  const int st_bad = app_series_init(&st, ST_N, STEP_WARMUP, steps);
+  const int st_bad = app_series_init(&st, ST_N, STEP_WARMUP, steps - k0);
   int levels = 0;
   fmm_stats last_engine;
   memset(&last_engine, 0, sizeof last_engine);
   vx_diag d;
   vx_health hl;
+  app_ckpt ck;
+  if (app_ckpt_init(&ck, o->checkpoint, o->checkpoint_every, &sc, steps, every, err, sizeof err)) {
+    fprintf(stderr, PROG ": %s\n", err);
+    rc = 2;
+    goto done;
+  }
   if (vx_sim_health(sim, &hl, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
-  if (df) {
+  if (df && !o->restart) { /* a restarted run's rows continue after the checkpoint's step */
     if (vx_diag_compute(sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
     vx_diag_csv_row(df, &d);
   }
+  if (vtk && vx_vtk_series_add(vtk, sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
   double t_start = now_s(), t_last = t_start, ms_sum = 0.0;
   long long ms_n = 0;
   if (st_bad) {
@@ -233,13 +270,14 @@ static int run_batch(const opts *o) {
     rc = 1;
     goto done;
   }
-  for (long long k = 1; k <= steps; ++k) {
+  for (long long k = k0 + 1; k <= steps; ++k) {
     int sr = vx_sim_step(sim, err, sizeof err);
     if (sr == 0) sr = vx_sim_health(sim, &hl, err, sizeof err);
     if (sr) {
       if (!o->quiet) fprintf(stderr, "\n");
       fprintf(stderr, PROG ": %s%s\n", sr == VX_SIM_BLOWUP ? "" : "step failed: ", err);
       rc = sr == VX_SIM_BLOWUP ? 3 : 1;
+      if (rc == 3) app_ckpt_blowup_note(&ck);
       goto done;
     }
     const vx_step_stats *ss = vx_sim_last_stats(sim);
@@ -257,6 +295,12 @@ static int run_batch(const opts *o) {
       if (vx_diag_compute(sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
       vx_diag_csv_row(df, &d);
     }
+    if (vtk && k % vtk_every == 0 && vx_vtk_series_add(vtk, sim, err, sizeof err)) {
+      fprintf(stderr, PROG ": %s\n", err);
+      rc = 1;
+      goto done;
+    }
+    if (app_ckpt_step(&ck, sim, k, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
     double tn = now_s();
     if (!o->quiet && (tn - t_last >= 1.0 || k == steps)) {
       fprintf(stderr,
@@ -268,8 +312,10 @@ static int run_batch(const opts *o) {
       ms_n = 0;
     }
   }
+  if (app_ckpt_finish(&ck, sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
   if (!o->quiet)
-    fprintf(stderr, PROG ": done: %lld steps in %.2f s\n", steps, now_s() - t_start);
+    fprintf(stderr, PROG ": done: %lld steps in %.2f s%s%s\n", steps > k0 ? steps - k0 : 0, now_s() - t_start,
+            ck.path[0] ? "; checkpoint " : "", ck.path);
   if (st.n > 0) {
     double m[ST_N];
     for (int j = 0; j < ST_N; ++j) m[j] = app_series_median(&st, j);
@@ -287,6 +333,7 @@ static int run_batch(const opts *o) {
   }
 done:
   app_series_free(&st);
+  vx_vtk_series_destroy(vtk);
   if (df) fclose(df);
   vx_sim_destroy(sim);
   return rc;
@@ -307,6 +354,9 @@ static int run_render(const opts *o) {
   ao.steps_per_frame = o->steps_per_frame >= 0 ? (int)o->steps_per_frame : 1;
   ao.png_dir = o->png_dir;
   ao.screenshot = o->screenshot;
+  ao.record = o->record;
+  ao.fps = o->fps;
+  ao.png_level = (int)o->png_level;
   ao.paused = o->paused;
   ao.hud = o->hud;
   ao.no_vsync = o->no_vsync;
@@ -335,11 +385,13 @@ static int run_render(const opts *o) {
 int main(int argc, char **argv) {
   opts o;
   memset(&o, 0, sizeof o);
-  o.steps = o.diag_every = o.frames = o.steps_per_frame = -1;
+  o.steps = o.diag_every = o.frames = o.steps_per_frame = o.vtk_every = -1;
   o.energy_max = 131072;
   o.opacity_level = 6;
   o.fraction = o.point_size = o.intensity = o.gain = o.glow = -1.0;
   o.samples = o.blur = o.op_scale = -1;
+  o.fps = 30.0;
+  o.png_level = -1;
   app_overrides_init(&o.ov);
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -371,9 +423,10 @@ int main(int argc, char **argv) {
                                     "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
                                     "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity",
                                     "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop",
-                                    "--viscosity", "--t-end", "--lcfl",
+                                    "--viscosity", "--t-end", "--lcfl", "--vtk-dir", "--vtk-every",
+                                    "--checkpoint", "--checkpoint-every", "--restart",
                                     "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
-                                    "--opacity-level", "--interop", NULL};
+                                    "--opacity-level", "--interop", "--record", "--fps", "--png-level", NULL};
       for (int k = 0; known[k]; ++k)
         if (!strcmp(a, known[k])) return fail_usage("option %s needs a value", a);
       return fail_usage("unknown option '%s'", a);
@@ -382,6 +435,17 @@ int main(int argc, char **argv) {
     double d;
     if (!strcmp(a, "--scene")) o.scene = v;
     else if (!strcmp(a, "--diag")) o.diag = v;
+    else if (!strcmp(a, "--checkpoint")) o.checkpoint = v;
+    else if (!strcmp(a, "--restart")) o.restart = v;
+    else if (!strcmp(a, "--checkpoint-every")) {
+      if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --checkpoint-every: '%s' (expected an integer >= 1)", v);
+      o.checkpoint_every = x;
+    }
+    else if (!strcmp(a, "--vtk-dir")) o.vtk_dir = v;
+    else if (!strcmp(a, "--vtk-every")) {
+      if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --vtk-every: '%s' (expected an integer >= 1)", v);
+      o.vtk_every = x;
+    }
     else if (!strcmp(a, "--integrator")) {
       vx_integrator it;
       if (vx_integrator_from_name(v, &it)) return fail_usage("bad value for --integrator: '%s' (expected euler, rk2 or rk4)", v);
@@ -463,6 +527,13 @@ int main(int argc, char **argv) {
         o.size_given = 1;
       } else if (!strcmp(a, "--png-dir")) o.png_dir = v;
       else if (!strcmp(a, "--screenshot")) o.screenshot = v;
+      else if (!strcmp(a, "--record")) o.record = v;
+      else if (!strcmp(a, "--fps")) {
+        if (parse_double(v, &o.fps) || !(o.fps > 0 && o.fps <= 1000)) return fail_usage("bad value for --fps: '%s' (expected a number in (0, 1000])", v);
+      } else if (!strcmp(a, "--png-level")) {
+        if (parse_ll(v, 0, 9, &x)) return fail_usage("bad value for --png-level: '%s' (expected an integer in 0..9)", v);
+        o.png_level = x;
+      }
       else if (!strcmp(a, "--fraction")) {
         if (parse_double(v, &o.fraction) || !(o.fraction > 0 && o.fraction <= 1))
           return fail_usage("bad value for --fraction: '%s' (expected a number in (0, 1])", v);
@@ -505,7 +576,10 @@ int main(int argc, char **argv) {
     if (o.render_opt) return fail_usage("%s is for rendering: add --frames N to --headless, or drop --headless", o.render_opt);
     return run_batch(&o);
   }
-  const char *batch_opt = o.steps >= 0 ? "--steps" : o.diag ? "--diag" : o.diag_every > 0 ? "--diag-every" : NULL;
+  const char *batch_opt = o.steps >= 0 ? "--steps" : o.diag ? "--diag" : o.diag_every > 0 ? "--diag-every"
+                          : o.vtk_dir ? "--vtk-dir" : o.vtk_every > 0 ? "--vtk-every"
+                          : o.checkpoint ? "--checkpoint" : o.checkpoint_every > 0 ? "--checkpoint-every"
+                          : o.restart ? "--restart" : NULL;
   if (batch_opt)
     return fail_usage("%s is for the batch mode (--headless without --frames); with frames use --steps-per-frame", batch_opt);
   if (!o.headless) {

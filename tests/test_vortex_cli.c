@@ -1,6 +1,7 @@
 /* test_vortex_cli.c — the headless command line of vortexfmm: exit codes and one-line messages
  * (2: bad option or scene file, naming the field and line; 3: blow-up, keeping the diagnostics
- * written so far; 0: a short run writes its CSV rows), and the no-display notice of the window mode.
+ * written so far; 0: a short run writes its CSV rows after a `# key = value` preamble), and the
+ * no-display notice of the window mode.
  * Runs the program built beside the tests (VX_BINARY_DIR/vortexfmm). Run: ctest -R vortex_cli */
 #define _POSIX_C_SOURCE 200809L /* popen */
 #include <stdio.h>
@@ -38,12 +39,18 @@ static void write_file(const char *path, const char *text) {
   fclose(f);
 }
 
-static int count_lines(const char *path) {
+/* Lines of a diagnostics CSV, the `# key = value` lines of its preamble left out (*comments: their count). */
+static int count_lines(const char *path, int *comments) {
   FILE *f = fopen(path, "r");
   if (!f) return -1;
-  int n = 0, c;
-  while ((c = fgetc(f)) != EOF) n += c == '\n';
+  int n = 0, k = 0, c, bol = 1, hash = 0;
+  while ((c = fgetc(f)) != EOF) {
+    if (bol) hash = c == '#';
+    bol = c == '\n';
+    if (bol) hash ? ++k : ++n;
+  }
   fclose(f);
+  if (comments) *comments = k;
   return n;
 }
 
@@ -85,14 +92,23 @@ int main(void) {
   if (!strstr(out, "step time, median of 2 steps after 2 warm-up") || strstr(out, "far field per step") ||
       strstr(out, "overlap on the GPU"))
     FAIL("good run: no (or a wrong) closing step-time summary in:\n%s", out);
-  if (count_lines(csv) != 4) FAIL("diagnostics of the good run: %d lines, expected header + 3 rows", count_lines(csv));
+  int comments = 0;
+  if (count_lines(csv, &comments) != 4) FAIL("diagnostics of the good run: %d lines, expected header + 3 rows", count_lines(csv, NULL));
+  /* the self-describing preamble: version, commit, scene and parameters as `# key = value` */
+  FILE *cf = fopen(csv, "r");
+  char head[4096] = "";
+  if (cf) { head[fread(head, 1, sizeof head - 1, cf)] = 0; fclose(cf); }
+  if (comments < 20 || strncmp(head, "# vortexfmm diagnostics", 23) || !strstr(head, "\n# version = ") ||
+      !strstr(head, "\n# git_commit = ") || !strstr(head, "\n# scene_path = ") || !strstr(head, "\n# integrator = rk2\n") ||
+      !strstr(head, "\n# tracers = 10\n") || !strstr(head, "\n# lcfl = ") || !strstr(head, "\nstep,time,"))
+    FAIL("diagnostics of the good run: no (or an incomplete) '# key = value' preamble before the header:\n%s", head);
 
   /* a blow-up: the singular kernel with a huge explicit step */
   remove(csv);
   snprintf(args, sizeof args, "--headless --scene '%s' --steps 50 --dt 5 --kernel singular --integrator euler --diag '%s' --diag-every 1",
            tiny, csv);
   expect(args, 3, "vortexfmm: simulation blew up at step");
-  int lines = count_lines(csv);
+  int lines = count_lines(csv, NULL);
   if (lines < 2) FAIL("blow-up run kept %d diagnostics lines, expected the header and at least row 0", lines);
   else printf("  blow-up run kept %d diagnostics lines\n", lines);
 

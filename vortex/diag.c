@@ -1,5 +1,6 @@
 /* diag.c — diagnostics of a vortex-particle state and their CSV form (diag.h). Host code. */
 #include "diag.h"
+#include "version.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -87,6 +88,30 @@ int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t e
   }
   free(buf);
   return rc;
+}
+
+/* A value on one comment line: line breaks would end the comment, so they become spaces. */
+static void meta_str(FILE *f, const char *key, const char *v) {
+  fprintf(f, "# %s = ", key);
+  for (; *v; ++v) fputc(*v == '\n' || *v == '\r' ? ' ' : *v, f);
+  fputc('\n', f);
+}
+
+void vx_diag_csv_preamble(FILE *f, const vx_scene *sc, const vx_sim_params *p, int n_elem, int n_tracers) {
+  fprintf(f, "# vortexfmm diagnostics (lines starting with '#' describe the run; the CSV starts below them)\n");
+  meta_str(f, "version", vx_version());
+  meta_str(f, "git_commit", vx_git_commit());
+  meta_str(f, "scene", sc->name);
+  meta_str(f, "scene_path", sc->path);
+  fprintf(f, "# backend = %s\n# precision = %s\n", vx_backend_name(p->backend), vx_precision_name(p->precision));
+  fprintf(f, "# solver = %s\n# order = %d\n# leaf_size = %d\n", p->direct ? "direct" : "fmm", p->order, p->leaf_size);
+  fprintf(f, "# kernel = %s\n# sigma = %.17g\n# dt = %.17g\n", vx_kernel_name(p->kernel), p->sigma, p->dt);
+  fprintf(f, "# integrator = %s\n# stretching = %s\n", vx_integrator_name(p->integrator), vx_stretching_name(p->stretching));
+  fprintf(f, "# relax = %.17g\n# relax_every = %d\n", p->relax, p->relax_every);
+  fprintf(f, "# remesh_every = %d\n# remesh_h = %.17g\n# remesh_drop = %.17g\n", p->remesh_every, p->remesh_h, p->remesh_drop);
+  fprintf(f, "# viscosity = %.17g\n# lcfl = %.17g\n# verbose = %d\n", p->viscosity, p->lcfl, p->verbose);
+  fprintf(f, "# tracers = %d\n# tracers_override = %lld\n# elements = %d\n", n_tracers, p->tracers, n_elem);
+  fprintf(f, "# rings = %d\n# seed = %llu\n", sc->n_rings, (unsigned long long)sc->seed);
 }
 
 void vx_diag_csv_header(FILE *f, int n_rings) {

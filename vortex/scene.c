@@ -5,6 +5,7 @@
 #include "scene.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,7 +229,10 @@ static int set_ring(pctx *c, vx_ring *r, const char *k, const char *v) {
     if (get_vec3(c, k, v, r->axis)) return -1;
     double n = sqrt(r->axis[0] * r->axis[0] + r->axis[1] * r->axis[1] + r->axis[2] * r->axis[2]);
     if (!(n > 0.0)) return bad(c, k, v, "the axis must not be the zero vector");
-    for (int i = 0; i < 3; ++i) r->axis[i] /= n;
+    /* a unit axis to rounding (one written by vx_scene_write) is kept as is: dividing by its
+     * norm, 1 ± ulp, would move its last bits and a written scene would not read back equal */
+    if (fabs(n - 1.0) > 4.0 * DBL_EPSILON)
+      for (int i = 0; i < 3; ++i) r->axis[i] /= n;
     return 0;
   }
   if (!strcmp(k, "phase")) return get_real(c, k, v, &r->phase);
@@ -454,6 +458,26 @@ void vx_particles_free(vx_particles *p) {
   memset(p, 0, sizeof *p);
 }
 
+/* Tracer counts per ring for a total of nt: in proportion to the rings' own counts (equally when
+ * those are all 0), the remainder one by one from the first ring. */
+static void tracer_split(const vx_scene *s, long long nt, long long per[VX_SCENE_MAX_RINGS]) {
+  long long nt_scene = 0, assigned = 0;
+  for (int i = 0; i < s->n_rings; ++i) nt_scene += s->rings[i].tracers;
+  for (int i = 0; i < s->n_rings; ++i) {
+    if (nt_scene > 0) per[i] = (long long)((double)nt * s->rings[i].tracers / (double)nt_scene);
+    else per[i] = nt / s->n_rings;
+    assigned += per[i];
+  }
+  for (int i = 0; assigned < nt; i = (i + 1) % s->n_rings, ++assigned) per[i]++;
+}
+
+void vx_scene_set_tracers(vx_scene *s, long long n) {
+  long long per[VX_SCENE_MAX_RINGS];
+  if (s->n_rings <= 0) return;
+  tracer_split(s, n, per);
+  for (int i = 0; i < s->n_rings; ++i) s->rings[i].tracers = (int)per[i];
+}
+
 int vx_particles_generate(const vx_scene *s, long long n_tracers, vx_particles *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   long long ne = 0, nt_scene = 0;
@@ -466,14 +490,8 @@ int vx_particles_generate(const vx_scene *s, long long n_tracers, vx_particles *
     snprintf(err, errlen, "%lld elements + %lld tracers is over the supported 2^30", ne, nt);
     return -1;
   }
-  /* tracer counts per ring */
-  long long per[VX_SCENE_MAX_RINGS], assigned = 0;
-  for (int i = 0; i < s->n_rings; ++i) {
-    if (nt_scene > 0) per[i] = (long long)((double)nt * s->rings[i].tracers / (double)nt_scene);
-    else per[i] = nt / s->n_rings;
-    assigned += per[i];
-  }
-  for (int i = 0; assigned < nt; i = (i + 1) % s->n_rings, ++assigned) per[i]++;
+  long long per[VX_SCENE_MAX_RINGS];
+  tracer_split(s, nt, per);
 
   out->n_elem = (int)ne;
   out->n_tracer = (int)nt;

@@ -95,6 +95,13 @@ void vx_ring_init(vx_ring *r);
 int vx_scene_load(const char *path, vx_scene *s, char *err, size_t errlen);
 /* Parse scene text (name is used in messages). */
 int vx_scene_parse(const char *text, const char *name, vx_scene *s, char *err, size_t errlen);
+/* Write a scene in the format vx_scene_load reads (every key, numbers in %.17g), atomically; comment
+ * (may be NULL or hold several lines) goes into `#` lines at the top. A name's '#' and line breaks
+ * become '_'. Load → write → load → write: equal scenes (path aside), identical files. 0, or -1 with err. */
+int vx_scene_write(const char *path, const vx_scene *s, const char *comment, char *err, size_t errlen);
+/* Set the scene's total tracer count n, shared among the rings as vx_particles_generate shares an
+ * override (so the scene generates the same tracers as the override did). */
+void vx_scene_set_tracers(vx_scene *s, long long n);
 /* Look a scene up: an existing path is used as is; otherwise NAME is tried as
  * DIR/NAME.scene for DIR in: $VX_ASSETS_DIR, compiled_dir (may be NULL), exe_dir/../assets
  * (exe_dir may be NULL). Writes the path found to out; 0, or -1 with err listing what was tried. */

@@ -283,8 +283,10 @@ static int start_health(vx_sim *s, char *err, size_t errlen) {
   return vx_sim_check(s, &s->amax0, &bad, err, errlen);
 }
 
-vx_sim *vx_sim_create_from(const vx_sim_params *prm, int n_elem, int n_tracer, const double *pos, const double *alpha,
-                           const int *ring, char *err, size_t errlen) {
+/* The simulation around given particles (host doubles, copied): engine, backend arrays, rings.
+ * No remeshing and no blow-up reference yet: the two ways of starting differ there. */
+static vx_sim *sim_alloc(const vx_sim_params *prm, int n_elem, int n_tracer, const double *pos, const double *alpha,
+                         const int *ring, char *err, size_t errlen) {
   if (check_params(prm, err, errlen)) return NULL;
   if (n_elem < 0 || n_tracer < 0 || (long long)n_elem + n_tracer > (1LL << 30)) {
     snprintf(err, errlen, "bad particle counts (%d elements, %d tracers)", n_elem, n_tracer);
@@ -316,12 +318,57 @@ vx_sim *vx_sim_create_from(const vx_sim_params *prm, int n_elem, int n_tracer, c
       buf_reserve(s, &s->grad, &s->c_grad, 3 * bp, err, errlen) || reserve_scratch(s, err, errlen) ||
       (s->on_device && buf_reserve(s, &s->scratch, &s->c_scratch, 32, err, errlen)) ||
       store_doubles(s, s->pos, pos, 3 * (size_t)s->n_tot, err, errlen) ||
-      store_doubles(s, s->alpha, alpha, 3 * (size_t)n_elem, err, errlen) || upload_rings(s, err, errlen) ||
-      (s->prm.remesh_every > 0 && n_elem > 0 && vx_sim_remesh(s, err, errlen)) || start_health(s, err, errlen)) {
+      store_doubles(s, s->alpha, alpha, 3 * (size_t)n_elem, err, errlen) || upload_rings(s, err, errlen)) {
     vx_sim_destroy(s);
     return NULL;
   }
   return s;
+}
+
+vx_sim *vx_sim_create_from(const vx_sim_params *prm, int n_elem, int n_tracer, const double *pos, const double *alpha,
+                           const int *ring, char *err, size_t errlen) {
+  vx_sim *s = sim_alloc(prm, n_elem, n_tracer, pos, alpha, ring, err, errlen);
+  if (s && (((s->prm.remesh_every > 0 && n_elem > 0 && vx_sim_remesh(s, err, errlen)) || start_health(s, err, errlen)))) {
+    vx_sim_destroy(s);
+    return NULL;
+  }
+  return s;
+}
+
+vx_sim *vx_sim_create_from_state(const vx_sim_params *prm, const vx_sim_state *st, int n_elem, int n_tracer,
+                                 const double *pos, const double *alpha, const int *ring, char *err, size_t errlen) {
+  if (!(st->t >= 0.0 && isfinite(st->t)) || st->steps < 0 || st->steps_since_remesh < 0 || !(st->since_remesh >= 0.0) ||
+      !(st->amax0 >= 0.0 && isfinite(st->amax0)) || !(st->max_gradu >= 0.0) || st->remesh.count < 0 || st->n_rings < 0) {
+    snprintf(err, errlen, "bad saved state (time %g, step %lld)", st->t, st->steps);
+    return NULL;
+  }
+  vx_sim *s = sim_alloc(prm, n_elem, n_tracer, pos, alpha, ring, err, errlen);
+  if (!s) return NULL;
+  s->t = st->t;
+  s->steps = st->steps;
+  s->n_rings = st->n_rings;
+  s->since_remesh = st->since_remesh;
+  s->steps_since_remesh = st->steps_since_remesh;
+  s->amax0 = st->amax0;
+  s->max_gradu = st->max_gradu; /* have_grad stays 0: no gradient of these particles yet, keep the measured value */
+  s->rstats = st->remesh;
+  return s;
+}
+
+int vx_sim_export_state(vx_sim *s, vx_sim_state *st, char *err, size_t errlen) {
+  double m;
+  int bad;
+  if (vx_sim_check(s, &m, &bad, err, errlen)) return -1;
+  memset(st, 0, sizeof *st);
+  st->t = s->t;
+  st->steps = s->steps;
+  st->n_rings = s->n_rings;
+  st->since_remesh = s->since_remesh;
+  st->steps_since_remesh = s->steps_since_remesh;
+  st->amax0 = s->amax0;
+  st->max_gradu = s->max_gradu;
+  st->remesh = s->rstats;
+  return 0;
 }
 
 vx_sim *vx_sim_create(const vx_sim_params *prm, const vx_scene *scene, char *err, size_t errlen) {

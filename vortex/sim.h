@@ -104,6 +104,26 @@ vx_sim *vx_sim_create_from(const vx_sim_params *prm, int n_elem, int n_tracer, c
                            const int *ring, char *err, size_t errlen);
 void vx_sim_destroy(vx_sim *s);
 
+/* What a step depends on beyond the parameters and the particles: with it (and them)
+ * vx_sim_create_from_state continues a run bit for bit (vortex/checkpoint.h saves it to a file). */
+typedef struct {
+  double t;                 /* simulated time */
+  long long steps;          /* steps done (relaxation and remeshing are due by it) */
+  int n_rings;
+  double since_remesh;      /* simulated time since the last remeshing: the diffusion it owes */
+  int steps_since_remesh;
+  double amax0;             /* max|α| of the start: the blow-up rule's and the drop threshold's reference */
+  double max_gradu;         /* max|∇u| last measured: the next step's substep count */
+  vx_remesh_stats remesh;   /* count > 0 makes the drop threshold absolute */
+} vx_sim_state;
+
+/* The counters of the current state (max|∇u| measured first, as vx_sim_check does). 0, or -1 with err. */
+int vx_sim_export_state(vx_sim *s, vx_sim_state *st, char *err, size_t errlen);
+/* A simulation at a saved state: the particles as vx_sim_create_from takes them, the counters from
+ * st; no initial remeshing and no new blow-up reference. prm->sigma must be > 0. */
+vx_sim *vx_sim_create_from_state(const vx_sim_params *prm, const vx_sim_state *st, int n_elem, int n_tracer,
+                                 const double *pos, const double *alpha, const int *ring, char *err, size_t errlen);
+
 /* Advance one time step of dt, in substeps when the flow's strain asks for them (params.lcfl),
  * relaxing the strengths first and remeshing after it when due. 0; -1 with
  * err on an engine failure; VX_SIM_BLOWUP with err when the state became non-finite during the step. */

@@ -1,0 +1,303 @@
+/* checkpoint.c — the checkpoint file (checkpoint.h): the state encoded little-endian into one
+ * host buffer, checksummed and written atomically; read back whole, each check with its own
+ * one-line refusal. The particles come from the backend through sim.h's host getters. */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
+#include "checkpoint.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+
+#define CK_MAX_PARTICLES (1LL << 30) /* vx_sim's own limit */
+
+uint64_t vx_ckpt_fnv1a(const void *data, size_t n) {
+  const unsigned char *p = (const unsigned char *)data;
+  uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 offset basis and prime (Fowler, Noll, Vo) */
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+/* ------------------------------------------------------------------ little-endian encoding */
+
+typedef struct {
+  unsigned char *p;
+  size_t n, cap;
+} ck_out;
+
+static void put_le(ck_out *o, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) o->p[o->n++] = (unsigned char)(v >> (8 * i));
+}
+static void put_u32(ck_out *o, uint32_t v) { put_le(o, v, 4); }
+static void put_i32(ck_out *o, int v) { put_le(o, (uint32_t)v, 4); }
+static void put_i64(ck_out *o, long long v) { put_le(o, (uint64_t)v, 8); }
+static void put_f64(ck_out *o, double v) {
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  put_le(o, u, 8);
+}
+
+typedef struct {
+  const unsigned char *p;
+  size_t n, at;
+  int short_read; /* a read went past the end */
+} ck_in;
+
+static uint64_t get_le(ck_in *r, int bytes) {
+  if (r->at + (size_t)bytes > r->n) { r->short_read = 1; r->at = r->n; return 0; }
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= (uint64_t)r->p[r->at++] << (8 * i);
+  return v;
+}
+static uint32_t get_u32(ck_in *r) { return (uint32_t)get_le(r, 4); }
+static int get_i32(ck_in *r) { return (int)(int32_t)get_u32(r); }
+static long long get_i64(ck_in *r) { return (long long)get_le(r, 8); }
+static double get_f64(ck_in *r) {
+  uint64_t u = get_le(r, 8);
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+/* ------------------------------------------------------------------ the records */
+
+/* Bytes of the payload before the particle arrays (meta, parameters, state, counts). */
+#define CK_FIXED_BYTES (64 + 3 * 8 + (5 * 4 + 2 * 8 + 3 * 4 + 8 + 8 + 2 * 4 + 4 * 8) + (8 + 8 + 4 + 8 + 4 + 2 * 8) + \
+                        (8 + 3 * 4 + 3 * 8) + 2 * 4)
+
+static void put_meta(ck_out *o, const vx_ckpt_meta *m) {
+  memset(o->p + o->n, 0, 64);
+  memcpy(o->p + o->n, m->scene, strnlen(m->scene, 63));
+  o->n += 64;
+  put_le(o, m->seed, 8);
+  put_i64(o, m->steps);
+  put_i64(o, m->diag_every);
+}
+static void get_meta(ck_in *r, vx_ckpt_meta *m) {
+  memset(m, 0, sizeof *m);
+  if (r->at + 64 > r->n) { r->short_read = 1; return; }
+  memcpy(m->scene, r->p + r->at, 63);
+  r->at += 64;
+  m->seed = get_le(r, 8);
+  m->steps = get_i64(r);
+  m->diag_every = get_i64(r);
+}
+
+/* Every vx_sim_params field but verbose, in declaration order. */
+static void put_params(ck_out *o, const vx_sim_params *p) {
+  put_i32(o, (int)p->backend), put_i32(o, (int)p->precision), put_i32(o, p->order), put_i32(o, p->leaf_size);
+  put_i32(o, (int)p->kernel);
+  put_f64(o, p->sigma), put_f64(o, p->dt);
+  put_i32(o, (int)p->integrator), put_i32(o, (int)p->stretching), put_i32(o, p->direct);
+  put_i64(o, p->tracers);
+  put_f64(o, p->relax);
+  put_i32(o, p->relax_every), put_i32(o, p->remesh_every);
+  put_f64(o, p->remesh_h), put_f64(o, p->remesh_drop), put_f64(o, p->viscosity), put_f64(o, p->lcfl);
+}
+static void get_params(ck_in *r, vx_sim_params *p) {
+  memset(p, 0, sizeof *p);
+  p->backend = (vx_backend)get_i32(r), p->precision = (vx_precision)get_i32(r), p->order = get_i32(r);
+  p->leaf_size = get_i32(r);
+  p->kernel = (vx_kernel)get_i32(r);
+  p->sigma = get_f64(r), p->dt = get_f64(r);
+  p->integrator = (vx_integrator)get_i32(r), p->stretching = (vx_stretching)get_i32(r), p->direct = get_i32(r);
+  p->tracers = get_i64(r);
+  p->relax = get_f64(r);
+  p->relax_every = get_i32(r), p->remesh_every = get_i32(r);
+  p->remesh_h = get_f64(r), p->remesh_drop = get_f64(r), p->viscosity = get_f64(r), p->lcfl = get_f64(r);
+}
+
+static void put_state(ck_out *o, const vx_sim_state *s) {
+  put_f64(o, s->t), put_i64(o, s->steps), put_i32(o, s->n_rings);
+  put_f64(o, s->since_remesh), put_i32(o, s->steps_since_remesh);
+  put_f64(o, s->amax0), put_f64(o, s->max_gradu);
+  const vx_remesh_stats *R = &s->remesh;
+  put_i64(o, R->count), put_i32(o, R->n_before), put_i32(o, R->n_nodes), put_i32(o, R->n_after);
+  put_f64(o, R->c2), put_f64(o, R->h), put_f64(o, R->ms);
+}
+static void get_state(ck_in *r, vx_sim_state *s) {
+  memset(s, 0, sizeof *s);
+  s->t = get_f64(r), s->steps = get_i64(r), s->n_rings = get_i32(r);
+  s->since_remesh = get_f64(r), s->steps_since_remesh = get_i32(r);
+  s->amax0 = get_f64(r), s->max_gradu = get_f64(r);
+  vx_remesh_stats *R = &s->remesh;
+  R->count = get_i64(r), R->n_before = get_i32(r), R->n_nodes = get_i32(r), R->n_after = get_i32(r);
+  R->c2 = get_f64(r), R->h = get_f64(r), R->ms = get_f64(r);
+}
+
+/* Payload bytes of the particle arrays for these counts. */
+static size_t particle_bytes(int ne, int nt) {
+  return 8 * (3 * ((size_t)ne + (size_t)nt) + 3 * (size_t)ne) + 4 * (size_t)ne;
+}
+
+/* ------------------------------------------------------------------ save */
+
+/* The particles on the host in double: positions of [elements, tracers], then strengths. */
+static double *host_particles(vx_sim *s, char *err, size_t errlen) {
+  size_t ne = (size_t)vx_sim_n_elements(s), nt = (size_t)vx_sim_n_tracers(s);
+  double *h = malloc(sizeof(double) * (3 * (ne + nt) + 3 * ne) + 1);
+  if (!h) { snprintf(err, errlen, "out of host memory for a checkpoint"); return NULL; }
+  if (vx_sim_get_elements(s, h, h + 3 * (ne + nt), err, errlen) || (nt && vx_sim_get_tracers(s, h + 3 * ne, err, errlen))) {
+    free(h);
+    return NULL;
+  }
+  return h;
+}
+
+/* The whole file in one buffer (header filled in last). 0, or -1 with err. */
+static int encode(vx_sim *s, const vx_ckpt_meta *meta, ck_out *o, char *err, size_t errlen) {
+  vx_sim_state st;
+  if (vx_sim_export_state(s, &st, err, errlen)) return -1;
+  int ne = vx_sim_n_elements(s), nt = vx_sim_n_tracers(s);
+  double *h = host_particles(s, err, errlen);
+  if (!h) return -1;
+  o->cap = VX_CKPT_HEADER_BYTES + CK_FIXED_BYTES + particle_bytes(ne, nt);
+  o->p = malloc(o->cap);
+  o->n = VX_CKPT_HEADER_BYTES;
+  if (!o->p) { free(h); snprintf(err, errlen, "out of host memory for a checkpoint"); return -1; }
+  vx_sim_params prm = *vx_sim_params_get(s);
+  put_meta(o, meta);
+  put_params(o, &prm);
+  put_state(o, &st);
+  put_i32(o, ne), put_i32(o, nt);
+  size_t nf = 3 * ((size_t)ne + (size_t)nt) + 3 * (size_t)ne;
+  for (size_t i = 0; i < nf; ++i) put_f64(o, h[i]);
+  const int *ring = vx_sim_rings(s);
+  for (int i = 0; i < ne; ++i) put_i32(o, ring[i]);
+  free(h);
+  size_t payload = o->n - VX_CKPT_HEADER_BYTES;
+  uint64_t sum = vx_ckpt_fnv1a(o->p + VX_CKPT_HEADER_BYTES, payload);
+  o->n = 0;
+  memcpy(o->p, VX_CKPT_MAGIC, 8);
+  o->n = 8;
+  put_u32(o, VX_CKPT_VERSION), put_u32(o, 0);
+  put_le(o, payload, 8), put_le(o, sum, 8);
+  o->n = VX_CKPT_HEADER_BYTES + payload;
+  return 0;
+}
+
+int vx_ckpt_save(vx_sim *s, const vx_ckpt_meta *meta, const char *path, char *err, size_t errlen) {
+  ck_out o = {NULL, 0, 0};
+  if (encode(s, meta, &o, err, errlen)) { free(o.p); return -1; }
+  int rc = vx_afile_write_all(path, o.p, o.n, err, errlen);
+  free(o.p);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ load */
+
+/* The whole file into *buf (*n bytes). 0, or -1 with err. */
+static int read_whole(const char *path, unsigned char **buf, size_t *n, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) { snprintf(err, errlen, "checkpoint %s: cannot open (%s)", path, strerror(errno)); return -1; }
+  long sz = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+  if (sz < 0 || fseek(f, 0, SEEK_SET)) { snprintf(err, errlen, "checkpoint %s: cannot read (%s)", path, strerror(errno)); fclose(f); return -1; }
+  *buf = malloc((size_t)sz + 1);
+  if (!*buf) { snprintf(err, errlen, "checkpoint %s: out of host memory for %ld bytes", path, sz); fclose(f); return -1; }
+  *n = fread(*buf, 1, (size_t)sz, f);
+  int bad = *n != (size_t)sz || ferror(f);
+  fclose(f);
+  if (bad) { snprintf(err, errlen, "checkpoint %s: read failed", path); free(*buf); *buf = NULL; return -1; }
+  return 0;
+}
+
+/* Magic, version, size and checksum. 0 with the payload's size in *payload, or -1 with err. */
+static int check_header(const char *path, const unsigned char *b, size_t n, size_t *payload, char *err, size_t errlen) {
+  if (n < VX_CKPT_HEADER_BYTES) {
+    snprintf(err, errlen, "checkpoint %s: truncated (expected at least %d bytes, found %zu)", path, VX_CKPT_HEADER_BYTES, n);
+    return -1;
+  }
+  if (memcmp(b, VX_CKPT_MAGIC, 8)) { snprintf(err, errlen, "checkpoint %s: not a vortexfmm checkpoint (bad magic)", path); return -1; }
+  ck_in r = {b, n, 8, 0};
+  uint32_t version = get_u32(&r);
+  (void)get_u32(&r);
+  uint64_t pl = get_le(&r, 8), sum = get_le(&r, 8);
+  if (version != VX_CKPT_VERSION) {
+    snprintf(err, errlen, "checkpoint %s: format version %u, this program reads version %u", path, version, VX_CKPT_VERSION);
+    return -1;
+  }
+  if (pl > (uint64_t)n || VX_CKPT_HEADER_BYTES + pl > (uint64_t)n) {
+    snprintf(err, errlen, "checkpoint %s: truncated (expected %llu bytes, found %zu)", path,
+             (unsigned long long)(VX_CKPT_HEADER_BYTES + pl), n);
+    return -1;
+  }
+  if (VX_CKPT_HEADER_BYTES + pl < (uint64_t)n) {
+    snprintf(err, errlen, "checkpoint %s: %zu bytes after the end of the checkpoint (expected %llu bytes)", path,
+             n - (size_t)(VX_CKPT_HEADER_BYTES + pl), (unsigned long long)(VX_CKPT_HEADER_BYTES + pl));
+    return -1;
+  }
+  uint64_t got = vx_ckpt_fnv1a(b + VX_CKPT_HEADER_BYTES, (size_t)pl);
+  if (got != sum) {
+    snprintf(err, errlen, "checkpoint %s: checksum mismatch (stored %016llx, computed %016llx): the file is corrupt", path,
+             (unsigned long long)sum, (unsigned long long)got);
+    return -1;
+  }
+  *payload = (size_t)pl;
+  return 0;
+}
+
+/* The payload's counts and enums, before anything is built from them. 0, or -1 with err. */
+static int check_payload(const char *path, const ck_in *r, const vx_sim_params *p, int ne, int nt, char *err, size_t errlen) {
+  if (r->short_read || r->at != CK_FIXED_BYTES) {
+    snprintf(err, errlen, "checkpoint %s: payload of %zu bytes is shorter than its fixed part (%d bytes)", path, r->n,
+             (int)CK_FIXED_BYTES);
+    return -1;
+  }
+  if (ne < 0 || nt < 0 || (long long)ne + nt > CK_MAX_PARTICLES) {
+    snprintf(err, errlen, "checkpoint %s: absurd particle counts (%d elements, %d tracers)", path, ne, nt);
+    return -1;
+  }
+  size_t want = CK_FIXED_BYTES + particle_bytes(ne, nt);
+  if (r->n != want) {
+    snprintf(err, errlen, "checkpoint %s: payload of %zu bytes does not match %d elements and %d tracers (%zu bytes)", path,
+             r->n, ne, nt, want);
+    return -1;
+  }
+  if ((p->backend != VX_BACKEND_CPU && p->backend != VX_BACKEND_CUDA) || (p->precision != VX_DOUBLE && p->precision != VX_FLOAT)) {
+    snprintf(err, errlen, "checkpoint %s: unknown backend %d or precision %d", path, (int)p->backend, (int)p->precision);
+    return -1;
+  }
+  return 0;
+}
+
+/* Build the simulation from a checked payload. */
+static vx_sim *decode(const char *path, const unsigned char *pl, size_t n, vx_ckpt_meta *meta, char *err, size_t errlen) {
+  ck_in r = {pl, n, 0, 0};
+  vx_ckpt_meta m;
+  vx_sim_params prm;
+  vx_sim_state st;
+  get_meta(&r, &m);
+  get_params(&r, &prm);
+  get_state(&r, &st);
+  int ne = get_i32(&r), nt = get_i32(&r);
+  if (check_payload(path, &r, &prm, ne, nt, err, errlen)) return NULL;
+  size_t nf = 3 * ((size_t)ne + (size_t)nt) + 3 * (size_t)ne;
+  double *h = malloc(sizeof(double) * nf + 1);
+  int *ring = malloc(sizeof(int) * ((size_t)ne + 1));
+  vx_sim *s = NULL;
+  if (!h || !ring) {
+    snprintf(err, errlen, "checkpoint %s: out of host memory", path);
+  } else {
+    for (size_t i = 0; i < nf; ++i) h[i] = get_f64(&r);
+    for (int i = 0; i < ne; ++i) ring[i] = get_i32(&r);
+    char e2[400];
+    s = vx_sim_create_from_state(&prm, &st, ne, nt, h, h + 3 * ((size_t)ne + (size_t)nt), ring, e2, sizeof e2);
+    if (!s) snprintf(err, errlen, "checkpoint %s: %s", path, e2);
+  }
+  free(h);
+  free(ring);
+  if (s && meta) *meta = m;
+  return s;
+}
+
+vx_sim *vx_ckpt_load(const char *path, vx_ckpt_meta *meta, char *err, size_t errlen) {
+  unsigned char *b = NULL;
+  size_t n = 0, payload = 0;
+  if (read_whole(path, &b, &n, err, errlen)) return NULL;
+  vx_sim *s = NULL;
+  if (!check_header(path, b, n, &payload, err, errlen)) s = decode(path, b + VX_CKPT_HEADER_BYTES, payload, meta, err, errlen);
+  free(b);
+  return s;
+}

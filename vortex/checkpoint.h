@@ -1,0 +1,47 @@
+/* checkpoint.h — a simulation's whole state in one file, for a run that continues bit for bit
+ * after a restart (same build, same backend, same thread count).
+ *
+ * The file, every number little-endian and fixed-width (f64: IEEE 754 binary64):
+ *   header, 32 bytes: magic "VXFMMCKP", u32 format version (VX_CKPT_VERSION), u32 0,
+ *                     u64 payload bytes, u64 FNV-1a 64 of the payload
+ *   payload:          the scene's name (64 bytes, NUL-padded) and seed, the run's steps and diag_every;
+ *                     every vx_sim_params field but verbose; the vx_sim_state counters;
+ *                     n_elem, n_tracer; positions f64[3(n_elem+n_tracer)] (elements, then tracers),
+ *                     strengths f64[3 n_elem], rings i32[n_elem]
+ * Particles are stored in double whatever the run's precision (a float widens and narrows back
+ * exactly). Written atomically (io/atomic_file.h): a crash leaves the previous file whole.
+ *
+ *   vx_ckpt_meta m = {...};
+ *   if (vx_ckpt_save(sim, &m, "run.ckpt", err, sizeof err)) ...;
+ *   vx_sim *s = vx_ckpt_load("run.ckpt", &m, err, sizeof err);   // NULL: err says what is wrong */
+#ifndef VX_CHECKPOINT_H
+#define VX_CHECKPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sim.h"
+
+VX_EXTERN_C_BEGIN
+
+#define VX_CKPT_MAGIC "VXFMMCKP"
+#define VX_CKPT_VERSION 1u
+#define VX_CKPT_HEADER_BYTES 32
+
+/* What the checkpoint keeps of the run around the simulation. */
+typedef struct {
+  char scene[64];         /* the scene's name */
+  uint64_t seed;          /* its tracer seed (the tracers themselves are saved) */
+  long long steps;        /* the run's last step and diagnostics interval: a restart's defaults */
+  long long diag_every;
+} vx_ckpt_meta;
+
+/* Write s's state and meta to path, atomically. 0, or -1 with a one-line err naming the file. */
+int vx_ckpt_save(vx_sim *s, const vx_ckpt_meta *meta, const char *path, char *err, size_t errlen);
+/* Read path and build the simulation it holds (meta may be NULL). NULL with a one-line err
+ * "checkpoint PATH: <problem>" for a missing, truncated, foreign, newer or corrupt file. */
+vx_sim *vx_ckpt_load(const char *path, vx_ckpt_meta *meta, char *err, size_t errlen);
+/* FNV-1a 64 (Fowler, Noll, Vo) of n bytes: the payload checksum. */
+uint64_t vx_ckpt_fnv1a(const void *data, size_t n);
+
+VX_EXTERN_C_END
+#endif
