@@ -32,19 +32,9 @@ int rd_read_pixels(unsigned fbo, int w, int h, unsigned char *rgb, char *err, si
   return 0;
 }
 
+/* One home for writing PNGs: rd_png_write_level (atomic, through io/atomic_file.h). */
 int rd_png_write(const char *path, const unsigned char *rgb, int w, int h, char *err, size_t errlen) {
-  png_image img;
-  memset(&img, 0, sizeof img);
-  img.version = PNG_IMAGE_VERSION;
-  img.width = (png_uint_32)w;
-  img.height = (png_uint_32)h;
-  img.format = PNG_FORMAT_RGB;
-  if (!png_image_write_to_file(&img, path, 0, rgb, 3 * w, NULL)) {
-    snprintf(err, errlen, "cannot write %s: %s", path, img.message[0] ? img.message : "libpng error");
-    png_image_free(&img);
-    return -1;
-  }
-  return 0;
+  return rd_png_write_level(path, rgb, w, h, 3, 0, -1, err, errlen);
 }
 
 int rd_png_read(const char *path, unsigned char **rgb, int *w, int *h, char *err, size_t errlen) {

@@ -25,6 +25,7 @@
 #include "diag.h"
 #include "export_vtk.h"
 #include "scene.h"
+#include "atomic_file.h"
 #include "sim.h"
 
 #define PROG "vortexfmm"
@@ -64,7 +65,8 @@ static void usage(FILE *f) {
           "batch mode (--headless without --frames):\n"
           "  --steps N               time steps (scene's 'steps')\n"
           "  --t-end T               run until simulated time T instead (steps = ceil(T / dt))\n"
-          "  --diag FILE             diagnostics CSV (one row every --diag-every steps, flushed)\n"
+          "  --diag FILE             diagnostics CSV (one row every --diag-every steps, flushed to FILE.tmp-*;\n"
+          "                          renamed to FILE when the run ends, however it ends)\n"
           "  --diag-every K          (scene's 'diag_every')\n"
           "  --energy-max N          compute the kinetic energy only up to N elements (default 131072)\n"
           "  --checkpoint-every K    write the whole state every K steps and at the end (atomically)\n"
@@ -222,14 +224,17 @@ static int run_batch(const opts *o) {
   if (P->viscosity > 0) fprintf(stderr, ", viscosity %g", P->viscosity);
   fprintf(stderr, "\n");
 
+  /* the CSV grows under a temporary name beside FILE (rows flushed) and is renamed at the end,
+   * whatever the end: no half-written file under FILE */
   FILE *df = NULL;
+  vx_afile dfa = {0};
   if (o->diag) {
-    df = fopen(o->diag, "w");
-    if (!df) {
-      fprintf(stderr, PROG ": cannot write %s: %s\n", o->diag, strerror(errno));
+    if (vx_afile_open(&dfa, o->diag, err, sizeof err)) {
+      fprintf(stderr, PROG ": %s\n", err);
       vx_sim_destroy(sim);
       return 2;
     }
+    df = dfa.f;
     vx_diag_csv_preamble(df, &sc, P, vx_sim_n_elements(sim), vx_sim_n_tracers(sim));
     vx_diag_csv_header(df, vx_sim_n_rings(sim));
   }
@@ -237,7 +242,7 @@ static int run_batch(const opts *o) {
   long long vtk_every = o->vtk_every > 0 ? o->vtk_every : every;
   if (o->vtk_dir && !(vtk = vx_vtk_series_create(o->vtk_dir, sc.name, err, sizeof err))) {
     fprintf(stderr, PROG ": %s\n", err);
-    if (df) fclose(df);
+    vx_afile_abort(&dfa);
     vx_sim_destroy(sim);
     return 2;
   }
@@ -334,7 +339,10 @@ static int run_batch(const opts *o) {
 done:
   app_series_free(&st);
   vx_vtk_series_destroy(vtk);
-  if (df) fclose(df);
+  if (df && vx_afile_commit(&dfa, err, sizeof err)) {
+    fprintf(stderr, PROG ": %s\n", err);
+    if (!rc) rc = 1;
+  }
   vx_sim_destroy(sim);
   return rc;
 }
