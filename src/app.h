@@ -144,6 +144,7 @@ typedef struct app {
   /* recording (app_record.c) */
   rd_recorder *rec_video, *rec_png;
   rd_readback *rec_rb;
+  long long rec_last_step;  /* window: the step count of the last recorded frame (pauses are not recorded) */
   double rec_t0;            /* when it started (app_now) */
   int act_record;           /* M / the panel: start or stop a recording (2: start as --record) */
 } app;

@@ -79,6 +79,7 @@ int app_record_start(app *a, const char *video, const char *png_dir, int w, int 
   if (png_dir && !(a->rec_png = rd_record_open_png(png_dir, &p, err, errlen))) goto fail;
   if (a->rec_video && rd_record_notice(a->rec_video)[0]) app_message(a, "%s", rd_record_notice(a->rec_video));
   a->rec_t0 = app_now();
+  a->rec_last_step = -1;
   g_interrupted = 0;
   catch_interrupts(1);
   return 0;
@@ -152,6 +153,11 @@ void app_record_window_frame(app *a, int fb_w, int fb_h) {
     app_record_stop(a);
     return;
   }
+  /* each video frame is the simulation advanced by the frame's steps: while paused nothing is
+   * recorded, so the video's time runs with the simulated time */
+  long long steps = app_sim_steps(a);
+  if (steps == a->rec_last_step) return;
+  a->rec_last_step = steps;
   if (app_record_frame(a, 0, err, sizeof err)) {
     fprintf(stderr, "vortexfmm: %s\n", err);
     app_record_stop(a);
