@@ -1,13 +1,14 @@
 /* checkpoint.c — the checkpoint file (checkpoint.h): the state encoded little-endian into one
  * host buffer, checksummed and written atomically; read back whole, each check with its own
  * one-line refusal. The particles come from the backend through sim.h's host getters. */
-#define _POSIX_C_SOURCE 200809L /* strnlen */
+#define _POSIX_C_SOURCE 200809L /* strnlen, fileno */
 #include "checkpoint.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "atomic_file.h"
 
@@ -188,10 +189,18 @@ int vx_ckpt_save(vx_sim *s, const vx_ckpt_meta *meta, const char *path, char *er
 
 /* ------------------------------------------------------------------ load */
 
-/* The whole file into *buf (*n bytes). 0, or -1 with err. */
+/* The whole file into *buf (*n bytes). 0, or -1 with err. A directory or a device is refused by
+ * name before its "size" (ftell of a directory: LONG_MAX) turns into an absurd allocation. */
 static int read_whole(const char *path, unsigned char **buf, size_t *n, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
   if (!f) { snprintf(err, errlen, "checkpoint %s: cannot open (%s)", path, strerror(errno)); return -1; }
+  struct stat sb;
+  memset(&sb, 0, sizeof sb);
+  if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode)) {
+    snprintf(err, errlen, "checkpoint %s: not a regular file%s", path, S_ISDIR(sb.st_mode) ? " (a directory)" : "");
+    fclose(f);
+    return -1;
+  }
   long sz = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
   if (sz < 0 || fseek(f, 0, SEEK_SET)) { snprintf(err, errlen, "checkpoint %s: cannot read (%s)", path, strerror(errno)); fclose(f); return -1; }
   *buf = malloc((size_t)sz + 1);
@@ -292,12 +301,18 @@ static vx_sim *decode(const char *path, const unsigned char *pl, size_t n, vx_ck
   return s;
 }
 
+vx_sim *vx_ckpt_load_mem(const void *data, size_t n, const char *name, vx_ckpt_meta *meta, char *err, size_t errlen) {
+  const unsigned char *b = data;
+  size_t payload = 0;
+  if (check_header(name, b, n, &payload, err, errlen)) return NULL;
+  return decode(name, b + VX_CKPT_HEADER_BYTES, payload, meta, err, errlen);
+}
+
 vx_sim *vx_ckpt_load(const char *path, vx_ckpt_meta *meta, char *err, size_t errlen) {
   unsigned char *b = NULL;
-  size_t n = 0, payload = 0;
+  size_t n = 0;
   if (read_whole(path, &b, &n, err, errlen)) return NULL;
-  vx_sim *s = NULL;
-  if (!check_header(path, b, n, &payload, err, errlen)) s = decode(path, b + VX_CKPT_HEADER_BYTES, payload, meta, err, errlen);
+  vx_sim *s = vx_ckpt_load_mem(b, n, path, meta, err, errlen);
   free(b);
   return s;
 }

@@ -40,6 +40,8 @@ int vx_ckpt_save(vx_sim *s, const vx_ckpt_meta *meta, const char *path, char *er
 /* Read path and build the simulation it holds (meta may be NULL). NULL with a one-line err
  * "checkpoint PATH: <problem>" for a missing, truncated, foreign, newer or corrupt file. */
 vx_sim *vx_ckpt_load(const char *path, vx_ckpt_meta *meta, char *err, size_t errlen);
+/* The same from the n bytes of a checkpoint in memory (name stands for PATH in err). */
+vx_sim *vx_ckpt_load_mem(const void *data, size_t n, const char *name, vx_ckpt_meta *meta, char *err, size_t errlen);
 /* FNV-1a 64 (Fowler, Noll, Vo) of n bytes: the payload checksum. */
 uint64_t vx_ckpt_fnv1a(const void *data, size_t n);
 

@@ -1,6 +1,6 @@
 /* scene.c — parser of the scene text format (scene.h, assets/README.md) and generation of the
  * vortex elements and tracers of a scene. Host code, double precision. */
-#define _POSIX_C_SOURCE 200809L /* strdup-free, but access() */
+#define _POSIX_C_SOURCE 200809L /* access, fileno */
 
 #include "scene.h"
 
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------ names */
@@ -243,7 +244,22 @@ static int set_ring(pctx *c, vx_ring *r, const char *k, const char *v) {
   return -2;
 }
 
+/* A message quotes the file's bytes: control characters (a terminal escape, a carriage return)
+ * become '?' so that it stays one printable line. */
+static void scrub(char *msg) {
+  for (unsigned char *q = (unsigned char *)msg; *q; ++q)
+    if (*q < 0x20 || *q == 0x7f) *q = '?';
+}
+
+static int parse_text(const char *text, const char *name, vx_scene *s, char *err, size_t errlen);
+
 int vx_scene_parse(const char *text, const char *name, vx_scene *s, char *err, size_t errlen) {
+  int rc = parse_text(text, name, s, err, errlen);
+  if (rc && errlen) scrub(err);
+  return rc;
+}
+
+static int parse_text(const char *text, const char *name, vx_scene *s, char *err, size_t errlen) {
   vx_scene_init(s);
   pctx c = {name, 0, err, errlen};
   unsigned global_seen = 0, ring_seen = 0;
@@ -336,6 +352,13 @@ int vx_scene_parse(const char *text, const char *name, vx_scene *s, char *err, s
 int vx_scene_load(const char *path, vx_scene *s, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
   if (!f) { snprintf(err, errlen, "scene %s: cannot open: %s", path, strerror(errno)); return -1; }
+  struct stat sb;
+  memset(&sb, 0, sizeof sb);
+  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) { /* a pipe or a device is read like a file */
+    snprintf(err, errlen, "scene %s: is a directory, not a scene file", path);
+    fclose(f);
+    return -1;
+  }
   size_t cap = 1 << 14, n = 0;
   char *buf = malloc(cap);
   for (;;) {

@@ -1,0 +1,221 @@
+/* test_bad_inputs.c — "never a crash": every case of tests/bad_inputs/cases.txt (malformed scenes,
+ * absurd flags, missing / unwritable / corrupt files, a full disk) run through the vortexfmm
+ * program built beside the tests. Each must end normally (no signal, no hang: 20 s), with the
+ * case's non-zero exit code and a one-line message on stderr's last line holding the expected text;
+ * a write-failure case must leave nothing under its final file name.
+ * A full disk is simulated without mounting anything: RLIMIT_FSIZE is set small in the child and
+ * SIGXFSZ ignored, so writes past the limit fail with EFBIG. Run: ctest -R bad_inputs */
+#define _POSIX_C_SOURCE 200809L /* fork, mkdtemp, nanosleep, setrlimit */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CASE_TIMEOUT_S 20
+#define MAX_ARGS 64
+
+static int failures = 0;
+#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+
+typedef struct {
+  char name[128], want[512], opts[512], args[2048];
+  int code;
+} bad_case;
+
+static char *trim(char *s) {
+  while (*s == ' ' || *s == '\t') ++s;
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r')) s[--n] = 0;
+  return s;
+}
+
+/* "a | b | c | d | e" into c's fields; 0, or -1 for a malformed line. */
+static int parse_case(char *line, bad_case *c) {
+  char *f[5];
+  for (int i = 0; i < 5; ++i) {
+    f[i] = line;
+    char *bar = i < 4 ? strchr(line, '|') : NULL;
+    if (i < 4 && !bar) return -1;
+    if (bar) { *bar = 0; line = bar + 1; }
+  }
+  snprintf(c->name, sizeof c->name, "%s", trim(f[0]));
+  c->code = atoi(trim(f[1]));
+  snprintf(c->want, sizeof c->want, "%s", trim(f[2]));
+  snprintf(c->opts, sizeof c->opts, "%s", trim(f[3]));
+  snprintf(c->args, sizeof c->args, "%s", trim(f[4]));
+  return 0;
+}
+
+/* s with every @TMP@ replaced by tmp. */
+static void subst(const char *s, const char *tmp, char *out, size_t outlen) {
+  size_t o = 0;
+  while (*s && o + 1 < outlen) {
+    if (!strncmp(s, "@TMP@", 5)) {
+      o += (size_t)snprintf(out + o, outlen - o, "%s", tmp);
+      s += 5;
+    } else {
+      out[o++] = *s++;
+    }
+  }
+  out[o < outlen ? o : outlen - 1] = 0;
+}
+
+/* The value of KEY=... in a comma list of options (NULL: absent), or "" for a bare KEY. */
+static const char *opt(const char *opts, const char *key, char *buf, size_t buflen) {
+  size_t kl = strlen(key);
+  for (const char *p = opts; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n >= kl && !strncmp(p, key, kl) && (n == kl || p[kl] == '=')) {
+      size_t vl = n > kl ? n - kl - 1 : 0;
+      if (vl >= buflen) vl = buflen - 1;
+      memcpy(buf, p + kl + (n > kl), vl);
+      buf[vl] = 0;
+      return buf;
+    }
+    p = end ? end + 1 : NULL;
+  }
+  return NULL;
+}
+
+/* Run exe with argv in dir, stderr into errpath; fsize > 0: RLIMIT_FSIZE. Returns the wait status,
+ * or -1 when it could not run; *timed_out when it had to be killed. */
+static int run_case(const char *exe, char **argv, const char *dir, const char *errpath, long fsize, int *timed_out) {
+  *timed_out = 0;
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_RDWR);
+    if (e < 0 || nul < 0 || chdir(dir)) _exit(125);
+    dup2(nul, 0), dup2(nul, 1), dup2(e, 2);
+    if (fsize > 0) { /* after the stderr file is open: the limit is for what the program writes */
+      signal(SIGXFSZ, SIG_IGN);
+      struct rlimit rl = {(rlim_t)fsize, (rlim_t)fsize};
+      if (setrlimit(RLIMIT_FSIZE, &rl)) _exit(125);
+    }
+    execv(exe, argv);
+    _exit(126);
+  }
+  int st = 0;
+  struct timespec tick = {0, 10 * 1000 * 1000};
+  for (int i = 0; i < CASE_TIMEOUT_S * 100; ++i) {
+    pid_t w = waitpid(pid, &st, WNOHANG);
+    if (w == pid) return st;
+    if (w < 0 && errno != EINTR) return -1;
+    nanosleep(&tick, NULL);
+  }
+  *timed_out = 1;
+  kill(pid, SIGKILL);
+  waitpid(pid, &st, 0);
+  return st;
+}
+
+/* The last line of the file that is not empty and not a progress line ("vortexfmm: step ..."),
+ * the text after its last carriage return. */
+static void last_line(const char *path, char *out, size_t outlen) {
+  out[0] = 0;
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char line[8192];
+  while (fgets(line, sizeof line, f)) {
+    char *cr = strrchr(line, '\r');
+    char *t = trim(cr ? cr + 1 : line);
+    if (*t && strncmp(t, "vortexfmm: step ", 16)) snprintf(out, outlen, "%s", t);
+  }
+  fclose(f);
+}
+
+static int write_long_scene(const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fputs("name = ", f);
+  for (int i = 0; i < 10 * 1024; ++i) {
+    char kb[1024];
+    memset(kb, 'x', sizeof kb);
+    fwrite(kb, 1, sizeof kb, f);
+  }
+  fputs("\n[ring]\n", f);
+  return fclose(f);
+}
+
+static void one_case(const char *exe, const char *indir, const char *root, int k, const bad_case *c) {
+  char tmp[1200], errpath[1300], args[4096], buf[256], cmd[2400];
+  snprintf(tmp, sizeof tmp, "%s/case%03d", root, k);
+  snprintf(errpath, sizeof errpath, "%s/stderr-%03d.txt", root, k);
+  if (mkdir(tmp, 0755)) { FAIL("%s: cannot create %s", c->name, tmp); return; }
+  if (opt(c->opts, "ro", buf, sizeof buf)) {
+    if (geteuid() == 0) { printf("  skip (root ignores permissions): %s\n", c->name); return; }
+    char ro[1100];
+    snprintf(ro, sizeof ro, "%s/ro", tmp);
+    if (mkdir(ro, 0555)) { FAIL("%s: cannot create %s", c->name, ro); return; }
+  }
+  if (opt(c->opts, "long", buf, sizeof buf)) {
+    char lp[1100];
+    snprintf(lp, sizeof lp, "%s/long.scene", tmp);
+    if (write_long_scene(lp)) { FAIL("%s: cannot write %s", c->name, lp); return; }
+  }
+  long fsize = opt(c->opts, "fsize", buf, sizeof buf) ? atol(buf) : 0;
+  subst(c->args, tmp, args, sizeof args);
+  char *argv[MAX_ARGS + 2];
+  int argc = 0;
+  argv[argc++] = (char *)exe;
+  for (char *t = strtok(args, " "); t && argc < MAX_ARGS; t = strtok(NULL, " ")) argv[argc++] = t;
+  argv[argc] = NULL;
+  int timed_out = 0;
+  int st = run_case(exe, argv, indir, errpath, fsize, &timed_out);
+  char last[8192], want[2048];
+  last_line(errpath, last, sizeof last);
+  subst(c->want, tmp, want, sizeof want);
+  int before = failures;
+  if (st == -1) FAIL("%s: could not run %s", c->name, exe);
+  else if (timed_out) FAIL("%s: still running after %d s (killed)", c->name, CASE_TIMEOUT_S);
+  else if (WIFSIGNALED(st)) FAIL("%s: killed by signal %d; last line: %s", c->name, WTERMSIG(st), last);
+  else if (WEXITSTATUS(st) != c->code) FAIL("%s: exit %d (want %d); last line: %s", c->name, WEXITSTATUS(st), c->code, last);
+  else if (!strstr(last, want)) FAIL("%s: last line '%s' lacks '%s'", c->name, last, want);
+  else if (strncmp(last, "vortexfmm: ", 11)) FAIL("%s: last line '%s' is not the program's one-line message", c->name, last);
+  char ab[1024], absent[1100];
+  if (opt(c->opts, "absent", ab, sizeof ab)) {
+    subst(ab, tmp, absent, sizeof absent);
+    struct stat sb;
+    if (!stat(absent, &sb)) FAIL("%s: %s exists after a failed write", c->name, absent);
+  }
+  if (failures == before) printf("  ok (exit %d): %s: %s\n", c->code, c->name, last);
+  snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' && rm -rf '%s'", tmp, tmp);
+  if (system(cmd)) printf("  (could not remove %s)\n", tmp);
+}
+
+int main(void) {
+  char exe[1024], indir[1024], manifest[1100], root[1100];
+  snprintf(exe, sizeof exe, "%s/vortexfmm", VX_BINARY_DIR);
+  snprintf(indir, sizeof indir, "%s/../tests/bad_inputs", VX_ASSETS_DIR);
+  snprintf(manifest, sizeof manifest, "%s/cases.txt", indir);
+  if (access(exe, X_OK)) { printf("FAIL: %s not built\n", exe); return EXIT_FAILURE; }
+  FILE *m = fopen(manifest, "r");
+  if (!m) { printf("FAIL: cannot open %s\n", manifest); return EXIT_FAILURE; }
+  snprintf(root, sizeof root, "%s/test_bad_inputs_XXXXXX", VX_BINARY_DIR);
+  if (!mkdtemp(root)) { printf("FAIL: mkdtemp %s: %s\n", root, strerror(errno)); fclose(m); return EXIT_FAILURE; }
+  char line[4096];
+  int n = 0;
+  while (fgets(line, sizeof line, m)) {
+    char *t = trim(line);
+    if (!*t || *t == '#') continue;
+    bad_case c;
+    if (parse_case(t, &c)) { FAIL("malformed line in cases.txt: %s", t); continue; }
+    one_case(exe, indir, root, n++, &c);
+  }
+  fclose(m);
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  if (system(cmd)) printf("(could not remove %s)\n", root);
+  if (n < 40) FAIL("only %d cases in %s (want at least 40)", n, manifest);
+  printf("%d cases, %d failures\n", n, failures);
+  return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+}
