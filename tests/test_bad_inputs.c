@@ -147,7 +147,7 @@ static int write_long_scene(const char *path) {
 }
 
 static void one_case(const char *exe, const char *indir, const char *root, int k, const bad_case *c) {
-  char tmp[1200], errpath[1300], args[4096], buf[256], cmd[2400];
+  char tmp[512], errpath[600], args[4096], buf[256], cmd[2400];
   snprintf(tmp, sizeof tmp, "%s/case%03d", root, k);
   snprintf(errpath, sizeof errpath, "%s/stderr-%03d.txt", root, k);
   if (mkdir(tmp, 0755)) { FAIL("%s: cannot create %s", c->name, tmp); return; }
@@ -193,7 +193,7 @@ static void one_case(const char *exe, const char *indir, const char *root, int k
 }
 
 int main(void) {
-  char exe[1024], indir[1024], manifest[1100], root[1100];
+  char exe[1024], indir[1024], manifest[1100], root[400];
   snprintf(exe, sizeof exe, "%s/vortexfmm", VX_BINARY_DIR);
   snprintf(indir, sizeof indir, "%s/../tests/bad_inputs", VX_ASSETS_DIR);
   snprintf(manifest, sizeof manifest, "%s/cases.txt", indir);
