@@ -18,6 +18,7 @@ int main(void) {
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "test_run.h"
 
 static int failures = 0;
 #define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
@@ -28,12 +29,7 @@ static char out[65536];
 static int run(const char *env_prefix, const char *args) {
   char cmd[4096];
   snprintf(cmd, sizeof cmd, "%s '%s/vortexfmm' %s 2>&1", env_prefix, VX_BINARY_DIR, args);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t n = fread(out, 1, sizeof out - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return vx_test_shell(cmd, out, sizeof out);
 }
 
 static void expect(const char *env_prefix, const char *args, int code, const char *text1, const char *text2) {

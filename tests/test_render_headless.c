@@ -22,6 +22,7 @@ int main(void) {
 #include <unistd.h>
 
 #include "render.h"
+#include "test_run.h"
 
 static int failures = 0;
 #define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
@@ -33,12 +34,7 @@ static const char *prefix = ""; /* "" or "xvfb-run -a " */
 static int run(const char *args) {
   char cmd[4096];
   snprintf(cmd, sizeof cmd, "%s'%s/vortexfmm' %s 2>&1", prefix, VX_BINARY_DIR, args);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t n = fread(out, 1, sizeof out - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return vx_test_shell(cmd, out, sizeof out);
 }
 
 typedef struct {

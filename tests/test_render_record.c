@@ -32,6 +32,7 @@ int main(void) {
 
 #include "record.h"
 #include "render.h"
+#include "test_run.h"
 
 static int failures = 0;
 #define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
@@ -52,12 +53,7 @@ static long file_size(const char *path) {
 
 /* Run a shell command (stdout + stderr into out); its exit code, or -1. */
 static int shell(const char *cmd) {
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t n = fread(out, 1, sizeof out - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return vx_test_shell(cmd, out, sizeof out);
 }
 
 static int run(const char *args) {

@@ -22,6 +22,7 @@
 #include "diag.h"
 #include "scene.h"
 #include "sim.h"
+#include "test_run.h"
 
 #define N_STEPS 10
 
@@ -244,12 +245,7 @@ static char out[65536];
 static int run(const char *args) {
   char cmd[4096];
   snprintf(cmd, sizeof cmd, "cd '%s' && '%s/vortexfmm' %s 2>&1", VX_BINARY_DIR, VX_BINARY_DIR, args);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t n = fread(out, 1, sizeof out - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return vx_test_shell(cmd, out, sizeof out);
 }
 
 static int expect(const char *args, int code, const char *text) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include "test_run.h"
 
 static int failures = 0;
 #define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
@@ -18,12 +19,7 @@ static char out[16384];
 static int run(const char *args) {
   char cmd[2048];
   snprintf(cmd, sizeof cmd, "'%s/vortexfmm' %s 2>&1", VX_BINARY_DIR, args);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t n = fread(out, 1, sizeof out - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return vx_test_shell(cmd, out, sizeof out);
 }
 
 static void expect(const char *args, int code, const char *text) {
