@@ -109,38 +109,6 @@ int vx_vtk_write_vtp(const char *path, const vx_vtk_frame *fr, char *err, size_t
   return vx_afile_commit(&a, err, errlen);
 }
 
-/* ------------------------------------------------------------------ velocities of a state */
-
-/* u at every point of pos (elements then tracers) from the elements: one call of the
- * simulation's engine on host arrays in its precision, without the gradient. */
-static int point_velocities(vx_sim *s, int ne, int nt, const double *pos, const double *alpha, double *vel, char *err,
-                            size_t errlen) {
-  size_t n = (size_t)ne + (size_t)nt;
-  if (ne == 0) { memset(vel, 0, sizeof(double) * 3 * n); return 0; }
-  fmm_ctx *ctx = vx_sim_engine(s);
-  int fl = fmm_get_params(ctx)->precision == VX_FLOAT;
-  float *fb = NULL;
-  if (fl) {
-    fb = malloc(sizeof(float) * 3 * (2 * n + (size_t)ne));
-    if (!fb) { snprintf(err, errlen, "out of memory for the VTK velocities"); return -1; }
-    for (size_t i = 0; i < 3 * n; ++i) fb[i] = (float)pos[i];
-    for (size_t i = 0; i < 3 * (size_t)ne; ++i) fb[3 * n + i] = (float)alpha[i];
-  }
-  fmm_io io;
-  memset(&io, 0, sizeof io);
-  io.n_src = ne;
-  io.src_pos = fl ? (const void *)fb : (const void *)pos;
-  io.src_str = fl ? (const void *)(fb + 3 * n) : (const void *)alpha;
-  io.n_tgt = (int)n;
-  io.tgt_pos = io.src_pos;
-  io.vel = fl ? (void *)(fb + 3 * n + 3 * (size_t)ne) : (void *)vel;
-  int rc = vx_sim_params_get(s)->direct ? fmm_direct(ctx, &io, NULL, err, errlen) : fmm_evaluate(ctx, &io, NULL, err, errlen);
-  if (!rc && fl)
-    for (size_t i = 0; i < 3 * n; ++i) vel[i] = ((const float *)io.vel)[i];
-  free(fb);
-  return rc ? -1 : 0;
-}
-
 /* V = h³: h the remeshing lattice spacing when remeshing has happened, else σ. */
 static double particle_volume(vx_sim *s) {
   const vx_remesh_stats *r = vx_sim_remesh_stats(s);
@@ -234,7 +202,7 @@ int vx_vtk_series_add(vx_vtk_series *v, vx_sim *s, char *err, size_t errlen) {
   snprintf(path, sizeof path, "%s/%s", v->dir, file);
   int rc = vx_sim_get_elements(s, pos, alpha, err, errlen);
   if (!rc) rc = vx_sim_get_tracers(s, pos + 3 * (size_t)ne, err, errlen);
-  if (!rc) rc = point_velocities(s, ne, nt, pos, alpha, vel, err, errlen);
+  if (!rc) rc = vx_sim_point_velocity(s, vel, err, errlen);
   if (!rc) rc = vx_vtk_write_vtp(path, &fr, err, errlen);
   free(buf);
   if (!rc) rc = add_entry(v, fr.t, file, err, errlen);

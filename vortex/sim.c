@@ -725,20 +725,34 @@ int vx_sim_get_tracers(vx_sim *s, double *pos, char *err, size_t errlen) {
   return fetch_doubles(s, p, 3 * (size_t)s->n_tracer, pos, err, errlen);
 }
 
-int vx_sim_element_velocity(vx_sim *s, double *vel, char *err, size_t errlen) {
+/* u from the elements at the first n_tgt particles (elements, then tracers), on the backend, then
+ * copied to the host in double. One engine call without the gradient. */
+static int sim_velocity(vx_sim *s, int n_tgt, double *vel, char *err, size_t errlen) {
   fmm_io io;
   memset(&io, 0, sizeof io);
   io.n_src = s->n_elem;
   io.src_pos = s->pos;
   io.src_str = s->alpha;
-  io.n_tgt = s->n_elem;
+  io.n_tgt = n_tgt;
   io.tgt_pos = s->pos;
   io.vel = s->vel;
   io.grad = NULL;
   io.on_device = s->on_device;
   int rc = s->prm.direct ? fmm_direct(s->fmm, &io, NULL, err, errlen) : fmm_evaluate(s->fmm, &io, NULL, err, errlen);
   if (rc) return -1;
-  return fetch_doubles(s, s->vel, 3 * (size_t)s->n_elem, vel, err, errlen);
+  return fetch_doubles(s, s->vel, 3 * (size_t)n_tgt, vel, err, errlen);
+}
+
+int vx_sim_element_velocity(vx_sim *s, double *vel, char *err, size_t errlen) {
+  return sim_velocity(s, s->n_elem, vel, err, errlen);
+}
+
+int vx_sim_point_velocity(vx_sim *s, double *vel, char *err, size_t errlen) {
+  if (s->n_elem == 0) {
+    memset(vel, 0, sizeof(double) * 3 * (size_t)s->n_tot);
+    return 0;
+  }
+  return sim_velocity(s, s->n_tot, vel, err, errlen);
 }
 
 /* The health reduction: max |α|², max |∇u|² (when the gradient is valid) and the non-finite flag. */

@@ -166,6 +166,8 @@ int vx_sim_get_tracers(vx_sim *s, double *pos, char *err, size_t errlen);
 /* Velocity at the elements for the current state (one extra engine call, elements only, no
  * gradient), copied to the host in double (3*n_elem). For diagnostics. */
 int vx_sim_element_velocity(vx_sim *s, double *vel, char *err, size_t errlen);
+/* The same at every particle, elements then tracers (3*(n_elem + n_tracer)). For exports. */
+int vx_sim_point_velocity(vx_sim *s, double *vel, char *err, size_t errlen);
 /* Blow-up check on the backend (a reduction; only three scalars come back): the largest |α| and
  * whether any position or strength is NaN or Inf. 0, or -1 with err. */
 int vx_sim_check(vx_sim *s, double *max_alpha, int *nonfinite, char *err, size_t errlen);
