@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <fcntl.h>
 
@@ -15,10 +16,29 @@ static void afile_free(vx_afile *a) {
   a->f = NULL;
 }
 
+/* PATH itself, opened for writing in place (it exists and is a device or a FIFO). */
+static int open_in_place(vx_afile *a, const char *path, char *err, size_t errlen) {
+  a->path = strdup(path);
+  int fd = a->path ? open(path, O_WRONLY) : -1;
+  if (!a->path) errno = ENOMEM;
+  if (fd < 0 || !(a->f = fdopen(fd, "wb"))) {
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    if (fd >= 0) close(fd);
+    afile_free(a);
+    return -1;
+  }
+  return 0;
+}
+
 int vx_afile_open(vx_afile *a, const char *path, char *err, size_t errlen) {
   static unsigned counter;
   memset(a, 0, sizeof *a);
   if (!path || !*path) { snprintf(err, errlen, "empty output file name"); return -1; }
+  struct stat sb;
+  if (stat(path, &sb) == 0) {
+    if (S_ISDIR(sb.st_mode)) { snprintf(err, errlen, "cannot write %s: %s", path, strerror(EISDIR)); return -1; }
+    if (!S_ISREG(sb.st_mode)) return open_in_place(a, path, err, errlen);
+  }
   size_t n = strlen(path) + 48;
   a->path = strdup(path);
   a->tmp = malloc(n);
@@ -34,19 +54,25 @@ int vx_afile_open(vx_afile *a, const char *path, char *err, size_t errlen) {
   return 0;
 }
 
+int vx_afile_failed(vx_afile *a) {
+  if (!a->f || !ferror(a->f)) return 0;
+  if (!a->errnum) a->errnum = errno ? errno : EIO;
+  return 1;
+}
+
 int vx_afile_commit(vx_afile *a, char *err, size_t errlen) {
   if (!a->f) { snprintf(err, errlen, "%s: file already closed", a->path ? a->path : "(none)"); return -1; }
   const char *what = NULL;
   int e = 0;
-  if (ferror(a->f)) what = "write failed", e = errno ? errno : EIO;
+  if (vx_afile_failed(a)) what = "write failed", e = a->errnum;
   else if (fflush(a->f)) what = "write failed", e = errno;
-  else if (fsync(fileno(a->f))) what = "fsync failed", e = errno;
+  else if (a->tmp && fsync(fileno(a->f))) what = "fsync failed", e = errno; /* a device may not fsync */
   if (fclose(a->f) && !what) what = "close failed", e = errno;
   a->f = NULL;
-  if (!what && rename(a->tmp, a->path)) what = "rename failed", e = errno;
+  if (!what && a->tmp && rename(a->tmp, a->path)) what = "rename failed", e = errno;
   if (what) {
     snprintf(err, errlen, "cannot write %s: %s (%s)", a->path, what, strerror(e));
-    unlink(a->tmp);
+    if (a->tmp) unlink(a->tmp);
     afile_free(a);
     return -1;
   }
@@ -64,7 +90,7 @@ int vx_afile_write_all(const char *path, const void *data, size_t n, char *err, 
   vx_afile a;
   if (vx_afile_open(&a, path, err, errlen)) return -1;
   if (n && fwrite(data, 1, n, a.f) != n) {
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+    snprintf(err, errlen, "cannot write %s: write failed (%s)", path, strerror(errno ? errno : EIO));
     vx_afile_abort(&a);
     return -1;
   }

@@ -1,6 +1,7 @@
 /* png.c — framebuffer read-back and PNG files through libpng's simplified API (render.h), and
  * through its full API where the zlib level is chosen (record.h: rd_png_write_level). */
 #include <GL/glew.h>
+#include <errno.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,10 +66,26 @@ int rd_png_read(const char *path, unsigned char **rgb, int *w, int *h, char *err
   return 0;
 }
 
-/* The PNG stream of rd_png_write_level into f. 0, or -1 (libpng's message in err). */
+/* libpng's error, kept for our one-line message instead of printed on stderr by libpng. */
+typedef struct {
+  char msg[128];
+  int errnum;      /* errno when it failed: a failed fwrite's reason (a full disk) */
+} png_failure;
+
+static void png_on_error(png_structp png, png_const_charp msg) {
+  png_failure *pf = (png_failure *)png_get_error_ptr(png);
+  pf->errnum = errno;
+  snprintf(pf->msg, sizeof pf->msg, "%s", msg);
+  png_longjmp(png, 1);
+}
+static void png_on_warning(png_structp png, png_const_charp msg) { (void)png, (void)msg; }
+
+/* The PNG stream of rd_png_write_level into f. 0, or -1 with err: "write failed (reason)" when
+ * the file could not be written, else libpng's message. */
 static int png_stream(FILE *f, const unsigned char *px, int w, int h, int channels, int bottom_up, int level,
                       const unsigned char **rows, char *err, size_t errlen) {
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  png_failure pf = {"", 0};
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &pf, png_on_error, png_on_warning);
   png_infop info = png ? png_create_info_struct(png) : NULL;
   if (!info) {
     png_destroy_write_struct(&png, NULL);
@@ -77,7 +94,8 @@ static int png_stream(FILE *f, const unsigned char *px, int w, int h, int channe
   }
   if (setjmp(png_jmpbuf(png))) {
     png_destroy_write_struct(&png, &info);
-    snprintf(err, errlen, "libpng failed encoding the image");
+    if (ferror(f)) snprintf(err, errlen, "write failed (%s)", strerror(pf.errnum ? pf.errnum : EIO));
+    else snprintf(err, errlen, "libpng failed encoding the image (%s)", pf.msg);
     return -1;
   }
   png_init_io(png, f);

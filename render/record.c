@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* pipe2 */
 #include "record.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -28,10 +29,12 @@ struct rd_recorder {
   int kind;
   char target[1024];        /* the MP4's final name, or the PNG directory */
   char tmp[1100];           /* what ffmpeg writes until the end */
+  int in_place;             /* the target is a device or a FIFO: ffmpeg writes it, tmp is the target */
   char encoder[32];
   char notice[600];
   pid_t pid;
   int fd;                   /* ffmpeg's stdin */
+  int log_fd;               /* ffmpeg's stderr: an unnamed temporary file, read at the end; -1: none */
   size_t frame_bytes;
   unsigned char *slot[REC_MAX_QUEUE];
   int nslot, head, tail, count;
@@ -194,6 +197,7 @@ static int spawn_ffmpeg(rd_recorder *r, const char *prog, char *err, size_t errl
     dup2(fds[0], 0);
     int dn = open("/dev/null", O_WRONLY);
     if (dn >= 0) dup2(dn, 1);
+    if (r->log_fd >= 0) dup2(r->log_fd, 2);
     execv(prog, (char *const *)argv);
     _exit(127);
   }
@@ -201,6 +205,36 @@ static int spawn_ffmpeg(rd_recorder *r, const char *prog, char *err, size_t errl
   r->pid = pid;
   r->fd = fds[1];
   return 0;
+}
+
+/* An unnamed file for ffmpeg's stderr (-1 when none can be made: ffmpeg then writes to ours). Its
+ * log level is "error", so any line there is a failure, even when ffmpeg exits 0 (ffmpeg 5.1 does
+ * when only the last write of a short video fails on a full disk). */
+static int ffmpeg_log_open(void) {
+  FILE *t = tmpfile();
+  if (!t) return -1;
+  int fd = dup(fileno(t));
+  fclose(t);
+  if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  return fd;
+}
+
+/* The last line ffmpeg wrote into its log ("" when none), leaving out its indented notes
+ * ("Last message repeated N times"). */
+static void ffmpeg_log_last(int fd, char *out, size_t len) {
+  out[0] = 0;
+  if (fd < 0) return;
+  char buf[2048];
+  off_t end = lseek(fd, 0, SEEK_END);
+  if (end <= 0) return;
+  off_t from = end > (off_t)sizeof buf - 1 ? end - (off_t)sizeof buf + 1 : 0;
+  ssize_t n = pread(fd, buf, (size_t)(end - from), from);
+  if (n <= 0) return;
+  buf[n] = 0;
+  char *save = NULL, *line = NULL;
+  for (char *p = strtok_r(buf, "\r\n", &save); p; p = strtok_r(NULL, "\r\n", &save))
+    if (*p != ' ' && *p != '\t') line = p;
+  if (line) snprintf(out, len, "%s", line);
 }
 
 /* How the child ended, as words; 0 when it exited 0. */
@@ -274,6 +308,7 @@ static void *writer_main(void *arg) {
 /* ------------------------------------------------------------------ life */
 
 static void free_recorder(rd_recorder *r) {
+  if (r->log_fd >= 0) close(r->log_fd);
   for (int i = 0; i < r->nslot; ++i) free(r->slot[i]);
   pthread_mutex_destroy(&r->mu);
   pthread_cond_destroy(&r->not_empty);
@@ -294,6 +329,7 @@ static rd_recorder *new_recorder(const rd_record_params *p, int kind, const char
   r->p = *p;
   r->kind = kind;
   r->fd = -1;
+  r->log_fd = -1;
   snprintf(r->target, sizeof r->target, "%s", target);
   pthread_mutex_init(&r->mu, NULL);
   pthread_cond_init(&r->not_empty, NULL);
@@ -330,11 +366,38 @@ static void ignore_sigpipe(void) {
   }
 }
 
+/* Whether name is one of our frames, frame_NNNNN.png (five digits or more). */
+static int is_frame_name(const char *name) {
+  if (strncmp(name, "frame_", 6)) return 0;
+  const char *d = name + 6, *e = d;
+  while (*e >= '0' && *e <= '9') ++e;
+  return e - d >= 5 && !strcmp(e, ".png");
+}
+
+/* 0 when dir holds no frame_NNNNN.png; else -1, err naming one and the count: new frames beside
+ * an earlier run's would make one sequence of both (a video made of it mixes the runs). Other files
+ * do not matter. Refusing rather than deleting: the program never removes what it did not write
+ * in this run. */
+static int no_earlier_frames(const char *dir, char *err, size_t errlen) {
+  DIR *d = opendir(dir);
+  if (!d) { snprintf(err, errlen, "cannot read %s: %s", dir, strerror(errno)); return -1; }
+  long n = 0;
+  char first[256] = "";
+  for (struct dirent *e; (e = readdir(d));)
+    if (is_frame_name(e->d_name) && (n++ == 0 || strcmp(e->d_name, first) < 0)) snprintf(first, sizeof first, "%s", e->d_name);
+  closedir(d);
+  if (!n) return 0;
+  snprintf(err, errlen, "%s already holds %ld frame%s of an earlier run (%s%s): remove them or choose another directory",
+           dir, n, n > 1 ? "s" : "", first, n > 1 ? ", ..." : "");
+  return -1;
+}
+
 rd_recorder *rd_record_open_png(const char *dir, const rd_record_params *p, char *err, size_t errlen) {
   if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
     snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
     return NULL;
   }
+  if (no_earlier_frames(dir, err, errlen)) return NULL;
   rd_recorder *r = new_recorder(p, REC_PNG, dir, err, errlen);
   if (!r) return NULL;
   snprintf(r->encoder, sizeof r->encoder, "png");
@@ -362,12 +425,20 @@ static rd_recorder *open_png_instead(const char *path, const char *prog, const r
 rd_recorder *rd_record_open(const char *path, const rd_record_params *p, char *err, size_t errlen) {
   const char *name = p->program ? p->program : "ffmpeg";
   char prog[1024];
+  struct stat sb;
+  int exists = stat(path, &sb) == 0;
+  if (exists && S_ISDIR(sb.st_mode)) { snprintf(err, errlen, "cannot record %s: %s", path, strerror(EISDIR)); return NULL; }
   if (find_program(name, prog, sizeof prog)) return open_png_instead(path, name, p, err, errlen);
   rd_recorder *r = new_recorder(p, REC_VIDEO, path, err, errlen);
   if (!r) return NULL;
-  snprintf(r->tmp, sizeof r->tmp, "%s.tmp-%ld.mp4", path, (long)getpid());
+  /* an existing device or FIFO (/dev/null) is written in place: a rename would put a regular file
+   * where it was (io/atomic_file.h does the same for the other outputs) */
+  r->in_place = exists && !S_ISREG(sb.st_mode);
+  if (r->in_place) snprintf(r->tmp, sizeof r->tmp, "%s", path);
+  else snprintf(r->tmp, sizeof r->tmp, "%s.tmp-%ld.mp4", path, (long)getpid());
   choose_encoder(prog, r->encoder, sizeof r->encoder, r->notice, sizeof r->notice);
   ignore_sigpipe();
+  r->log_fd = ffmpeg_log_open();
   if (spawn_ffmpeg(r, prog, err, errlen)) {
     free_recorder(r);
     return NULL;
@@ -376,7 +447,7 @@ rd_recorder *rd_record_open(const char *path, const rd_record_params *p, char *e
     close(r->fd);
     char why[256];
     child_status(r->pid, why, sizeof why);
-    unlink(r->tmp);
+    if (!r->in_place) unlink(r->tmp);
     free_recorder(r);
     return NULL;
   }
@@ -419,7 +490,18 @@ static int finish_video(rd_recorder *r, char *why, size_t len, int *kept) {
   close(r->fd);
   r->fd = -1;
   int rc = child_status(r->pid, why, len);
+  char said[400];
+  ffmpeg_log_last(r->log_fd, said, sizeof said);
+  if (said[0]) { /* appended to how it ended; a failure even after exit 0 */
+    size_t k = strlen(why);
+    snprintf(why + k, len - k, "%sffmpeg: %s", k ? "; " : "", said);
+    rc = -1;
+  }
   struct stat sb;
+  if (r->in_place) {
+    *kept = rc == 0; /* nothing to move; what ffmpeg wrote is all there is to keep */
+    return rc;
+  }
   *kept = stat(r->tmp, &sb) == 0 && sb.st_size > 0 && rename(r->tmp, r->target) == 0;
   if (!*kept) unlink(r->tmp);
   return rc;

@@ -41,7 +41,8 @@ typedef struct rd_recorder rd_recorder;
 /* Start ffmpeg writing an MP4 to path (or PNGs beside it when there is no ffmpeg: the notice says
  * so). NULL with a one-line err when nothing can be started. */
 rd_recorder *rd_record_open(const char *path, const rd_record_params *p, char *err, size_t errlen);
-/* PNG frames dir/frame_%05d.png (dir is created when missing). */
+/* PNG frames dir/frame_%05d.png (dir is created when missing). A dir that already holds
+ * frame_NNNNN.png files (an earlier run's) is refused: the two runs would make one sequence. */
 rd_recorder *rd_record_open_png(const char *dir, const rd_record_params *p, char *err, size_t errlen);
 
 /* Queue one frame (copied; returns once it is in a free buffer, waiting only when all are queued).

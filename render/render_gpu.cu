@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "fmm.h"
 #include "render_gpu.h"
 
 struct rd_gpu {
@@ -124,11 +125,9 @@ __global__ void rd_blur_kernel(const float *src, int w, int h, int r, int horizo
 /* ------------------------------------------------------------------ lifetime */
 
 extern "C" rd_gpu *rd_gpu_create(char *err, size_t errlen) {
-  int n = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess || n == 0) {
-    snprintf(err, errlen, "no CUDA device (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
-    cudaGetLastError();
+  char why[256];
+  if (!vx_cuda_available(why, sizeof why)) { /* fmm.h's one home for why there is no device */
+    snprintf(err, errlen, "no CUDA device (%s)", why);
     return NULL;
   }
   rd_gpu *g = (rd_gpu *)calloc(1, sizeof(rd_gpu));

@@ -53,6 +53,12 @@ void app_series_add(app_series *s, const double *row);
 double app_series_median(app_series *s, int j);
 void app_series_free(app_series *s);
 
+/* Ctrl-C (SIGINT) and SIGTERM set a flag instead of ending the process (app_interrupt.c), while
+ * on: the run stops at its next step or frame with its files finalized. catch(1) also clears the
+ * flag; a second signal acts as it would have without us. */
+void app_interrupt_catch(int on);
+int app_interrupted(void);   /* the signal caught since catch(1); 0 if none */
+
 #ifdef VX_HAVE_RENDER
 
 #define APP_MAX_SCENES 32

@@ -47,7 +47,7 @@ int app_run_headless(const app_options *o) {
   long long frames = o->frames > 0 ? o->frames : 1;
   if (o->png_dir && mkdir(o->png_dir, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "vortexfmm: cannot create --png-dir %s: %s\n", o->png_dir, strerror(errno));
-    return 2;
+    return 1;
   }
   int rc = app_init(&a, o, 0, err, sizeof err);
   if (rc) {

@@ -2,9 +2,8 @@
  * button in the window) and the headless PNG frames (--png-dir), both fed from one asynchronous
  * read-back ring and written by the recorders' own threads (render/record.h). While a recording is
  * open, Ctrl-C (SIGINT) or SIGTERM ends the run cleanly, so the file is finalized; a second one
- * acts as it would have without us. */
-#define _POSIX_C_SOURCE 200809L /* sigaction, localtime_r */
-#include <signal.h>
+ * acts as it would have without us (app_interrupt.c). */
+#define _POSIX_C_SOURCE 200809L /* localtime_r */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -15,36 +14,7 @@
 
 static int g_sink_failed;      /* a recorder refused a frame: said once, the rest dropped */
 static int g_window_started;   /* the window's first frame has been seen (--record starts there) */
-static volatile sig_atomic_t g_interrupted;
-static struct sigaction g_old_int, g_old_term;
-static int g_handlers;
-
-static void on_interrupt(int sig) {
-  if (g_interrupted) { /* the second one: what it would have done without us */
-    sigaction(sig, sig == SIGINT ? &g_old_int : &g_old_term, NULL);
-    raise(sig);
-    return;
-  }
-  g_interrupted = sig;
-}
-
-static void catch_interrupts(int on) {
-  if (on == g_handlers) return;
-  if (on) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &g_old_int);
-    sigaction(SIGTERM, &sa, &g_old_term);
-  } else {
-    sigaction(SIGINT, &g_old_int, NULL);
-    sigaction(SIGTERM, &g_old_term, NULL);
-  }
-  g_handlers = on;
-}
-
-int app_record_interrupted(void) { return g_interrupted; }
+int app_record_interrupted(void) { return app_interrupted(); }
 int app_record_active(const app *a) { return a->rec_video || a->rec_png; }
 
 void app_record_default_name(const app *a, char *out, size_t len) {
@@ -80,8 +50,7 @@ int app_record_start(app *a, const char *video, const char *png_dir, int w, int 
   if (a->rec_video && rd_record_notice(a->rec_video)[0]) app_message(a, "%s", rd_record_notice(a->rec_video));
   a->rec_t0 = app_now();
   a->rec_last_step = -1;
-  g_interrupted = 0;
-  catch_interrupts(1);
+  app_interrupt_catch(1);
   return 0;
 fail:
   app_record_stop(a);
@@ -120,7 +89,7 @@ int app_record_stop(app *a) {
   a->rec_rb = NULL;
   if (close_one(a, &a->rec_video)) rc = -1;
   if (close_one(a, &a->rec_png)) rc = -1;
-  catch_interrupts(0);
+  app_interrupt_catch(0);
   return rc;
 }
 

@@ -5,9 +5,14 @@
  *                                                        headless images through EGL (app_headless.c)
  *   vortexfmm --headless --scene leapfrog --steps 2000 --diag leapfrog.csv
  *                                                        batch mode: simulation and diagnostics only
- * Exit codes: 0 done; 1 runtime failure (engine, memory, OpenGL, files); 2 bad command line or
- * scene file, or no display for the window; 3 the simulation blew up (NaN/Inf, or max|α| over
- * 1e6 times its initial value); 130 a headless recording stopped by Ctrl-C (files finalized). */
+ * Exit codes (README.md "Exit status"; one rule: what you gave is wrong → 2, what happened while
+ * running → 1): 0 done; 2 bad command line, or an input it names that cannot be used (a scene file
+ * missing, unreadable or malformed; a checkpoint to restart from that is damaged or does not match
+ * the options), or no display for the window; 1 runtime failure: the engine, memory, OpenGL, and
+ * every output file (diagnostics, checkpoints, VTK, PNGs, videos, screenshots) that cannot be
+ * created or written, whether found at the start or during the run; 3 the simulation blew up
+ * (NaN/Inf, or max|α| over 1e6 times its initial value); 130 a batch run or a headless recording
+ * stopped by Ctrl-C or SIGTERM (files finalized: the diagnostics kept, a checkpoint written). */
 #define _POSIX_C_SOURCE 200809L /* readlink, clock_gettime */
 
 #include <errno.h>
@@ -27,6 +32,7 @@
 #include "scene.h"
 #include "atomic_file.h"
 #include "sim.h"
+#include "version.h"
 
 #define PROG "vortexfmm"
 #ifndef VX_ASSETS_DIR
@@ -66,7 +72,7 @@ static void usage(FILE *f) {
           "  --steps N               time steps (scene's 'steps')\n"
           "  --t-end T               run until simulated time T instead (steps = ceil(T / dt))\n"
           "  --diag FILE             diagnostics CSV (one row every --diag-every steps, flushed to FILE.tmp-*;\n"
-          "                          renamed to FILE when the run ends, however it ends)\n"
+          "                          renamed to FILE when the run ends: done, failed, blown up or Ctrl-C)\n"
           "  --diag-every K          (scene's 'diag_every')\n"
           "  --energy-max N          compute the kinetic energy only up to N elements (default 131072)\n"
           "  --checkpoint-every K    write the whole state every K steps and at the end (atomically)\n"
@@ -105,7 +111,10 @@ static void usage(FILE *f) {
           "  --boxes                 draw the non-empty leaf boxes\n"
           "  --no-cube               do not outline the octree's root cube\n"
           "  --interop auto|off      CUDA-GL interop on the cuda backend, or force the device->host copy path\n"
-          "  --help\n"
+          "  --help, --version\n"
+          "Exit status: 0 done; 1 a runtime failure (engine, memory, OpenGL, an output file that cannot be\n"
+          "written); 2 a bad command line or input (scene file, checkpoint), or no display; 3 the simulation\n"
+          "blew up; 130 a batch run or a headless recording interrupted by Ctrl-C (files finalized).\n"
           "Set VX_SHADER_DIR=shaders to load the GLSL files from a directory instead of the built-in copies.\n",
           VX_PMAX);
 }
@@ -232,11 +241,11 @@ static int run_batch(const opts *o) {
     if (vx_afile_open(&dfa, o->diag, err, sizeof err)) {
       fprintf(stderr, PROG ": %s\n", err);
       vx_sim_destroy(sim);
-      return 2;
+      return 1;
     }
     df = dfa.f;
     vx_diag_csv_preamble(df, &sc, P, vx_sim_n_elements(sim), vx_sim_n_tracers(sim));
-    vx_diag_csv_header(df, vx_sim_n_rings(sim));
+    vx_diag_csv_header(df, vx_sim_n_rings(sim)); /* a write that failed (/dev/full) ends the run below */
   }
   vx_vtk_series *vtk = NULL;
   long long vtk_every = o->vtk_every > 0 ? o->vtk_every : every;
@@ -244,7 +253,7 @@ static int run_batch(const opts *o) {
     fprintf(stderr, PROG ": %s\n", err);
     vx_afile_abort(&dfa);
     vx_sim_destroy(sim);
-    return 2;
+    return 1;
   }
   int rc = 0;
   /* per-step phase times for the closing medians (the first STEP_WARMUP steps left out) */
@@ -259,7 +268,7 @@ static int run_batch(const opts *o) {
   app_ckpt ck;
   if (app_ckpt_init(&ck, o->checkpoint, o->checkpoint_every, &sc, steps, every, err, sizeof err)) {
     fprintf(stderr, PROG ": %s\n", err);
-    rc = 2;
+    rc = 1;
     goto done;
   }
   if (vx_sim_health(sim, &hl, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
@@ -267,6 +276,7 @@ static int run_batch(const opts *o) {
     if (vx_diag_compute(sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
     vx_diag_csv_row(df, &d);
   }
+  if (df && vx_afile_failed(&dfa)) { rc = 1; goto done; } /* the commit below says why */
   if (vtk && vx_vtk_series_add(vtk, sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
   double t_start = now_s(), t_last = t_start, ms_sum = 0.0;
   long long ms_n = 0;
@@ -275,7 +285,15 @@ static int run_batch(const opts *o) {
     rc = 1;
     goto done;
   }
+  app_interrupt_catch(1); /* Ctrl-C: stop after this step with the files finalized */
   for (long long k = k0 + 1; k <= steps; ++k) {
+    if (app_interrupted()) {
+      rc = 130;
+      if (app_ckpt_finish(&ck, sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
+      fprintf(stderr, PROG ": interrupted after step %lld of %lld%s%s%s\n", k - 1, steps, df ? "; diagnostics kept" : "",
+              ck.path[0] ? "; checkpoint " : "", ck.path);
+      goto done;
+    }
     int sr = vx_sim_step(sim, err, sizeof err);
     if (sr == 0) sr = vx_sim_health(sim, &hl, err, sizeof err);
     if (sr) {
@@ -299,6 +317,7 @@ static int run_batch(const opts *o) {
     if (df && (k % every == 0 || k == steps)) {
       if (vx_diag_compute(sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
       vx_diag_csv_row(df, &d);
+      if (vx_afile_failed(&dfa)) { rc = 1; goto done; } /* a full disk: stop now; the commit below says why */
     }
     if (vtk && k % vtk_every == 0 && vx_vtk_series_add(vtk, sim, err, sizeof err)) {
       fprintf(stderr, PROG ": %s\n", err);
@@ -337,6 +356,7 @@ static int run_batch(const opts *o) {
               last_engine.n_tgt_leaves, last_engine.level_capped ? " (level capped by the core size or memory)" : "");
   }
 done:
+  app_interrupt_catch(0);
   app_series_free(&st);
   vx_vtk_series_destroy(vtk);
   if (df && vx_afile_commit(&dfa, err, sizeof err)) {
@@ -404,6 +424,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+    if (!strcmp(a, "--version")) { printf(PROG " %s (commit %s)\n", vx_version(), vx_git_commit()); return 0; }
     /* flags */
     if (!strcmp(a, "--headless")) { o.headless = 1; continue; }
     if (!strcmp(a, "--direct")) { o.ov.direct = 1; continue; }
@@ -497,7 +518,8 @@ int main(int argc, char **argv) {
       if (parse_ll(v, 0, INT_MAX, &x)) return fail_usage("bad value for --energy-max: '%s' (expected an integer >= 0)", v);
       o.energy_max = x;
     } else if (!strcmp(a, "--dt")) {
-      if (parse_double(v, &o.ov.dt) || !(o.ov.dt > 0)) return fail_usage("bad value for --dt: '%s' (expected a number > 0)", v);
+      if (parse_double(v, &o.ov.dt) || !(o.ov.dt >= VX_SCENE_DT_MIN && o.ov.dt <= VX_SCENE_DT_MAX))
+        return fail_usage("bad value for --dt: '%s' (expected a number in [%g, %g])", v, VX_SCENE_DT_MIN, VX_SCENE_DT_MAX);
     } else if (!strcmp(a, "--relax") || !strcmp(a, "--remesh-h") || !strcmp(a, "--remesh-drop") ||
                !strcmp(a, "--viscosity") || !strcmp(a, "--t-end") || !strcmp(a, "--lcfl")) {
       double hi = !strcmp(a, "--relax") ? 1.0 : !strcmp(a, "--remesh-drop") ? 0.1 : !strcmp(a, "--lcfl") ? 10.0 : 1e6;
@@ -515,8 +537,8 @@ int main(int argc, char **argv) {
       if (every) o.ov.relax_every = (int)x;
       else o.ov.remesh_every = (int)x;
     } else if (!strcmp(a, "--sigma")) {
-      if (parse_double(v, &o.ov.sigma) || !(o.ov.sigma > 0))
-        return fail_usage("bad value for --sigma: '%s' (expected a number > 0)", v);
+      if (parse_double(v, &o.ov.sigma) || !(o.ov.sigma >= VX_SCENE_LEN_MIN && o.ov.sigma <= VX_SCENE_LEN_MAX))
+        return fail_usage("bad value for --sigma: '%s' (expected a number in [%g, %g])", v, VX_SCENE_LEN_MIN, VX_SCENE_LEN_MAX);
     } else {
       /* rendering options */
       if (!strcmp(a, "--frames")) {

@@ -4,9 +4,15 @@
  * case's non-zero exit code and a one-line message on stderr's last line holding the expected text;
  * a write-failure case must leave nothing under its final file name.
  * A full disk is simulated without mounting anything: RLIMIT_FSIZE is set small in the child and
- * SIGXFSZ ignored, so writes past the limit fail with EFBIG. Run: ctest -R bad_inputs */
-#define _POSIX_C_SOURCE 200809L /* fork, mkdtemp, nanosleep, setrlimit */
+ * SIGXFSZ ignored, so writes past the limit fail with EFBIG. A device that is full is /dev/full
+ * through a symbolic link in the case's directory (the link must still be there afterwards: a
+ * program that renamed a file over /dev/full itself would replace the device). Permission cases
+ * run the program as user nobody when the test runs as root (root reads and writes anything).
+ * Run: ctest -R bad_inputs */
+#define _DEFAULT_SOURCE /* setgroups */
+#define _POSIX_C_SOURCE 200809L /* fork, mkdtemp, nanosleep, setrlimit, symlink */
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +26,7 @@
 
 #define CASE_TIMEOUT_S 20
 #define MAX_ARGS 64
+#define NOBODY 65534 /* the uid and gid a root run drops to for the permission cases */
 
 static int failures = 0;
 #define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
@@ -85,9 +92,11 @@ static const char *opt(const char *opts, const char *key, char *buf, size_t bufl
   return NULL;
 }
 
-/* Run exe with argv in dir, stderr into errpath; fsize > 0: RLIMIT_FSIZE. Returns the wait status,
- * or -1 when it could not run; *timed_out when it had to be killed. */
-static int run_case(const char *exe, char **argv, const char *dir, const char *errpath, long fsize, int *timed_out) {
+/* Run exe with argv in dir, stderr into errpath; fsize > 0: RLIMIT_FSIZE; as_nobody: as user
+ * nobody (the caller is root). Returns the wait status, or -1 when it could not run; *timed_out
+ * when it had to be killed. */
+static int run_case(const char *exe, char **argv, const char *dir, const char *errpath, long fsize, int as_nobody,
+                    int *timed_out) {
   *timed_out = 0;
   fflush(stdout);
   pid_t pid = fork();
@@ -101,6 +110,7 @@ static int run_case(const char *exe, char **argv, const char *dir, const char *e
       struct rlimit rl = {(rlim_t)fsize, (rlim_t)fsize};
       if (setrlimit(RLIMIT_FSIZE, &rl)) _exit(125);
     }
+    if (as_nobody && (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))) _exit(125);
     execv(exe, argv);
     _exit(126);
   }
@@ -146,22 +156,87 @@ static int write_long_scene(const char *path) {
   return fclose(f);
 }
 
+/* Whether the program can render here: one probe run, asked once. No when it says it cannot have
+ * an EGL context or was built without the renderer (-DVX_ENABLE_RENDER=OFF, as in .ci/run's
+ * sanitizer build); a probe that fails for any other reason counts as yes, so that the cases show
+ * the failure. */
+static int have_egl(const char *exe, const char *indir, const char *root) {
+  static int known = -1;
+  if (known >= 0) return known;
+  char errpath[600], last[8192];
+  snprintf(errpath, sizeof errpath, "%s/stderr-egl-probe.txt", root);
+  char *argv[] = {(char *)exe, "--headless", "--scene", "ok.scene", "--frames", "1", "--size", "16x16", "--quiet", NULL};
+  int timed_out = 0, st = run_case(exe, argv, indir, errpath, 0, 0, &timed_out);
+  last_line(errpath, last, sizeof last);
+  known = !(st != -1 && !timed_out && WIFEXITED(st) && WEXITSTATUS(st) != 0 &&
+            (strstr(last, "context through EGL") || strstr(last, "has no renderer")));
+  return known;
+}
+
+/* Whether the ffmpeg program is on PATH (the recording cases need it; without it the program
+ * records PNG frames instead). */
+static int have_ffmpeg(void) {
+  const char *path = getenv("PATH");
+  char dir[1024], cand[1100];
+  for (const char *p = path; p && *p;) {
+    const char *end = strchr(p, ':');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    snprintf(dir, sizeof dir, "%.*s", (int)(n < sizeof dir ? n : sizeof dir - 1), p);
+    snprintf(cand, sizeof cand, "%s/ffmpeg", dir[0] ? dir : ".");
+    if (!access(cand, X_OK)) return 1;
+    p = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+/* The case's files in tmp (options ro, unreadable, long, devfull, frames). 0, or -1 after a FAIL. */
+static int make_case_files(const bad_case *c, const char *tmp) {
+  char buf[256], p[1100];
+  if (opt(c->opts, "ro", buf, sizeof buf)) {
+    snprintf(p, sizeof p, "%s/ro", tmp);
+    if (mkdir(p, 0555)) { FAIL("%s: cannot create %s", c->name, p); return -1; }
+  }
+  if (opt(c->opts, "unreadable", buf, sizeof buf)) {
+    snprintf(p, sizeof p, "%s/unreadable.scene", tmp);
+    FILE *f = fopen(p, "w");
+    if (!f || fputs("[ring]\n", f) < 0 || fclose(f) || chmod(p, 0)) { FAIL("%s: cannot write %s", c->name, p); return -1; }
+  }
+  if (opt(c->opts, "long", buf, sizeof buf)) {
+    snprintf(p, sizeof p, "%s/long.scene", tmp);
+    if (write_long_scene(p)) { FAIL("%s: cannot write %s", c->name, p); return -1; }
+  }
+  if (opt(c->opts, "devfull", buf, sizeof buf)) {
+    snprintf(p, sizeof p, "%s/full", tmp);
+    if (symlink("/dev/full", p)) { FAIL("%s: cannot link %s to /dev/full", c->name, p); return -1; }
+  }
+  if (opt(c->opts, "frames", buf, sizeof buf)) {
+    snprintf(p, sizeof p, "%s/frames", tmp);
+    if (mkdir(p, 0755)) { FAIL("%s: cannot create %s", c->name, p); return -1; }
+    for (int i = 0; i < 2; ++i) {
+      snprintf(p, sizeof p, "%s/frames/frame_%05d.png", tmp, i);
+      FILE *f = fopen(p, "w");
+      if (!f || fclose(f)) { FAIL("%s: cannot write %s", c->name, p); return -1; }
+    }
+  }
+  return 0;
+}
+
 static void one_case(const char *exe, const char *indir, const char *root, int k, const bad_case *c) {
   char tmp[512], errpath[600], args[4096], buf[256], cmd[2400];
   snprintf(tmp, sizeof tmp, "%s/case%03d", root, k);
   snprintf(errpath, sizeof errpath, "%s/stderr-%03d.txt", root, k);
+  if (opt(c->opts, "egl", buf, sizeof buf) && !have_egl(exe, indir, root)) {
+    printf("  skip (no headless rendering here: no EGL context, or no renderer built): %s\n", c->name);
+    return;
+  }
+  if (opt(c->opts, "ffmpeg", buf, sizeof buf) && !have_ffmpeg()) {
+    printf("  skip (no ffmpeg on PATH): %s\n", c->name);
+    return;
+  }
+  /* root reads and writes anything: the permission cases run as nobody then */
+  int as_nobody = geteuid() == 0 && (opt(c->opts, "ro", buf, sizeof buf) || opt(c->opts, "unreadable", buf, sizeof buf));
   if (mkdir(tmp, 0755)) { FAIL("%s: cannot create %s", c->name, tmp); return; }
-  if (opt(c->opts, "ro", buf, sizeof buf)) {
-    if (geteuid() == 0) { printf("  skip (root ignores permissions): %s\n", c->name); return; }
-    char ro[1100];
-    snprintf(ro, sizeof ro, "%s/ro", tmp);
-    if (mkdir(ro, 0555)) { FAIL("%s: cannot create %s", c->name, ro); return; }
-  }
-  if (opt(c->opts, "long", buf, sizeof buf)) {
-    char lp[1100];
-    snprintf(lp, sizeof lp, "%s/long.scene", tmp);
-    if (write_long_scene(lp)) { FAIL("%s: cannot write %s", c->name, lp); return; }
-  }
+  if (make_case_files(c, tmp)) return;
   long fsize = opt(c->opts, "fsize", buf, sizeof buf) ? atol(buf) : 0;
   subst(c->args, tmp, args, sizeof args);
   char *argv[MAX_ARGS + 2];
@@ -170,7 +245,7 @@ static void one_case(const char *exe, const char *indir, const char *root, int k
   for (char *t = strtok(args, " "); t && argc < MAX_ARGS; t = strtok(NULL, " ")) argv[argc++] = t;
   argv[argc] = NULL;
   int timed_out = 0;
-  int st = run_case(exe, argv, indir, errpath, fsize, &timed_out);
+  int st = run_case(exe, argv, indir, errpath, fsize, as_nobody, &timed_out);
   char last[8192], want[2048];
   last_line(errpath, last, sizeof last);
   subst(c->want, tmp, want, sizeof want);
@@ -187,6 +262,12 @@ static void one_case(const char *exe, const char *indir, const char *root, int k
     struct stat sb;
     if (!stat(absent, &sb)) FAIL("%s: %s exists after a failed write", c->name, absent);
   }
+  if (opt(c->opts, "devfull", buf, sizeof buf)) {
+    char link[1100], to[64] = "";
+    snprintf(link, sizeof link, "%s/full", tmp);
+    ssize_t n = readlink(link, to, sizeof to - 1);
+    if (n < 0 || (to[n] = 0, strcmp(to, "/dev/full"))) FAIL("%s: %s is no longer the link to /dev/full", c->name, link);
+  }
   if (failures == before) printf("  ok (exit %d): %s: %s\n", c->code, c->name, last);
   snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' && rm -rf '%s'", tmp, tmp);
   if (system(cmd)) printf("  (could not remove %s)\n", tmp);
@@ -202,6 +283,7 @@ int main(void) {
   if (!m) { printf("FAIL: cannot open %s\n", manifest); return EXIT_FAILURE; }
   snprintf(root, sizeof root, "%s/test_bad_inputs_XXXXXX", VX_BINARY_DIR);
   if (!mkdtemp(root)) { printf("FAIL: mkdtemp %s: %s\n", root, strerror(errno)); fclose(m); return EXIT_FAILURE; }
+  if (chmod(root, 0755)) printf("(cannot open %s to others: the permission cases as nobody will fail)\n", root);
   char line[4096];
   int n = 0;
   while (fgets(line, sizeof line, m)) {

@@ -60,14 +60,38 @@ int main(void) {
         "missing directory: '%s'", err);
   CHECK(vx_afile_open(&a, "", err, sizeof err) != 0, "empty name accepted");
 
-  /* A commit whose rename fails (the target is a non-empty directory) removes the temporary file. */
+  /* A directory as the target is refused at open, leaving nothing; a commit whose rename fails
+   * (the target became a directory after the open) removes the temporary file. */
   char sub[300], subf[320];
   snprintf(sub, sizeof sub, "%s/sub", dir);
   snprintf(subf, sizeof subf, "%s/sub/x", dir);
   mkdir(sub, 0755);
   CHECK(vx_afile_write_all(subf, "x", 1, err, sizeof err) == 0, "write sub/x: %s", err);
-  CHECK(vx_afile_write_all(sub, "y", 1, err, sizeof err) != 0 && strstr(err, "rename failed"), "rename over dir: '%s'", err);
-  CHECK(files_in(dir) == 2, "failed commit left a temporary file (%d files)", files_in(dir));
+  CHECK(vx_afile_write_all(sub, "y", 1, err, sizeof err) != 0 && strstr(err, "Is a directory"), "directory target: '%s'", err);
+  CHECK(files_in(dir) == 2, "a refused directory target left a temporary file (%d files)", files_in(dir));
+  char late[300];
+  snprintf(late, sizeof late, "%s/late", dir);
+  CHECK(vx_afile_open(&a, late, err, sizeof err) == 0, "open late: %s", err);
+  mkdir(late, 0755);
+  fputs("z", a.f);
+  CHECK(vx_afile_commit(&a, err, sizeof err) != 0 && strstr(err, "rename failed"), "rename over dir: '%s'", err);
+  CHECK(files_in(dir) == 3, "failed commit left a temporary file (%d files)", files_in(dir));
+  rmdir(late);
+
+  /* A device is written in place (a rename would replace it by a regular file): /dev/null takes
+   * anything; /dev/full, through a link, fails with ENOSPC at commit and the link stays a link. */
+  CHECK(vx_afile_write_all("/dev/null", "n", 1, err, sizeof err) == 0, "/dev/null: %s", err);
+  struct stat sb;
+  CHECK(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode), "/dev/null is no longer a device");
+  char full[300];
+  snprintf(full, sizeof full, "%s/full", dir);
+  if (symlink("/dev/full", full) == 0) {
+    CHECK(vx_afile_open(&a, full, err, sizeof err) == 0, "open %s: %s", full, err);
+    if (a.f) fputs("row\n", a.f);
+    CHECK(vx_afile_commit(&a, err, sizeof err) != 0 && strstr(err, "No space left"), "/dev/full: '%s'", err);
+    CHECK(lstat(full, &sb) == 0 && S_ISLNK(sb.st_mode), "the link to /dev/full was replaced");
+    unlink(full);
+  }
 
   unlink(subf), rmdir(sub), unlink(path), rmdir(dir);
   if (fails) { printf("%d failures\n", fails); return 1; }

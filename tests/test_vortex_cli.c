@@ -1,7 +1,7 @@
 /* test_vortex_cli.c — the headless command line of vortexfmm: exit codes and one-line messages
  * (2: bad option or scene file, naming the field and line; 3: blow-up, keeping the diagnostics
  * written so far; 0: a short run writes its CSV rows after a `# key = value` preamble), and the
- * no-display notice of the window mode.
+ * no-display notice of the window mode; --version; 130: interrupted, the CSV kept.
  * Runs the program built beside the tests (VX_BINARY_DIR/vortexfmm). Run: ctest -R vortex_cli */
 #define _POSIX_C_SOURCE 200809L /* popen */
 #include <stdio.h>
@@ -78,6 +78,9 @@ int main(void) {
   expect(args, 2, "bad value for --backend: 'gpu'");
   expect("--headless --scene leapfrog --frobnicate", 2, "unknown option '--frobnicate'");
   expect("--headless", 2, "--scene is required");
+  /* --version: one line on stdout, the version and the commit, exit 0 */
+  expect("--version", 0, "(commit ");
+  if (strncmp(out, "vortexfmm ", 10) || strchr(out, '\n') != out + strlen(out) - 1) FAIL("--version printed:\n%s", out);
 
   /* a short good run: rows at steps 0, 2, 4 */
   remove(csv);
@@ -107,6 +110,21 @@ int main(void) {
   int lines = count_lines(csv, NULL);
   if (lines < 2) FAIL("blow-up run kept %d diagnostics lines, expected the header and at least row 0", lines);
   else printf("  blow-up run kept %d diagnostics lines\n", lines);
+
+  /* SIGTERM (as Ctrl-C) mid-run: the run stops after its step, the CSV renamed into place, exit 130 */
+  remove(csv);
+  {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "'%s/vortexfmm' --headless --scene '%s' --steps 100000000 --diag '%s' --quiet 2>&1 & p=$!; sleep 1; "
+             "kill -TERM $p; wait $p",
+             VX_BINARY_DIR, tiny, csv);
+    int rc = vx_test_shell(cmd, out, sizeof out);
+    lines = count_lines(csv, NULL);
+    if (rc != 130 || !strstr(out, "interrupted after step") || lines < 2)
+      FAIL("interrupted run: exit %d (want 130), %d diagnostics lines, output:\n%s", rc, lines, out);
+    else printf("  ok (exit 130): interrupted run kept %d diagnostics lines\n", lines);
+  }
 
   remove(bad);
   remove(tiny);

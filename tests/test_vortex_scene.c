@@ -73,6 +73,15 @@ int main(void) {
   expect_error("dt = 0.1\n", "no [ring] section");
   expect_error("[ring]\nn_around = 2\n", "line 2: bad value for 'n_around'");
   expect_error("[ring]\nradius = 0.1\ncore = 0.06\nlayers = 2\n", "core*core_extent");
+  /* magnitudes out of the documented bounds (scene.h VX_SCENE_*): the key and the line */
+  expect_error("dt = 1e300\n[ring]\n", "line 1: bad value for 'dt': '1e300'");
+  expect_error("sigma = 1e-300\n[ring]\n", "line 1: bad value for 'sigma': '1e-300'");
+  expect_error("[ring]\nradius = 1e300\n", "line 2: bad value for 'radius': '1e300'");
+  expect_error("[ring]\ncirculation = -1e300\n", "line 2: bad value for 'circulation'");
+  expect_error("[ring]\ncentre = 0 0 1e300\n", "line 2: bad value for 'centre'");
+  expect_error("[ring]\naxis = 1e200 0 0\n", "line 2: bad value for 'axis'");
+  expect_error("[ring]\ncore_extent = 1e-300\n", "line 2: bad value for 'core_extent'");
+  expect_error("[ring]\ntracer_spread = 1e300\n", "line 2: bad value for 'tracer_spread'");
   {
     vx_scene s;
     char err[512];
@@ -94,6 +103,10 @@ int main(void) {
     if (vx_scene_parse(txt, "t.scene", &s, err, sizeof err)) FAIL("valid scene rejected: %s", err);
     else if (strcmp(s.name, "x") || !s.direct || s.rings[0].centre[1] != 2 || s.rings[0].axis[1] != 1 || s.n_rings != 1)
       FAIL("parsed values wrong");
+    /* a UTF-8 byte-order mark is skipped; a tiny axis is a direction like any other */
+    if (vx_scene_parse("\xEF\xBB\xBF" "dt = 0.02\n[ring]\naxis = 1e-200 0 0\n", "t.scene", &s, err, sizeof err))
+      FAIL("scene with a byte-order mark rejected: %s", err);
+    else if (s.dt != 0.02 || s.rings[0].axis[0] != 1.0) FAIL("byte-order-mark scene: dt %g, axis x %g", s.dt, s.rings[0].axis[0]);
   }
   if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
   printf("scene checks passed\n");

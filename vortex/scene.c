@@ -114,6 +114,7 @@ static int get_range(pctx *c, const char *key, const char *val, double lo, doubl
   *out = v;
   return 0;
 }
+/* Any finite number (the phase: only its sine and cosine are used). */
 static int get_real(pctx *c, const char *key, const char *val, double *out) {
   char *end;
   errno = 0;
@@ -134,16 +135,18 @@ static int get_int(pctx *c, const char *key, const char *val, long lo, long hi, 
   *out = (int)v;
   return 0;
 }
-static int get_vec3(pctx *c, const char *key, const char *val, double out[3]) {
-  char *p = (char *)val, *end;
+/* Three numbers 'x y z', each within [-lim, lim]. */
+static int get_vec3(pctx *c, const char *key, const char *val, double lim, double out[3]) {
+  char *p = (char *)val, *end, want[96];
+  snprintf(want, sizeof want, "expected three numbers 'x y z', each in [%g, %g]", -lim, lim);
   for (int i = 0; i < 3; ++i) {
     errno = 0;
     out[i] = strtod(p, &end);
-    if (end == p || errno || !isfinite(out[i])) return bad(c, key, val, "expected three numbers 'x y z'");
+    if (end == p || errno || !(fabs(out[i]) <= lim)) return bad(c, key, val, want);
     p = end;
     while (*p == ' ' || *p == '\t' || *p == ',') ++p;
   }
-  if (*p) return bad(c, key, val, "expected three numbers 'x y z'");
+  if (*p) return bad(c, key, val, want);
   return 0;
 }
 
@@ -172,9 +175,14 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
   if (!strcmp(k, "name")) { snprintf(s->name, sizeof s->name, "%s", v); return 0; }
   if (!strcmp(k, "kernel"))
     return vx_kernel_from_name(v, &s->kernel) ? bad(c, k, v, "expected singular, poly, rm, wl or gauss") : 0;
-  if (!strcmp(k, "sigma")) return get_double(c, k, v, 0.0, 0, &s->sigma, "expected a number >= 0 (0: use sigma_factor)");
-  if (!strcmp(k, "sigma_factor")) return get_double(c, k, v, 0.0, 1, &s->sigma_factor, "expected a number > 0");
-  if (!strcmp(k, "dt")) return get_double(c, k, v, 0.0, 1, &s->dt, "expected a number > 0");
+  if (!strcmp(k, "sigma")) {
+    char want[96];
+    snprintf(want, sizeof want, "expected 0 (use sigma_factor) or a number in [%g, %g]", VX_SCENE_LEN_MIN, VX_SCENE_LEN_MAX);
+    if (get_double(c, k, v, 0.0, 0, &s->sigma, want)) return -1;
+    return s->sigma != 0.0 && !(s->sigma >= VX_SCENE_LEN_MIN && s->sigma <= VX_SCENE_LEN_MAX) ? bad(c, k, v, want) : 0;
+  }
+  if (!strcmp(k, "sigma_factor")) return get_range(c, k, v, VX_SCENE_FACTOR_MIN, VX_SCENE_FACTOR_MAX, &s->sigma_factor);
+  if (!strcmp(k, "dt")) return get_range(c, k, v, VX_SCENE_DT_MIN, VX_SCENE_DT_MAX, &s->dt);
   if (!strcmp(k, "integrator"))
     return vx_integrator_from_name(v, &s->integrator) ? bad(c, k, v, "expected euler, rk2 or rk4") : 0;
   if (!strcmp(k, "stretching"))
@@ -212,24 +220,28 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
 }
 
 static int set_ring(pctx *c, vx_ring *r, const char *k, const char *v) {
-  if (!strcmp(k, "circulation")) return get_real(c, k, v, &r->circulation);
-  if (!strcmp(k, "radius")) return get_double(c, k, v, 0.0, 1, &r->radius, "expected a number > 0");
-  if (!strcmp(k, "core")) return get_double(c, k, v, 0.0, 1, &r->core, "expected a number > 0");
+  if (!strcmp(k, "circulation")) return get_range(c, k, v, -VX_SCENE_CIRC_MAX, VX_SCENE_CIRC_MAX, &r->circulation);
+  if (!strcmp(k, "radius")) return get_range(c, k, v, VX_SCENE_LEN_MIN, VX_SCENE_LEN_MAX, &r->radius);
+  if (!strcmp(k, "core")) return get_range(c, k, v, VX_SCENE_LEN_MIN, VX_SCENE_LEN_MAX, &r->core);
   if (!strcmp(k, "profile")) {
     if (!strcmp(v, "gauss")) r->profile = VX_CORE_GAUSS;
     else if (!strcmp(v, "uniform")) r->profile = VX_CORE_UNIFORM;
     else return bad(c, k, v, "expected gauss or uniform");
     return 0;
   }
-  if (!strcmp(k, "core_extent")) return get_double(c, k, v, 0.0, 1, &r->core_extent, "expected a number > 0");
+  if (!strcmp(k, "core_extent")) return get_range(c, k, v, VX_SCENE_EXTENT_MIN, VX_SCENE_EXTENT_MAX, &r->core_extent);
   if (!strcmp(k, "n_around")) return get_int(c, k, v, 3, 1 << 24, &r->n_around);
   if (!strcmp(k, "layers")) return get_int(c, k, v, 0, 64, &r->layers);
   if (!strcmp(k, "layer_points")) return get_int(c, k, v, 1, 1024, &r->layer_points);
-  if (!strcmp(k, "centre")) return get_vec3(c, k, v, r->centre);
+  if (!strcmp(k, "centre")) return get_vec3(c, k, v, VX_SCENE_LEN_MAX, r->centre);
   if (!strcmp(k, "axis")) {
-    if (get_vec3(c, k, v, r->axis)) return -1;
-    double n = sqrt(r->axis[0] * r->axis[0] + r->axis[1] * r->axis[1] + r->axis[2] * r->axis[2]);
-    if (!(n > 0.0)) return bad(c, k, v, "the axis must not be the zero vector");
+    if (get_vec3(c, k, v, VX_SCENE_AXIS_MAX, r->axis)) return -1;
+    /* the norm scaled by the largest component, so that a tiny axis (1e-200 0 0) does not
+     * underflow to the zero vector */
+    double m = fmax(fabs(r->axis[0]), fmax(fabs(r->axis[1]), fabs(r->axis[2])));
+    if (!(m > 0.0)) return bad(c, k, v, "the axis must not be the zero vector");
+    double q[3] = {r->axis[0] / m, r->axis[1] / m, r->axis[2] / m};
+    double n = m * sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
     /* a unit axis to rounding (one written by vx_scene_write) is kept as is: dividing by its
      * norm, 1 ± ulp, would move its last bits and a written scene would not read back equal */
     if (fabs(n - 1.0) > 4.0 * DBL_EPSILON)
@@ -240,7 +252,7 @@ static int set_ring(pctx *c, vx_ring *r, const char *k, const char *v) {
   if (!strcmp(k, "perturb_amp")) return get_double(c, k, v, 0.0, 0, &r->perturb_amp, "expected a number in [0, 0.5]");
   if (!strcmp(k, "perturb_mode")) return get_int(c, k, v, 0, 1 << 20, &r->perturb_mode);
   if (!strcmp(k, "tracers")) return get_int(c, k, v, 0, 1 << 30, &r->tracers);
-  if (!strcmp(k, "tracer_spread")) return get_double(c, k, v, 0.0, 0, &r->tracer_spread, "expected a number >= 0");
+  if (!strcmp(k, "tracer_spread")) return get_range(c, k, v, 0.0, VX_SCENE_LEN_MAX, &r->tracer_spread);
   return -2;
 }
 
@@ -265,6 +277,7 @@ static int parse_text(const char *text, const char *name, vx_scene *s, char *err
   unsigned global_seen = 0, ring_seen = 0;
   int in_ring = 0;
   const char *p = text;
+  if (!strncmp(p, "\xEF\xBB\xBF", 3)) p += 3; /* a UTF-8 byte-order mark (some Windows editors write one) */
   char line[1024];
   while (*p) {
     const char *nl = strchr(p, '\n');
@@ -387,6 +400,14 @@ static int readable(const char *p) { return access(p, R_OK) == 0; }
 int vx_scene_find(const char *name, const char *compiled_dir, const char *exe_dir, char *out, size_t outlen,
                   char *err, size_t errlen) {
   if (readable(name)) { snprintf(out, outlen, "%s", name); return 0; }
+  /* a file that is there but may not be read (EACCES), or a path that cannot be followed: say so,
+   * rather than "No such file" after the asset directories */
+  int why = errno;
+  struct stat sb;
+  if (why != ENOENT && (strchr(name, '/') || stat(name, &sb) == 0)) {
+    snprintf(err, errlen, "scene %s: cannot open: %s", name, strerror(why));
+    return -1;
+  }
   const char *dirs[3] = {getenv("VX_ASSETS_DIR"), compiled_dir, NULL};
   char exe_assets[1024] = "";
   if (exe_dir) {

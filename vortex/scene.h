@@ -4,7 +4,7 @@
  * A scene is global `key = value` lines followed by one `[ring]` section per ring; `#` starts a
  * comment. assets/README.md documents every key; the parser reports the first problem as one line:
  *   scene FILE line N: unknown key 'foo'
- *   scene FILE line N: bad value for 'radius': '-1' (must be > 0)
+ *   scene FILE line N: bad value for 'radius': '-1' (expected a number in [1e-06, 1000])
  *
  * Ring discretisation (docs/VALIDATION.md §ring model): a ring of circulation Γ, radius R and core
  * radius a has n_around stations around the centreline; at each station the core cross-section
@@ -23,6 +23,25 @@
 VX_EXTERN_C_BEGIN
 
 #define VX_SCENE_MAX_RINGS 16
+
+/* Bounds on a scene's magnitudes (assets/README.md), so that an absurd value (a radius of 1e300) is
+ * a parse error naming its key and line rather than an Inf steps later. Generous for a scene of
+ * unit size: lengths and positions (radius, core, sigma, tracer_spread, centre) within
+ * VX_SCENE_LEN_MAX, positive lengths at least VX_SCENE_LEN_MIN; |Γ| up to VX_SCENE_CIRC_MAX; dt in
+ * [VX_SCENE_DT_MIN, VX_SCENE_DT_MAX]; axis components within VX_SCENE_AXIS_MAX (only its
+ * direction counts); core_extent in [VX_SCENE_EXTENT_MIN, VX_SCENE_EXTENT_MAX] core radii;
+ * sigma_factor in [VX_SCENE_FACTOR_MIN, VX_SCENE_FACTOR_MAX]. The command line's --dt and --sigma
+ * obey the same bounds. */
+#define VX_SCENE_LEN_MIN 1e-6
+#define VX_SCENE_LEN_MAX 1e3
+#define VX_SCENE_CIRC_MAX 1e6
+#define VX_SCENE_DT_MIN 1e-9
+#define VX_SCENE_DT_MAX 1e3
+#define VX_SCENE_AXIS_MAX 1e6
+#define VX_SCENE_EXTENT_MIN 0.1
+#define VX_SCENE_EXTENT_MAX 10.0
+#define VX_SCENE_FACTOR_MIN 1e-3 /* sigma_factor */
+#define VX_SCENE_FACTOR_MAX 1e3
 
 typedef enum { VX_EULER = 0, VX_RK2 = 1, VX_RK4 = 2 } vx_integrator;
 /* Stretching term dα/dt: classical (α·∇)u, or transposed (∇u)ᵀα (conserves Σα, see VALIDATION.md). */
