@@ -4,7 +4,8 @@
  *
  * Pipeline (design paper §1.3 and §2): tree → P2M at the leaves → M2M up to level 2 → for each
  * level 2..L: L2L from the parent, M2L over the interaction list → L2P (velocity = curl of the
- * three potentials, gradient from their Hessians) + P2P with the regularized kernel. */
+ * three potentials, gradient from their Hessians) + P2P with the regularized kernel + the
+ * regularization corrections of the pairs closer than r_cut that the far field summed as singular. */
 
 typedef struct {
   vx_real *x, *y, *z, *ax, *ay, *az; /* SoA, in box order */
@@ -111,92 +112,155 @@ static long long VXF(cpu_m2l)(const oct_tree *t, const fmm_tables *T, int p, int
   return count;
 }
 
-static void VXF(cpu_l2p_p2p)(const oct_tree *t, int p, const vx_real *Lleaf, const VXF(cpu_soa) *src,
-                             const VXF(cpu_soa) *tgt, int kernel, vx_real sigma, int want_grad, int n_grad, vx_real *vel,
-                             vx_real *grad, double *t_l2p, double *t_p2p, long long *npairs) {
-  int L = t->L, nc = VX_NCOEF(p), nc1 = VX_NCOEF(p - 1), nc2 = VX_NCOEF(p - 2);
-  double h = oct_box_side(t, L);
-  vx_real ih = (vx_real)(1.0 / h), ih2 = ih * ih, ih3 = ih2 * ih;
-  double tl = 0, tp = 0;
+/* What the per-leaf steps of the finest level share. vel/grad are in box order. */
+typedef struct {
+  const oct_tree *t;
+  const VXF(cpu_soa) *src, *tgt;
+  int kernel;
+  vx_real sigma;
+  int want_grad, n_grad;
+  vx_real *vel, *grad;
+} VXF(cpu_leafjob);
+
+/* L2P for the targets of leaf b: velocity = curl of the three potentials, gradient from their
+ * Hessians (docs/MATH.md §3), un-prefixed, written into vel/grad. D1, D2, R: per-thread scratch. */
+static void VXF(cpu_l2p_leaf)(const VXF(cpu_leafjob) *J, int p, int b, const vx_real *Lleaf, vx_real *D1, vx_real *D2,
+                              vx_real *R) {
+  static const int hidx[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+  const oct_tree *t = J->t;
+  const VXF(cpu_soa) *tgt = J->tgt;
+  const int L = t->L, nc = VX_NCOEF(p), nc1 = VX_NCOEF(p - 1), nc2 = VX_NCOEF(p - 2);
+  const double h = oct_box_side(t, L);
+  const vx_real ih = (vx_real)(1.0 / h), ih2 = ih * ih, ih3 = ih2 * ih;
+  double c[3];
+  oct_box_centre(t, L, t->tgt_key[L][b], c);
+  const vx_real *Lb = Lleaf + (size_t)b * 3 * nc;
+  if (p >= 1) VXF(sph_deriv)(Lb, p, D1, D1 + 3 * nc, D1 + 6 * nc);
+  int need2 = 0; /* second derivatives only when the leaf holds a gradient target */
+  if (J->want_grad && p >= 2)
+    for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1] && !need2; ++k) need2 = t->tgt_order[k] < J->n_grad;
+  if (need2) {
+    VXF(sph_deriv)(D1, p - 1, D2 + 0 * 3 * nc, D2 + 1 * 3 * nc, D2 + 2 * 3 * nc);          /* xx xy xz */
+    VXF(sph_deriv)(D1 + 3 * nc, p - 1, NULL, D2 + 3 * 3 * nc, D2 + 4 * 3 * nc);          /* yy yz */
+    VXF(sph_deriv)(D1 + 6 * nc, p - 1, NULL, NULL, D2 + 5 * 3 * nc);                      /* zz */
+  }
+  for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
+    vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    int gk = J->want_grad && t->tgt_order[k] < J->n_grad;
+    if (p >= 1) {
+      VXF(sph_regular)((tgt->x[k] - (vx_real)c[0]) * ih, (tgt->y[k] - (vx_real)c[1]) * ih,
+                       (tgt->z[k] - (vx_real)c[2]) * ih, p - 1, R);
+      vx_real dpsi[3][3], hpsi[3][3][3];
+      for (int a = 0; a < 3; ++a) {
+        vx_real s0 = 0, s1 = 0, s2 = 0;
+        const vx_real *d = D1 + a * 3 * nc;
+        for (int i = 0; i < nc1; ++i) { s0 += d[3 * i] * R[i]; s1 += d[3 * i + 1] * R[i]; s2 += d[3 * i + 2] * R[i]; }
+        dpsi[0][a] = s0 * ih2; dpsi[1][a] = s1 * ih2; dpsi[2][a] = s2 * ih2;
+      }
+      if (gk) {
+        vx_real hs[6][3];
+        for (int q = 0; q < 6; ++q) {
+          vx_real s0 = 0, s1 = 0, s2 = 0;
+          if (p >= 2) {
+            const vx_real *d = D2 + q * 3 * nc;
+            for (int i = 0; i < nc2; ++i) { s0 += d[3 * i] * R[i]; s1 += d[3 * i + 1] * R[i]; s2 += d[3 * i + 2] * R[i]; }
+          }
+          hs[q][0] = s0 * ih3; hs[q][1] = s1 * ih3; hs[q][2] = s2 * ih3;
+        }
+        for (int cc = 0; cc < 3; ++cc)
+          for (int a = 0; a < 3; ++a)
+            for (int bb = 0; bb < 3; ++bb) hpsi[cc][a][bb] = hs[hidx[a][bb]][cc];
+      }
+      VXF(curl_from_derivs)(dpsi, hpsi, u, gk ? gr : NULL);
+    }
+    for (int i = 0; i < 3; ++i) J->vel[3 * k + i] = u[i];
+    if (gk) for (int i = 0; i < 9; ++i) J->grad[9 * k + i] = gr[i];
+  }
+}
+
+/* Near field of leaf b: every source in the adjacent leaves, regularized kernel, added to the far
+ * field; the sum is then multiplied by 1/(4π). Returns the pairs summed. */
+static long long VXF(cpu_p2p_leaf)(const VXF(cpu_leafjob) *J, int b) {
+  const oct_tree *t = J->t;
+  const VXF(cpu_soa) *src = J->src, *tgt = J->tgt;
+  for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
+    vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    vx_real x = tgt->x[k], y = tgt->y[k], z = tgt->z[k];
+    int gk = J->want_grad && t->tgt_order[k] < J->n_grad;
+    for (int q = t->nbr_start[b]; q < t->nbr_start[b + 1]; ++q) {
+      int s = t->nbr[q];
+      for (int j = t->src_start[s]; j < t->src_start[s + 1]; ++j)
+        VXF(pair_bs)(J->kernel, J->sigma, x - src->x[j], y - src->y[j], z - src->z[j], src->ax[j], src->ay[j], src->az[j], u,
+                     gk ? gr : NULL);
+    }
+    for (int i = 0; i < 3; ++i) J->vel[3 * k + i] = (J->vel[3 * k + i] + u[i]) * (vx_real)VX_INV4PI;
+    if (gk) for (int i = 0; i < 9; ++i) J->grad[9 * k + i] = (J->grad[9 * k + i] + gr[i]) * (vx_real)VX_INV4PI;
+  }
   long long pairs = 0;
-#pragma omp parallel reduction(+ : tl, tp, pairs)
+  for (int q = t->nbr_start[b]; q < t->nbr_start[b + 1]; ++q)
+    pairs += (long long)(t->tgt_start[b + 1] - t->tgt_start[b]) * (t->src_start[t->nbr[q] + 1] - t->src_start[t->nbr[q]]);
+  return pairs;
+}
+
+/* Regularization corrections of leaf b (docs/MATH.md §10): for every source of the leaves in
+ * list[0..nl) (cpu_corr_leaves) closer than the cut-off, the regularized minus the singular kernel
+ * (pair_bs_regdiff), times 1/(4π), added to vel/grad; rc2g for targets that need the gradient,
+ * rc2v for velocity-only ones. Returns the candidate pairs examined. */
+static long long VXF(cpu_corr_leaf)(const VXF(cpu_leafjob) *J, int b, const int *list, int nl, vx_real rc2g, vx_real rc2v) {
+  const oct_tree *t = J->t;
+  const VXF(cpu_soa) *src = J->src, *tgt = J->tgt;
+  for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
+    vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    vx_real x = tgt->x[k], y = tgt->y[k], z = tgt->z[k];
+    int gk = J->want_grad && t->tgt_order[k] < J->n_grad;
+    vx_real rc2 = gk ? rc2g : rc2v;
+    for (int q = 0; q < nl; ++q)
+      for (int j = t->src_start[list[q]]; j < t->src_start[list[q] + 1]; ++j)
+        VXF(pair_bs_regdiff)(J->kernel, J->sigma, rc2, x - src->x[j], y - src->y[j], z - src->z[j], src->ax[j], src->ay[j],
+                             src->az[j], u, gk ? gr : NULL);
+    for (int i = 0; i < 3; ++i) J->vel[3 * k + i] += u[i] * (vx_real)VX_INV4PI;
+    if (gk) for (int i = 0; i < 9; ++i) J->grad[9 * k + i] += gr[i] * (vx_real)VX_INV4PI;
+  }
+  long long pairs = 0;
+  for (int q = 0; q < nl; ++q) pairs += t->src_start[list[q] + 1] - t->src_start[list[q]];
+  return pairs * (t->tgt_start[b + 1] - t->tgt_start[b]);
+}
+
+/* The finest level, leaf by leaf: L2P, near field, regularization corrections. Per-thread phase
+ * times are scaled to wall-clock shares by the caller. */
+static int VXF(cpu_leaves)(const VXF(cpu_leafjob) *J, int p, const vx_real *Lleaf, const fmm_corr *cr, fmm_stats *s) {
+  const oct_tree *t = J->t;
+  const int L = t->L, nc = VX_NCOEF(p);
+  double tl = 0, tp = 0, tc = 0;
+  long long pairs = 0, cpairs = 0;
+  int fail = 0;
+#pragma omp parallel reduction(+ : tl, tp, tc, pairs, cpairs) reduction(| : fail)
   {
-    static const int hidx[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
     vx_real R[VX_NCOEF(VX_PMAX)];
     vx_real *D1 = (vx_real *)malloc(sizeof(vx_real) * 3 * 3 * nc);  /* [a] x 3nc1 */
     vx_real *D2 = (vx_real *)malloc(sizeof(vx_real) * 6 * 3 * nc);  /* [ab] x 3nc2 */
+    int *list = cr->on ? (int *)malloc(sizeof(int) * ((size_t)t->nsrc[L] + 1)) : NULL;
+    fail = !D1 || !D2 || (cr->on && !list);
 #pragma omp for schedule(dynamic, 8)
     for (int b = 0; b < t->ntgt[L]; ++b) {
+      if (fail) continue;
       double t0 = omp_get_wtime();
-      double c[3];
-      oct_box_centre(t, L, t->tgt_key[L][b], c);
-      const vx_real *Lb = Lleaf + (size_t)b * 3 * nc;
-      if (p >= 1) VXF(sph_deriv)(Lb, p, D1, D1 + 3 * nc, D1 + 6 * nc);
-      int need2 = 0; /* second derivatives only when the leaf holds a gradient target */
-      if (want_grad && p >= 2)
-        for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1] && !need2; ++k) need2 = t->tgt_order[k] < n_grad;
-      if (need2) {
-        VXF(sph_deriv)(D1, p - 1, D2 + 0 * 3 * nc, D2 + 1 * 3 * nc, D2 + 2 * 3 * nc);          /* xx xy xz */
-        VXF(sph_deriv)(D1 + 3 * nc, p - 1, NULL, D2 + 3 * 3 * nc, D2 + 4 * 3 * nc);          /* yy yz */
-        VXF(sph_deriv)(D1 + 6 * nc, p - 1, NULL, NULL, D2 + 5 * 3 * nc);                      /* zz */
-      }
-      for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
-        vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-        int gk = want_grad && t->tgt_order[k] < n_grad;
-        if (p >= 1) {
-          VXF(sph_regular)((tgt->x[k] - (vx_real)c[0]) * ih, (tgt->y[k] - (vx_real)c[1]) * ih,
-                           (tgt->z[k] - (vx_real)c[2]) * ih, p - 1, R);
-          vx_real dpsi[3][3], hpsi[3][3][3];
-          for (int a = 0; a < 3; ++a) {
-            vx_real s0 = 0, s1 = 0, s2 = 0;
-            const vx_real *d = D1 + a * 3 * nc;
-            for (int i = 0; i < nc1; ++i) { s0 += d[3 * i] * R[i]; s1 += d[3 * i + 1] * R[i]; s2 += d[3 * i + 2] * R[i]; }
-            dpsi[0][a] = s0 * ih2; dpsi[1][a] = s1 * ih2; dpsi[2][a] = s2 * ih2;
-          }
-          if (gk) {
-            vx_real hs[6][3];
-            for (int q = 0; q < 6; ++q) {
-              vx_real s0 = 0, s1 = 0, s2 = 0;
-              if (p >= 2) {
-                const vx_real *d = D2 + q * 3 * nc;
-                for (int i = 0; i < nc2; ++i) { s0 += d[3 * i] * R[i]; s1 += d[3 * i + 1] * R[i]; s2 += d[3 * i + 2] * R[i]; }
-              }
-              hs[q][0] = s0 * ih3; hs[q][1] = s1 * ih3; hs[q][2] = s2 * ih3;
-            }
-            for (int cc = 0; cc < 3; ++cc)
-              for (int a = 0; a < 3; ++a)
-                for (int bb = 0; bb < 3; ++bb) hpsi[cc][a][bb] = hs[hidx[a][bb]][cc];
-          }
-          VXF(curl_from_derivs)(dpsi, hpsi, u, gk ? gr : NULL);
-        }
-        for (int i = 0; i < 3; ++i) vel[3 * k + i] = u[i];
-        if (gk) for (int i = 0; i < 9; ++i) grad[9 * k + i] = gr[i];
-      }
+      VXF(cpu_l2p_leaf)(J, p, b, Lleaf, D1, D2, R);
       double t1 = omp_get_wtime();
-      /* near field: every source in the adjacent leaves, regularized kernel */
-      for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
-        vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-        vx_real x = tgt->x[k], y = tgt->y[k], z = tgt->z[k];
-        int gk = want_grad && t->tgt_order[k] < n_grad;
-        for (int q = t->nbr_start[b]; q < t->nbr_start[b + 1]; ++q) {
-          int s = t->nbr[q];
-          for (int j = t->src_start[s]; j < t->src_start[s + 1]; ++j)
-            VXF(pair_bs)(kernel, sigma, x - src->x[j], y - src->y[j], z - src->z[j], src->ax[j], src->ay[j], src->az[j],
-                         u, gk ? gr : NULL);
-        }
-        for (int i = 0; i < 3; ++i) vel[3 * k + i] = (vel[3 * k + i] + u[i]) * (vx_real)VX_INV4PI;
-        if (gk) for (int i = 0; i < 9; ++i) grad[9 * k + i] = (grad[9 * k + i] + gr[i]) * (vx_real)VX_INV4PI;
-      }
-      for (int q = t->nbr_start[b]; q < t->nbr_start[b + 1]; ++q)
-        pairs += (long long)(t->tgt_start[b + 1] - t->tgt_start[b]) * (t->src_start[t->nbr[q] + 1] - t->src_start[t->nbr[q]]);
+      pairs += VXF(cpu_p2p_leaf)(J, b);
       double t2 = omp_get_wtime();
-      tl += t1 - t0; tp += t2 - t1;
+      if (cr->on) cpairs += VXF(cpu_corr_leaf)(J, b, list, cpu_corr_leaves(t, b, cr, list), (vx_real)cr->rc2,
+                                            (vx_real)cr->rc2v);
+      double t3 = omp_get_wtime();
+      tl += t1 - t0; tp += t2 - t1; tc += t3 - t2;
     }
-    free(D1); free(D2);
+    free(D1); free(D2); free(list);
   }
   /* per-thread sums → wall-clock share */
   int nth = omp_get_max_threads();
-  *t_l2p = 1e3 * tl / nth; *t_p2p = 1e3 * tp / nth; *npairs = pairs;
+  s->t_l2p = 1e3 * tl / nth; s->t_p2p = 1e3 * (tp + tc) / nth; s->t_corr = 1e3 * tc / nth;
+  s->n_p2p = pairs; s->n_corr = cpairs;
+  return fail ? -1 : 0;
 }
 
 int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
@@ -224,7 +288,7 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
   s.t_tree = 1e3 * (t1 - t0);
   s.levels = L; s.level_capped = t->capped;
   s.n_src_leaves = t->nsrc[L]; s.n_tgt_leaves = t->ntgt[L];
-  ctx->reg_err = (P->kernel == VX_KERNEL_SINGULAR) ? 0.0 : vx_kernel_deviation(P->kernel, oct_box_side(t, L) / P->sigma);
+  fmm_corr cr = fmm_reg_prepare(ctx, t->side, L, &s);
 
   /* buffers: reused across evaluations, grown when N or the tree grows */
   size_t rs = sizeof(vx_real);
@@ -265,8 +329,8 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
   }
   vx_real *vs = (vx_real *)ctx->vel_sorted.ptr, *gs = want_grad ? (vx_real *)ctx->grad_sorted.ptr : NULL;
   double t5 = omp_get_wtime();
-  VXF(cpu_l2p_p2p)(t, p, (vx_real *)ctx->local[L].ptr, &src, &tgt, (int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, vs, gs,
-                   &s.t_l2p, &s.t_p2p, &s.n_p2p);
+  VXF(cpu_leafjob) job = {t, &src, &tgt, (int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, vs, gs};
+  if (VXF(cpu_leaves)(&job, p, (vx_real *)ctx->local[L].ptr, &cr, &s)) goto oom;
   /* scatter back to the caller's target order */
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < nt; ++k) {
@@ -277,7 +341,7 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
   double t6 = omp_get_wtime();
   /* the L2P/P2P split is measured per thread; scale it to the wall time of that phase */
   double lp = s.t_l2p + s.t_p2p, wall = 1e3 * (t6 - t5);
-  if (lp > 0) { s.t_l2p *= wall / lp; s.t_p2p *= wall / lp; }
+  if (lp > 0) { s.t_l2p *= wall / lp; s.t_p2p *= wall / lp; s.t_corr *= wall / lp; }
   s.t_total = 1e3 * (t6 - t0);
   if (st) *st = s;
   return 0;

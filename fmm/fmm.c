@@ -1,6 +1,7 @@
 /* fmm.c — the fmm module's public entry points: parameter checks, backend choice and dispatch,
- * kernel names, and the regularization limit on the finest level. The numerical work is in
- * cpu_engine.c (OpenMP) and fmm_gpu.cu (CUDA). */
+ * kernel names, and the regularization plan (cut-off, corrections, committed error). The
+ * numerical work is in cpu_engine.c (OpenMP) and fmm_gpu.cu (CUDA). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ fmm_params fmm_params_default(void) {
   p.kernel = VX_KERNEL_SINGULAR;
   p.sigma = 0.0;
   p.gradient = 1;
-  p.reg_tol = 1e-6;
+  p.reg_tol = 0.0; /* vx_kernel_default_tol: from the order and the precision */
   p.hist_budget = 0;
   return p;
 }
@@ -58,33 +59,121 @@ int vx_backend_from_name(const char *name, vx_backend *out) {
 }
 int vx_cuda_available(char *name, size_t namelen) { return fmm_gpu_available(name, namelen); }
 
-/* |1 - q(ρ)|: how far the regularized kernel is from the singular one at ρ = r/σ. */
-double vx_kernel_deviation(vx_kernel k, double rho) {
+/* 1 - q(ρ), written so that the tail keeps its digits (docs/MATH.md §10): RM and WL through
+ * t = 1/(ρ²+1), where q = (1-t)^{3/2} and (1-t)^{3/2}(1 + 3t/2); Gaussian through erfc. */
+static double kernel_one_minus_q(vx_kernel k, double rho) {
   switch (k) {
   case VX_KERNEL_POLY: return rho >= 1.0 ? 0.0 : 1.0 - rho * rho;
-  case VX_KERNEL_RM: return 1.0 - pow(rho * rho / (rho * rho + 1.0), 1.5);
+  case VX_KERNEL_RM: return -expm1(1.5 * log1p(-1.0 / (rho * rho + 1.0)));
   case VX_KERNEL_WL: {
-    double t = rho * rho + 1.0;
-    return fabs(1.0 - rho * rho * rho * (rho * rho + 2.5) / (t * t * sqrt(t)));
+    double t = 1.0 / (rho * rho + 1.0), a = expm1(1.5 * log1p(-t)); /* (1-t)^{3/2} - 1 */
+    return -(a + 1.5 * t * (1.0 + a));
   }
   case VX_KERNEL_GAUSS: return erfc(rho / sqrt(2.0)) + sqrt(2.0 / VX_PI) * rho * exp(-0.5 * rho * rho);
   default: return 0.0;
   }
 }
+/* q'(ρ) (docs/MATH.md §6 and §10). */
+static double kernel_dq(vx_kernel k, double rho) {
+  double r2 = rho * rho;
+  switch (k) {
+  case VX_KERNEL_POLY: return rho >= 1.0 ? 0.0 : 2.0 * rho;
+  case VX_KERNEL_RM: return 3.0 * r2 * pow(r2 + 1.0, -2.5);
+  case VX_KERNEL_WL: return 7.5 * r2 * pow(r2 + 1.0, -3.5);
+  case VX_KERNEL_GAUSS: return sqrt(2.0 / VX_PI) * r2 * exp(-0.5 * r2);
+  default: return 0.0;
+  }
+}
+
+/* |1 - q(ρ)|: how far the regularized kernel is from the singular one at ρ = r/σ. */
+double vx_kernel_deviation(vx_kernel k, double rho) { return fabs(kernel_one_minus_q(k, rho)); }
+
+double vx_kernel_deviation_max(vx_kernel k, double rho, int gradient) {
+  double dv = fabs(kernel_one_minus_q(k, rho));
+  if (!gradient) return dv;
+  /* h = g'/r against the singular -3/r^5: h/h_s - 1 = (1 - q) + q'ρ/3 */
+  double dg = fabs(kernel_one_minus_q(k, rho) + kernel_dq(k, rho) * rho / 3.0);
+  return dv > dg ? dv : dg;
+}
+
+/* Smallest ρ with dev(ρ') <= tol for all ρ' >= ρ (every deviation here decreases monotonically;
+ * docs/MATH.md §10); +inf beyond 1e12. */
+static double deviation_radius(vx_kernel k, double tol, int gradient) {
+  double lo = 0.0, hi = 1.0;
+  while (vx_kernel_deviation_max(k, hi, gradient) > tol) {
+    lo = hi;
+    hi *= 2.0;
+    if (hi > 1e12) return INFINITY;
+  }
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    double mid = 0.5 * (lo + hi);
+    if (vx_kernel_deviation_max(k, mid, gradient) > tol) lo = mid; else hi = mid;
+  }
+  return hi;
+}
 
 double vx_kernel_min_width(vx_kernel k, double sigma, double tol) {
   if (k == VX_KERNEL_SINGULAR) return 0.0;
   if (k == VX_KERNEL_POLY) return sigma;
-  double lo = 0.0, hi = 1.0;
-  while (vx_kernel_deviation(k, hi) > tol) {
-    hi *= 2.0;
-    if (hi > 1e12) return INFINITY;
+  return deviation_radius(k, tol, 0) * sigma;
+}
+
+double vx_kernel_cutoff(vx_kernel k, double sigma, double tol, int gradient) {
+  if (k == VX_KERNEL_SINGULAR) return 0.0;
+  if (k == VX_KERNEL_POLY) return sigma; /* q = 1 from the core radius on: exact */
+  return deviation_radius(k, tol, gradient) * sigma;
+}
+
+double vx_kernel_default_tol(vx_precision prec, int order) {
+  /* An order of magnitude below the far field's own error at order p (docs/MATH.md §7 and §10),
+   * but not below the precision's unit rounding, where the difference would no longer show. */
+  double tol = pow(10.0, -(4.0 + 0.25 * order)), unit = prec == VX_FLOAT ? 0x1p-24 : 0x1p-53;
+  return tol > unit ? tol : unit;
+}
+
+double fmm_reg_tol(const fmm_params *p) { return p->reg_tol > 0.0 ? p->reg_tol : vx_kernel_default_tol(p->precision, p->order); }
+double fmm_reg_cutoff(const fmm_params *p) { return vx_kernel_cutoff(p->kernel, p->sigma, fmm_reg_tol(p), p->gradient); }
+
+/* Measured (docs/MATH.md §10): Winckelmans–Leonard's r_cut (37σ at 1e-6) is below the cube's side
+ * for thin cores, where the corrections at the leaf-size level beat the capped tree 1.6-3.9x;
+ * Rosenhead–Moore's (1225σ) covers the whole cube for any usable σ, where the corrections are
+ * all pairs on top of a far field, and the capped tree (level 2, all pairs near) is 5 % faster. */
+int fmm_reg_caps_level(const fmm_params *p) { return !p->reg_correct || p->kernel == VX_KERNEL_RM; }
+
+/* Clamp a cut-off to 2 x the root side: every pair of the cube (at most √3 side apart) is closer. */
+static double clamp_cut(double rc, double side) { return rc > 2.0 * side || !(rc == rc) ? 2.0 * side : rc; }
+
+fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, fmm_stats *s) {
+  const fmm_params *P = &ctx->prm;
+  fmm_corr c;
+  memset(&c, 0, sizeof c);
+  c.Lc = L;
+  const double tol = fmm_reg_tol(P), w = ldexp(side, -L);
+  /* gradient targets need the gradient kernel within tol too; velocity-only ones (tracers) only q */
+  const double rg = vx_kernel_cutoff(P->kernel, P->sigma, tol, P->gradient), rv = vx_kernel_cutoff(P->kernel, P->sigma, tol, 0);
+  c.r_cut = clamp_cut(rg, side);
+  const double rcv = clamp_cut(rv, side);
+  if (c.r_cut > w && P->kernel != VX_KERNEL_SINGULAR) {
+    c.on = 1;
+    while (c.Lc > 0 && ldexp(side, -c.Lc) < c.r_cut) c.Lc--;
+    c.reach2 = (c.r_cut / w) * (c.r_cut / w);
+    c.rc2 = c.r_cut * c.r_cut;
+    c.rc2v = rcv * rcv;
   }
-  for (int i = 0; i < 200; ++i) {
-    double mid = 0.5 * (lo + hi);
-    if (vx_kernel_deviation(k, mid) > tol) lo = mid; else hi = mid;
+  /* Pairs left to the singular far field are at least max(r_cut, w) apart: the committed error is
+   * the deviation there (none when that exceeds the cube's diagonal). */
+  double err = 0.0;
+  if (P->kernel != VX_KERNEL_SINGULAR) {
+    const double dg = fmax(c.r_cut, w), dv = fmax(rcv, w), diag = sqrt(3.0) * side;
+    if (dg < diag) err = vx_kernel_deviation_max(P->kernel, dg / P->sigma, P->gradient);
+    if (dv < diag) err = fmax(err, vx_kernel_deviation(P->kernel, dv / P->sigma));
   }
-  return hi * sigma;
+  ctx->reg_err = err;
+  if (s) {
+    s->r_cut = P->kernel == VX_KERNEL_SINGULAR ? 0.0 : rg;
+    s->reg_err = err;
+  }
+  return c;
 }
 
 oct_params fmm_octree_params(const fmm_ctx *ctx) {
@@ -93,10 +182,13 @@ oct_params fmm_octree_params(const fmm_ctx *ctx) {
   op.levels = ctx->prm.levels;
   op.leaf_size = ctx->prm.leaf_size;
   op.hist_budget = ctx->prm.hist_budget;
-  /* Far-field boxes are at least one leaf width apart; there the far field treats sources as
-   * singular, so the kernel must be within reg_tol of singular at one leaf width. */
-  double w = vx_kernel_min_width(ctx->prm.kernel, ctx->prm.sigma, ctx->prm.reg_tol);
-  op.min_leaf_width = isfinite(w) ? w : 0.0;
+  /* The far field is singular at any depth and the corrections restore the kernel within r_cut
+   * (docs/MATH.md §10); unless reg_correct is set (and always for Rosenhead–Moore) the automatic
+   * level keeps leaves at least r_cut wide, so that no correction is needed (--levels forces it). */
+  if (!op.levels && fmm_reg_caps_level(&ctx->prm)) {
+    double rc = fmm_reg_cutoff(&ctx->prm);
+    op.min_leaf_width = isfinite(rc) ? rc : DBL_MAX;
+  }
   return op;
 }
 
@@ -115,15 +207,15 @@ static int check_params(const fmm_params *p, char *err, size_t errlen) {
     snprintf(err, errlen, "kernel %s needs a core radius sigma > 0 (got %g)", vx_kernel_name(p->kernel), p->sigma);
     return -1;
   }
-  if (!(p->reg_tol > 0.0 && p->reg_tol < 1.0)) { snprintf(err, errlen, "reg_tol %g must be in (0, 1)", p->reg_tol); return -1; }
+  if (!(p->reg_tol >= 0.0 && p->reg_tol < 1.0)) {
+    snprintf(err, errlen, "reg_tol %g must be in [0, 1) (0: the kernel's default)", p->reg_tol);
+    return -1;
+  }
   if (p->precision != VX_DOUBLE && p->precision != VX_FLOAT) { snprintf(err, errlen, "unknown precision"); return -1; }
   if (p->backend != VX_BACKEND_CPU && p->backend != VX_BACKEND_CUDA && p->backend != VX_BACKEND_AUTO) {
     snprintf(err, errlen, "unknown backend");
     return -1;
   }
-  if (p->kernel == VX_KERNEL_RM && p->verbose)
-    fprintf(stderr, "vortexfmm: notice: the Rosenhead-Moore kernel differs from the singular one by ~1.5(sigma/r)^2 at any distance; "
-                    "the far field (singular) is accurate only to that order\n");
   return 0;
 }
 

@@ -5,8 +5,10 @@
  *   u(x)     = -1/(4π) Σ_j q(|x-y_j|/σ) (x-y_j) × α_j / |x-y_j|^3          (velocity)
  *   ∇u(x)    : grad[3*i + j] = ∂u_i/∂x_j                                     (gradient)
  *
- * The far field is three Laplace FMMs (one per component of α) fused into one pass; the near
- * field (adjacent leaf boxes) uses the regularized kernel q. docs/MATH.md has the derivations.
+ * The far field is three Laplace FMMs (one per component of α) fused into one pass, singular at
+ * whatever depth the tree takes; the near field (adjacent leaf boxes) uses the regularized kernel
+ * q, and every other pair closer than the kernel's cut-off r_c gets the difference between the
+ * regularized and the singular kernel added (docs/MATH.md §10). docs/MATH.md has the derivations.
  * The module knows nothing of vortex dynamics or rendering. */
 #ifndef VX_FMM_H
 #define VX_FMM_H
@@ -36,7 +38,14 @@ typedef struct {
   vx_kernel kernel;
   double sigma;           /* core radius; ignored by VX_KERNEL_SINGULAR */
   int gradient;           /* non-zero: also compute the 9-component velocity gradient */
-  double reg_tol;         /* largest tolerated |1-q| at one leaf width (default 1e-6): caps the level */
+  double reg_tol;         /* largest tolerated relative deviation of the regularized kernel (velocity,
+                             and gradient when computed) from the singular one beyond the cut-off r_c,
+                             where the engine stops correcting the singular far field; 0 (default):
+                             vx_kernel_default_tol(precision, order) (docs/MATH.md §10) */
+  int reg_correct;        /* 0 (default): the automatic level keeps leaves at least r_c wide, as before
+                             the corrections existed (they then act only below a forced `levels`); 1: the
+                             leaf-size level, corrected within r_c — faster for thick cores but, at p = 8,
+                             less accurate there (docs/MATH.md §10): issue 12's cost model is to choose */
   size_t hist_budget;     /* bytes allowed for the occupancy histograms (default 256 MiB) */
   int verbose;            /* non-zero: notices (level caps, fall-backs) on stderr */
 } fmm_params;
@@ -49,10 +58,18 @@ typedef struct {
   double t_tree, t_p2m, t_m2m, t_m2l, t_l2l, t_l2p, t_p2p, t_total;
   double t_copy;          /* host<->device staging when the arrays were on the host (not in t_total) */
   int levels;             /* finest level used */
-  int level_capped;       /* 1 when the regularization or the memory budget lowered the level */
+  int level_capped;       /* 1 when the memory budget or the cut-off r_c (reg_correct 0) lowered the level */
   int n_src_leaves, n_tgt_leaves;
   long long n_m2l;        /* M2L translations performed */
   long long n_p2p;        /* near-field pair interactions (counted by the CPU backend; 0 on the GPU) */
+  /* Regularization (docs/MATH.md §10). t_p2p includes t_corr. */
+  double r_cut;           /* cut-off r_c: pairs closer than it are regularized exactly (0: singular kernel;
+                             with gradients, the gradient targets' one; velocity-only targets use a
+                             shorter one, where q alone is within tolerance) */
+  double reg_err;         /* regularization error committed: the kernel's largest relative deviation from
+                             the singular one over the pairs left to the singular far field (<= reg_tol) */
+  double t_corr;          /* ms of the regularization corrections (pairs closer than r_c, not adjacent) */
+  long long n_corr;       /* candidate correction pairs examined (CPU backend; 0 on the GPU) */
 } fmm_stats;
 
 /* One evaluation's arrays: xyz-interleaved, in the context's precision (double or float).
@@ -113,6 +130,14 @@ int vx_cuda_available(char *name, size_t namelen);
 /* Smallest leaf width w for which |1 - q(w/σ)| <= tol for the kernel (0 for the singular
  * kernel; +inf where no finite width achieves it). */
 double vx_kernel_min_width(vx_kernel k, double sigma, double tol);
+/* Cut-off radius r_c: beyond it the kernel's velocity (and, with gradient set, its gradient)
+ * deviates from the singular one by at most tol, relatively (docs/MATH.md §10). 0 for the singular
+ * kernel, σ for poly (exact); +inf where no finite radius achieves it. */
+double vx_kernel_cutoff(vx_kernel k, double sigma, double tol, int gradient);
+/* The tolerance reg_tol = 0 stands for: 10^-(4 + p/4), an order of magnitude below the far
+ * field's error at order p (1e-6 at p = 8), but not below the precision's unit rounding
+ * (docs/MATH.md §10). */
+double vx_kernel_default_tol(vx_precision prec, int order);
 
 VX_EXTERN_C_END
 #endif

@@ -19,7 +19,7 @@ typedef struct {
   size_t cap;
 } dbuf;
 
-enum { EV_CALLER, EV_COPY0, EV_START, EV_TREE, EV_GATHER, EV_NEAR0, EV_NEAR1, EV_P2M, EV_M2M, EV_DOWN, EV_L2P, EV_END, EV_COPY1,
+enum { EV_CALLER, EV_COPY0, EV_START, EV_TREE, EV_GATHER, EV_NEAR0, EV_CORR, EV_NEAR1, EV_P2M, EV_M2M, EV_DOWN, EV_L2P, EV_END, EV_COPY1,
        EV_LVL, EV_COUNT = EV_LVL + 2 * (VX_LMAX + 2) };
 
 typedef struct fmm_gpu {

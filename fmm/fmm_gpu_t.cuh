@@ -11,6 +11,7 @@
  *    holds a whole expansion.
  *  - L2P: a warp per leaf forms its derivative expansions; then a thread per target.
  *  - P2P, direct: one thread per target, sources staged through shared memory in tiles.
+ *  - regularization corrections (k_corr): as P2P, over the source leaves warp 0 finds within r_cut.
  *  - L2P and P2P run a block per target chunk (k_chunk_count): CH targets of one leaf. */
 
 /* Stage helpers: lane `lane` handles coefficients idx = lane, lane+32, ... */
@@ -401,6 +402,115 @@ __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad,
   }
 }
 
+/* The regularized-minus-singular kernel over a tile (pair_bs_regdiff), K and G fixed at compile
+ * time as in tile_sum. */
+template <int K, int G>
+__device__ static __forceinline__ void VXF(tile_corr)(vx_real sigma, vx_real rc2, vx_real x, vx_real y, vx_real z,
+                                                      const vx_real *sh, int stride, int cnt, vx_real *u, vx_real *gr) {
+#pragma unroll 4
+  for (int j = 0; j < cnt; ++j)
+    VXF(pair_bs_regdiff)(K, sigma, rc2, x - sh[j], y - sh[stride + j], z - sh[2 * stride + j], sh[3 * stride + j],
+                         sh[4 * stride + j], sh[5 * stride + j], u, G ? gr : NULL);
+}
+__device__ static __forceinline__ void VXF(corr_dispatch)(int kernel, int g, vx_real sigma, vx_real rc2, vx_real x, vx_real y,
+                                                          vx_real z, const vx_real *sh, int stride, int cnt, vx_real *u,
+                                                          vx_real *gr) {
+  switch (2 * kernel + (g ? 1 : 0)) { /* the singular kernel has nothing to correct */
+  case 2: VXF(tile_corr)<1, 0>(sigma, rc2, x, y, z, sh, stride, cnt, u, gr); break;
+  case 3: VXF(tile_corr)<1, 1>(sigma, rc2, x, y, z, sh, stride, cnt, u, gr); break;
+  case 4: VXF(tile_corr)<2, 0>(sigma, rc2, x, y, z, sh, stride, cnt, u, gr); break;
+  case 5: VXF(tile_corr)<2, 1>(sigma, rc2, x, y, z, sh, stride, cnt, u, gr); break;
+  case 6: VXF(tile_corr)<3, 0>(sigma, rc2, x, y, z, sh, stride, cnt, u, gr); break;
+  case 7: VXF(tile_corr)<3, 1>(sigma, rc2, x, y, z, sh, stride, cnt, u, gr); break;
+  case 8: VXF(tile_corr)<4, 0>(sigma, rc2, x, y, z, sh, stride, cnt, u, gr); break;
+  case 9: VXF(tile_corr)<4, 1>(sigma, rc2, x, y, z, sh, stride, cnt, u, gr); break;
+  default: break;
+  }
+}
+
+/* Regularization corrections (docs/MATH.md §10), the twin of the CPU engine's cpu_corr_leaves +
+ * cpu_corr_leaf: a block per target chunk, a thread per target. Warp 0 walks the source leaves
+ * under the 27 level-Lc boxes around the leaf's ancestor (oct_reach_range) and queues those that
+ * oct_leaf_reach accepts, 32 tested at a time and compacted by ballot, until VX_CORR_LEAVES could
+ * overflow; the block then stages the queued leaves' sources through shared memory in tiles, as
+ * k_p2p does, and each thread adds pair_bs_regdiff for its target; again until the ranges are
+ * exhausted. Adds (un-prefixed) into vn/gn after k_p2p on the same stream. */
+#define VX_CORR_LEAVES 64
+__global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2v, double reach2, int L, int Lc, int want_grad, int n_grad,
+                            int nleaf, const int *chunk_leaf, const int *chunk_off, const int *order, const uint32_t *tkey,
+                            const int *tstart, int nsleaf, const uint32_t *skey, const int *sstart, const vx_real *tx,
+                            const vx_real *ty, const vx_real *tz, const vx_real *sx, const vx_real *sy, const vx_real *sz,
+                            const vx_real *sax, const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
+  __shared__ vx_real st[6][VX_P2P_CAP];
+  __shared__ int pre[VX_CORR_LEAVES + 1], beg[VX_CORR_LEAVES], nq, done;
+  const int c = blockIdx.x;
+  if (c >= chunk_off[nleaf]) return;
+  const int b = chunk_leaf[c], lane = threadIdx.x & 31;
+  const uint32_t tk = tkey[b];
+  const int k = tstart[b] + (c - chunk_off[b]) * blockDim.x + threadIdx.x;
+  const int active = k < tstart[b + 1];
+  const int gk = active && want_grad && order[k] < n_grad;
+  const vx_real rc2 = gk ? rc2g : rc2v; /* velocity-only targets: the shorter cut-off */
+  const vx_real x = active ? tx[k] : VX_R(0.0), y = active ? ty[k] : VX_R(0.0), z = active ? tz[k] : VX_R(0.0);
+  vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  int q = 0, ra = 0, re = 0; /* warp 0's cursor: leaves [ra, re) of box q - 1 are still to test */
+  for (;;) {
+    if (threadIdx.x < 32) { /* warp-uniform: every lane holds the same cursor */
+      int n = 0;
+      while (n <= VX_CORR_LEAVES - 32) {
+        if (ra >= re) {
+          if (q == 27) break;
+          oct_reach_range(L, Lc, tk, q++, skey, nsleaf, &ra, &re);
+          continue;
+        }
+        const int s = ra + lane, ok = s < re && oct_leaf_reach(tk, skey[s], reach2);
+        const unsigned m = __ballot_sync(0xffffffffu, ok);
+        if (ok) beg[n + __popc(m & ((1u << lane) - 1u))] = s;
+        n += __popc(m);
+        ra = min(ra + 32, re);
+      }
+      __syncwarp();
+      if (lane == 0) {
+        pre[0] = 0;
+        for (int i = 0; i < n; ++i) {
+          const int s = beg[i];
+          beg[i] = sstart[s];
+          pre[i + 1] = pre[i] + sstart[s + 1] - sstart[s];
+        }
+        nq = n;
+        done = ra >= re && q == 27;
+      }
+    }
+    __syncthreads();
+    const int total = pre[nq];
+    for (int c0 = 0; c0 < total; c0 += (int)VX_P2P_CAP) {
+      const int cnt = min((int)VX_P2P_CAP, total - c0);
+      if (c0 > 0) __syncthreads();
+      for (int i = threadIdx.x; i < cnt; i += blockDim.x) {
+        const int gi = c0 + i;
+        int lo = 0, hi = nq - 1; /* the queued leaf holding gi: pre[lo] <= gi < pre[lo + 1] */
+        while (lo < hi) {
+          const int mid = (lo + hi + 1) >> 1;
+          if (pre[mid] <= gi) lo = mid;
+          else hi = mid - 1;
+        }
+        const int j = beg[lo] + gi - pre[lo];
+        st[0][i] = sx[j]; st[1][i] = sy[j]; st[2][i] = sz[j];
+        st[3][i] = sax[j]; st[4][i] = say[j]; st[5][i] = saz[j];
+      }
+      __syncthreads();
+      if (active) VXF(corr_dispatch)(kernel, gk, sigma, rc2, x, y, z, &st[0][0], (int)VX_P2P_CAP, cnt, u, gr);
+    }
+    const int fin = done;
+    __syncthreads(); /* everyone is done with the queue and the tile before warp 0 refills them */
+    if (fin) break;
+  }
+  if (active) {
+    for (int i = 0; i < 3; ++i) vn[3 * (size_t)k + i] += u[i];
+    if (gk) for (int i = 0; i < 9; ++i) gn[9 * (size_t)k + i] += gr[i];
+  }
+}
+
 /* Far + near, times 1/(4π), scattered back to the caller's target order. */
 __global__ void VXF(k_combine)(int n, int want_grad, int n_grad, const int *order, const vx_real *vf, const vx_real *gf,
                                const vx_real *vn, const vx_real *gn, vx_real *vel, vx_real *grad) {
@@ -528,7 +638,7 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     VX_CUR_LAUNCH(chunk_fill);
     VX_CUR(cudaEventRecord(ev[EV_TREE], sf));
     s.levels = L; s.level_capped = t->capped; s.n_src_leaves = t->nsrc[L]; s.n_tgt_leaves = t->ntgt[L];
-    ctx->reg_err = (P->kernel == VX_KERNEL_SINGULAR) ? 0.0 : vx_kernel_deviation(P->kernel, h / P->sigma);
+    const fmm_corr cr = fmm_reg_prepare(ctx, t->side, L, &s);
     if (gpu_reserve(&G->src_soa, 6 * rs * (size_t)ns, "sorted sources", err, errlen) ||
         gpu_reserve(&G->tgt_soa, 3 * rs * (size_t)nt, "sorted targets", err, errlen) ||
         gpu_reserve(&G->vfar, 3 * rs * (size_t)nt, "far-field velocities", err, errlen) ||
@@ -559,6 +669,14 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
                                            t->tgt_order, t->tgt_start, t->src_start, t->nbr_start, t->nbr, tx, ty, tz, sx,
                                            sy, sz, sax, say, saz, (vx_real *)G->vnear.ptr, (vx_real *)G->gnear.ptr);
     VX_CUR_LAUNCH(p2p);
+    VX_CUR(cudaEventRecord(ev[EV_CORR], sn));
+    if (cr.on) {
+      VXF(k_corr)<<<chunk_bound, CH, 0, sn>>>((int)P->kernel, (vx_real)P->sigma, (vx_real)cr.rc2, (vx_real)cr.rc2v, cr.reach2, L, cr.Lc, want_grad,
+                                              n_grad, nleaf, cleaf, coff, t->tgt_order, t->tgt_key[L], t->tgt_start,
+                                              t->nsrc[L], t->src_key[L], t->src_start, tx, ty, tz, sx, sy, sz, sax, say, saz,
+                                              (vx_real *)G->vnear.ptr, (vx_real *)G->gnear.ptr);
+      VX_CUR_LAUNCH(corr);
+    }
     VX_CUR(cudaEventRecord(ev[EV_NEAR1], sn));
 
     /* far field */
@@ -652,6 +770,7 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
       }
       VX_CUR(cudaEventElapsedTime(&ms, ev[EV_DOWN], ev[EV_L2P])); s.t_l2p = ms;
       VX_CUR(cudaEventElapsedTime(&ms, ev[EV_NEAR0], ev[EV_NEAR1])); s.t_p2p = ms;
+      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_CORR], ev[EV_NEAR1])); s.t_corr = ms;
     }
   }
   if (st) *st = s;

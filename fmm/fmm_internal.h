@@ -24,8 +24,32 @@ struct fmm_ctx {
   vx_buf occupancy;        /* dense target histogram for fmm_occupancy (CPU backend) */
   int evaluated;           /* a tree exists (fmm_occupancy is valid) */
   void *gpu;               /* GPU backend state (fmm_gpu.cu), NULL on the CPU backend */
-  double reg_err;          /* |1 - q(w/σ)| at the finest leaf width of the last evaluation */
+  double reg_err;          /* the last evaluation's fmm_stats.reg_err */
 };
+
+/* Regularization of one evaluation (docs/MATH.md §10): the far field is singular; pairs in adjacent
+ * leaves use the regularized kernel; every other pair closer than r_cut gets the difference of
+ * the regularized and the singular kernel added (pair_bs_regdiff), the source leaves found among
+ * the descendants of the 27 boxes around the target leaf's ancestor at level Lc. */
+typedef struct {
+  int on;          /* 1: leaves narrower than r_cut, so corrections are needed */
+  int Lc;          /* the deepest level whose boxes are at least r_cut wide (0 when none is) */
+  double r_cut;    /* cut-off actually used (clamped to 2 x the root side: beyond, every pair is in) */
+  double reach2;   /* (r_cut / leaf width)^2: oct_leaf_reach's bound */
+  double rc2;      /* r_cut^2: for targets that need the gradient */
+  double rc2v;     /* the same for velocity-only targets (q alone within tolerance: shorter) */
+} fmm_corr;
+
+/* The tolerance in force (reg_tol, or vx_kernel_default_tol) and its cut-off. */
+double fmm_reg_tol(const fmm_params *p);
+double fmm_reg_cutoff(const fmm_params *p);
+/* 1 when the automatic level keeps leaves at least r_cut wide (the rule before corrections existed):
+ * unless reg_correct asks for the corrections, and always for Rosenhead–Moore, where the capped
+ * tree was measured faster (docs/MATH.md §10). */
+int fmm_reg_caps_level(const fmm_params *p);
+/* The corrections for a tree of root side `side` and finest level L; stores r_cut and the
+ * committed error in s (and ctx->reg_err). */
+fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, fmm_stats *s);
 
 /* Grow b to at least bytes; 0 or -1 (out of memory). Contents are not kept. */
 int vx_buf_reserve(vx_buf *b, size_t bytes);
@@ -47,10 +71,12 @@ int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, s
 int fmm_gpu_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
 int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins);
 
-/* Octree parameters for the context's settings (level cap from the kernel's core size). */
+/* Octree parameters for the context's settings (level cap: memory budget; Rosenhead–Moore's cut-off). */
 oct_params fmm_octree_params(const fmm_ctx *ctx);
-/* |1 - q(ρ)| for the kernel, the far-field error of treating a regularized source as singular. */
+/* |1 - q(ρ)| for the kernel, the far-field error of treating a regularized source as singular;
+ * with gradient set, the larger of it and the gradient kernel's |h/h_singular - 1| = |q'ρ/3 + 1 - q|. */
 double vx_kernel_deviation(vx_kernel k, double rho);
+double vx_kernel_deviation_max(vx_kernel k, double rho, int gradient);
 
 VX_EXTERN_C_END
 #endif

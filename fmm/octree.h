@@ -100,6 +100,51 @@ VX_HD static inline uint32_t oct_cell(double x, double lo, double inv_side, int 
   return (uint32_t)(c < 0 ? 0 : (c > top ? top : c));
 }
 
+/* ---- Leaves within a reach of each other (the regularization corrections, docs/MATH.md §10).
+ * Used by the CPU engine's loop and the GPU's k_corr alike. */
+
+/* First index in the ascending keys[0..n) whose key is >= k. */
+VX_HD static inline int oct_lower_bound(const uint32_t *keys, int n, uint32_t k) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = (lo + hi) >> 1;
+    if (keys[mid] < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* The level-L leaves [*a, *b) of the ascending keys skey[0..n) that lie in the q-th (0..26) of the
+ * 27 level-Lc boxes around the level-Lc ancestor of the level-L cell tkey: a box's descendants
+ * have the keys [k << 3(L-Lc), (k+1) << 3(L-Lc)). Empty when that box is outside the cube. Every
+ * point within one level-Lc box width of the ancestor lies in these 27 boxes. */
+VX_HD static inline void oct_reach_range(int L, int Lc, uint32_t tkey, int q, const uint32_t *skey, int n, int *a, int *b) {
+  const int sh = 3 * (L - Lc), top = (1 << Lc) - 1;
+  int x, y, z;
+  oct_demorton3(tkey >> sh, &x, &y, &z);
+  x += q % 3 - 1, y += (q / 3) % 3 - 1, z += q / 9 - 1;
+  if (x < 0 || y < 0 || z < 0 || x > top || y > top || z > top) {
+    *a = *b = 0;
+    return;
+  }
+  const uint32_t k = oct_morton3((uint32_t)x, (uint32_t)y, (uint32_t)z);
+  *a = oct_lower_bound(skey, n, k << sh);
+  *b = *a + oct_lower_bound(skey + *a, n - *a, (k + 1u) << sh);
+}
+
+/* 1 when the level-L cells tkey and skey are not adjacent (the near field has not summed their
+ * pairs) and come closer than sqrt(reach2) cell widths: per axis the gap between the cells is
+ * max(|Δ| - 1, 0) widths. Integer arithmetic and one double comparison: the same on every device. */
+VX_HD static inline int oct_leaf_reach(uint32_t tkey, uint32_t skey, double reach2) {
+  int tx, ty, tz, sx, sy, sz;
+  oct_demorton3(tkey, &tx, &ty, &tz);
+  oct_demorton3(skey, &sx, &sy, &sz);
+  int dx = sx > tx ? sx - tx : tx - sx, dy = sy > ty ? sy - ty : ty - sy, dz = sz > tz ? sz - tz : tz - sz;
+  if (dx <= 1 && dy <= 1 && dz <= 1) return 0;
+  int gx = dx > 0 ? dx - 1 : 0, gy = dy > 0 ? dy - 1 : 0, gz = dz > 0 ? dz - 1 : 0;
+  return (double)(gx * gx + gy * gy + gz * gz) < reach2;
+}
+
 /* The root cube from the bounding box [mn, mx] of all points; the CPU and GPU builds both call
  * this so that they get the same cube and hence the same cell for every point.
  * side: largest extent enlarged by 1e-6 so that no point sits on the far faces; at least

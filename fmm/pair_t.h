@@ -60,6 +60,18 @@ VX_HD static inline void VXF(kernel_gh)(int kernel, vx_real r2, vx_real sigma, v
   }
 }
 
+/* u += g (α × d), gr += h d ⊗ (α × d) - g ε α (when gr != NULL): docs/MATH.md §6. */
+VX_HD static inline void VXF(pair_accum)(vx_real g, vx_real h, vx_real dx, vx_real dy, vx_real dz, vx_real ax, vx_real ay,
+                                         vx_real az, vx_real *u, vx_real *gr) {
+  vx_real cx = ay * dz - az * dy, cy = az * dx - ax * dz, cz = ax * dy - ay * dx; /* α × d */
+  u[0] += g * cx; u[1] += g * cy; u[2] += g * cz;
+  if (gr) {
+    gr[0] += h * dx * cx;          gr[1] += h * dy * cx - g * az; gr[2] += h * dz * cx + g * ay;
+    gr[3] += h * dx * cy + g * az; gr[4] += h * dy * cy;          gr[5] += h * dz * cy - g * ax;
+    gr[6] += h * dx * cz - g * ay; gr[7] += h * dy * cz + g * ax; gr[8] += h * dz * cz;
+  }
+}
+
 /* Accumulate the (un-prefixed) velocity u[3] and, when gr != NULL, gradient gr[9] at x induced by
  * a particle of strength α at y; d = x - y. Coincident points contribute nothing. */
 VX_HD static inline void VXF(pair_bs)(int kernel, vx_real sigma, vx_real dx, vx_real dy, vx_real dz, vx_real ax,
@@ -68,11 +80,21 @@ VX_HD static inline void VXF(pair_bs)(int kernel, vx_real sigma, vx_real dx, vx_
   if (r2 <= VX_R(0.0)) return;
   vx_real g, h;
   VXF(kernel_gh)(kernel, r2, sigma, &g, &h);
-  vx_real cx = ay * dz - az * dy, cy = az * dx - ax * dz, cz = ax * dy - ay * dx; /* α × d */
-  u[0] += g * cx; u[1] += g * cy; u[2] += g * cz;
-  if (gr) {
-    gr[0] += h * dx * cx;          gr[1] += h * dy * cx - g * az; gr[2] += h * dz * cx + g * ay;
-    gr[3] += h * dx * cy + g * az; gr[4] += h * dy * cy;          gr[5] += h * dz * cy - g * ax;
-    gr[6] += h * dx * cz - g * ay; gr[7] += h * dy * cz + g * ax; gr[8] += h * dz * cz;
-  }
+  VXF(pair_accum)(g, h, dx, dy, dz, ax, ay, az, u, gr);
+}
+
+/* The regularized minus the singular pair kernel, for a pair closer than the cut-off (r² < rc2;
+ * nothing beyond it): added to a pair the far field summed as singular, it restores the
+ * regularized kernel (docs/MATH.md §10). The singular g, h are formed exactly as kernel_gh's
+ * singular branch, so the difference vanishes where the kernel equals the singular one. */
+VX_HD static inline void VXF(pair_bs_regdiff)(int kernel, vx_real sigma, vx_real rc2, vx_real dx, vx_real dy, vx_real dz,
+                                              vx_real ax, vx_real ay, vx_real az, vx_real *u, vx_real *gr) {
+  vx_real r2 = dx * dx + dy * dy + dz * dz;
+  if (r2 >= rc2 || r2 <= VX_R(0.0)) return;
+  vx_real g, h;
+  VXF(kernel_gh)(kernel, r2, sigma, &g, &h);
+  vx_real ir = VX_RSQRT(r2), ir2 = ir * ir, ir3 = ir2 * ir;
+  g -= ir3;
+  h -= VX_R(-3.0) * ir3 * ir2;
+  VXF(pair_accum)(g, h, dx, dy, dz, ax, ay, az, u, gr);
 }

@@ -42,7 +42,8 @@ typedef struct {
   int leaf, levels;
   vx_precision precision;
   vx_kernel kernel;
-  double sigma;
+  double sigma, reg_tol;
+  int reg_correct;
   int gradient;
   long long check;
   int repeat;
@@ -77,6 +78,11 @@ static void print_usage(const fmm_params *d) {
          "  --precision double|float    arithmetic precision (default double)\n"
          "  --kernel singular|poly|rm|wl|gauss   smoothing kernel (default singular)\n"
          "  --sigma S                   core radius > 0, required by every kernel but singular\n"
+         "  --reg-tol T                 regularization tolerance in [0, 1): the kernel's relative deviation\n"
+         "                              from the singular one allowed beyond the cut-off r_cut; 0 = the\n"
+         "                              kernel's default for the precision (default 0)\n"
+         "  --reg-correct               the leaf-size level with corrections within r_cut instead of leaves\n"
+         "                              at least r_cut wide (the default; docs/MATH.md section 10)\n"
          "  --no-gradient               velocity only (no 9-component gradient)\n"
          "  --check K                   errors against direct summation (double) at K targets sampled\n"
          "                              with the seed; K >= N: all targets; 0: no check (default)\n"
@@ -203,6 +209,13 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
       if (*v == '\0' || *end != '\0' || errno == ERANGE || !isfinite(o->sigma) || o->sigma < 0.0)
         usage_error("--sigma: expected a finite number >= 0, got '%s'", v);
       sigma_set = 1;
+    } else if (!strcmp(flag, "--reg-tol")) {
+      const char *v = take_value(flag, val, argc, argv, &i);
+      char *end;
+      errno = 0;
+      o->reg_tol = strtod(v, &end);
+      if (*v == '\0' || *end != '\0' || errno == ERANGE || !(o->reg_tol >= 0.0 && o->reg_tol < 1.0))
+        usage_error("--reg-tol: expected a number in [0, 1), got '%s'", v);
     } else if (!strcmp(flag, "--check")) {
       o->check = parse_int(flag, take_value(flag, val, argc, argv, &i), 0, MAX_N);
     } else if (!strcmp(flag, "--repeat")) {
@@ -222,9 +235,10 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
       parse_orders(take_value(flag, val, argc, argv, &i), o);
       sweep = 1;
     } else if (!strcmp(flag, "--no-gradient") || !strcmp(flag, "--json") || !strcmp(flag, "--vs-direct") ||
-               !strcmp(flag, "--quiet")) {
+               !strcmp(flag, "--quiet") || !strcmp(flag, "--reg-correct")) {
       if (val) usage_error("%s takes no value", flag);
       if (!strcmp(flag, "--no-gradient")) o->gradient = 0;
+      else if (!strcmp(flag, "--reg-correct")) o->reg_correct = 1;
       else if (!strcmp(flag, "--json")) o->json = 1;
       else if (!strcmp(flag, "--vs-direct")) o->vs_direct = 1;
       else o->quiet = 1;
@@ -309,18 +323,21 @@ static void json_str(json_line *j, const char *k, const char *s) {
 /* ---------------------------------------------------------------- results */
 
 typedef struct {
-  double t[9]; /* tree, p2m, m2m, m2l, l2l, l2p, p2p, total, copy: medians (ms) */
+  double t[10]; /* tree, p2m, m2m, m2l, l2l, l2p, p2p, total, copy, corr: medians (ms) */
   int levels, level_capped;
-  long long n_m2l, n_p2p;
+  long long n_m2l, n_p2p, n_corr;
+  double r_cut, reg_err; /* regularization cut-off and the error committed (fmm_stats) */
   int have_err;
   double err_vel, err_grad, err_p99, err_max;
 } run_result;
 
-static const char *const phase_names[9] = {"t_tree", "t_p2m", "t_m2m", "t_m2l", "t_l2l", "t_l2p", "t_p2p", "t_total", "t_copy"};
+#define N_PHASES 10
+static const char *const phase_names[N_PHASES] = {"t_tree", "t_p2m", "t_m2m", "t_m2l", "t_l2l",
+                                                  "t_l2p",  "t_p2p", "t_total", "t_copy", "t_corr"};
 
-static void phase_times(const fmm_stats *s, double t[9]) {
+static void phase_times(const fmm_stats *s, double t[N_PHASES]) {
   t[0] = s->t_tree, t[1] = s->t_p2m, t[2] = s->t_m2m, t[3] = s->t_m2l;
-  t[4] = s->t_l2l, t[5] = s->t_l2p, t[6] = s->t_p2p, t[7] = s->t_total, t[8] = s->t_copy;
+  t[4] = s->t_l2l, t[5] = s->t_l2p, t[6] = s->t_p2p, t[7] = s->t_total, t[8] = s->t_copy, t[9] = s->t_corr;
 }
 
 /* Errors of the FMM result (run precision) at the sampled targets against the double reference. */
@@ -387,7 +404,9 @@ static void print_json(const run_info *ri, int order, const run_result *r) {
   json_num(&j, "sigma", ri->sigma);
   json_key(&j, "gradient");
   printf(o->gradient ? "true" : "false");
-  for (int p = 0; p < 9; p++) json_num(&j, phase_names[p], r->t[p]);
+  for (int p = 0; p < N_PHASES; p++) json_num(&j, phase_names[p], r->t[p]);
+  json_num(&j, "r_cut", r->r_cut);
+  json_num(&j, "reg_err", r->reg_err);
   if (ri->t_direct >= 0.0) {
     json_num(&j, "t_direct", ri->t_direct);
     json_str(&j, "direct_backend", ri->direct_backend);
@@ -403,6 +422,7 @@ static void print_json(const run_info *ri, int order, const run_result *r) {
   }
   json_int(&j, "n_m2l", r->n_m2l);
   json_int(&j, "n_p2p", r->n_p2p);
+  json_int(&j, "n_corr", r->n_corr);
   json_int(&j, "repeat", o->repeat);
   json_key(&j, "seed");
   printf("%llu}\n", (unsigned long long)o->seed);
@@ -422,8 +442,11 @@ static void print_table_header(const run_info *ri) {
            ri->n_check, ri->ref_backend);
   if (ri->t_direct >= 0.0) printf("# direct summation of all targets on %s: %.3f ms\n", ri->direct_backend, ri->t_direct);
   printf("# times in ms (medians)\n");
-  printf("%5s %3s %9s %9s %9s %9s %9s %9s %9s %10s %12s %12s", "order", "lev", "tree", "p2m", "m2m", "m2l", "l2l",
-         "l2p", "p2p", "total", "n_m2l", "n_p2p");
+  if (o->kernel != VX_KERNEL_SINGULAR)
+    printf("# p2p includes corr: the regularization corrections of pairs closer than r_cut that are not adjacent;\n"
+           "# reg_err: the kernel's largest relative deviation from the singular one left to the far field\n");
+  printf("%5s %3s %9s %9s %9s %9s %9s %9s %9s %9s %10s %12s %12s %9s %9s", "order", "lev", "tree", "p2m", "m2m", "m2l", "l2l",
+         "l2p", "p2p", "corr", "total", "n_m2l", "n_p2p", "r_cut", "reg_err");
   if (ri->n_check > 0) printf(" %9s %9s %9s %9s", "err_vel", "err_grad", "err_p99", "err_max");
   if (o->vs_direct) printf(" %8s", "speedup");
   printf("\n");
@@ -432,7 +455,7 @@ static void print_table_header(const run_info *ri) {
 static void print_table_row(const run_info *ri, int order, const run_result *r) {
   printf("%5d %3d", order, r->levels);
   for (int p = 0; p < 7; p++) printf(" %9.3f", r->t[p]);
-  printf(" %10.3f %12lld %12lld", r->t[7], r->n_m2l, r->n_p2p);
+  printf(" %9.3f %10.3f %12lld %12lld %9.3g %9.2e", r->t[9], r->t[7], r->n_m2l, r->n_p2p, r->r_cut, r->reg_err);
   if (r->have_err) printf(" %9.2e %9.2e %9.2e %9.2e", r->err_vel, r->err_grad, r->err_p99, r->err_max);
   if (ri->o->vs_direct) printf(" %8.2f", ri->t_direct / r->t[7]);
   printf("%s\n", r->level_capped ? "  (level capped)" : "");
@@ -503,6 +526,8 @@ int main(int argc, char **argv) {
   prm.levels = o.levels;
   prm.kernel = o.kernel;
   prm.sigma = o.sigma;
+  prm.reg_tol = o.reg_tol;
+  prm.reg_correct = o.reg_correct;
   prm.gradient = o.gradient;
   prm.verbose = !o.quiet;
   if (!(ctx = fmm_create(&prm, err, sizeof err))) {
@@ -628,9 +653,9 @@ int main(int argc, char **argv) {
 
     run_result res;
     memset(&res, 0, sizeof res);
-    for (int p = 0; p < 9; p++) { /* each phase's median on its own */
+    for (int p = 0; p < N_PHASES; p++) { /* each phase's median on its own */
       for (int r = 0; r < o.repeat; r++) {
-        double t[9];
+        double t[N_PHASES];
         phase_times(&st[r], t);
         tv[r] = t[p];
       }
@@ -638,7 +663,8 @@ int main(int argc, char **argv) {
     }
     const fmm_stats *last = &st[o.repeat - 1];
     res.levels = last->levels, res.level_capped = last->level_capped;
-    res.n_m2l = last->n_m2l, res.n_p2p = last->n_p2p;
+    res.n_m2l = last->n_m2l, res.n_p2p = last->n_p2p, res.n_corr = last->n_corr;
+    res.r_cut = last->r_cut, res.reg_err = last->reg_err;
     if (ri.n_check > 0) compute_errors(&res, vel, grad, is_float, idx, ri.n_check, ref_vel, ref_grad);
 
     if (o.json) print_json(&ri, order, &res);
