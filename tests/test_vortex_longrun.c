@@ -6,7 +6,7 @@
  *   runs to t = 4 with the impulse at the end within 2e-5 (measured 3.3e-6) and max|α| within 1.3x its start
  *   (measured 1.19).
  * And
- *   a resolved ring (a = 0.03, σ = 0.024, 80 x 19 elements, the single_ring scene's cross-section) stepped with dt = DT, beyond RK4's
+ *   a resolved ring (a = 0.03, 80 x 19 elements: the single_ring scene's cross-section; σ = 0.024) stepped with dt = DT, beyond RK4's
  *   stability for the core's fastest rotation (dt·max|∇u| ≈ 11): without substeps the impulse
  *   drifts 4 % in 15 steps (measured 4.1e-2; no blow-up by vx_sim_health's rule); with lcfl = 0.5 (each
  *   step split into ⌈dt·max|∇u|/0.5⌉ substeps) and relaxation 0.3 it runs the 15 steps with
