@@ -53,6 +53,28 @@ void app_series_add(app_series *s, const double *row);
 double app_series_median(app_series *s, int j);
 void app_series_free(app_series *s);
 
+/* Seconds on the monotonic clock (app_series.c): the one clock of the program's timings. */
+double app_now(void);
+
+/* Batch mode (app_batch.c): the simulation and its outputs, no GL. */
+typedef struct {
+  app_overrides ov;
+  const char *scene;          /* name or path; NULL with restart */
+  const char *restart;        /* a checkpoint to continue (app_checkpoint.h), or NULL */
+  int quiet;
+  long long steps;            /* -1: the scene's */
+  double t_end;               /* > 0: run until this simulated time instead */
+  long long diag_every;       /* <= 0: the scene's */
+  const char *diag;           /* diagnostics CSV, or NULL */
+  long long energy_max;       /* energy computed up to this many elements */
+  const char *vtk_dir;        /* ParaView series here, or NULL */
+  long long vtk_every;        /* <= 0: the diagnostics interval */
+  const char *checkpoint;     /* app_checkpoint.h */
+  long long checkpoint_every;
+} app_batch_options;
+/* Run it; the exit code as main.c documents (0, 1, 2, 3 blow-up, 130 interrupted). */
+int app_run_batch(const app_batch_options *o);
+
 /* Ctrl-C (SIGINT) and SIGTERM set a flag instead of ending the process (app_interrupt.c), while
  * on: the run stops at its next step or frame with its files finalized. catch(1) also clears the
  * flag; a second signal acts as it would have without us. */
@@ -173,7 +195,6 @@ int app_save_png(unsigned fbo, int w, int h, const char *path, char *err, size_t
 void app_shutdown(app *a);
 /* A transient one-line message on screen (and on stderr). */
 void app_message(app *a, const char *fmt, ...);
-double app_now(void);
 /* Simulated time and steps across engine rebuilds. */
 double app_sim_time(const app *a);
 long long app_sim_steps(const app *a);

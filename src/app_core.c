@@ -1,7 +1,7 @@
 /* app_core.c — the program's core, shared by the window and the headless images (app.h): scenes,
  * the simulation's life, settings applied live, the frame's steps, the accuracy probe and the
  * hand-off of particles and histogram to the renderer. No window-system code here. */
-#define _XOPEN_SOURCE 700 /* readlink, realpath, clock_gettime */
+#define _XOPEN_SOURCE 700 /* readlink, realpath, localtime_r */
 #include "app.h"
 
 #include <dirent.h>
@@ -23,12 +23,6 @@
 #define PROBE_PERIOD_S 2.0      /* seconds between two probes */
 #define DEFAULT_HIST_LEVEL 5    /* octree's level wanted before the first evaluation tells it */
 #define DRAWN_TRACERS 65536     /* default number of tracers drawn (paper: 2^14 of 2^18) */
-
-double app_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void app_message(app *a, const char *fmt, ...) {
   va_list ap;

@@ -1,9 +1,17 @@
 /* app_series.c — rows of timings kept for the closing medians of batch, headless and window runs
- * (app.h: app_series). Host code, no GL. */
+ * (app.h: app_series), and the clock they are taken with (app_now). Host code, no GL. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app.h"
+
+double app_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static int cmp_double(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;

@@ -13,7 +13,6 @@
  * created or written, whether found at the start or during the run; 3 the simulation blew up
  * (NaN/Inf, or max|α| over 1e6 times its initial value); 130 a batch run or a headless recording
  * stopped by Ctrl-C or SIGTERM (files finalized: the diagnostics kept, a checkpoint written). */
-#define _POSIX_C_SOURCE 200809L /* readlink, clock_gettime */
 
 #include <errno.h>
 #include <limits.h>
@@ -22,15 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "app.h"
-#include "app_checkpoint.h"
-#include "diag.h"
-#include "export_vtk.h"
 #include "scene.h"
-#include "atomic_file.h"
 #include "sim.h"
 #include "version.h"
 
@@ -38,7 +31,6 @@
 #ifndef VX_ASSETS_DIR
 #define VX_ASSETS_DIR "assets"
 #endif
-#define STEP_WARMUP 2       /* steps left out of the closing timing medians */
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -129,12 +121,6 @@ static int fail_usage(const char *fmt, ...) {
   return 2;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int parse_double(const char *s, double *out) {
   char *end;
   errno = 0;
@@ -173,198 +159,16 @@ typedef struct {
   int no_opacity, elements, boxes, no_cube, interop_off;
 } opts;
 
-/* ------------------------------------------------------------------ batch mode */
-
-/* The batch run's simulation: a fresh one of o->scene (path: its file), or the one saved in
- * o->restart (app_checkpoint.h; path: the checkpoint). 0, or the exit code (2: scene, checkpoint
- * or option; 1: engine) with err. */
-static int batch_sim(const opts *o, vx_scene *sc, char *path, size_t pathlen, vx_sim **sim, char *err, size_t errlen) {
-  if (o->restart) {
-    int rc = app_ckpt_restart(o->restart, &o->ov, sim, sc, err, errlen);
-    if (!rc) snprintf(path, pathlen, "%s, step %lld, t=%g", o->restart, vx_sim_steps_done(*sim), vx_sim_time(*sim));
-    return rc;
-  }
-  /* scene: by path or by name */
-  char exe_dir[PATH_MAX] = "";
-  ssize_t nl = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 1);
-  if (nl > 0) {
-    exe_dir[nl] = 0;
-    char *slash = strrchr(exe_dir, '/');
-    if (slash) *slash = 0;
-  }
-  if (vx_scene_find(o->scene, VX_ASSETS_DIR, nl > 0 ? exe_dir : NULL, path, pathlen, err, errlen)) return 2;
-  if (vx_scene_load(path, sc, err, errlen)) return 2;
-  /* parameters: the scene's, then the command line's */
-  vx_sim_params prm = app_sim_params(sc, &o->ov);
-  vx_sim_params chk = prm;
-  if (!(chk.sigma > 0.0)) chk.sigma = 1.0; /* the scene's σ is known after generation; the rest can be checked now */
-  if (vx_sim_params_check(&chk, err, errlen)) return 2;
-  *sim = vx_sim_create(&prm, sc, err, errlen);
-  return *sim ? 0 : 1;
-}
+/* ------------------------------------------------------------------ batch mode (app_batch.c) */
 
 static int run_batch(const opts *o) {
   if (!o->scene && !o->restart) return fail_usage("--scene is required");
   if (o->scene && o->restart) return fail_usage("--restart continues the scene saved in the checkpoint: drop --scene");
-  char path[1024], err[512];
-  vx_scene sc;
-  vx_sim *sim = NULL;
-  int brc = batch_sim(o, &sc, path, sizeof path, &sim, err, sizeof err);
-  if (brc) {
-    fprintf(stderr, PROG ": %s\n", err);
-    return brc;
-  }
-  const vx_sim_params *P = vx_sim_params_get(sim);
-  const long long k0 = vx_sim_steps_done(sim); /* > 0 after a restart: the run goes on from that step */
-  long long steps = o->steps >= 0 ? o->steps : sc.steps;
-  if (o->t_end > 0) steps = (long long)ceil(o->t_end / P->dt - 1e-9);
-  long long every = o->diag_every > 0 ? o->diag_every : sc.diag_every;
-  fprintf(stderr,
-          PROG ": scene %s (%s): %d elements in %d rings, %d tracers; %s backend, %s, %s, dt=%g, %s stretching, "
-               "kernel %s sigma=%g, %s",
-          sc.name, path, vx_sim_n_elements(sim), vx_sim_n_rings(sim), vx_sim_n_tracers(sim), vx_backend_name(P->backend),
-          vx_precision_name(P->precision), vx_integrator_name(P->integrator), P->dt, vx_stretching_name(P->stretching),
-          vx_kernel_name(P->kernel), P->sigma, P->direct ? "direct summation" : "FMM");
-  if (!P->direct) fprintf(stderr, " order %d", P->order);
-  if (P->relax > 0) fprintf(stderr, "; relaxation %g every %d steps", P->relax, P->relax_every);
-  if (P->remesh_every > 0)
-    fprintf(stderr, "; remeshing every %d steps on h=%g (%d elements after the first)%s", P->remesh_every,
-            vx_sim_remesh_stats(sim)->h, vx_sim_n_elements(sim), P->viscosity > 0 ? "" : ", inviscid");
-  if (P->viscosity > 0) fprintf(stderr, ", viscosity %g", P->viscosity);
-  fprintf(stderr, "\n");
-
-  /* the CSV grows under a temporary name beside FILE (rows flushed) and is renamed at the end,
-   * whatever the end: no half-written file under FILE */
-  FILE *df = NULL;
-  vx_afile dfa = {0};
-  if (o->diag) {
-    if (vx_afile_open(&dfa, o->diag, err, sizeof err)) {
-      fprintf(stderr, PROG ": %s\n", err);
-      vx_sim_destroy(sim);
-      return 1;
-    }
-    df = dfa.f;
-    vx_diag_csv_preamble(df, &sc, P, vx_sim_n_elements(sim), vx_sim_n_tracers(sim));
-    vx_diag_csv_header(df, vx_sim_n_rings(sim)); /* a write that failed (/dev/full) ends the run below */
-  }
-  vx_vtk_series *vtk = NULL;
-  long long vtk_every = o->vtk_every > 0 ? o->vtk_every : every;
-  if (o->vtk_dir && !(vtk = vx_vtk_series_create(o->vtk_dir, sc.name, err, sizeof err))) {
-    fprintf(stderr, PROG ": %s\n", err);
-    vx_afile_abort(&dfa);
-    vx_sim_destroy(sim);
-    return 1;
-  }
-  int rc = 0;
-  /* per-step phase times for the closing medians (the first STEP_WARMUP steps left out) */
-  enum { ST_STEP, ST_TREE, ST_FAR, ST_NEAR, ST_INTEG, ST_P2M, ST_M2M, ST_M2L, ST_L2L, ST_L2P, ST_N };
-  app_series st;
-  const int st_bad = app_series_init(&st, ST_N, STEP_WARMUP, steps - k0);
-  int levels = 0;
-  fmm_stats last_engine;
-  memset(&last_engine, 0, sizeof last_engine);
-  vx_diag d;
-  vx_health hl;
-  app_ckpt ck;
-  if (app_ckpt_init(&ck, o->checkpoint, o->checkpoint_every, &sc, steps, every, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
-    rc = 1;
-    goto done;
-  }
-  if (vx_sim_health(sim, &hl, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
-  if (df && !o->restart) { /* a restarted run's rows continue after the checkpoint's step */
-    if (vx_diag_compute(sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
-    vx_diag_csv_row(df, &d);
-  }
-  if (df && vx_afile_failed(&dfa)) { rc = 1; goto done; } /* the commit below says why */
-  if (vtk && vx_vtk_series_add(vtk, sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
-  double t_start = now_s(), t_last = t_start, ms_sum = 0.0;
-  long long ms_n = 0;
-  if (st_bad) {
-    fprintf(stderr, PROG ": out of host memory for %lld step timings\n", st.cap);
-    rc = 1;
-    goto done;
-  }
-  app_interrupt_catch(1); /* Ctrl-C: stop after this step with the files finalized */
-  for (long long k = k0 + 1; k <= steps; ++k) {
-    if (app_interrupted()) {
-      rc = 130;
-      if (app_ckpt_finish(&ck, sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
-      fprintf(stderr, PROG ": interrupted after step %lld of %lld%s%s%s\n", k - 1, steps, df ? "; diagnostics kept" : "",
-              ck.path[0] ? "; checkpoint " : "", ck.path);
-      goto done;
-    }
-    int sr = vx_sim_step(sim, err, sizeof err);
-    if (sr == 0) sr = vx_sim_health(sim, &hl, err, sizeof err);
-    if (sr) {
-      if (!o->quiet) fprintf(stderr, "\n");
-      fprintf(stderr, PROG ": %s%s\n", sr == VX_SIM_BLOWUP ? "" : "step failed: ", err);
-      rc = sr == VX_SIM_BLOWUP ? 3 : 1;
-      if (rc == 3) app_ckpt_blowup_note(&ck);
-      goto done;
-    }
-    const vx_step_stats *ss = vx_sim_last_stats(sim);
-    ms_sum += ss->t_step;
-    ms_n++;
-    levels = ss->levels;
-    last_engine = ss->engine;
-    {
-      const fmm_stats *e = &ss->engine;
-      const double v[ST_N] = {ss->t_step, ss->t_tree, ss->t_far, ss->t_near, ss->t_integrate,
-                              e->t_p2m, e->t_m2m, e->t_m2l, e->t_l2l, e->t_l2p};
-      app_series_add(&st, v);
-    }
-    if (df && (k % every == 0 || k == steps)) {
-      if (vx_diag_compute(sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
-      vx_diag_csv_row(df, &d);
-      if (vx_afile_failed(&dfa)) { rc = 1; goto done; } /* a full disk: stop now; the commit below says why */
-    }
-    if (vtk && k % vtk_every == 0 && vx_vtk_series_add(vtk, sim, err, sizeof err)) {
-      fprintf(stderr, PROG ": %s\n", err);
-      rc = 1;
-      goto done;
-    }
-    if (app_ckpt_step(&ck, sim, k, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
-    double tn = now_s();
-    if (!o->quiet && (tn - t_last >= 1.0 || k == steps)) {
-      fprintf(stderr,
-              PROG ": step %lld/%lld t=%.6g %.3f ms/step, %d elements, max|alpha| %.3g (x%.2f), dt*max|grad u| %.2f (%d substeps)\n",
-              k, steps, vx_sim_time(sim), ms_sum / ms_n, vx_sim_n_elements(sim), hl.max_alpha, hl.max_alpha / hl.alpha0, hl.lcfl,
-              ss->substeps);
-      t_last = tn;
-      ms_sum = 0.0;
-      ms_n = 0;
-    }
-  }
-  if (app_ckpt_finish(&ck, sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); rc = 1; goto done; }
-  if (!o->quiet)
-    fprintf(stderr, PROG ": done: %lld steps in %.2f s%s%s\n", steps > k0 ? steps - k0 : 0, now_s() - t_start,
-            ck.path[0] ? "; checkpoint " : "", ck.path);
-  if (st.n > 0) {
-    double m[ST_N];
-    for (int j = 0; j < ST_N; ++j) m[j] = app_series_median(&st, j);
-    fprintf(stderr,
-            PROG ": step time, median of %lld steps after %d warm-up: %.3f ms (tree %.3f, far %.3f, near %.3f, "
-                 "integrate %.3f%s); octree %d levels\n",
-            st.n, STEP_WARMUP, m[ST_STEP], m[ST_TREE], m[ST_FAR], m[ST_NEAR], m[ST_INTEG],
-            P->backend == VX_BACKEND_CUDA ? "; far and near overlap on the GPU" : "", levels);
-    if (!P->direct)
-      fprintf(stderr,
-              PROG ": far field per step: P2M %.3f, M2M %.3f, M2L %.3f, L2L %.3f, L2P %.3f ms; %lld M2L translations, "
-                   "%d source and %d target leaves%s\n",
-              m[ST_P2M], m[ST_M2M], m[ST_M2L], m[ST_L2L], m[ST_L2P], last_engine.n_m2l, last_engine.n_src_leaves,
-              last_engine.n_tgt_leaves, last_engine.level_capped ? " (level capped by the core size or memory)" : "");
-  }
-done:
-  app_interrupt_catch(0);
-  app_series_free(&st);
-  vx_vtk_series_destroy(vtk);
-  if (df && vx_afile_commit(&dfa, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
-    if (!rc) rc = 1;
-  }
-  vx_sim_destroy(sim);
-  return rc;
+  app_batch_options b = {.ov = o->ov, .scene = o->scene, .restart = o->restart, .quiet = o->quiet, .steps = o->steps,
+                         .t_end = o->t_end, .diag_every = o->diag_every, .diag = o->diag, .energy_max = o->energy_max,
+                         .vtk_dir = o->vtk_dir, .vtk_every = o->vtk_every, .checkpoint = o->checkpoint,
+                         .checkpoint_every = o->checkpoint_every};
+  return app_run_batch(&b);
 }
 
 /* ------------------------------------------------------------------ rendering modes */

@@ -1,0 +1,251 @@
+/* app_batch.c — batch mode (app.h: app_run_batch): the simulation and its outputs only, no GL.
+ *   vortexfmm --headless --scene leapfrog --steps 2000 --diag leapfrog.csv
+ * The run in named steps: the simulation (a scene, or a checkpoint to continue), the outputs
+ * (diagnostics CSV grown under a temporary name, VTK series, checkpoints), the step loop (blow-up,
+ * Ctrl-C, progress) and the closing report (medians of the step's phases). Exit codes as main.c
+ * documents. */
+#define _POSIX_C_SOURCE 200809L /* readlink */
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "app_checkpoint.h"
+#include "atomic_file.h"
+#include "diag.h"
+#include "export_vtk.h"
+
+#define PROG "vortexfmm"
+#ifndef VX_ASSETS_DIR
+#define VX_ASSETS_DIR "assets"
+#endif
+#define STEP_WARMUP 2 /* steps left out of the closing timing medians */
+
+/* per-step phase times kept for the closing medians */
+enum { ST_STEP, ST_TREE, ST_FAR, ST_NEAR, ST_INTEG, ST_P2M, ST_M2M, ST_M2L, ST_L2L, ST_L2P, ST_N };
+
+/* What one batch run holds while it goes. */
+typedef struct {
+  const app_batch_options *o;
+  vx_scene sc;
+  vx_sim *sim;
+  long long k0, steps, every, vtk_every;
+  vx_afile dfa;          /* the diagnostics CSV (dfa.f NULL: none) */
+  vx_vtk_series *vtk;
+  app_ckpt ck;
+  app_series st;
+  vx_health hl;
+  int levels;
+  fmm_stats last_engine;
+} batch;
+
+/* The run's simulation: a fresh one of o->scene (path: its file), or the one saved in o->restart
+ * (app_checkpoint.h; path: the checkpoint). 0, or the exit code (2: scene, checkpoint or option;
+ * 1: engine) with err. */
+static int batch_sim(const app_batch_options *o, vx_scene *sc, char *path, size_t pathlen, vx_sim **sim, char *err,
+                     size_t errlen) {
+  if (o->restart) {
+    int rc = app_ckpt_restart(o->restart, &o->ov, sim, sc, err, errlen);
+    if (!rc) snprintf(path, pathlen, "%s, step %lld, t=%g", o->restart, vx_sim_steps_done(*sim), vx_sim_time(*sim));
+    return rc;
+  }
+  /* scene: by path or by name */
+  char exe_dir[PATH_MAX] = "";
+  ssize_t nl = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 1);
+  if (nl > 0) {
+    exe_dir[nl] = 0;
+    char *slash = strrchr(exe_dir, '/');
+    if (slash) *slash = 0;
+  }
+  if (vx_scene_find(o->scene, VX_ASSETS_DIR, nl > 0 ? exe_dir : NULL, path, pathlen, err, errlen)) return 2;
+  if (vx_scene_load(path, sc, err, errlen)) return 2;
+  /* parameters: the scene's, then the command line's */
+  vx_sim_params prm = app_sim_params(sc, &o->ov);
+  vx_sim_params chk = prm;
+  if (!(chk.sigma > 0.0)) chk.sigma = 1.0; /* the scene's σ is known after generation; the rest can be checked now */
+  if (vx_sim_params_check(&chk, err, errlen)) return 2;
+  *sim = vx_sim_create(&prm, sc, err, errlen);
+  return *sim ? 0 : 1;
+}
+
+/* The opening line: what runs, with which parameters. */
+static void say_run(const batch *b, const char *path) {
+  const vx_sim_params *P = vx_sim_params_get(b->sim);
+  vx_sim *sim = b->sim;
+  fprintf(stderr,
+          PROG ": scene %s (%s): %d elements in %d rings, %d tracers; %s backend, %s, %s, dt=%g, %s stretching, "
+               "kernel %s sigma=%g, %s",
+          b->sc.name, path, vx_sim_n_elements(sim), vx_sim_n_rings(sim), vx_sim_n_tracers(sim), vx_backend_name(P->backend),
+          vx_precision_name(P->precision), vx_integrator_name(P->integrator), P->dt, vx_stretching_name(P->stretching),
+          vx_kernel_name(P->kernel), P->sigma, P->direct ? "direct summation" : "FMM");
+  if (!P->direct) fprintf(stderr, " order %d", P->order);
+  if (P->relax > 0) fprintf(stderr, "; relaxation %g every %d steps", P->relax, P->relax_every);
+  if (P->remesh_every > 0)
+    fprintf(stderr, "; remeshing every %d steps on h=%g (%d elements after the first)%s", P->remesh_every,
+            vx_sim_remesh_stats(sim)->h, vx_sim_n_elements(sim), P->viscosity > 0 ? "" : ", inviscid");
+  if (P->viscosity > 0) fprintf(stderr, ", viscosity %g", P->viscosity);
+  fprintf(stderr, "\n");
+}
+
+/* The diagnostics CSV grows under a temporary name beside FILE (rows flushed) and is renamed at the
+ * end, whatever the end: no half-written file under FILE. Then the VTK series, the checkpoints
+ * and row 0. 0, or the exit code with the reason said. */
+static int open_outputs(batch *b) {
+  const app_batch_options *o = b->o;
+  const vx_sim_params *P = vx_sim_params_get(b->sim);
+  char err[512];
+  if (o->diag) {
+    if (vx_afile_open(&b->dfa, o->diag, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+    vx_diag_csv_preamble(b->dfa.f, &b->sc, P, vx_sim_n_elements(b->sim), vx_sim_n_tracers(b->sim));
+    vx_diag_csv_header(b->dfa.f, vx_sim_n_rings(b->sim)); /* a write that failed (/dev/full) ends the run below */
+  }
+  if (o->vtk_dir && !(b->vtk = vx_vtk_series_create(o->vtk_dir, b->sc.name, err, sizeof err))) {
+    fprintf(stderr, PROG ": %s\n", err);
+    if (b->dfa.f) vx_afile_abort(&b->dfa); /* nothing ran: no CSV either */
+    return 1;
+  }
+  if (app_ckpt_init(&b->ck, o->checkpoint, o->checkpoint_every, &b->sc, b->steps, b->every, err, sizeof err)) {
+    fprintf(stderr, PROG ": %s\n", err);
+    return 1;
+  }
+  if (vx_sim_health(b->sim, &b->hl, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+  if (b->dfa.f && !o->restart) { /* a restarted run's rows continue after the checkpoint's step */
+    vx_diag d;
+    if (vx_diag_compute(b->sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+    vx_diag_csv_row(b->dfa.f, &d);
+  }
+  if (b->dfa.f && vx_afile_failed(&b->dfa)) return 1; /* the commit says why */
+  if (b->vtk && vx_vtk_series_add(b->vtk, b->sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+  if (app_series_init(&b->st, ST_N, STEP_WARMUP, b->steps - b->k0)) {
+    fprintf(stderr, PROG ": out of host memory for %lld step timings\n", b->st.cap);
+    return 1;
+  }
+  return 0;
+}
+
+/* After step k: its timings kept, the diagnostics row, the VTK snapshot and the checkpoint due. */
+static int after_step(batch *b, long long k) {
+  const app_batch_options *o = b->o;
+  char err[512];
+  const vx_step_stats *ss = vx_sim_last_stats(b->sim);
+  const fmm_stats *e = &ss->engine;
+  const double v[ST_N] = {ss->t_step, ss->t_tree, ss->t_far, ss->t_near, ss->t_integrate,
+                          e->t_p2m, e->t_m2m, e->t_m2l, e->t_l2l, e->t_l2p};
+  app_series_add(&b->st, v);
+  b->levels = ss->levels;
+  b->last_engine = ss->engine;
+  if (b->dfa.f && (k % b->every == 0 || k == b->steps)) {
+    vx_diag d;
+    if (vx_diag_compute(b->sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+    vx_diag_csv_row(b->dfa.f, &d);
+    if (vx_afile_failed(&b->dfa)) return 1; /* a full disk: stop now; the commit says why */
+  }
+  if (b->vtk && k % b->vtk_every == 0 && vx_vtk_series_add(b->vtk, b->sim, err, sizeof err)) {
+    fprintf(stderr, PROG ": %s\n", err);
+    return 1;
+  }
+  if (app_ckpt_step(&b->ck, b->sim, k, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+  return 0;
+}
+
+/* The steps k0+1 .. steps, with progress once a second. 0, or the exit code: 1 (a failure), 3 (a
+ * blow-up), 130 (Ctrl-C or SIGTERM: stopped after the step, a final checkpoint written). */
+static int step_loop(batch *b) {
+  const app_batch_options *o = b->o;
+  char err[512];
+  double t_last = app_now(), ms_sum = 0.0;
+  long long ms_n = 0;
+  for (long long k = b->k0 + 1; k <= b->steps; ++k) {
+    if (app_interrupted()) {
+      if (app_ckpt_finish(&b->ck, b->sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+      fprintf(stderr, PROG ": interrupted after step %lld of %lld%s%s%s\n", k - 1, b->steps,
+              b->dfa.f ? "; diagnostics kept" : "", b->ck.path[0] ? "; checkpoint " : "", b->ck.path);
+      return 130;
+    }
+    int sr = vx_sim_step(b->sim, err, sizeof err);
+    if (sr == 0) sr = vx_sim_health(b->sim, &b->hl, err, sizeof err);
+    if (sr) {
+      if (!o->quiet) fprintf(stderr, "\n");
+      fprintf(stderr, PROG ": %s%s\n", sr == VX_SIM_BLOWUP ? "" : "step failed: ", err);
+      if (sr != VX_SIM_BLOWUP) return 1;
+      app_ckpt_blowup_note(&b->ck);
+      return 3;
+    }
+    if (after_step(b, k)) return 1;
+    const vx_step_stats *ss = vx_sim_last_stats(b->sim);
+    ms_sum += ss->t_step;
+    ms_n++;
+    double tn = app_now();
+    if (!o->quiet && (tn - t_last >= 1.0 || k == b->steps)) {
+      fprintf(stderr,
+              PROG ": step %lld/%lld t=%.6g %.3f ms/step, %d elements, max|alpha| %.3g (x%.2f), dt*max|grad u| %.2f (%d substeps)\n",
+              k, b->steps, vx_sim_time(b->sim), ms_sum / ms_n, vx_sim_n_elements(b->sim), b->hl.max_alpha,
+              b->hl.max_alpha / b->hl.alpha0, b->hl.lcfl, ss->substeps);
+      t_last = tn;
+      ms_sum = 0.0;
+      ms_n = 0;
+    }
+  }
+  if (app_ckpt_finish(&b->ck, b->sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+  return 0;
+}
+
+/* The closing report: steps and wall time, then the medians of the step's phases. */
+static void report(batch *b, double t_start) {
+  const vx_sim_params *P = vx_sim_params_get(b->sim);
+  if (!b->o->quiet)
+    fprintf(stderr, PROG ": done: %lld steps in %.2f s%s%s\n", b->steps > b->k0 ? b->steps - b->k0 : 0,
+            app_now() - t_start, b->ck.path[0] ? "; checkpoint " : "", b->ck.path);
+  if (b->st.n <= 0) return;
+  double m[ST_N];
+  for (int j = 0; j < ST_N; ++j) m[j] = app_series_median(&b->st, j);
+  fprintf(stderr,
+          PROG ": step time, median of %lld steps after %d warm-up: %.3f ms (tree %.3f, far %.3f, near %.3f, "
+               "integrate %.3f%s); octree %d levels\n",
+          b->st.n, STEP_WARMUP, m[ST_STEP], m[ST_TREE], m[ST_FAR], m[ST_NEAR], m[ST_INTEG],
+          P->backend == VX_BACKEND_CUDA ? "; far and near overlap on the GPU" : "", b->levels);
+  if (!P->direct)
+    fprintf(stderr,
+            PROG ": far field per step: P2M %.3f, M2M %.3f, M2L %.3f, L2L %.3f, L2P %.3f ms; %lld M2L translations, "
+                 "%d source and %d target leaves%s\n",
+            m[ST_P2M], m[ST_M2M], m[ST_M2L], m[ST_L2L], m[ST_L2P], b->last_engine.n_m2l, b->last_engine.n_src_leaves,
+            b->last_engine.n_tgt_leaves, b->last_engine.level_capped ? " (level capped by the core size or memory)" : "");
+}
+
+int app_run_batch(const app_batch_options *o) {
+  batch b;
+  memset(&b, 0, sizeof b);
+  b.o = o;
+  char path[1024], err[512];
+  int rc = batch_sim(o, &b.sc, path, sizeof path, &b.sim, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, PROG ": %s\n", err);
+    return rc;
+  }
+  const vx_sim_params *P = vx_sim_params_get(b.sim);
+  b.k0 = vx_sim_steps_done(b.sim); /* > 0 after a restart: the run goes on from that step */
+  b.steps = o->steps >= 0 ? o->steps : b.sc.steps;
+  if (o->t_end > 0) b.steps = (long long)ceil(o->t_end / P->dt - 1e-9);
+  b.every = o->diag_every > 0 ? o->diag_every : b.sc.diag_every;
+  b.vtk_every = o->vtk_every > 0 ? o->vtk_every : b.every;
+  say_run(&b, path);
+  rc = open_outputs(&b);
+  if (!rc) {
+    double t_start = app_now();
+    app_interrupt_catch(1); /* Ctrl-C: stop after this step with the files finalized */
+    rc = step_loop(&b);
+    app_interrupt_catch(0);
+    if (!rc) report(&b, t_start);
+  }
+  app_series_free(&b.st);
+  vx_vtk_series_destroy(b.vtk);
+  if (b.dfa.f && vx_afile_commit(&b.dfa, err, sizeof err)) {
+    fprintf(stderr, PROG ": %s\n", err);
+    if (!rc) rc = 1;
+  }
+  vx_sim_destroy(b.sim);
+  return rc;
+}
