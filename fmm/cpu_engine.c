@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fmm_internal.h"
+#include "index.h"
 #include "pair.h"
 #include "sph.h"
 #include "translate.h"

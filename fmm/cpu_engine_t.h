@@ -17,8 +17,8 @@ static void VXF(cpu_gather)(const void *pos, const void *str, const int *order, 
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < n; ++k) {
     int i = order[k];
-    out->x[k] = p[3 * i]; out->y[k] = p[3 * i + 1]; out->z[k] = p[3 * i + 2];
-    if (s) { out->ax[k] = s[3 * i]; out->ay[k] = s[3 * i + 1]; out->az[k] = s[3 * i + 2]; }
+    out->x[k] = p[vx_off3(i, 0)]; out->y[k] = p[vx_off3(i, 1)]; out->z[k] = p[vx_off3(i, 2)];
+    if (s) { out->ax[k] = s[vx_off3(i, 0)]; out->ay[k] = s[vx_off3(i, 1)]; out->az[k] = s[vx_off3(i, 2)]; }
   }
 }
 
@@ -33,7 +33,7 @@ static void VXF(cpu_p2m)(const oct_tree *t, const VXF(cpu_soa) *src, int p, vx_r
     for (int b = 0; b < t->nsrc[L]; ++b) {
       double c[3];
       oct_box_centre(t, L, t->src_key[L][b], c);
-      vx_real *m = M + (size_t)b * 3 * nc;
+      vx_real *m = M + vx_off_exp(b, nc);
       for (int i = 0; i < 3 * nc; ++i) m[i] = VX_R(0.0);
       for (int k = t->src_start[b]; k < t->src_start[b + 1]; ++k) {
         /* M_n^m = Σ α ℛ_n^m((y - c)/h)  (docs/MATH.md §2) */
@@ -59,11 +59,11 @@ static void VXF(cpu_m2m)(const oct_tree *t, const fmm_tables *T, int p, int l, c
     vx_real w1[3 * VX_NCOEF(VX_PMAX)], w2[3 * VX_NCOEF(VX_PMAX)];
 #pragma omp for schedule(dynamic, 8)
     for (int b = 0; b < t->nsrc[l]; ++b) {
-      vx_real *out = Mp + (size_t)b * 3 * nc;
+      vx_real *out = Mp + vx_off_exp(b, nc);
       for (int i = 0; i < 3 * nc; ++i) out[i] = VX_R(0.0);
       for (int c = t->src_child[l][b]; c < t->src_child[l][b + 1]; ++c) {
         int g = VXF(cpu_octant_geo)(t->src_key[l + 1][c]);
-        VXF(rcr_translate)(Mc + (size_t)c * 3 * nc, out, p, (vx_real)T->geo_cphi[g], (vx_real)T->geo_sphi[g],
+        VXF(rcr_translate)(Mc + vx_off_exp(c, nc), out, p, (vx_real)T->geo_cphi[g], (vx_real)T->geo_sphi[g],
                            VXF(tab_roty)(T) + (size_t)T->geo_theta[g] * T->roty_stride, VXF(tab_m2m)(T), NULL, 0, w1, w2);
       }
     }
@@ -78,7 +78,7 @@ static void VXF(cpu_l2l)(const oct_tree *t, const fmm_tables *T, int p, int l, c
 #pragma omp for schedule(static)
     for (int b = 0; b < t->ntgt[l]; ++b) {
       int g = VXF(cpu_octant_geo)(t->tgt_key[l][b]);
-      VXF(rcr_translate)(Lp + (size_t)t->tgt_parent[l][b] * 3 * nc, Lc + (size_t)b * 3 * nc, p, (vx_real)T->geo_cphi[g],
+      VXF(rcr_translate)(Lp + vx_off_exp(t->tgt_parent[l][b], nc), Lc + vx_off_exp(b, nc), p, (vx_real)T->geo_cphi[g],
                          (vx_real)T->geo_sphi[g], VXF(tab_roty)(T) + (size_t)T->geo_theta[g] * T->roty_stride,
                          VXF(tab_l2l)(T), NULL, 1, w1, w2);
     }
@@ -95,7 +95,7 @@ static long long VXF(cpu_m2l)(const oct_tree *t, const fmm_tables *T, int p, int
     for (int b = 0; b < t->ntgt[l]; ++b) {
       int tx, ty, tz;
       oct_demorton3(t->tgt_key[l][b], &tx, &ty, &tz);
-      vx_real *out = L + (size_t)b * 3 * nc;
+      vx_real *out = L + vx_off_exp(b, nc);
       for (int k = t->il_start[l][b]; k < t->il_start[l][b + 1]; ++k) {
         int s = t->il[l][k], sx, sy, sz;
         oct_demorton3(t->src_key[l][s], &sx, &sy, &sz);
@@ -103,7 +103,7 @@ static long long VXF(cpu_m2l)(const oct_tree *t, const fmm_tables *T, int p, int
         vx_real ir = (vx_real)(1.0 / T->geo_len[g]);
         ipow[0] = VX_R(1.0);
         for (int i = 1; i <= 2 * p + 1; ++i) ipow[i] = ipow[i - 1] * ir;
-        VXF(rcr_translate)(M + (size_t)s * 3 * nc, out, p, (vx_real)T->geo_cphi[g], (vx_real)T->geo_sphi[g],
+        VXF(rcr_translate)(M + vx_off_exp(s, nc), out, p, (vx_real)T->geo_cphi[g], (vx_real)T->geo_sphi[g],
                            VXF(tab_roty)(T) + (size_t)T->geo_theta[g] * T->roty_stride, VXF(tab_m2l)(T), ipow, 2, w1, w2);
         count++;
       }
@@ -134,7 +134,7 @@ static void VXF(cpu_l2p_leaf)(const VXF(cpu_leafjob) *J, int p, int b, const vx_
   const vx_real ih = (vx_real)(1.0 / h), ih2 = ih * ih, ih3 = ih2 * ih;
   double c[3];
   oct_box_centre(t, L, t->tgt_key[L][b], c);
-  const vx_real *Lb = Lleaf + (size_t)b * 3 * nc;
+  const vx_real *Lb = Lleaf + vx_off_exp(b, nc);
   if (p >= 1) VXF(sph_deriv)(Lb, p, D1, D1 + 3 * nc, D1 + 6 * nc);
   int need2 = 0; /* second derivatives only when the leaf holds a gradient target */
   if (J->want_grad && p >= 2)
@@ -173,8 +173,8 @@ static void VXF(cpu_l2p_leaf)(const VXF(cpu_leafjob) *J, int p, int b, const vx_
       }
       VXF(curl_from_derivs)(dpsi, hpsi, u, gk ? gr : NULL);
     }
-    for (int i = 0; i < 3; ++i) J->vel[3 * k + i] = u[i];
-    if (gk) for (int i = 0; i < 9; ++i) J->grad[9 * k + i] = gr[i];
+    for (int i = 0; i < 3; ++i) J->vel[vx_off3(k, i)] = u[i];
+    if (gk) for (int i = 0; i < 9; ++i) J->grad[vx_off9(k, i)] = gr[i];
   }
 }
 
@@ -193,8 +193,8 @@ static long long VXF(cpu_p2p_leaf)(const VXF(cpu_leafjob) *J, int b) {
         VXF(pair_bs)(J->kernel, J->sigma, x - src->x[j], y - src->y[j], z - src->z[j], src->ax[j], src->ay[j], src->az[j], u,
                      gk ? gr : NULL);
     }
-    for (int i = 0; i < 3; ++i) J->vel[3 * k + i] = (J->vel[3 * k + i] + u[i]) * (vx_real)VX_INV4PI;
-    if (gk) for (int i = 0; i < 9; ++i) J->grad[9 * k + i] = (J->grad[9 * k + i] + gr[i]) * (vx_real)VX_INV4PI;
+    for (int i = 0; i < 3; ++i) J->vel[vx_off3(k, i)] = (J->vel[vx_off3(k, i)] + u[i]) * (vx_real)VX_INV4PI;
+    if (gk) for (int i = 0; i < 9; ++i) J->grad[vx_off9(k, i)] = (J->grad[vx_off9(k, i)] + gr[i]) * (vx_real)VX_INV4PI;
   }
   long long pairs = 0;
   for (int q = t->nbr_start[b]; q < t->nbr_start[b + 1]; ++q)
@@ -218,8 +218,8 @@ static long long VXF(cpu_corr_leaf)(const VXF(cpu_leafjob) *J, int b, const int 
       for (int j = t->src_start[list[q]]; j < t->src_start[list[q] + 1]; ++j)
         VXF(pair_bs_regdiff)(J->kernel, J->sigma, rc2, x - src->x[j], y - src->y[j], z - src->z[j], src->ax[j], src->ay[j],
                              src->az[j], u, gk ? gr : NULL);
-    for (int i = 0; i < 3; ++i) J->vel[3 * k + i] += u[i] * (vx_real)VX_INV4PI;
-    if (gk) for (int i = 0; i < 9; ++i) J->grad[9 * k + i] += gr[i] * (vx_real)VX_INV4PI;
+    for (int i = 0; i < 3; ++i) J->vel[vx_off3(k, i)] += u[i] * (vx_real)VX_INV4PI;
+    if (gk) for (int i = 0; i < 9; ++i) J->grad[vx_off9(k, i)] += gr[i] * (vx_real)VX_INV4PI;
   }
   long long pairs = 0;
   for (int q = 0; q < nl; ++q) pairs += t->src_start[list[q] + 1] - t->src_start[list[q]];
@@ -335,8 +335,8 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < nt; ++k) {
     int i = t->tgt_order[k];
-    for (int c = 0; c < 3; ++c) vel[3 * i + c] = vs[3 * k + c];
-    if (want_grad && i < n_grad) for (int c = 0; c < 9; ++c) grad[9 * i + c] = gs[9 * k + c];
+    for (int c = 0; c < 3; ++c) vel[vx_off3(i, c)] = vs[vx_off3(k, c)];
+    if (want_grad && i < n_grad) for (int c = 0; c < 9; ++c) grad[vx_off9(i, c)] = gs[vx_off9(k, c)];
   }
   double t6 = omp_get_wtime();
   /* the L2P/P2P split is measured per thread; scale it to the wall time of that phase */
@@ -361,13 +361,13 @@ int VXF(fmm_cpu_direct)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err
 #pragma omp parallel for schedule(dynamic, 64)
   for (int i = 0; i < nt; ++i) {
     vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    vx_real x = tp[3 * i], y = tp[3 * i + 1], z = tp[3 * i + 2];
+    vx_real x = tp[vx_off3(i, 0)], y = tp[vx_off3(i, 1)], z = tp[vx_off3(i, 2)];
     int gk = want_grad && i < n_grad;
     for (int j = 0; j < ns; ++j)
-      VXF(pair_bs)(kernel, sigma, x - sp[3 * j], y - sp[3 * j + 1], z - sp[3 * j + 2], sa[3 * j], sa[3 * j + 1],
-                   sa[3 * j + 2], u, gk ? gr : NULL);
-    for (int c = 0; c < 3; ++c) vel[3 * i + c] = u[c] * (vx_real)VX_INV4PI;
-    if (gk) for (int c = 0; c < 9; ++c) grad[9 * i + c] = gr[c] * (vx_real)VX_INV4PI;
+      VXF(pair_bs)(kernel, sigma, x - sp[vx_off3(j, 0)], y - sp[vx_off3(j, 1)], z - sp[vx_off3(j, 2)], sa[vx_off3(j, 0)],
+                   sa[vx_off3(j, 1)], sa[vx_off3(j, 2)], u, gk ? gr : NULL);
+    for (int c = 0; c < 3; ++c) vel[vx_off3(i, c)] = u[c] * (vx_real)VX_INV4PI;
+    if (gk) for (int c = 0; c < 9; ++c) grad[vx_off9(i, c)] = gr[c] * (vx_real)VX_INV4PI;
   }
   if (st) {
     memset(st, 0, sizeof *st);

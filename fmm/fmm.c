@@ -260,6 +260,7 @@ void fmm_destroy(fmm_ctx *ctx) {
 
 const fmm_params *fmm_get_params(const fmm_ctx *ctx) { return &ctx->prm; }
 
+/* Every check comes before the first change (fmm.h: on failure the engine is left as it was). */
 int fmm_set_params(fmm_ctx *ctx, const fmm_params *params, char *err, size_t errlen) {
   if (check_params(params, err, errlen)) return -1;
   if (params->precision != ctx->prm.precision) {
@@ -270,15 +271,18 @@ int fmm_set_params(fmm_ctx *ctx, const fmm_params *params, char *err, size_t err
     snprintf(err, errlen, "backend cannot change on a live context; create a new one");
     return -1;
   }
-  vx_backend b = ctx->prm.backend;
+  if (ctx->gpu && fmm_gpu_check_params(ctx, params, err, errlen)) return -1;
   if (params->order != ctx->prm.order) {
     fmm_tables nt;
     if (fmm_tables_build(&nt, params->order, err, errlen)) return -1;
+    if (ctx->gpu && fmm_gpu_set_tables(ctx, &nt, err, errlen)) {
+      fmm_tables_free(&nt);
+      return -1;
+    }
     fmm_tables_free(&ctx->tab);
     ctx->tab = nt;
-    ctx->prm.order = params->order;
-    if (ctx->gpu && fmm_gpu_set_order(ctx, err, errlen)) return -1;
   }
+  const vx_backend b = ctx->prm.backend;
   ctx->prm = *params;
   ctx->prm.backend = b;
   return 0;
@@ -351,7 +355,16 @@ int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   return -1;
 }
 void fmm_gpu_destroy(fmm_ctx *ctx) { (void)ctx; }
-int fmm_gpu_set_order(fmm_ctx *ctx, char *err, size_t errlen) { (void)ctx; (void)err; (void)errlen; return -1; }
+int fmm_gpu_check_params(const fmm_ctx *ctx, const fmm_params *prm, char *err, size_t errlen) {
+  (void)ctx; (void)prm;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
+int fmm_gpu_set_tables(fmm_ctx *ctx, const fmm_tables *T, char *err, size_t errlen) {
+  (void)ctx; (void)T;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
 int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
   (void)ctx; (void)io; (void)st;
   snprintf(err, errlen, "CUDA backend not available in this build");

@@ -97,7 +97,8 @@ fmm_ctx *fmm_create(const fmm_params *params, char *err, size_t errlen);
 void fmm_destroy(fmm_ctx *ctx);
 const fmm_params *fmm_get_params(const fmm_ctx *ctx);
 /* Change parameters between evaluations (order, kernel, sigma, leaf size...). Backend and
- * precision cannot change: create a new context for those. Returns 0, or -1 with err. */
+ * precision cannot change: create a new context for those. Returns 0, or -1 with err; on failure
+ * the engine is left as it was (its parameters, tables and results). */
 int fmm_set_params(fmm_ctx *ctx, const fmm_params *params, char *err, size_t errlen);
 
 /* Velocity (and gradient if params.gradient and io.grad) by the FMM. 0 on success, -1 with err.

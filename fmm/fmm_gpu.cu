@@ -9,6 +9,8 @@
 
 #include "cuda_check.h"
 #include "fmm_internal.h"
+#include "gpu_smem.h"
+#include "index.h"
 #include "octree_gpu.h"
 #include "pair.h"
 #include "sph.h"
@@ -22,21 +24,26 @@ typedef struct {
 enum { EV_CALLER, EV_COPY0, EV_START, EV_TREE, EV_GATHER, EV_NEAR0, EV_CORR, EV_NEAR1, EV_P2M, EV_M2M, EV_DOWN, EV_L2P, EV_END, EV_COPY1,
        EV_LVL, EV_COUNT = EV_LVL + 2 * (VX_LMAX + 2) };
 
+/* The translation tables of one order on the device (upload_tables). */
+typedef struct {
+  int roty_stride;
+  dbuf roty, m2m, l2l, m2l, geo_theta, geo_len, geo_cs, geo_ipow;
+  dbuf raise;        /* L2P: the factors A, B of sph_raise for n < p, at n(n+1)/2 + |m| */
+} gpu_tables;
+
 typedef struct fmm_gpu {
   int device;
-  size_t smem_optin;
+  size_t smem_optin; /* cudaDevAttrMaxSharedMemoryPerBlockOptin: the kernels' plans fit in it (gpu_smem.h) */
   cudaStream_t s_far, s_near;
   cudaEvent_t ev[EV_COUNT];
   oct_tree_gpu tree;
-  int roty_stride;
-  dbuf roty, m2m, l2l, m2l, geo_theta, geo_len, geo_cs, geo_ipow;
+  gpu_tables tab;
   int serial;   /* VX_FMM_SERIAL=1: near field after the far field on one stream (phase timing) */
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
   dbuf chunk_off, chunk_leaf; /* target chunks of the leaf kernels (P2P, L2P) */
   dbuf dloc;         /* L2P: derivative expansions of the leaves' local expansions */
-  dbuf raise;        /* L2P: the factors A, B of sph_raise for n < p, at n(n+1)/2 + |m| */
 } fmm_gpu;
 
 /* Grow a device buffer; on failure a one-line message naming what did not fit. */
@@ -59,6 +66,18 @@ static void gpu_release(dbuf *b) {
   b->ptr = NULL;
   b->cap = 0;
 }
+static void tables_release(gpu_tables *D) {
+  dbuf *all[] = {&D->roty, &D->m2m, &D->l2l, &D->m2l, &D->geo_theta, &D->geo_len, &D->geo_cs, &D->geo_ipow, &D->raise};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
+}
+
+/* The kernels' shared memory for order p within the device's limit: 0, or -1 naming the order and
+ * the precision when it cannot fit (gpu_smem.h). */
+static int smem_plan(const fmm_ctx *ctx, int p, int gradient, fmm_smem_plan *plan, char *err, size_t errlen) {
+  const fmm_gpu *G = (const fmm_gpu *)ctx->gpu;
+  const size_t rs = ctx->prm.precision == VX_FLOAT ? sizeof(float) : sizeof(double);
+  return fmm_smem_plan_make(p, rs, gradient, G->smem_optin, plan, err, errlen);
+}
 
 #define VX_DOUBLE_INST
 #include "real_t.h"
@@ -69,11 +88,9 @@ static void gpu_release(dbuf *b) {
 #include "fmm_gpu_t.cuh"
 #undef VX_FLOAT_INST
 
-/* Upload the translation tables of ctx->tab in the context's precision. */
-static int upload_tables(fmm_ctx *ctx, char *err, size_t errlen) {
-  fmm_gpu *G = (fmm_gpu *)ctx->gpu;
-  const fmm_tables *T = &ctx->tab;
-  int p = T->p, fl = ctx->prm.precision == VX_FLOAT;
+/* Upload the translation tables T in precision fl (1: float) into D, which the caller releases. */
+static int upload_tables(gpu_tables *D, const fmm_tables *T, int fl, char *err, size_t errlen) {
+  int p = T->p;
   size_t rs = fl ? sizeof(float) : sizeof(double), nrot = (size_t)T->n_theta * T->roty_stride;
   size_t ncs = (size_t)VX_GEO_N * (p + 1) * 2, nip = (size_t)VX_GEO_N * (2 * p + 2);
   double *cs = (double *)malloc(sizeof(double) * ncs), *ip = (double *)malloc(sizeof(double) * nip);
@@ -116,26 +133,26 @@ static int upload_tables(fmm_ctx *ctx, char *err, size_t errlen) {
   for (size_t i = 0; i < ncs; ++i) csf[i] = (float)cs[i];
   for (size_t i = 0; i < nip; ++i) ipf[i] = (float)ip[i];
   int rc = -1;
-  G->roty_stride = T->roty_stride;
-  if (gpu_reserve(&G->roty, rs * nrot, "rotation tables", err, errlen) ||
-      gpu_reserve(&G->m2m, rs * T->coax_n, "M2M table", err, errlen) ||
-      gpu_reserve(&G->l2l, rs * T->coax_n, "L2L table", err, errlen) ||
-      gpu_reserve(&G->m2l, rs * T->coax_n, "M2L table", err, errlen) ||
-      gpu_reserve(&G->geo_theta, sizeof(int) * VX_GEO_N, "geometry table", err, errlen) ||
-      gpu_reserve(&G->geo_len, rs * VX_GEO_N, "geometry table", err, errlen) ||
-      gpu_reserve(&G->geo_cs, rs * ncs, "geometry table", err, errlen) ||
-      gpu_reserve(&G->geo_ipow, rs * nip, "geometry table", err, errlen) ||
-      gpu_reserve(&G->raise, rs * (2 * (size_t)ntri + 1), "raise table", err, errlen))
+  D->roty_stride = T->roty_stride;
+  if (gpu_reserve(&D->roty, rs * nrot, "rotation tables", err, errlen) ||
+      gpu_reserve(&D->m2m, rs * T->coax_n, "M2M table", err, errlen) ||
+      gpu_reserve(&D->l2l, rs * T->coax_n, "L2L table", err, errlen) ||
+      gpu_reserve(&D->m2l, rs * T->coax_n, "M2L table", err, errlen) ||
+      gpu_reserve(&D->geo_theta, sizeof(int) * VX_GEO_N, "geometry table", err, errlen) ||
+      gpu_reserve(&D->geo_len, rs * VX_GEO_N, "geometry table", err, errlen) ||
+      gpu_reserve(&D->geo_cs, rs * ncs, "geometry table", err, errlen) ||
+      gpu_reserve(&D->geo_ipow, rs * nip, "geometry table", err, errlen) ||
+      gpu_reserve(&D->raise, rs * (2 * (size_t)ntri + 1), "raise table", err, errlen))
     goto done;
-  VX_CU(cudaMemcpy(G->roty.ptr, fl ? (const void *)T->roty_f : (const void *)T->roty, rs * nrot, cudaMemcpyHostToDevice));
-  VX_CU(cudaMemcpy(G->m2m.ptr, fl ? (const void *)T->m2m_f : (const void *)T->m2m, rs * T->coax_n, cudaMemcpyHostToDevice));
-  VX_CU(cudaMemcpy(G->l2l.ptr, fl ? (const void *)T->l2l_f : (const void *)T->l2l, rs * T->coax_n, cudaMemcpyHostToDevice));
-  VX_CU(cudaMemcpy(G->m2l.ptr, fl ? (const void *)T->m2l_f : (const void *)T->m2l, rs * T->coax_n, cudaMemcpyHostToDevice));
-  VX_CU(cudaMemcpy(G->geo_theta.ptr, T->geo_theta, sizeof(int) * VX_GEO_N, cudaMemcpyHostToDevice));
-  VX_CU(cudaMemcpy(G->geo_len.ptr, fl ? (const void *)lenf : (const void *)T->geo_len, rs * VX_GEO_N, cudaMemcpyHostToDevice));
-  VX_CU(cudaMemcpy(G->geo_cs.ptr, fl ? (const void *)csf : (const void *)cs, rs * ncs, cudaMemcpyHostToDevice));
-  VX_CU(cudaMemcpy(G->geo_ipow.ptr, fl ? (const void *)ipf : (const void *)ip, rs * nip, cudaMemcpyHostToDevice));
-  if (ntri) VX_CU(cudaMemcpy(G->raise.ptr, fl ? (const void *)raf : (const void *)ra, rs * 2 * (size_t)ntri, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(D->roty.ptr, fl ? (const void *)T->roty_f : (const void *)T->roty, rs * nrot, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(D->m2m.ptr, fl ? (const void *)T->m2m_f : (const void *)T->m2m, rs * T->coax_n, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(D->l2l.ptr, fl ? (const void *)T->l2l_f : (const void *)T->l2l, rs * T->coax_n, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(D->m2l.ptr, fl ? (const void *)T->m2l_f : (const void *)T->m2l, rs * T->coax_n, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(D->geo_theta.ptr, T->geo_theta, sizeof(int) * VX_GEO_N, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(D->geo_len.ptr, fl ? (const void *)lenf : (const void *)T->geo_len, rs * VX_GEO_N, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(D->geo_cs.ptr, fl ? (const void *)csf : (const void *)cs, rs * ncs, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(D->geo_ipow.ptr, fl ? (const void *)ipf : (const void *)ip, rs * nip, cudaMemcpyHostToDevice));
+  if (ntri) VX_CU(cudaMemcpy(D->raise.ptr, fl ? (const void *)raf : (const void *)ra, rs * 2 * (size_t)ntri, cudaMemcpyHostToDevice));
   rc = 0;
   goto done;
 fail:
@@ -145,20 +162,39 @@ done:
   return rc;
 }
 
+/* Why CUDA cannot be used, in the user's words. Without any NVIDIA driver the runtime reports
+ * "driver version is insufficient"; cudaDriverGetVersion then gives 0 (no driver installed). */
+static void cuda_unusable_reason(cudaError_t e, char *name, size_t namelen) {
+  if (!name || !namelen) return;
+  if (e == cudaErrorInsufficientDriver) {
+    int drv = 0, rt = 0;
+    if (cudaDriverGetVersion(&drv) != cudaSuccess) drv = 0;
+    if (cudaRuntimeGetVersion(&rt) != cudaSuccess) rt = 0;
+    if (drv == 0)
+      snprintf(name, namelen, "no NVIDIA driver installed");
+    else
+      snprintf(name, namelen, "the NVIDIA driver supports CUDA %d.%d, older than this build's CUDA %d.%d: update the driver",
+               drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+  } else if (e == cudaSuccess || e == cudaErrorNoDevice) {
+    snprintf(name, namelen, "no CUDA device found");
+  } else {
+    snprintf(name, namelen, "%s", cudaGetErrorString(e));
+  }
+}
+
 extern "C" int fmm_gpu_available(char *name, size_t namelen) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
-    if (name && namelen)
-      snprintf(name, namelen, "%s", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found");
+    cuda_unusable_reason(e, name, namelen);
     cudaGetLastError();
     return 0;
   }
   int dev = 0;
-  cudaGetDevice(&dev);
   cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
     if (name && namelen) snprintf(name, namelen, "cannot query the CUDA device");
+    cudaGetLastError();
     return 0;
   }
   if (name && namelen) snprintf(name, namelen, "%s", prop.name);
@@ -171,9 +207,9 @@ extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   if (G->s_far) cudaStreamSynchronize(G->s_far);
   if (G->s_near) cudaStreamSynchronize(G->s_near);
   oct_free_gpu(&G->tree);
-  dbuf *all[] = {&G->roty, &G->m2m, &G->l2l, &G->m2l, &G->geo_theta, &G->geo_len, &G->geo_cs, &G->geo_ipow, &G->src_soa, &G->tgt_soa,
-                 &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos, &G->out_vel, &G->out_grad,
-                 &G->chunk_off, &G->chunk_leaf, &G->dloc, &G->raise};
+  tables_release(&G->tab);
+  dbuf *all[] = {&G->src_soa, &G->tgt_soa, &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos,
+                 &G->out_vel, &G->out_grad, &G->chunk_off, &G->chunk_leaf, &G->dloc};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   for (int l = 0; l <= VX_LMAX; ++l) { gpu_release(&G->mpole[l]); gpu_release(&G->local[l]); }
   for (int i = 0; i < EV_COUNT; ++i)
@@ -193,10 +229,11 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   fmm_gpu *G = (fmm_gpu *)calloc(1, sizeof(fmm_gpu));
   if (!G) { snprintf(err, errlen, "out of host memory"); return -1; }
   ctx->gpu = G;
-  cudaDeviceProp prop;
+  int optin = 0;
   VX_CU(cudaGetDevice(&G->device));
-  VX_CU(cudaGetDeviceProperties(&prop, G->device));
-  G->smem_optin = prop.sharedMemPerBlockOptin;
+  VX_CU(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, G->device));
+  G->smem_optin = (size_t)optin;
+  if (fmm_gpu_check_params(ctx, &ctx->prm, err, errlen)) goto fail;
   {
     const char *s = getenv("VX_FMM_SERIAL");
     G->serial = s && s[0] == '1';
@@ -204,15 +241,30 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   VX_CU(cudaStreamCreateWithFlags(&G->s_far, cudaStreamNonBlocking));
   VX_CU(cudaStreamCreateWithFlags(&G->s_near, cudaStreamNonBlocking));
   for (int i = 0; i < EV_COUNT; ++i) VX_CU(cudaEventCreate(&G->ev[i]));
-  if (upload_tables(ctx, err, errlen)) goto fail_quiet;
+  if (upload_tables(&G->tab, &ctx->tab, ctx->prm.precision == VX_FLOAT, err, errlen)) goto fail;
   return 0;
 fail:
-fail_quiet:
   fmm_gpu_destroy(ctx);
   return -1;
 }
 
-extern "C" int fmm_gpu_set_order(fmm_ctx *ctx, char *err, size_t errlen) { return upload_tables(ctx, err, errlen); }
+extern "C" int fmm_gpu_check_params(const fmm_ctx *ctx, const fmm_params *prm, char *err, size_t errlen) {
+  return smem_plan(ctx, prm->order, prm->gradient, NULL, err, errlen);
+}
+
+extern "C" int fmm_gpu_set_tables(fmm_ctx *ctx, const fmm_tables *T, char *err, size_t errlen) {
+  fmm_gpu *G = (fmm_gpu *)ctx->gpu;
+  gpu_tables D;
+  memset(&D, 0, sizeof D);
+  /* into fresh buffers, so that a failure leaves the old order's tables in place (fmm_set_params) */
+  if (upload_tables(&D, T, ctx->prm.precision == VX_FLOAT, err, errlen)) {
+    tables_release(&D);
+    return -1;
+  }
+  tables_release(&G->tab);
+  G->tab = D;
+  return 0;
+}
 
 extern "C" int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
   if (!ctx->gpu) { snprintf(err, errlen, "CUDA backend not initialised"); return -1; }

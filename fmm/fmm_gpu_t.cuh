@@ -97,8 +97,8 @@ __global__ void VXF(k_gather)(const vx_real *pos, const vx_real *str, const int 
   int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   int i = order[k];
-  x[k] = pos[3 * i]; y[k] = pos[3 * i + 1]; z[k] = pos[3 * i + 2];
-  if (str) { ax[k] = str[3 * i]; ay[k] = str[3 * i + 1]; az[k] = str[3 * i + 2]; }
+  x[k] = pos[vx_off3(i, 0)]; y[k] = pos[vx_off3(i, 1)]; z[k] = pos[vx_off3(i, 2)];
+  if (str) { ax[k] = str[vx_off3(i, 0)]; ay[k] = str[vx_off3(i, 1)]; az[k] = str[vx_off3(i, 2)]; }
 }
 
 /* P2M: block per source leaf; warp w takes particles w, w+W, ...; lane owns columns m. */
@@ -132,7 +132,7 @@ __global__ void VXF(k_p2m)(int p, const uint32_t *key, const int *start, const v
   for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) {
     vx_real s = VX_R(0.0);
     for (int q = 0; q < W; ++q) s += acc[(size_t)q * 3 * nc + i];
-    M[(size_t)b * 3 * nc + i] = s;
+    M[vx_off_exp(b, nc) + i] = s;
   }
 }
 
@@ -150,11 +150,11 @@ __global__ void VXF(k_m2m)(VXF(dtab) T, const int *child, const uint32_t *ckey, 
   __syncwarp();
   for (int c = child[b] + w; c < child[b + 1]; c += W) {
     int g = VXF(octant_geo)(ckey[c]);
-    VXF(warp_rcr)(Mc + (size_t)c * 3 * nc, acc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
+    VXF(warp_rcr)(Mc + vx_off_exp(c, nc), acc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
                   T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2m, NULL, 0, lane, n0, m0);
   }
   __syncthreads();
-  vx_real *out = Mp + (size_t)b * 3 * nc;
+  vx_real *out = Mp + vx_off_exp(b, nc);
   for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) {
     vx_real sum = VX_R(0.0);
     for (int q = 0; q < W; ++q) sum += ((vx_real *)vx_smem)[(size_t)q * per + i];
@@ -171,7 +171,7 @@ __global__ void VXF(k_l2l)(VXF(dtab) T, int nbox, const int *parent, const uint3
   vx_real *w1 = (vx_real *)vx_smem + (size_t)w * 6 * nc, *w2 = w1 + 3 * nc;
   int g = VXF(octant_geo)(key[b]), n0, m0;
   VXF(idx_nm)(lane, &n0, &m0);
-  VXF(warp_rcr)(Lp + (size_t)parent[b] * 3 * nc, L + (size_t)b * 3 * nc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
+  VXF(warp_rcr)(Lp + vx_off_exp(parent[b], nc), L + vx_off_exp(b, nc), w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
                 T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.l2l, NULL, 1, lane, n0, m0);
 }
 
@@ -191,12 +191,12 @@ __global__ void VXF(k_m2l)(VXF(dtab) T, const uint32_t *tkey, const uint32_t *sk
     int s = il[k], sx, sy, sz;
     oct_demorton3(skey[s], &sx, &sy, &sz);
     int g = vx_geo_index(sx - tx, sy - ty, sz - tz);
-    VXF(warp_rcr)(M + (size_t)s * 3 * nc, acc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
+    VXF(warp_rcr)(M + vx_off_exp(s, nc), acc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
                   T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2l, T.geo_ipow + (size_t)g * (2 * p + 2), 2, lane,
                   n0, m0);
   }
   __syncthreads();
-  vx_real *out = L + (size_t)b * 3 * nc;
+  vx_real *out = L + vx_off_exp(b, nc);
   for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) {
     vx_real s = VX_R(0.0);
     for (int q = 0; q < W; ++q) s += ((vx_real *)vx_smem)[(size_t)q * per + i];
@@ -215,7 +215,7 @@ __global__ void VXF(k_l2p_deriv)(int p, int want_grad, int n_grad, const int *or
   vx_real *Ds = (vx_real *)vx_smem;
   const int b = blockIdx.x, q = threadIdx.x, nc = VX_NCOEF(p), n1 = 3 * VX_NCOEF(p - 1),
             n2 = p >= 2 ? 3 * VX_NCOEF(p - 2) : 0;
-  const vx_real *Lb = Lleaf + (size_t)b * 3 * nc;
+  const vx_real *Lb = Lleaf + vx_off_exp(b, nc);
   if (stage_l) { /* the local expansion into shared memory: sph_deriv's reads then wait on no DRAM */
     vx_real *Ls = Ds + per;
     for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) Ls[i] = Lb[i];
@@ -236,7 +236,7 @@ __global__ void VXF(k_l2p_deriv)(int p, int want_grad, int n_grad, const int *or
   }
   __syncthreads();
   const size_t nw = g ? per : 3 * (size_t)n1; /* k_l2p reads the second ones only for gradient targets */
-  for (size_t i = threadIdx.x; i < nw; i += blockDim.x) D[(size_t)b * per + i] = Ds[i];
+  for (size_t i = threadIdx.x; i < nw; i += blockDim.x) D[vx_off(b, per) + i] = Ds[i];
 }
 
 /* Target chunks: leaf b's targets are split into ceil(n_b / CH) blocks of CH (= blockDim.x), so a
@@ -273,7 +273,7 @@ __global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, int nleaf, const in
   const int pd = p - 1, n1 = 3 * VX_NCOEF(p - 1), n2 = (p >= 2) ? 3 * VX_NCOEF(p - 2) : 0;
   const int nd = 3 * n1 + (want_grad ? 6 * n2 : 0), ntri = p * (p + 1) / 2;
   vx_real *Ds = (vx_real *)vx_smem, *rA = Ds + nd, *rB = rA + ntri;
-  const vx_real *Db = D + (size_t)b * per;
+  const vx_real *Db = D + vx_off(b, per);
   for (int i = threadIdx.x; i < nd; i += blockDim.x) Ds[i] = Db[i];
   for (int t = threadIdx.x; t < 2 * ntri; t += blockDim.x) rA[t] = raise[t];
   __syncthreads();
@@ -320,8 +320,8 @@ __global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, int nleaf, const in
       for (int bb = 0; bb < 3; ++bb) hpsi[cc][a][bb] = s2[3 * hidx[a][bb] + cc] * ih3;
     }
   VXF(curl_from_derivs)(dpsi, hpsi, u, gk ? gr : NULL);
-  for (int i = 0; i < 3; ++i) vf[3 * (size_t)k + i] = u[i];
-  if (gk) for (int i = 0; i < 9; ++i) gf[9 * (size_t)k + i] = gr[i];
+  for (int i = 0; i < 3; ++i) vf[vx_off3(k, i)] = u[i];
+  if (gk) for (int i = 0; i < 9; ++i) gf[vx_off9(k, i)] = gr[i];
 }
 
 /* Sum over a shared-memory tile of cnt sources (rows x, y, z, αx, αy, αz, each `stride` apart),
@@ -396,8 +396,8 @@ __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad,
       if (active) VXF(tile_dispatch)(kernel, gk, sigma, x, y, z, &st[0][0], (int)VX_P2P_CAP, cnt, u, gr);
     }
     if (active) {
-      for (int i = 0; i < 3; ++i) vn[3 * (size_t)k + i] = u[i];
-      if (gk) for (int i = 0; i < 9; ++i) gn[9 * (size_t)k + i] = gr[i];
+      for (int i = 0; i < 3; ++i) vn[vx_off3(k, i)] = u[i];
+      if (gk) for (int i = 0; i < 9; ++i) gn[vx_off9(k, i)] = gr[i];
     }
   }
 }
@@ -506,8 +506,8 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
     if (fin) break;
   }
   if (active) {
-    for (int i = 0; i < 3; ++i) vn[3 * (size_t)k + i] += u[i];
-    if (gk) for (int i = 0; i < 9; ++i) gn[9 * (size_t)k + i] += gr[i];
+    for (int i = 0; i < 3; ++i) vn[vx_off3(k, i)] += u[i];
+    if (gk) for (int i = 0; i < 9; ++i) gn[vx_off9(k, i)] += gr[i];
   }
 }
 
@@ -518,9 +518,9 @@ __global__ void VXF(k_combine)(int n, int want_grad, int n_grad, const int *orde
   if (k >= n) return;
   int i = order[k];
   const vx_real c = (vx_real)VX_INV4PI;
-  for (int j = 0; j < 3; ++j) vel[3 * (size_t)i + j] = (vf[3 * (size_t)k + j] + vn[3 * (size_t)k + j]) * c;
+  for (int j = 0; j < 3; ++j) vel[vx_off3(i, j)] = (vf[vx_off3(k, j)] + vn[vx_off3(k, j)]) * c;
   if (want_grad && i < n_grad)
-    for (int j = 0; j < 9; ++j) grad[9 * (size_t)i + j] = (gf[9 * (size_t)k + j] + gn[9 * (size_t)k + j]) * c;
+    for (int j = 0; j < 9; ++j) grad[vx_off9(i, j)] = (gf[vx_off9(k, j)] + gn[vx_off9(k, j)]) * c;
 }
 
 /* Direct summation: the all-pairs tiled kernel (the method users would otherwise use). */
@@ -531,21 +531,21 @@ __global__ void VXF(k_direct)(int kernel, vx_real sigma, int want_grad, int n_gr
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int active = i < nt;
   int gk = active && want_grad && i < n_grad;
-  vx_real x = active ? tp[3 * (size_t)i] : VX_R(0.0), y = active ? tp[3 * (size_t)i + 1] : VX_R(0.0),
-          z = active ? tp[3 * (size_t)i + 2] : VX_R(0.0);
+  vx_real x = active ? tp[vx_off3(i, 0)] : VX_R(0.0), y = active ? tp[vx_off3(i, 1)] : VX_R(0.0),
+          z = active ? tp[vx_off3(i, 2)] : VX_R(0.0);
   vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int j0 = 0; j0 < ns; j0 += blockDim.x) {
     int j = j0 + threadIdx.x, cnt = min((int)blockDim.x, ns - j0);
     __syncthreads();
     if (threadIdx.x < cnt)
-      for (int c = 0; c < 3; ++c) { tile[c][threadIdx.x] = sp[3 * (size_t)j + c]; tile[3 + c][threadIdx.x] = sa[3 * (size_t)j + c]; }
+      for (int c = 0; c < 3; ++c) { tile[c][threadIdx.x] = sp[vx_off3(j, c)]; tile[3 + c][threadIdx.x] = sa[vx_off3(j, c)]; }
     __syncthreads();
     if (active) VXF(tile_dispatch)(kernel, gk, sigma, x, y, z, &tile[0][0], VX_DIRECT_THREADS, cnt, u, gr);
   }
   if (active) {
     const vx_real c = (vx_real)VX_INV4PI;
-    for (int k = 0; k < 3; ++k) vel[3 * (size_t)i + k] = u[k] * c;
-    if (gk) for (int k = 0; k < 9; ++k) grad[9 * (size_t)i + k] = gr[k] * c;
+    for (int k = 0; k < 3; ++k) vel[vx_off3(i, k)] = u[k] * c;
+    if (gk) for (int k = 0; k < 9; ++k) grad[vx_off9(i, k)] = gr[k] * c;
   }
 }
 
@@ -554,25 +554,31 @@ __global__ void VXF(k_direct)(int kernel, vx_real sigma, int want_grad, int n_gr
 static VXF(dtab) VXF(make_dtab)(const fmm_gpu *G, int p) {
   VXF(dtab) T;
   T.p = p;
-  T.roty = (const vx_real *)G->roty.ptr;
-  T.m2m = (const vx_real *)G->m2m.ptr;
-  T.l2l = (const vx_real *)G->l2l.ptr;
-  T.m2l = (const vx_real *)G->m2l.ptr;
-  T.geo_theta = (const int *)G->geo_theta.ptr;
-  T.geo_len = (const vx_real *)G->geo_len.ptr;
-  T.geo_cs = (const vx_real *)G->geo_cs.ptr;
-  T.geo_ipow = (const vx_real *)G->geo_ipow.ptr;
-  T.roty_stride = G->roty_stride;
+  T.roty = (const vx_real *)G->tab.roty.ptr;
+  T.m2m = (const vx_real *)G->tab.m2m.ptr;
+  T.l2l = (const vx_real *)G->tab.l2l.ptr;
+  T.m2l = (const vx_real *)G->tab.m2l.ptr;
+  T.geo_theta = (const int *)G->tab.geo_theta.ptr;
+  T.geo_len = (const vx_real *)G->tab.geo_len.ptr;
+  T.geo_cs = (const vx_real *)G->tab.geo_cs.ptr;
+  T.geo_ipow = (const vx_real *)G->tab.geo_ipow.ptr;
+  T.roty_stride = G->tab.roty_stride;
   return T;
 }
 
-/* Number of warps per block whose dynamic shared memory fits, and opt the kernel in to it. */
-static int VXF(fit_warps)(const fmm_gpu *G, const void *kernel, size_t per_warp, size_t fixed, int want, size_t *bytes) {
-  int w = want;
-  while (w > 1 && fixed + per_warp * w > G->smem_optin) --w;
-  *bytes = fixed + per_warp * w;
-  if (*bytes > 48 * 1024) cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes);
-  return w;
+/* Opt every kernel with dynamic shared memory in to its share of the plan (fmm_smem_plan_make
+ * fitted it to the device's limit), each call checked. */
+static int VXF(smem_optin)(const fmm_smem_plan *pl, char *err, size_t errlen) {
+  const struct {
+    const void *kernel;
+    size_t bytes;
+  } k[] = {{(const void *)VXF(k_p2m), pl->p2m},   {(const void *)VXF(k_m2m), pl->m2m},
+           {(const void *)VXF(k_l2l), pl->l2l},   {(const void *)VXF(k_m2l), pl->m2l},
+           {(const void *)VXF(k_l2p_deriv), pl->l2p_deriv}, {(const void *)VXF(k_l2p), pl->l2p}};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i)
+    if (k[i].bytes > FMM_SMEM_DEFAULT)
+      VX_CUR(cudaFuncSetAttribute(k[i].kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k[i].bytes));
+  return 0;
 }
 
 int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
@@ -616,6 +622,8 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     if (want_grad) VX_CUR(cudaMemsetAsync(grad, 0, 9 * rs * (size_t)n_grad, sf));
     VX_CUR(cudaEventRecord(ev[EV_END], sf));
   } else {
+    fmm_smem_plan pl;
+    if (smem_plan(ctx, p, want_grad, &pl, err, errlen) || VXF(smem_optin)(&pl, err, errlen)) return -1;
     oct_params op = fmm_octree_params(ctx);
     oct_tree_gpu *t = &G->tree;
     if (oct_build_gpu(t, spos, ns, tpos, nt, sizeof(vx_real) == sizeof(float), &op, sf, err, errlen)) return -1;
@@ -624,17 +632,17 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     /* target chunks for P2P and L2P (k_chunk_count): no host round trip; the grids are sized by
      * the bound nt / CH + leaves, and blocks past the scanned total return at once */
     const int nleaf = t->ntgt[L];
-    const int mean_t = (nt + nleaf - 1) / nleaf;
+    const int mean_t = vx_ceil_div(nt, nleaf);
     const int CH = mean_t <= 32 ? 32 : mean_t <= 64 ? 64 : 128;
     const int chunk_bound = nt / CH + nleaf;
     if (gpu_reserve(&G->chunk_off, sizeof(int) * ((size_t)nleaf + 1), "target chunk offsets", err, errlen) ||
         gpu_reserve(&G->chunk_leaf, sizeof(int) * (size_t)chunk_bound, "target chunks", err, errlen))
       return -1;
     int *coff = (int *)G->chunk_off.ptr, *cleaf = (int *)G->chunk_leaf.ptr;
-    VXF(k_chunk_count)<<<(nleaf + 1 + 255) / 256, 256, 0, sf>>>(nleaf, t->tgt_start, CH, coff);
+    VXF(k_chunk_count)<<<vx_ceil_div(nleaf + 1, 256), 256, 0, sf>>>(nleaf, t->tgt_start, CH, coff);
     VX_CUR_LAUNCH(chunk_count);
     VX_CUR(oct_exclusive_scan_gpu(t, coff, nleaf + 1, sf));
-    VXF(k_chunk_fill)<<<(nleaf + 255) / 256, 256, 0, sf>>>(nleaf, coff, cleaf);
+    VXF(k_chunk_fill)<<<vx_ceil_div(nleaf, 256), 256, 0, sf>>>(nleaf, coff, cleaf);
     VX_CUR_LAUNCH(chunk_fill);
     VX_CUR(cudaEventRecord(ev[EV_TREE], sf));
     s.levels = L; s.level_capped = t->capped; s.n_src_leaves = t->nsrc[L]; s.n_tgt_leaves = t->ntgt[L];
@@ -654,9 +662,9 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     vx_real *sx = S, *sy = S + ns, *sz = S + 2 * (size_t)ns, *sax = S + 3 * (size_t)ns, *say = S + 4 * (size_t)ns,
             *saz = S + 5 * (size_t)ns;
     vx_real *tx = Tg, *ty = Tg + nt, *tz = Tg + 2 * (size_t)nt;
-    VXF(k_gather)<<<(ns + 255) / 256, 256, 0, sf>>>(spos, sstr, t->src_order, ns, sx, sy, sz, sax, say, saz);
+    VXF(k_gather)<<<vx_ceil_div(ns, 256), 256, 0, sf>>>(spos, sstr, t->src_order, ns, sx, sy, sz, sax, say, saz);
     VX_CUR_LAUNCH(gather);
-    VXF(k_gather)<<<(nt + 255) / 256, 256, 0, sf>>>(tpos, NULL, t->tgt_order, nt, tx, ty, tz, NULL, NULL, NULL);
+    VXF(k_gather)<<<vx_ceil_div(nt, 256), 256, 0, sf>>>(tpos, NULL, t->tgt_order, nt, tx, ty, tz, NULL, NULL, NULL);
     VX_CUR_LAUNCH(gather);
     VX_CUR(cudaEventRecord(ev[EV_GATHER], sf));
 
@@ -681,65 +689,52 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
 
     /* far field */
     VXF(dtab) T = VXF(make_dtab)(G, p);
-    size_t bytes;
-    int W = VXF(fit_warps)(G, (const void *)VXF(k_p2m), 3 * rs * nc, 0, 8, &bytes);
-    VXF(k_p2m)<<<t->nsrc[L], 32 * W, bytes, sf>>>(p, t->src_key[L], t->src_start, sx, sy, sz, sax, say, saz, t->lo[0],
-                                                 t->lo[1], t->lo[2], h, (vx_real *)G->mpole[L].ptr);
+    VXF(k_p2m)<<<t->nsrc[L], 32 * pl.w_p2m, pl.p2m, sf>>>(p, t->src_key[L], t->src_start, sx, sy, sz, sax, say, saz,
+                                                         t->lo[0], t->lo[1], t->lo[2], h, (vx_real *)G->mpole[L].ptr);
     VX_CUR_LAUNCH(p2m);
     VX_CUR(cudaEventRecord(ev[EV_P2M], sf));
-    W = VXF(fit_warps)(G, (const void *)VXF(k_m2m), 9 * rs * nc, 0, 8, &bytes);
     for (int l = L - 1; l >= 2; --l) {
-      VXF(k_m2m)<<<t->nsrc[l], 32 * W, bytes, sf>>>(T, t->src_child[l], t->src_key[l + 1],
-                                                   (const vx_real *)G->mpole[l + 1].ptr, (vx_real *)G->mpole[l].ptr);
+      VXF(k_m2m)<<<t->nsrc[l], 32 * pl.w_m2m, pl.m2m, sf>>>(T, t->src_child[l], t->src_key[l + 1],
+                                                           (const vx_real *)G->mpole[l + 1].ptr, (vx_real *)G->mpole[l].ptr);
       VX_CUR_LAUNCH(m2m);
     }
     VX_CUR(cudaEventRecord(ev[EV_M2M], sf));
-    size_t b_l2l, b_m2l;
-    int Wl = VXF(fit_warps)(G, (const void *)VXF(k_l2l), 6 * rs * nc, 0, 4, &b_l2l);
-    int Wm = VXF(fit_warps)(G, (const void *)VXF(k_m2l), rs * 9 * (size_t)nc, 0, 8, &b_m2l);
+    const int Wl = pl.w_l2l, Wm = pl.w_m2l;
     for (int l = 2; l <= L; ++l) {
       vx_real *Ll = (vx_real *)G->local[l].ptr;
       VX_CUR(cudaEventRecord(ev[EV_LVL + 2 * l], sf));
       if (l == 2) VX_CUR(cudaMemsetAsync(Ll, 0, 3 * rs * nc * (size_t)t->ntgt[l], sf));
       else {
         VX_CUR(cudaMemsetAsync(Ll, 0, 3 * rs * nc * (size_t)t->ntgt[l], sf));
-        VXF(k_l2l)<<<(t->ntgt[l] + Wl - 1) / Wl, 32 * Wl, b_l2l, sf>>>(T, t->ntgt[l], t->tgt_parent[l], t->tgt_key[l],
-                                                                     (const vx_real *)G->local[l - 1].ptr, Ll);
+        VXF(k_l2l)<<<vx_ceil_div(t->ntgt[l], Wl), 32 * Wl, pl.l2l, sf>>>(T, t->ntgt[l], t->tgt_parent[l], t->tgt_key[l],
+                                                                       (const vx_real *)G->local[l - 1].ptr, Ll);
         VX_CUR_LAUNCH(l2l);
       }
       VX_CUR(cudaEventRecord(ev[EV_LVL + 2 * l + 1], sf));
       if (t->ntgt[l] > 0) {
-        VXF(k_m2l)<<<t->ntgt[l], 32 * Wm, b_m2l, sf>>>(T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l],
-                                                       (const vx_real *)G->mpole[l].ptr, Ll);
+        VXF(k_m2l)<<<t->ntgt[l], 32 * Wm, pl.m2l, sf>>>(T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l],
+                                                        (const vx_real *)G->mpole[l].ptr, Ll);
         VX_CUR_LAUNCH(m2l);
       }
       s.n_m2l += t->n_il[l];
     }
     VX_CUR(cudaEventRecord(ev[EV_DOWN], sf));
     /* L2P: derivative expansions per leaf, then a thread per target */
-    const size_t n1 = p >= 1 ? 3 * (size_t)VX_NCOEF(p - 1) : 0, n2 = p >= 2 ? 3 * (size_t)VX_NCOEF(p - 2) : 0;
-    const size_t dper = 3 * n1 + (want_grad ? 6 * n2 : 0);
+    const size_t dper = pl.dper;
     if (dper && gpu_reserve(&G->dloc, rs * dper * (size_t)nleaf, "L2P derivative expansions", err, errlen)) return -1;
     if (p >= 1) {
-      size_t b_d = rs * dper;
-      const int stage_l = b_d + rs * 3 * (size_t)nc <= G->smem_optin;
-      if (stage_l) b_d += rs * 3 * (size_t)nc;
-      if (b_d > 48 * 1024) cudaFuncSetAttribute((const void *)VXF(k_l2p_deriv), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b_d);
-      VXF(k_l2p_deriv)<<<nleaf, 32, b_d, sf>>>(p, want_grad, n_grad, t->tgt_order, t->tgt_start, stage_l, dper,
-                                               (const vx_real *)G->local[L].ptr, (vx_real *)G->dloc.ptr);
+      VXF(k_l2p_deriv)<<<nleaf, 32, pl.l2p_deriv, sf>>>(p, want_grad, n_grad, t->tgt_order, t->tgt_start, pl.l2p_stage, dper,
+                                                       (const vx_real *)G->local[L].ptr, (vx_real *)G->dloc.ptr);
       VX_CUR_LAUNCH(l2p_deriv);
     }
-    size_t b_l2p = rs * (dper + (size_t)p * (p + 1));
-    if (b_l2p > 48 * 1024) cudaFuncSetAttribute((const void *)VXF(k_l2p), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)b_l2p);
-    VXF(k_l2p)<<<chunk_bound, CH, b_l2p, sf>>>(p, want_grad, n_grad, nleaf, cleaf, coff, t->tgt_order, t->tgt_key[L],
-                                               t->tgt_start, tx, ty, tz, t->lo[0], t->lo[1], t->lo[2], h, dper,
-                                               (const vx_real *)G->dloc.ptr, (const vx_real *)G->raise.ptr,
-                                               (vx_real *)G->vfar.ptr,
-                                               (vx_real *)G->gfar.ptr);
+    VXF(k_l2p)<<<chunk_bound, CH, pl.l2p, sf>>>(p, want_grad, n_grad, nleaf, cleaf, coff, t->tgt_order, t->tgt_key[L],
+                                                t->tgt_start, tx, ty, tz, t->lo[0], t->lo[1], t->lo[2], h, dper,
+                                                (const vx_real *)G->dloc.ptr, (const vx_real *)G->tab.raise.ptr,
+                                                (vx_real *)G->vfar.ptr, (vx_real *)G->gfar.ptr);
     VX_CUR_LAUNCH(l2p);
     VX_CUR(cudaEventRecord(ev[EV_L2P], sf));
     VX_CUR(cudaStreamWaitEvent(sf, ev[EV_NEAR1], 0));
-    VXF(k_combine)<<<(nt + 255) / 256, 256, 0, sf>>>(nt, want_grad, n_grad, t->tgt_order, (const vx_real *)G->vfar.ptr,
+    VXF(k_combine)<<<vx_ceil_div(nt, 256), 256, 0, sf>>>(nt, want_grad, n_grad, t->tgt_order, (const vx_real *)G->vfar.ptr,
                                                      (const vx_real *)G->gfar.ptr, (const vx_real *)G->vnear.ptr,
                                                      (const vx_real *)G->gnear.ptr, vel, grad);
     VX_CUR_LAUNCH(combine);
@@ -809,7 +804,7 @@ int VXF(gpu_direct)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, si
     vel = (vx_real *)G->out_vel.ptr; grad = want_grad ? (vx_real *)G->out_grad.ptr : NULL;
   }
   VX_CUR(cudaEventRecord(G->ev[EV_START], sf));
-  VXF(k_direct)<<<(nt + VX_DIRECT_THREADS - 1) / VX_DIRECT_THREADS, VX_DIRECT_THREADS, 0, sf>>>(
+  VXF(k_direct)<<<vx_ceil_div(nt, VX_DIRECT_THREADS), VX_DIRECT_THREADS, 0, sf>>>(
       (int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, ns, nt, spos, sstr, tpos, vel, grad);
   VX_CUR_LAUNCH(direct);
   VX_CUR(cudaEventRecord(G->ev[EV_END], sf));

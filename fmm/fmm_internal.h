@@ -66,7 +66,11 @@ void fmm_cpu_release(fmm_ctx *ctx);
 int fmm_gpu_available(char *name, size_t namelen);
 int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen);
 void fmm_gpu_destroy(fmm_ctx *ctx);
-int fmm_gpu_set_order(fmm_ctx *ctx, char *err, size_t errlen); /* after ctx->tab changed */
+/* 0 when the device can run prm's order and gradient setting (the kernels' shared memory, gpu_smem.h),
+ * else -1 with the reason. */
+int fmm_gpu_check_params(const fmm_ctx *ctx, const fmm_params *prm, char *err, size_t errlen);
+/* Put the tables T (a new order) on the device; on failure the old ones stay in use. */
+int fmm_gpu_set_tables(fmm_ctx *ctx, const fmm_tables *T, char *err, size_t errlen);
 int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
 int fmm_gpu_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
 int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins);

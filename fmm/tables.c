@@ -36,9 +36,9 @@ static void gauss_legendre(int n, double *x, double *w) {
 }
 
 void fmm_roty_matrix(double beta, int p, double *out) {
-  int nmu = p + 1, nphi = 2 * p + 2, nc = VX_NCOEF(p);
-  double *mu = malloc(sizeof(double) * nmu), *wt = malloc(sizeof(double) * nmu);
-  double *a = malloc(sizeof(double) * nc), *b = malloc(sizeof(double) * nc);
+  /* p <= VX_PMAX (tables.h): fixed-size scratch on the stack, nothing to allocate or fail */
+  int nmu = p + 1, nphi = 2 * p + 2;
+  double mu[VX_PMAX + 1], wt[VX_PMAX + 1], a[VX_NCOEF(VX_PMAX)], b[VX_NCOEF(VX_PMAX)];
   gauss_legendre(nmu, mu, wt);
   memset(out, 0, sizeof(double) * vx_roty_off(p + 1));
   double cb = cos(beta), sb = sin(beta);
@@ -60,7 +60,6 @@ void fmm_roty_matrix(double beta, int p, double *out) {
       }
     }
   }
-  free(mu); free(wt); free(a); free(b);
 }
 
 static double binom(int n, int k) {

@@ -32,7 +32,7 @@ typedef struct {
 int fmm_tables_build(fmm_tables *t, int p, char *err, size_t errlen);
 void fmm_tables_free(fmm_tables *t);
 
-/* The real y-rotation D_y(β) of degrees 0..p by exact quadrature (used by the tables and tests):
+/* The real y-rotation D_y(β) of degrees 0..p (p <= VX_PMAX) by exact quadrature (used by the tables and tests):
  * out gets vx_roty_off(p+1) entries in the block layout of translate_t.h. */
 void fmm_roty_matrix(double beta, int p, double *out);
 

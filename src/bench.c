@@ -340,11 +340,13 @@ static void phase_times(const fmm_stats *s, double t[N_PHASES]) {
   t[4] = s->t_l2l, t[5] = s->t_l2p, t[6] = s->t_p2p, t[7] = s->t_total, t[8] = s->t_copy, t[9] = s->t_corr;
 }
 
-/* Errors of the FMM result (run precision) at the sampled targets against the double reference. */
-static void compute_errors(run_result *r, const void *vel, const void *grad, int is_float, const int *idx, int k,
-                           const double *ref_vel, const double *ref_grad) {
+/* Errors of the FMM result (run precision) at the sampled targets against the double reference.
+ * 0, or -1 (with a message) when out of memory. */
+static int compute_errors(run_result *r, const void *vel, const void *grad, int is_float, const int *idx, int k,
+                          const double *ref_vel, const double *ref_grad) {
   double num = 0.0, den = 0.0, gnum = 0.0, gden = 0.0;
-  double *e = malloc(sizeof(double) * (size_t)k);
+  double *e = xcalloc((size_t)k, sizeof(double), "per-target errors");
+  if (!e) return -1;
   for (int t = 0; t < k; t++) {
     size_t it = idx ? (size_t)idx[t] : (size_t)t;
     double d2 = 0.0, r2 = 0.0;
@@ -354,7 +356,7 @@ static void compute_errors(run_result *r, const void *vel, const void *grad, int
       r2 += ur * ur;
     }
     num += d2, den += r2;
-    if (e) e[t] = sqrt(d2);
+    e[t] = sqrt(d2);
     if (grad && ref_grad)
       for (int c = 0; c < 9; c++) {
         double g = elem(grad, 9 * it + c, is_float), gr = ref_grad[9 * (size_t)t + c];
@@ -365,17 +367,15 @@ static void compute_errors(run_result *r, const void *vel, const void *grad, int
   r->have_err = 1;
   r->err_vel = den > 0.0 ? sqrt(num / den) : (num == 0.0 ? 0.0 : INFINITY);
   r->err_grad = (grad && ref_grad) ? (gden > 0.0 ? sqrt(gnum / gden) : (gnum == 0.0 ? 0.0 : INFINITY)) : NAN;
-  r->err_p99 = r->err_max = NAN;
-  if (e) {
-    /* Per-target error relative to the rms reference speed; 99th percentile by nearest rank. */
-    double rms = sqrt(den / k);
-    for (int t = 0; t < k; t++) e[t] = rms > 0.0 ? e[t] / rms : (e[t] == 0.0 ? 0.0 : INFINITY);
-    qsort(e, (size_t)k, sizeof *e, cmp_double);
-    int rank = (int)ceil(0.99 * k) - 1;
-    r->err_p99 = e[rank < 0 ? 0 : rank];
-    r->err_max = e[k - 1];
-    free(e);
-  }
+  /* Per-target error relative to the rms reference speed; 99th percentile by nearest rank. */
+  double rms = sqrt(den / k);
+  for (int t = 0; t < k; t++) e[t] = rms > 0.0 ? e[t] / rms : (e[t] == 0.0 ? 0.0 : INFINITY);
+  qsort(e, (size_t)k, sizeof *e, cmp_double);
+  int rank = (int)ceil(0.99 * k) - 1;
+  r->err_p99 = e[rank < 0 ? 0 : rank];
+  r->err_max = e[k - 1];
+  free(e);
+  return 0;
 }
 
 /* Facts shared by every result line. */
@@ -493,7 +493,7 @@ int main(int argc, char **argv) {
   double *pos = NULL, *str = NULL, *tpos = NULL, *ref_vel = NULL, *ref_grad = NULL;
   void *fpos = NULL, *fstr = NULL, *vel = NULL, *grad = NULL, *dvel = NULL, *dgrad = NULL;
   int *idx = NULL;
-  fmm_ctx *ctx = NULL, *rctx = NULL;
+  fmm_ctx *ctx = NULL, *ref_own = NULL; /* ref_own: a reference engine of its own, when ctx cannot serve */
   FILE *dump = NULL;
   fmm_stats *st = NULL;
   double *tv = NULL;
@@ -571,14 +571,13 @@ int main(int argc, char **argv) {
     }
     int ref_cuda = be == VX_BACKEND_CUDA && (double)k * (double)o.n > REF_GPU_MIN_PAIRS;
     ri.ref_backend = ref_cuda ? "cuda" : "cpu";
-    if (ref_cuda && !is_float) {
-      rctx = ctx; /* the main context already sums in double on the GPU */
-    } else {
+    fmm_ctx *rctx = ctx; /* borrowed: the main context already sums in double on the GPU */
+    if (!ref_cuda || is_float) {
       fmm_params rp = prm;
       rp.backend = ref_cuda ? VX_BACKEND_CUDA : VX_BACKEND_CPU;
       rp.precision = VX_DOUBLE;
       rp.verbose = 0; /* the main context has already said whatever it had to say */
-      if (!(rctx = fmm_create(&rp, err, sizeof err))) {
+      if (!(rctx = ref_own = fmm_create(&rp, err, sizeof err))) {
         fprintf(stderr, PROG ": reference context: %s\n", err);
         goto done;
       }
@@ -597,7 +596,6 @@ int main(int argc, char **argv) {
     }
     double t_ref = call_ms(&rst, now_ms() - t0);
     if (k == o.n) ri.t_direct = t_ref, ri.direct_backend = ri.ref_backend;
-    if (rctx == ctx) rctx = NULL;
   }
 
   if (!(st = xcalloc((size_t)o.repeat, sizeof(fmm_stats), "stats")) || !(tv = xcalloc((size_t)o.repeat, sizeof(double), "times")))
@@ -665,7 +663,7 @@ int main(int argc, char **argv) {
     res.levels = last->levels, res.level_capped = last->level_capped;
     res.n_m2l = last->n_m2l, res.n_p2p = last->n_p2p, res.n_corr = last->n_corr;
     res.r_cut = last->r_cut, res.reg_err = last->reg_err;
-    if (ri.n_check > 0) compute_errors(&res, vel, grad, is_float, idx, ri.n_check, ref_vel, ref_grad);
+    if (ri.n_check > 0 && compute_errors(&res, vel, grad, is_float, idx, ri.n_check, ref_vel, ref_grad) != 0) goto done;
 
     if (o.json) print_json(&ri, order, &res);
     else print_table_row(&ri, order, &res);
@@ -685,8 +683,8 @@ int main(int argc, char **argv) {
 
 done:
   if (dump) fclose(dump);
-  if (rctx) fmm_destroy(rctx);
-  if (ctx) fmm_destroy(ctx);
+  fmm_destroy(ref_own);
+  fmm_destroy(ctx);
   free(pos), free(str), free(fpos), free(fstr), free(vel), free(grad), free(dvel), free(dgrad);
   free(idx), free(tpos), free(ref_vel), free(ref_grad), free(st), free(tv);
   return rc;

@@ -4,7 +4,9 @@
  *  - GPU direct vs CPU direct for every kernel (the reference kernels agree too);
  *  - GPU FMM vs GPU direct within the p-dependent error of docs/MATH.md §7;
  *  - bitwise identical results when run twice (no races), and with device-resident arrays
- *    (fmm_io.on_device) identical to the host-staged path. */
+ *    (fmm_io.on_device) identical to the host-staged path;
+ *  - fmm_set_params on a live CUDA engine: a new order gives what a fresh engine of that order
+ *    gives, a refused change leaves the results as they were (issue 14). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +67,38 @@ static void eval(vx_backend be, fmm_params prm, int direct, int n, const double 
 static void report(int ok, const char *what, double v, double thr) {
   printf("%-64s %9.2e (<= %.0e) %s\n", what, v, thr, ok ? "ok" : "FAIL");
   if (!ok) failures++;
+}
+
+/* fmm_set_params on one live CUDA engine (double, host arrays): p = 8 -> 12 equals a fresh p = 12
+ * engine (eval's u1/g1), and a refused change (order out of range) keeps the p = 12 results. */
+static void check_set_params(int n, const double *pos, const double *str, double *u1, double *g1, double *u2,
+                             double *g2) {
+  char err[256];
+  fmm_params prm = fmm_params_default();
+  prm.order = 12;
+  eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u1, g1, 0);
+  prm.order = 8;
+  prm.backend = VX_BACKEND_CUDA;
+  fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
+  if (!ctx) { printf("fmm_create(cuda): %s\n", err); exit(EXIT_FAILURE); }
+  fmm_io io = {.n_src = n, .src_pos = pos, .src_str = str, .n_tgt = n, .tgt_pos = pos, .vel = u2, .grad = g2, .on_device = 0};
+  prm.order = 12;
+  if (fmm_evaluate(ctx, &io, NULL, err, sizeof err) || fmm_set_params(ctx, &prm, err, sizeof err) ||
+      fmm_evaluate(ctx, &io, NULL, err, sizeof err)) {
+    printf("set_params on cuda: %s\n", err);
+    exit(EXIT_FAILURE);
+  }
+  int same = !memcmp(u1, u2, sizeof(double) * 3 * n) && !memcmp(g1, g2, sizeof(double) * 9 * n);
+  report(same, "GPU set_params p 8 -> 12 == fresh p = 12 engine: bitwise", same ? 0.0 : 1.0, 0);
+  fmm_params bad = prm;
+  bad.order = VX_PMAX + 1;
+  const int refused = fmm_set_params(ctx, &bad, err, sizeof err) != 0;
+  report(refused && fmm_get_params(ctx)->order == 12, "GPU set_params order out of range refused, order kept", refused ? 0.0 : 1.0, 0);
+  memset(u2, 0, sizeof(double) * 3 * n), memset(g2, 0, sizeof(double) * 9 * n);
+  if (fmm_evaluate(ctx, &io, NULL, err, sizeof err)) { printf("fmm on cuda: %s\n", err); exit(EXIT_FAILURE); }
+  same = !memcmp(u1, u2, sizeof(double) * 3 * n) && !memcmp(g1, g2, sizeof(double) * 9 * n);
+  report(same, "GPU results unchanged after a refused set_params: bitwise", same ? 0.0 : 1.0, 0);
+  fmm_destroy(ctx);
 }
 
 int main(void) {
@@ -144,6 +178,7 @@ int main(void) {
     snprintf(what, sizeof what, "GPU FMM device-resident arrays == host-staged, %s", prec ? "float" : "double");
     report(same, what, same ? 0.0 : 1.0, 0);
   }
+  check_set_params(n, pos, str, u1, g1, u2, g2);
   free(pos); free(str); free(u1); free(g1); free(u2); free(g2);
   if (failures) { printf("%d failure(s)\n", failures); return EXIT_FAILURE; }
   printf("all GPU engine checks passed\n");
