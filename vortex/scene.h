@@ -12,7 +12,9 @@
  * elements each (l = 1..layers). Element strengths carry the circulation of their cell of the
  * chosen vorticity profile (Gaussian ω ∝ exp(-r²/a²), or uniform for r < a) times the arc length
  * of their station, so Σ|α| over one cross-section sums to Γ·Δs. layers = 0 is a thin ring: one
- * element per station, the core being the smoothing kernel's (a = √2σ for the Gaussian kernel). */
+ * element per station, the core being the smoothing kernel's: with the Gaussian kernel the ring
+ * moves as Saffman's Gaussian ring with a = √e·σ (docs/VALIDATION.md §1; not √2σ, the core of
+ * its smoothed field). */
 #ifndef VX_SCENE_H
 #define VX_SCENE_H
 
