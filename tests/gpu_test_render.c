@@ -51,6 +51,7 @@ static void test_opacity(rd_gpu *g) {
   const int L = 5, w = 173, h = 97;
   size_t cells = (size_t)1 << (3 * L);
   int *bins = malloc(sizeof(int) * cells);
+  if (!bins) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
   uint64_t seed = 11;
   long long total = 0;
   for (size_t c = 0; c < cells; ++c) {
@@ -69,6 +70,7 @@ static void test_opacity(rd_gpu *g) {
   rd_camera_init(&cam, c, 0.8);
   rd_camera_orbit(&cam, 50, 60, 90, 41, 300, 200);
   float *cpu = malloc(sizeof(float) * w * h), *tmp = malloc(sizeof(float) * w * h), *gpu = malloc(sizeof(float) * w * h);
+  if (!cpu || !tmp || !gpu) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
   char err[512];
   if (rd_gpu_hist_copy(g, bins, 0, L, err, sizeof err)) { FAIL("%s", err); goto done; }
   for (int blur = 0; blur <= 3; blur += 3) {
@@ -90,9 +92,10 @@ done:
 static void test_binning(rd_gpu *g) {
   const int n = 50000, L = 6;
   double *pos = malloc(sizeof(double) * 3 * n);
-  vx_pointset(VX_DIST_RINGS, n, 3, pos, NULL);
   size_t cells = (size_t)1 << (3 * L);
   int *cpu = malloc(sizeof(int) * cells), *gpu = malloc(sizeof(int) * cells);
+  if (!pos || !cpu || !gpu) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
+  vx_pointset(VX_DIST_RINGS, n, 3, pos, NULL);
   double lo_c[3], lo_g[3], side_c = 0, side_g = 0;
   void *d_pos = NULL;
   char err[512];
@@ -182,6 +185,7 @@ static void test_images(void) {
   for (int i = 0; i < 3; ++i) {
     img[i] = malloc(3 * (size_t)w * h);
     op[i] = malloc(sizeof(float) * w * h);
+    if (!img[i] || !op[i]) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
   }
   if (!gs || !cs) {
     FAIL("simulations: %s", err);
@@ -217,6 +221,7 @@ static void test_images(void) {
           char file[1200], err2[512];
           snprintf(file, sizeof file, "%s/gpu_test_render_%s.png", dir, names[i]);
           if (rd_png_write(file, img[i], w, h, err2, sizeof err2) == 0) printf("  wrote %s\n", file);
+          else FAIL("%s", err2);
         }
       }
     }

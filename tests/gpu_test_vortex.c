@@ -6,9 +6,11 @@
  *  2b. Remeshing (remesh.c vs remesh_gpu.cu) of random particles, double and float, with and
  *     without diffusion and drop: the same nodes in the same order, strengths to round-off.
  *  3. Every scene in assets/ (tracers cut to 2048) for 10 RK4 steps on both backends: ring
- *     centroids and radii, impulse, total vorticity, max|α| and tracer positions agree to
- *     1e-7 (double, FMM), 1e-9 (double, direct) and 2e-3 (float on cuda vs double on cpu),
- *     relative to the ring radius / strength scale.
+ *     centroids and radii, impulse, total vorticity, max|α| (the diagnostics) and tracer
+ *     positions agree, relative to the ring radius / strength scale, to per-case tolerances about
+ *     5x the larger of two measurements (H200, docs/VALIDATION.md §5; H100 2026-11-23,
+ *     docs/data/reg_h100_2026-11-23/gpu_test_vortex.txt): round-off grown over 10 steps in double,
+ *     float's rounding for the float run; the values measured are beside each case in main().
  * Exits 77 (skipped) when no CUDA device is usable. Run: ctest -L gpu --output-on-failure */
 #include <math.h>
 #include <stdint.h>
@@ -33,6 +35,9 @@ static double urand(void) {
 
 /* ---------------------------------------------------------------- 1. stage kernel twin */
 
+/* The worst |gpu - cpu| / (atol + rtol·|cpu|) of the stage cases so far, per precision. */
+static double stage_worst[2];
+
 static void stage_case(vx_precision prec, int first, int last, int stretching) {
   const int ne = 3001, nt = 10007;
   size_t rs = prec == VX_FLOAT ? sizeof(float) : sizeof(double);
@@ -43,6 +48,7 @@ static void stage_case(vx_precision prec, int first, int last, int stretching) {
   for (int k = 0; k < 8; ++k) {
     h[k] = malloc(sz[k] * rs);
     g[k] = malloc(sz[k] * rs);
+    if (!h[k] || !g[k]) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
     for (size_t i = 0; i < sz[k]; ++i) {
       double v = urand();
       if (prec == VX_FLOAT) ((float *)h[k])[i] = (float)v; else ((double *)h[k])[i] = v;
@@ -74,6 +80,7 @@ static void stage_case(vx_precision prec, int first, int last, int stretching) {
       if (e > worst) worst = e;
     }
   }
+  if (worst > stage_worst[prec == VX_FLOAT]) stage_worst[prec == VX_FLOAT] = worst;
   if (worst > 1.0)
     FAIL("stage kernel (%s, first %d, last %d, stretching %d) differs from the CPU loop: %.2f x tolerance",
          prec == VX_FLOAT ? "float" : "double", first, last, stretching, worst);
@@ -86,6 +93,7 @@ static void health_case(vx_precision prec, int inject_nan) {
   const int ne = 70001, nt = 200003;
   size_t rs = prec == VX_FLOAT ? sizeof(float) : sizeof(double);
   void *hp = malloc(3 * rs * nt), *ha = malloc(3 * rs * ne), *hg = malloc(9 * rs * nt), *dp, *da, *ds, *dg;
+  if (!hp || !ha || !hg) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
   double want = 0.0, want_g = 0.0;
   for (int i = 0; i < nt; ++i) {
     double s2 = 0.0;
@@ -137,6 +145,7 @@ static void remesh_case(vx_precision prec, double c2, double drop, double drop_a
   size_t rs = fl ? sizeof(float) : sizeof(double);
   void *hp = malloc(3 * rs * (n + ntr)), *ha = malloc(3 * rs * n), *dp, *da, *dr;
   int *hr = malloc(sizeof(int) * n);
+  if (!hp || !ha || !hr) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
   for (int i = 0; i < 3 * (n + ntr); ++i) vx_store(hp, fl, (size_t)i, 0.5 + 0.2 * urand());
   for (int i = 0; i < 3 * n; ++i) vx_store(ha, fl, (size_t)i, urand());
   for (int i = 0; i < n; ++i) hr[i] = i % 5;
@@ -158,6 +167,7 @@ static void remesh_case(vx_precision prec, double c2, double drop, double drop_a
   size_t np = 3 * (size_t)(jg.n_out + ntr), na = 3 * (size_t)jg.n_out;
   void *gp = malloc(rs * np + 1), *ga = malloc(rs * na + 1);
   int *gr = malloc(sizeof(int) * jg.n_out + 1);
+  if (!gp || !ga || !gr) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
   if (jc.n_out != jg.n_out || jc.n_nodes != jg.n_nodes) {
     FAIL("remesh (%s): cpu %d/%d nodes kept, gpu %d/%d", fl ? "float" : "double", jc.n_out, jc.n_nodes, jg.n_out, jg.n_nodes);
   } else if (vx_device_download(gp, jg.pos_out.p, rs * np, err, sizeof err) ||
@@ -170,8 +180,10 @@ static void remesh_case(vx_precision prec, double c2, double drop, double drop_a
     for (size_t i = 0; i < np; ++i) ep = fmax(ep, fabs(vx_load(gp, fl, i) - vx_load(jc.pos_out.p, fl, i)));
     for (size_t i = 0; i < na; ++i) ea = fmax(ea, fabs(vx_load(ga, fl, i) - vx_load(jc.alpha_out.p, fl, i)) / amax);
     for (int i = 0; i < jg.n_out; ++i) er += gr[i] != ((int *)jc.ring_out.p)[i];
-    double tol = fl ? 1e-6 : 1e-14;
-    printf("  remesh %-6s c2=%.2f drop=%.0e/%.0e: %d of %d nodes, positions %.1e, strengths %.1e (tolerance %.0e), rings differ %d\n",
+    /* strengths: measured 0 (float: the same operations in the same order) and <= 3.6e-16 (double,
+     * H100 2026-11-23); 2 float ulps, and 4x the double measurement */
+    double tol = fl ? 2.4e-7 : 1.5e-15;
+    printf("  remesh %-6s c2=%.2f drop=%.0e/%.0e: %d of %d nodes, positions %.1e, strengths %.1e (tolerance %.1e), rings differ %d\n",
            fl ? "float" : "double", c2, drop, drop_abs, jg.n_out, jg.n_nodes, ep, ea, tol, er);
     if (ep != 0.0 || !(ea <= tol) || er) FAIL("remesh twin differs: positions %.3e, strengths %.3e, rings %d", ep, ea, er);
   }
@@ -209,7 +221,7 @@ static int run_scene(const vx_scene *sc, vx_backend b, vx_precision prec, int di
   return 0;
 }
 
-static void compare_scene(const char *name, vx_precision gprec, int direct, double tol) {
+static void compare_scene(const char *name, vx_precision gprec, int direct, double tol, double tol_tr) {
   char path[1024], err[256];
   const char *dir = getenv("VX_ASSETS_DIR"); /* the tree may sit elsewhere than where it was built */
   snprintf(path, sizeof path, "%s/%s.scene", dir && *dir ? dir : VX_ASSETS_DIR, name);
@@ -217,6 +229,7 @@ static void compare_scene(const char *name, vx_precision gprec, int direct, doub
   if (vx_scene_load(path, &sc, err, sizeof err)) { FAIL("%s", err); return; }
   vx_diag dc, dg;
   double *tc = malloc(sizeof(double) * 3 * 2048), *tg = malloc(sizeof(double) * 3 * 2048);
+  if (!tc || !tg) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
   int nc, ng;
   if (run_scene(&sc, VX_BACKEND_CPU, VX_DOUBLE, direct, &dc, tc, &nc) ||
       run_scene(&sc, VX_BACKEND_CUDA, gprec, direct, &dg, tg, &ng)) {
@@ -236,10 +249,10 @@ static void compare_scene(const char *name, vx_precision gprec, int direct, doub
   e = fmax(e, fabs(dc.max_alpha - dg.max_alpha) / A);
   double et = 0.0;
   for (int i = 0; i < 3 * nc && nc == ng; ++i) et = fmax(et, fabs(tc[i] - tg[i]) / L);
-  printf("  %-12s %s cuda-%s vs cpu-double: diagnostics %.2e, tracers %.2e (tolerance %.0e)\n", name,
-         direct ? "direct" : "fmm   ", gprec == VX_FLOAT ? "float " : "double", e, et, tol);
-  if (!(e <= tol)) FAIL("%s: diagnostics differ by %.3e > %.0e", name, e, tol);
-  if (nc != ng || !(et <= tol)) FAIL("%s: tracer positions differ by %.3e > %.0e", name, et, tol);
+  printf("  %-12s %s cuda-%s vs cpu-double: diagnostics %.2e, tracers %.2e (tolerances %.1e, %.1e)\n", name,
+         direct ? "direct" : "fmm   ", gprec == VX_FLOAT ? "float " : "double", e, et, tol, tol_tr);
+  if (!(e <= tol)) FAIL("%s: diagnostics differ by %.3e > %.1e", name, e, tol);
+  if (nc != ng || !(et <= tol_tr)) FAIL("%s: tracer positions differ by %.3e > %.1e (%d vs %d tracers)", name, et, tol_tr, nc, ng);
   free(tc);
   free(tg);
 }
@@ -258,7 +271,8 @@ int main(void) {
       stage_case((vx_precision)prec, 0, 0, st);
       stage_case((vx_precision)prec, 0, 1, st);
     }
-  printf("stage kernel vs CPU loop: %s\n", failures ? "FAILED" : "ok");
+  printf("stage kernel vs CPU loop: %s (worst %.3f x tolerance in double, %.3f x in float)\n", failures ? "FAILED" : "ok",
+         stage_worst[0], stage_worst[1]);
   health_case(VX_DOUBLE, 0);
   health_case(VX_DOUBLE, 1);
   health_case(VX_FLOAT, 0);
@@ -270,10 +284,14 @@ int main(void) {
     remesh_case((vx_precision)prec, 0.05, 0.0, 0.02);
   }
   printf("remeshing vs CPU pipeline: %s\n", failures ? "FAILED" : "ok");
-  const char *scenes[4] = {"single_ring", "leapfrog", "headon", "oblique"};
-  for (int i = 0; i < 4; ++i) compare_scene(scenes[i], VX_DOUBLE, 0, 1e-7);
-  compare_scene("leapfrog", VX_DOUBLE, 1, 1e-9);
-  compare_scene("leapfrog", VX_FLOAT, 0, 2e-3);
+  /* tolerances (diagnostics, tracers) about 5x the larger of the two measurements beside them
+   * (H200 / H100); the double tracers at a few ulps of the positions */
+  compare_scene("single_ring", VX_DOUBLE, 0, 1.5e-13, 5e-15); /* 2.6e-14 / 2.2e-14; tracers 7.4e-16 / 3.7e-16 */
+  compare_scene("leapfrog", VX_DOUBLE, 0, 2e-13, 5e-15);      /* 4.0e-14 / 2.4e-15; 1.1e-15 / 5.6e-16 */
+  compare_scene("headon", VX_DOUBLE, 0, 2e-11, 5e-15);        /* 4.4e-12 / 8.2e-13; 7.4e-16 / 7.4e-16 */
+  compare_scene("oblique", VX_DOUBLE, 0, 2.5e-13, 6e-15);     /* 4.8e-14 / 1.4e-14; 8.9e-16 / 1.3e-15 */
+  compare_scene("leapfrog", VX_DOUBLE, 1, 6e-14, 5e-15);      /* direct: 2.6e-15 / 1.3e-14; 9.3e-16 / 7.4e-16 */
+  compare_scene("leapfrog", VX_FLOAT, 0, 1.5e-5, 3.5e-6);     /* float on cuda: 3.5e-6 / 2.8e-6; 6.6e-7 / 7.0e-7 */
   if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
   printf("all GPU vortex checks passed\n");
   return EXIT_SUCCESS;

@@ -3,8 +3,9 @@
  * device platform on GPU servers) into PNG frames, which must be non-empty, change from frame to
  * frame, and equal --screenshot; and the ray-counted opacity pass must brighten the densest image
  * region relative to the pass disabled, more than it brightens a sparse region.
- * If EGL gives no context here, the runs go through `xvfb-run -a` (EGL's default display on X11);
- * with neither, the test is skipped (77). Runs the program built beside the tests (CPU backend).
+ * If EGL gives no context here (the program's own answer, exit 1: nothing else counts, so a crash
+ * fails), the runs go through `xvfb-run -a` (EGL's default display on X11); with neither, the test
+ * is skipped (77). Runs the program built beside the tests (CPU backend).
  * Run: ctest -R render_headless */
 #ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
 #include <stdio.h>
@@ -64,6 +65,12 @@ static double block_mean(const image *im, int bx, int by, int b) {
   return s / (b * b);
 }
 
+/* The program's answer when EGL gives no OpenGL context (render/headless.c: exit 1 and this
+ * line; test_render_errors checks it). Only this skips; any other failure, a crash included, fails. */
+static int no_egl_context(int rc, const char *text) {
+  return rc == 1 && strstr(text, "cannot create a headless OpenGL context through EGL") != NULL;
+}
+
 static const char *kScene = "--scene leapfrog --backend cpu --tracers 8192 --integrator euler --size 480x270 --intensity 0.7";
 
 int main(void) {
@@ -75,16 +82,25 @@ int main(void) {
   snprintf(shot, sizeof shot, "%s/probe.png", dir);
   snprintf(args, sizeof args, "--headless --scene leapfrog --backend cpu --tracers 64 --size 64x64 --frames 1 --quiet --screenshot '%s'", shot);
   int rc = run(args);
+  if (rc != 0 && !no_egl_context(rc, out)) {
+    printf("FAIL: the headless probe failed otherwise than for want of an EGL context (exit %d):\n%s", rc, out);
+    return EXIT_FAILURE;
+  }
   if (rc != 0) {
     printf("  EGL gave no context (exit %d): %s", rc, out);
-    if (system("command -v xvfb-run > /dev/null 2>&1") == 0) {
+    int have_xvfb = system("command -v xvfb-run > /dev/null 2>&1") == 0;
+    if (have_xvfb) {
       prefix = "xvfb-run -a ";
       rc = run(args);
     }
-    if (rc != 0) {
+    if (!have_xvfb || no_egl_context(rc, out) || (rc != 0 && strstr(out, "xvfb-run: error"))) {
       printf("SKIP: no headless OpenGL here: neither EGL (device / surfaceless platform) nor xvfb-run gives a context "
              "(install libegl-mesa0 libgl1-mesa-dri, or xvfb xauth):\n%s", out);
       return 77;
+    }
+    if (rc != 0) {
+      printf("FAIL: the probe under xvfb-run failed otherwise than for want of a context (exit %d):\n%s", rc, out);
+      return EXIT_FAILURE;
     }
     printf("  rendering through xvfb-run\n");
   }

@@ -8,6 +8,7 @@
  *   3. with many samples the count converges to the exact path-length integral
  *      sum_j bin_j * len_j / h (cells crossed found by exact voxel traversal);
  *   4. rd_hist_build_cpu equals fmm_occupancy (same cube, same level, same Morton layout).
+ * Tolerances a small factor above what was measured (2026-11-23; the values beside them).
  * No GL needed. Run: ./build/tests/test_render_opacity */
 #ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
 #include <stdio.h>
@@ -148,6 +149,7 @@ static void make_hist(hist *H, int L, uint64_t seed, int uniform) {
   H->side = 1.7;
   size_t cells = (size_t)1 << (3 * L);
   H->bins = malloc(sizeof(int) * cells);
+  if (!H->bins) { printf("FAIL: out of memory\n"); exit(EXIT_FAILURE); }
   H->total = 0;
   for (size_t c = 0; c < cells; ++c) {
     double u = vx_rng_uniform(&seed);
@@ -190,8 +192,9 @@ static void test_vs_bruteforce(void) {
   double vpd[16], inv[16];
   for (int i = 0; i < 16; ++i) vpd[i] = vp[i];
   if (invert4(vpd, inv)) { FAIL("singular view-projection"); return; }
-  float *out = malloc(sizeof(float) * w * h), *tmp = malloc(sizeof(float) * w * h);
+  float *out = malloc(sizeof(float) * w * h), *tmp = malloc(sizeof(float) * w * h), *plain = malloc(sizeof(float) * w * h);
   double *ref = malloc(sizeof(double) * w * h), *refb = malloc(sizeof(double) * w * h);
+  if (!out || !tmp || !plain || !ref || !refb) { FAIL("out of memory"); exit(EXIT_FAILURE); }
   rd_opacity_cpu(&p, H.bins, 0, out, tmp);
   int hit = 0, mism = 0;
   double l1 = 0.0, l1r = 0.0;
@@ -201,20 +204,20 @@ static void test_vs_bruteforce(void) {
       ref[y * w + x] = r;
       double e = fabs(out[y * w + x] - r);
       if (r > 0) hit++;
-      if (e > 1e-3 * (1.0 + fabs(r))) mism++;
+      if (e > 1e-3 * (1.0 + fabs(r))) { mism++; continue; } /* a sample across a cell face: counted apart */
       l1 += e;
       l1r += fabs(r);
     }
-  /* float rays may move a rare sample across a cell face: allow 2% of pixels, 0.5% in total */
-  printf("  ray counts: %d of %d pixels hit the cube; %d differ from brute force by > 1e-3 rel; L1 rel %.2e\n", hit,
-         w * h, mism, l1 / (l1r > 0 ? l1r : 1));
+  /* float rays may move a rare sample across a cell face: allow 0.5% of pixels (measured none); the
+   * other pixels carry float round-off only: L1 rel 1.5e-6 (measured 3.1e-7) */
+  printf("  ray counts: %d of %d pixels hit the cube; %d differ from brute force by > 1e-3 rel; L1 rel of the others %.2e\n",
+         hit, w * h, mism, l1 / (l1r > 0 ? l1r : 1));
   if (hit < w * h / 4) FAIL("only %d pixels see the cube: the test view is wrong", hit);
-  if (mism > w * h / 50) FAIL("%d of %d pixels differ from the brute-force ray count", mism, w * h);
-  if (l1 > 5e-3 * l1r) FAIL("ray counts differ from brute force: L1 rel %.3e", l1 / l1r);
+  if (mism > w * h / 200) FAIL("%d of %d pixels differ from the brute-force ray count", mism, w * h);
+  if (!(l1 <= 1.5e-6 * l1r)) FAIL("ray counts differ from brute force: L1 rel %.3e", l1 / l1r);
 
   /* blur: the separable passes = the full 2-D (2r+1)^2 mean over pixels inside the image */
   rd_opacity_cpu(&p, H.bins, blur, out, tmp);
-  float *plain = malloc(sizeof(float) * w * h);
   rd_opacity_cpu(&p, H.bins, 0, plain, tmp);
   double maxe = 0.0;
   for (int y = 0; y < h; ++y)
@@ -229,7 +232,7 @@ static void test_vs_bruteforce(void) {
       if (e > maxe) maxe = e;
     }
   printf("  box blur r=%d: max rel difference to the 2-D mean %.2e\n", blur, maxe);
-  if (maxe > 1e-5) FAIL("blur differs from the 2-D box mean: %.3e", maxe);
+  if (!(maxe <= 4e-7)) /* measured 8.3e-8 */ FAIL("blur differs from the 2-D box mean: %.3e", maxe);
   free(plain);
   free(out); free(tmp); free(ref); free(refb);
   free(H.bins);
@@ -246,6 +249,7 @@ static void test_uniform(void) {
   rd_ray_params p;
   rd_ray_params_make(&p, &cam, w, h, &rh, H.total, 40);
   float *out = malloc(sizeof(float) * w * h), *tmp = malloc(sizeof(float) * w * h);
+  if (!out || !tmp) { FAIL("out of memory"); exit(EXIT_FAILURE); }
   rd_opacity_cpu(&p, H.bins, 0, out, tmp);
   double maxe = 0.0;
   for (int y = 0; y < h; ++y)
@@ -261,7 +265,7 @@ static void test_uniform(void) {
       if (e > maxe) maxe = e;
     }
   printf("  uniform histogram: max |count - chord/side| = %.2e\n", maxe);
-  if (maxe > 1e-4) FAIL("uniform histogram does not read chord/side (max error %.3e)", maxe);
+  if (!(maxe <= 2e-6)) /* measured 4.6e-7 */ FAIL("uniform histogram does not read chord/side (max error %.3e)", maxe);
   free(out); free(tmp); free(H.bins);
 }
 
@@ -279,6 +283,7 @@ static void test_convergence(void) {
     rd_ray_params p;
     rd_ray_params_make(&p, &cam, w, h, &rh, H.total, ks[t]);
     float *out = malloc(sizeof(float) * w * h), *tmp = malloc(sizeof(float) * w * h);
+    if (!out || !tmp) { FAIL("out of memory"); exit(EXIT_FAILURE); }
     rd_opacity_cpu(&p, H.bins, 0, out, tmp);
     double num = 0, den = 0;
     for (int y = 0; y < h; ++y)
@@ -296,8 +301,9 @@ static void test_convergence(void) {
     free(out); free(tmp);
   }
   printf("  path-length integral: mean rel error %.2e with k=%d, %.2e with k=%d\n", worst[0], ks[0], worst[1], ks[1]);
-  if (!(worst[1] < 2e-3)) FAIL("k=%d samples do not converge to the path integral (error %.3e)", ks[1], worst[1]);
-  if (!(worst[1] < worst[0])) FAIL("more samples do not reduce the error (%.3e -> %.3e)", worst[0], worst[1]);
+  /* measured 3.1e-4 at k = 2048, 39x below k = 64's 1.2e-2 (midpoint samples across cell faces: ~1/k) */
+  if (!(worst[1] < 1e-3)) FAIL("k=%d samples do not converge to the path integral (error %.3e)", ks[1], worst[1]);
+  if (!(worst[1] * 16.0 < worst[0])) FAIL("32x the samples do not reduce the error 16x (%.3e -> %.3e)", worst[0], worst[1]);
   free(H.bins);
 }
 
@@ -305,6 +311,7 @@ static void test_convergence(void) {
 static void test_engine_histogram(void) {
   const int n = 20000, L = 4;
   double *pos = malloc(sizeof(double) * 3 * n), *str = malloc(sizeof(double) * 3 * n), *vel = malloc(sizeof(double) * 3 * n);
+  if (!pos || !str || !vel) { FAIL("out of memory"); exit(EXIT_FAILURE); }
   vx_pointset(VX_DIST_RINGS, n, 5, pos, str);
   char err[512];
   fmm_params fp = fmm_params_default();
@@ -327,7 +334,14 @@ static void test_engine_histogram(void) {
   } else {
     size_t cells = (size_t)1 << (3 * lv);
     int *mine = malloc(sizeof(int) * cells);
-    if (rd_hist_build_cpu(pos, RD_F64, n, lv, mine, mylo, &myside, err, sizeof err)) FAIL("rd_hist_build_cpu: %s", err);
+    if (!mine) { FAIL("out of memory"); exit(EXIT_FAILURE); }
+    if (rd_hist_build_cpu(pos, RD_F64, n, lv, mine, mylo, &myside, err, sizeof err)) {
+      FAIL("rd_hist_build_cpu: %s", err);
+      free(mine);
+      fmm_destroy(f);
+      free(pos); free(str); free(vel);
+      return;
+    }
     size_t diff = 0;
     long long total = 0;
     for (size_t c = 0; c < cells; ++c) { diff += mine[c] != bins[c]; total += bins[c]; }

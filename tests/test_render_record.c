@@ -9,8 +9,9 @@
  *         SIGINT to vortexfmm (exit 130, file finalized) or SIGKILL to its ffmpeg (exit 1, file
  *         kept): ffprobe must read > 0 frames from both.
  * ffmpeg and ffprobe are required (scripts/setup installs them): missing, the test fails. Without
- * a headless OpenGL context (EGL, else xvfb-run) the e2e part is skipped, and the test reports 77
- * once the unit part has passed. Run: ctest -R render_record */
+ * a headless OpenGL context (EGL, else xvfb-run; the program's own "no context" answer, exit 1 —
+ * any other failure of the probe fails) the e2e part is skipped, and the test reports 77 once the
+ * unit part has passed. Run: ctest -R render_record */
 #ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
 #include <stdio.h>
 int main(void) {
@@ -40,6 +41,12 @@ static int failures = 0;
 static char dir[] = "/tmp/vx_render_record_XXXXXX";
 static char out[65536];
 static const char *prefix = ""; /* "" or "xvfb-run -a " */
+
+/* The program's answer when EGL gives no OpenGL context (render/headless.c: exit 1 and this
+ * line; test_render_errors checks it). Only this skips; any other failure, a crash included, fails. */
+static int no_egl_context(int rc, const char *text) {
+  return rc == 1 && strstr(text, "cannot create a headless OpenGL context through EGL") != NULL;
+}
 
 static void sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -162,7 +169,7 @@ static void unit_video(void) {
   }
   snprintf(path, sizeof path, "%s/odd.mp4", dir); /* yuv420p needs even sizes */
   if ((r = open_video(path, 97, 63, NULL, 4))) {
-    push(r, 97, 63, 6, err, sizeof err);
+    if (push(r, 97, 63, 6, err, sizeof err) != 6) FAIL("odd-size frames refused: %s", err);
     if (rd_record_close(r, sum, sizeof sum)) FAIL("odd-size close: %s", sum);
     expect_video(path, 6, 96, 62, 0.25);
   }
@@ -175,7 +182,7 @@ static void unit_fallback(void) {
   if (!r) return;
   printf("  unit fallback: %s\n", rd_record_notice(r));
   if (!strstr(rd_record_notice(r), "not installed")) FAIL("no notice of the missing ffmpeg: '%s'", rd_record_notice(r));
-  push(r, 32, 32, 3, err, sizeof err);
+  if (push(r, 32, 32, 3, err, sizeof err) != 3) FAIL("fallback frames refused: %s", err);
   if (rd_record_close(r, sum, sizeof sum)) FAIL("fallback close: %s", sum);
   snprintf(png, sizeof png, "%s/noffmpeg-frames/frame_00002.png", dir);
   if (file_size(png) <= 0) FAIL("no PNG frames in place of the video (%s)", png);
@@ -188,9 +195,9 @@ static void unit_queue_full(void) {
   snprintf(script, sizeof script, "%s/slow-ffmpeg", dir);
   FILE *f = fopen(script, "w");
   if (!f) { FAIL("cannot write %s", script); return; }
-  fprintf(f, "#!/bin/sh\nsleep 1\nexec cat > /dev/null\n");
-  fclose(f);
-  chmod(script, 0755);
+  int bad = fprintf(f, "#!/bin/sh\nsleep 1\nexec cat > /dev/null\n") < 0;
+  bad |= fclose(f) != 0;
+  if (bad || chmod(script, 0755)) { FAIL("cannot write the executable %s", script); return; }
   snprintf(path, sizeof path, "%s/slow.mp4", dir);
   rd_recorder *r = open_video(path, 256, 256, script, 2);
   if (!r) return;
@@ -217,9 +224,9 @@ static void unit_ffmpeg_dies(void) {
   }
   snprintf(path, sizeof path, "%s/killed.mp4", dir);
   if (!(r = open_video(path, 96, 64, NULL, 4))) return;
-  push(r, 96, 64, 60, err, sizeof err); /* keyframe (fragment) every 24 frames */
+  if (push(r, 96, 64, 60, err, sizeof err) != 60) FAIL("frames refused before ffmpeg was killed: %s", err); /* keyframe (fragment) every 24 frames */
   sleep_ms(1500);
-  kill((pid_t)rd_record_child_pid(r), SIGKILL);
+  if (kill((pid_t)rd_record_child_pid(r), SIGKILL)) FAIL("cannot kill ffmpeg (pid %ld)", (long)rd_record_child_pid(r));
   int k = push(r, 96, 64, 100000, err, sizeof err);
   int rc = rd_record_close(r, sum, sizeof sum);
   printf("  unit ffmpeg killed: %d more frames taken; %s\n", k, sum);
@@ -307,6 +314,7 @@ static void e2e_interrupted(int kill_ffmpeg) {
   snprintf(log, sizeof log, "%s/e2e-%s.log", dir, name);
   snprintf(args, sizeof args, "--headless %s --steps-per-frame 0 --frames 1000000 --fps 24 --record '%s'", kScene, path);
   pid_t pid = start_bg(args, log);
+  if (pid <= 0) { FAIL("%s: cannot fork", name); return; } /* never kill(-1, ...) below */
   snprintf(tmp, sizeof tmp, "%s.tmp-%ld.mp4", path, (long)pid);
   if (wait_growth(tmp, 120)) {
     FAIL("%s: no video fragment written within 120 s (%s)", name, tmp);
@@ -317,7 +325,8 @@ static void e2e_interrupted(int kill_ffmpeg) {
   }
   pid_t ff = kill_ffmpeg ? child_named(pid, "ffmpeg") : 0;
   if (kill_ffmpeg && !ff) FAIL("no ffmpeg child of vortexfmm %ld found", (long)pid);
-  kill(kill_ffmpeg ? ff : pid, kill_ffmpeg ? SIGKILL : SIGINT);
+  if ((!kill_ffmpeg || ff) && kill(kill_ffmpeg ? ff : pid, kill_ffmpeg ? SIGKILL : SIGINT))
+    FAIL("%s: cannot signal pid %ld", name, (long)(kill_ffmpeg ? ff : pid));
   int rc = wait_exit(pid, 60);
   print_file(log);
   int want = kill_ffmpeg ? 1 : 130;
@@ -378,16 +387,24 @@ int main(void) {
   char args[1024];
   snprintf(args, sizeof args, "--headless --scene leapfrog --backend cpu --tracers 64 --size 64x64 --frames 1 --quiet "
                               "--screenshot '%s/probe.png'", dir);
-  if (run(args) != 0) {
-    if (system("command -v xvfb-run > /dev/null 2>&1") == 0) {
+  int rc = run(args);
+  if (rc != 0 && !no_egl_context(rc, out)) {
+    printf("FAIL: the headless probe failed otherwise than for want of an EGL context (exit %d):\n%s", rc, out);
+    return EXIT_FAILURE;
+  }
+  if (rc != 0) {
+    int have_xvfb = system("command -v xvfb-run > /dev/null 2>&1") == 0;
+    if (have_xvfb) {
       prefix = "xvfb-run -a ";
-      if (run(args) != 0) prefix = NULL;
-    } else {
-      prefix = NULL;
+      rc = run(args);
     }
-    if (!prefix) {
+    if (!have_xvfb || no_egl_context(rc, out) || (rc != 0 && strstr(out, "xvfb-run: error"))) {
       printf("SKIP: the end-to-end part needs a headless OpenGL context (EGL or xvfb-run): %s", out);
       return 77;
+    }
+    if (rc != 0) {
+      printf("FAIL: the probe under xvfb-run failed otherwise than for want of a context (exit %d):\n%s", rc, out);
+      return EXIT_FAILURE;
     }
   }
   e2e();

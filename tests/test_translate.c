@@ -1,7 +1,10 @@
 /* test_translate.c — the expansion math checked against its definitions (docs/MATH.md §1–5):
  * real solid harmonics vs explicit Legendre formulas and the addition theorem; derivative maps vs
  * analytic gradients and Hessians; rotations orthogonal, invertible, equal to eq. 18 on column 0,
- * and equal to evaluating at rotated points; M2M, L2L exact; M2L vs direct P2L. Double and float. */
+ * and equal to evaluating at rotated points; M2M, L2L exact; M2L vs direct P2L. Double and float.
+ * Thresholds about 5x what was measured on x86-64 with gcc 12 -O3 (2026-11-23; the measured value
+ * beside each): round-off, so a compiler that contracts differently may need a factor more, but a
+ * lost term or a wrong sign shows as orders of magnitude. Run: build/tests/test_translate */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +66,7 @@ int main(void) {
         if (d > e1) e1 = d;
       }
   }
-  check(e1 < 1e-12, "regular harmonics vs explicit r^n Y_n^m (max rel)", e1, 1e-12);
+  check(e1 < 2.5e-14, "regular harmonics vs explicit r^n Y_n^m (max rel)", e1, 2.5e-14); /* measured 4.7e-15 */
 
   /* 2. addition theorem 1/|x-y| = Σ ℛ(y) 𝒮(x), |y|/|x| = 0.25 */
   double e2 = 0;
@@ -78,7 +81,7 @@ int main(void) {
     double ref = 1.0 / sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     if (fabs(s - ref) / ref > e2) e2 = fabs(s - ref) / ref;
   }
-  check(e2 < 1e-12, "addition theorem, p=20, |y|/|x|=0.25 (max rel)", e2, 1e-12);
+  check(e2 < 7e-13, "addition theorem, p=20, |y|/|x|=0.25 (max rel)", e2, 7e-13); /* measured 1.4e-13 */
 
   /* 3. derivative maps: L = 𝒮(y) is the local expansion of 1/|x-y| about 0 (×3 components
    * with different weights); compare ∇ and the Hessian with the analytic ones at small x. */
@@ -110,12 +113,13 @@ int main(void) {
         }
       }
   }
-  check(e3 < 1e-12, "derivative map: gradient of 1/|x-y| (max abs, |∇|~1)", e3, 1e-12);
-  check(e4 < 1e-11, "derivative map twice: Hessian of 1/|x-y| (max abs)", e4, 1e-11);
+  check(e3 < 1.5e-14, "derivative map: gradient of 1/|x-y| (max abs, |∇|~1)", e3, 1.5e-14); /* measured 3.1e-15 */
+  check(e4 < 2e-13, "derivative map twice: Hessian of 1/|x-y| (max abs)", e4, 2e-13);      /* measured 4.1e-14 */
 
   /* 4. rotations: orthogonal, D(β)D(-β) = I, eq. 18 on column 0, ℛ(Qx) = D ℛ(x) */
   int nr = vx_roty_off(P + 1);
   double *D = malloc(sizeof(double) * nr), *Di = malloc(sizeof(double) * nr);
+  if (!D || !Di) { printf("out of memory\n"); return EXIT_FAILURE; }
   double beta = 0.7345;
   fmm_roty_matrix(beta, P, D);
   fmm_roty_matrix(-beta, P, Di);
@@ -139,9 +143,9 @@ int main(void) {
       if (d > e18) e18 = d;
     }
   }
-  check(eo < 1e-13, "y-rotation D D^T = I, p=20 (max abs)", eo, 1e-13);
-  check(ei < 1e-13, "y-rotation D(β) D(-β) = I (max abs)", ei, 1e-13);
-  check(e18 < 1e-13, "y-rotation column m'=0 equals eq. 18 (max abs)", e18, 1e-13);
+  check(eo < 5e-14, "y-rotation D D^T = I, p=20 (max abs)", eo, 5e-14);                /* measured 9.3e-15 */
+  check(ei < 5e-14, "y-rotation D(β) D(-β) = I (max abs)", ei, 5e-14);                 /* measured 9.3e-15 */
+  check(e18 < 2.5e-14, "y-rotation column m'=0 equals eq. 18 (max abs)", e18, 2.5e-14); /* measured 4.7e-15 */
   double ev = 0;
   static double v3[3 * NC], w3[3 * NC];
   for (int t = 0; t < 20; ++t) {
@@ -161,7 +165,7 @@ int main(void) {
     rot_z_d(w3, v3, P, cp, sp, 0); /* and back */
     for (int i = 0; i < NC; ++i) if (fabs(v3[3 * i] - a[i]) > ev) ev = fabs(v3[3 * i] - a[i]);
   }
-  check(ev < 1e-12, "rotations applied to ℛ(x) equal ℛ at rotated points", ev, 1e-12);
+  check(ev < 5e-13, "rotations applied to ℛ(x) equal ℛ at rotated points", ev, 5e-13); /* measured 1.1e-13 */
   free(D); free(Di);
 
   /* 5. translations through the tables, in box-scaled form (docs/MATH.md §5) */
@@ -204,8 +208,8 @@ int main(void) {
       }
     }
   }
-  check(em2m < 1e-13, "M2M (RCR, 8 octants) == P2M at parent (max rel)", em2m, 1e-13);
-  check(el2l < 1e-12, "L2L (RCR, 8 octants) evaluates as the parent (max rel)", el2l, 1e-12);
+  check(em2m < 5e-14, "M2M (RCR, 8 octants) == P2M at parent (max rel)", em2m, 5e-14);       /* measured 9.5e-15 */
+  check(el2l < 1.2e-12, "L2L (RCR, 8 octants) evaluates as the parent (max rel)", el2l, 1.2e-12); /* measured 2.75e-13 */
   /* M2L vs P2L for several offsets; sources within 0.3 box widths of the source centre */
   int offs[6][3] = {{2, 0, 0}, {0, 0, -2}, {3, 1, -2}, {-2, 3, 3}, {0, -3, 1}, {-3, -3, -3}};
   for (int o = 0; o < 6; ++o) {
@@ -230,7 +234,7 @@ int main(void) {
       for (int m = -n; m <= n; ++m)
         for (int c = 0; c < 3; ++c) em2l = fmax(em2l, fabs(Lc[3 * VX_IDX(n, m) + c] - Mref[3 * VX_IDX(n, m) + c]) / norm);
   }
-  check(em2l < 1e-10, "M2L (RCR, 6 offsets) == P2L, degrees <= p/2 (max rel)", em2l, 1e-10);
+  check(em2l < 4.5e-12, "M2L (RCR, 6 offsets) == P2L, degrees <= p/2 (max rel)", em2l, 4.5e-12); /* measured 9.0e-13 */
 
   /* 6. float instantiation agrees with double on a M2L */
   {
@@ -245,7 +249,7 @@ int main(void) {
     rcr_translate_d(Mc, Lc, pf, T.geo_cphi[g], T.geo_sphi[g], T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2l, ipow, 2, wk1, wk2);
     (void)f1; (void)f2;
     fmm_tables Tf;
-    fmm_tables_build(&Tf, pf, err, sizeof err);
+    if (fmm_tables_build(&Tf, pf, err, sizeof err)) { printf("tables (p=%d): %s\n", pf, err); return EXIT_FAILURE; }
     static double Ld[3 * NC];
     memset(Ld, 0, sizeof Ld);
     rcr_translate_d(Mc, Ld, pf, Tf.geo_cphi[g], Tf.geo_sphi[g], Tf.roty + (size_t)Tf.geo_theta[g] * Tf.roty_stride, Tf.m2l, ipow, 2, wk1, wk2);
@@ -253,7 +257,7 @@ int main(void) {
     double ef = 0, nrm = 0;
     for (int i = 0; i < 3 * VX_NCOEF(pf); ++i) { nrm = fmax(nrm, fabs(Ld[i])); }
     for (int i = 0; i < 3 * VX_NCOEF(pf); ++i) ef = fmax(ef, fabs(Lf[i] - Ld[i]) / nrm);
-    check(ef < 1e-5, "float M2L agrees with double, p=10 (max rel)", ef, 1e-5);
+    check(ef < 1.5e-7, "float M2L agrees with double, p=10 (max rel)", ef, 1.5e-7); /* measured 3.5e-8 (2^-24 = 6e-8) */
     fmm_tables_free(&Tf);
   }
   fmm_tables_free(&T);

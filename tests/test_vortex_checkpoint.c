@@ -157,20 +157,20 @@ static void bitwise_restart(vx_precision prec) {
 static unsigned char *slurp(const char *path, size_t *n) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long sz = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *b = malloc((size_t)sz + 1);
+  long sz = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+  unsigned char *b = sz >= 0 && !fseek(f, 0, SEEK_SET) ? malloc((size_t)sz + 1) : NULL;
   *n = b ? fread(b, 1, (size_t)sz, f) : 0;
   fclose(f);
+  if (b && *n != (size_t)sz) { free(b); return NULL; }
   return b;
 }
 
 static void spit(const char *path, const unsigned char *b, size_t n) {
   FILE *f = fopen(path, "wb");
   if (!f) { FAIL("cannot write %s", path); return; }
-  fwrite(b, 1, n, f);
-  fclose(f);
+  int bad = fwrite(b, 1, n, f) != n;
+  bad |= fclose(f) != 0;
+  if (bad) FAIL("cannot write %s", path);
 }
 
 /* Loading the bytes must fail with a message naming the file and containing want. */
@@ -288,10 +288,11 @@ static void program(const char *prec) {
   snprintf(scene, sizeof scene, "%s/test_vortex_checkpoint.scene", VX_BINARY_DIR);
   FILE *f = fopen(scene, "w");
   if (!f) { FAIL("cannot write %s", scene); return; }
-  fprintf(f, "name = ckpt_cli\nkernel = gauss\nsigma = 0.05\ndt = 0.03\nbackend = cpu\nintegrator = rk2\norder = 6\n"
+  int bad = fprintf(f, "name = ckpt_cli\nkernel = gauss\nsigma = 0.05\ndt = 0.03\nbackend = cpu\nintegrator = rk2\norder = 6\n"
              "leaf_size = 16\nrelax = 0.3\nrelax_every = 2\nremesh_every = 3\nviscosity = 0.001\nlcfl = 0.5\nsteps = 10\n"
-             "diag_every = 1\n[ring]\nn_around = 32\ntracers = 20\n");
-  fclose(f);
+             "diag_every = 1\n[ring]\nn_around = 32\ntracers = 20\n") < 0;
+  bad |= fclose(f) != 0;
+  if (bad) { FAIL("cannot write %s", scene); return; }
   remove("ckpt_cli.ckpt");
   snprintf(args, sizeof args, "--headless --quiet --scene '%s' --precision %s --diag full.csv", scene, prec);
   if (expect(args, 0, NULL)) return;
@@ -341,8 +342,9 @@ static void program_blowup(void) {
   snprintf(p_ck, sizeof p_ck, "%s/blowup.ckpt", VX_BINARY_DIR);
   FILE *f = fopen(scene, "w");
   if (!f) { FAIL("cannot write %s", scene); return; }
-  fprintf(f, "kernel = gauss\nsigma = 0.05\ndt = 0.01\nsolver = direct\nbackend = cpu\n[ring]\nn_around = 32\ntracers = 10\n");
-  fclose(f);
+  int bad = fprintf(f, "kernel = gauss\nsigma = 0.05\ndt = 0.01\nsolver = direct\nbackend = cpu\n[ring]\nn_around = 32\ntracers = 10\n") < 0;
+  bad |= fclose(f) != 0;
+  if (bad) { FAIL("cannot write %s", scene); return; }
   remove(p_ck);
   snprintf(args, sizeof args, "--headless --scene '%s' --steps 50 --dt 5 --kernel singular --integrator euler --checkpoint blowup.ckpt "
                               "--checkpoint-every 1", scene);

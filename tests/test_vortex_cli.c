@@ -28,11 +28,12 @@ static void expect(const char *args, int code, const char *text) {
   else printf("  ok (exit %d): vortexfmm %s\n", rc, args);
 }
 
-static void write_file(const char *path, const char *text) {
+static int write_file(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
-  if (!f) { FAIL("cannot write %s", path); return; }
-  fputs(text, f);
-  fclose(f);
+  int bad = !f || fputs(text, f) == EOF;
+  if (f) bad |= fclose(f) != 0;
+  if (bad) FAIL("cannot write %s", path);
+  return bad ? -1 : 0;
 }
 
 /* Lines of a diagnostics CSV, the `# key = value` lines of its preamble left out (*comments: their count). */
@@ -59,13 +60,13 @@ int main(void) {
   snprintf(bad, sizeof bad, "%s/test_vortex_cli_bad.scene", VX_BINARY_DIR);
   snprintf(tiny, sizeof tiny, "%s/test_vortex_cli_tiny.scene", VX_BINARY_DIR);
   snprintf(csv, sizeof csv, "%s/test_vortex_cli.csv", VX_BINARY_DIR);
-  write_file(bad, "# a scene with a typo\ndt = 0.01\n[ring]\nradius = 0.3\nradios = 0.2\n");
-  write_file(tiny, "kernel = gauss\nsigma = 0.05\ndt = 0.01\nsolver = direct\nbackend = cpu\n[ring]\nn_around = 32\n"
-                   "tracers = 10\n");
+  if (write_file(bad, "# a scene with a typo\ndt = 0.01\n[ring]\nradius = 0.3\nradios = 0.2\n") ||
+      write_file(tiny, "kernel = gauss\nsigma = 0.05\ndt = 0.01\nsolver = direct\nbackend = cpu\n[ring]\nn_around = 32\n"
+                       "tracers = 10\n"))
+    return EXIT_FAILURE;
 
   /* the window needs a display: without one, a one-line pointer to --headless (exit 2) */
-  unsetenv("DISPLAY");
-  unsetenv("WAYLAND_DISPLAY");
+  if (unsetenv("DISPLAY") || unsetenv("WAYLAND_DISPLAY")) { printf("FAIL: unsetenv\n"); return EXIT_FAILURE; }
   expect("--scene leapfrog", 2, "no display to open a window on (DISPLAY is not set); run with --headless");
   snprintf(args, sizeof args, "--headless --scene '%s'", bad);
   expect(args, 2, "line 5: unknown key 'radios'");
@@ -96,7 +97,8 @@ int main(void) {
   /* the self-describing preamble: version, commit, scene and parameters as `# key = value` */
   FILE *cf = fopen(csv, "r");
   char head[4096] = "";
-  if (cf) { head[fread(head, 1, sizeof head - 1, cf)] = 0; fclose(cf); }
+  if (!cf) FAIL("cannot read %s", csv);
+  else { head[fread(head, 1, sizeof head - 1, cf)] = 0; fclose(cf); }
   if (comments < 20 || strncmp(head, "# vortexfmm diagnostics", 23) || !strstr(head, "\n# version = ") ||
       !strstr(head, "\n# git_commit = ") || !strstr(head, "\n# scene_path = ") || !strstr(head, "\n# integrator = rk2\n") ||
       !strstr(head, "\n# tracers = 10\n") || !strstr(head, "\n# lcfl = ") || !strstr(head, "\nstep,time,"))

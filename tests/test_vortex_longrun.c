@@ -2,20 +2,20 @@
  *   a small scene that blows up without them and lives with them: two thin coaxial rings (2 x 64
  *   elements, R = 0.3, 0.15 apart, Gaussian σ = 0.04, RK4 dt = 0.005, classical stretching, FMM
  *   p = 12). The FMM breaks the rings' 64-fold symmetry and the error grows: without control the
- *   run blows up by vx_sim_health's rule at t = 2.35 (double; 2.38 in float); with relaxation 0.3 every step it
- *   runs to t = 4 with the impulse at the end within 2e-5 (measured 3.3e-6) and max|α| within 1.3x its start
- *   (measured 1.19).
+ *   run blows up by vx_sim_health's rule between t = 2 and 3 (measured 2.375 in double, 2.405 in float);
+ *   with relaxation 0.3 every step it runs to t = 4 with the impulse at the end within 1.5e-5 (measured
+ *   3.4e-6 double, 2.7e-6 float) and max|α| within 1.25x its start (measured 1.19).
  * And
  *   a resolved ring (a = 0.03, 80 x 19 elements: the single_ring scene's cross-section; σ = 0.024) stepped with dt = DT, beyond RK4's
  *   stability for the core's fastest rotation (dt·max|∇u| ≈ 11): without substeps the impulse
  *   drifts 4 % in 15 steps (measured 4.1e-2; no blow-up by vx_sim_health's rule); with lcfl = 0.5 (each
  *   step split into ⌈dt·max|∇u|/0.5⌉ substeps) and relaxation 0.3 it runs the 15 steps with
- *   max|α| within 1.5x its start, the impulse drift under 2 % and at most a third of the
+ *   max|α| within 1.2x its start (measured 1.09), the impulse drift under 2 % and at most a third of the
  *   uncontrolled run's (measured 1.0e-2), the radius within 2 % (measured 0.8 %). (Remeshing is not part of
  *   this test: the remeshed field needs the finer lattices of VALIDATION §9 to stay within these bounds.)
  * And the blow-up path inside a step: a NaN in the state reaches the next engine call, which fails;
  * vx_sim_step must report that as VX_SIM_BLOWUP naming the step and RK stage, not as an engine error.
- * Run: build/tests/test_vortex_longrun */
+ * (Measured 2026-11-23.) Run: build/tests/test_vortex_longrun */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +63,11 @@ static int run(int controls, vx_diag *d0, vx_diag *d, double *amax0, double *ama
   if (!s) { FAIL("create: %s", err); return -1; }
   vx_health h;
   int blew = 0;
-  if (vx_diag_compute(s, 1 << 20, d0, err, sizeof err) || vx_sim_health(s, &h, err, sizeof err)) FAIL("start: %s", err);
+  if (vx_diag_compute(s, 1 << 20, d0, err, sizeof err) || vx_sim_health(s, &h, err, sizeof err)) {
+    FAIL("start: %s", err);
+    vx_sim_destroy(s);
+    return -1;
+  }
   *amax0 = h.max_alpha;
   for (int k = 1; k <= STEPS && !blew; ++k) {
     int rc = vx_sim_step(s, err, sizeof err);
@@ -72,7 +76,7 @@ static int run(int controls, vx_diag *d0, vx_diag *d, double *amax0, double *ama
     else if (rc) { FAIL("step %d: %s", k, err); break; }
   }
   if (blew) printf("  %s: %s\n", controls ? "with controls" : "without", err);
-  else if (vx_diag_compute(s, 1 << 20, d, err, sizeof err)) FAIL("diag: %s", err);
+  else if (vx_diag_compute(s, 1 << 20, d, err, sizeof err)) { FAIL("diag: %s", err); blew = -1; }
   *amax = h.max_alpha;
   vx_sim_destroy(s);
   return blew;
@@ -120,17 +124,24 @@ static void blowup_prevented(vx_precision prec) {
       if (rc == VX_SIM_BLOWUP) { t_blew[c] = vx_sim_time(s); break; }
       if (rc) { FAIL("step: %s", err); break; }
     }
-    if (c && !t_blew[c] && !vx_diag_compute(s, 1 << 20, &d, err, sizeof err)) {
-      dI = fabs(d.I[2] - d0.I[2]) / fabs(d0.I[2]);
-      amax = d.max_alpha / d0.max_alpha;
+    if (c && !t_blew[c]) {
+      if (vx_diag_compute(s, 1 << 20, &d, err, sizeof err)) {
+        FAIL("diag at the end: %s", err);
+        dI = amax = INFINITY;
+      } else {
+        dI = fabs(d.I[2] - d0.I[2]) / fabs(d0.I[2]);
+        amax = d.max_alpha / d0.max_alpha;
+      }
     }
     vx_sim_destroy(s);
   }
   printf("thin pair, FMM, %s: without control blew up at t = %.3f; with relaxation %s (impulse drift %.2e, max|alpha| x%.3f)\n",
          vx_precision_name(prec), t_blew[0], t_blew[1] ? "blew up too" : "ran to t = 4", dI, amax);
-  if (!(t_blew[0] > 0 && t_blew[0] < 3.0)) FAIL("without control the thin pair did not blow up before t = 3");
+  if (!(t_blew[0] > 2.0 && t_blew[0] < 3.0))
+    FAIL("without control the thin pair did not blow up between t = 2 and 3 (t = %.3f; 0: not at all)", t_blew[0]);
   if (t_blew[1] > 0) FAIL("with relaxation the thin pair blew up at t = %.3f", t_blew[1]);
-  else if (!(dI < 2e-5) || !(amax < 1.3)) FAIL("with relaxation: impulse drift %.3e (limit 2e-5), max|alpha| x%.3f (limit 1.3)", dI, amax);
+  else if (!(dI < 1.5e-5) || !(amax < 1.25))
+    FAIL("with relaxation: impulse drift %.3e (limit 1.5e-5), max|alpha| x%.3f (limit 1.25)", dI, amax);
 }
 
 static void nan_in_stage(void) {
@@ -167,18 +178,21 @@ int main(void) {
   vx_diag d0, d;
   double a0, a;
   int blew = run(0, &d0, &d, &a0, &a);
+  if (blew < 0) { fprintf(stderr, "%d failure(s)\n", failures); return EXIT_FAILURE; } /* FAIL said why */
   double dI = blew ? INFINITY : fabs(d.I[2] - d0.I[2]) / fabs(d0.I[2]);
   double dI_free = dI;
   printf("without controls: %s, impulse drift %.3g\n", blew > 0 ? "blew up" : "no blow-up by the rule", dI);
   blew = run(1, &d0, &d, &a0, &a);
-  if (blew) {
+  if (blew < 0) {
+    /* FAIL said why */
+  } else if (blew) {
     FAIL("with substeps and relaxation the run blew up at step %d", blew);
   } else {
     dI = fabs(d.I[2] - d0.I[2]) / fabs(d0.I[2]);
     double dR = fabs(d.ring_R[0] - d0.ring_R[0]) / d0.ring_R[0];
     printf("with controls: t = %.2f, max|alpha| x%.3f, impulse drift %.2e, radius change %.2e, dt*max|grad u| %.2f\n", d.t,
            a / a0, dI, dR, DT * d.max_gradu);
-    if (!(a < 1.5 * a0)) FAIL("max|alpha| grew %.3f times (limit 1.5)", a / a0);
+    if (!(a < 1.2 * a0)) FAIL("max|alpha| grew %.3f times (limit 1.2)", a / a0);
     if (!(dI < 0.02) || !(dI < dI_free / 3.0))
       FAIL("impulse drift %.3e (limits 2e-2 and a third of the uncontrolled %.3e)", dI, dI_free);
     if (!(dR < 0.02)) FAIL("radius changed by %.3e (limit 2e-2)", dR);

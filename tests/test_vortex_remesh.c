@@ -7,6 +7,8 @@
  *   3. The drop threshold removes only nodes below drop·max|α|.
  *   4. Relaxation with f = 1 turns α along ±ω (ω = ∇×u; the sign of α·ω kept) with |α| kept;
  *      f = 0 leaves it alone.
+ * Tolerances about 5x what was measured (2026-11-23, x86-64 gcc 12 -O3; the values beside them):
+ * round-off of sums of a few thousand terms, or a few ulps of O(1) numbers.
  * Run: build/tests/test_vortex_remesh */
 #include <math.h>
 #include <stdio.h>
@@ -81,8 +83,8 @@ static void check_moments(const char *what, const moments *b, const moments *a, 
       worst = fmax(worst, rel(a->m2[i][k], b->m2[i][k] + 2.0 * c2h2 * b->m0[k], scale));
     }
   }
-  printf("%-34s moments 0..2 kept to %.2e (tolerance %.0e)\n", what, worst, tol);
-  if (!(worst <= tol)) FAIL("%s: moments change by %.3e > %.0e", what, worst, tol);
+  printf("%-34s moments 0..2 kept to %.2e (tolerance %.1e)\n", what, worst, tol);
+  if (!(worst <= tol)) FAIL("%s: moments change by %.3e > %.1e", what, worst, tol);
 }
 
 static void test_moments(void) {
@@ -90,6 +92,7 @@ static void test_moments(void) {
   const double h = 0.013;
   double *x = malloc(sizeof(double) * 3 * (n + 5)), *a = malloc(sizeof(double) * 3 * n);
   int *ring = malloc(sizeof(int) * n);
+  if (!x || !a || !ring) { FAIL("out of memory"); free(x); free(a); free(ring); return; }
   random_set(n, x, a, ring);
   moments b, m;
   moments_of(n, x, a, &b);
@@ -103,7 +106,8 @@ static void test_moments(void) {
     if (remesh(&ws, &j, n, x, a, ring, h, c2, 0.0)) break;
     const double *y = j.pos_out.p, *al = j.alpha_out.p;
     moments_of(j.n_out, y, al, &m);
-    check_moments(pass ? "diffusing kernel, c^2 = 0.1" : "M4', c^2 = 0", &b, &m, c2 * h * h, scale, 1e-14);
+    /* measured 1.4e-16 (M4') and 2.8e-16 (diffusing) */
+    check_moments(pass ? "diffusing kernel, c^2 = 0.1" : "M4', c^2 = 0", &b, &m, c2 * h * h, scale, pass ? 1.4e-15 : 7e-16);
     if (j.n_out != j.n_nodes) FAIL("drop 0 dropped nodes (%d of %d kept)", j.n_out, j.n_nodes);
     const double *tr = y + 3 * (size_t)j.n_out;
     if (memcmp(tr, x + 3 * n, sizeof(double) * 15)) FAIL("tracers changed by remeshing");
@@ -146,7 +150,7 @@ static void test_identity(void) {
   moments_of(j.n_out, j.pos_out.p, j.alpha_out.p, &after);
   printf("on-lattice particles: %d in, %d out\n", n, j.n_out);
   if (j.n_out > n) FAIL("on-lattice particles spread: %d nodes for %d particles", j.n_out, n);
-  check_moments("on-lattice identity", &before, &after, 0.0, 1.0, 1e-14);
+  check_moments("on-lattice identity", &before, &after, 0.0, 1.0, 1e-14); /* measured 2.7e-15 */
   vx_mem_free(&j.pos_out, 0);
   vx_mem_free(&j.alpha_out, 0);
   vx_mem_free(&j.ring_out, 0);
@@ -165,8 +169,8 @@ static void test_relax(void) {
   vx_relax_d(1.0, g, b);
   double sg = a[0] * w[0] + a[1] * w[1] + a[2] * w[2] < 0 ? -1.0 : 1.0, err = 0;
   for (int c = 0; c < 3; ++c) err = fmax(err, fabs(b[c] - sg * an * w[c] / wn));
-  printf("relaxation f = 1: |alpha' - s|alpha| w/|w|| = %.2e\n", err);
-  if (!(err < 1e-15)) FAIL("relaxation f = 1 does not turn alpha along the vorticity (%.3e)", err);
+  printf("relaxation f = 1: |alpha' - s|alpha| w/|w|| = %.2e (tolerance 4.4e-16)\n", err);
+  if (!(err < 4.4e-16)) FAIL /* measured 1.4e-17; components O(0.5): 4 ulps */("relaxation f = 1 does not turn alpha along the vorticity (%.3e)", err);
   double c[3] = {-w[0], -w[1], -w[2]}; /* anti-aligned: stays anti-aligned, magnitude kept */
   vx_relax_d(0.5, g, c);
   for (int k = 0; k < 3; ++k)

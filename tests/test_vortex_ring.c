@@ -12,7 +12,10 @@
  *     (Moore's cut-off analysis; the Rosenhead–Moore kernel q_RM gives C = -1 exactly, Saffman,
  *     Vortex Dynamics §11.2). For the Gaussian kernel C_q = -1.0582 = -0.558 - 1/2, i.e. Saffman's
  *     ring with a = √e·σ. Direct sum, RK4, dt = 0.01, 10 steps.
- * Both within 2%. docs/VALIDATION.md has the convergence table. Run: ctest -R vortex_ring */
+ * Tolerances a small factor above what is measured (2026-11-23): (a) 1.2 % (measured 0.56 %: the
+ * resolved core's own departure from Saffman's thin-core formula), (b) 0.025 % (measured 0.0066 %),
+ * C_q within 1e-4 of -1.0582 (measured 3e-5: the constant is quoted to 4 decimals).
+ * docs/VALIDATION.md has the convergence table. Run: ctest -R vortex_ring */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +24,8 @@
 #include "diag.h"
 #include "sim.h"
 
-#define TOL 0.02
+#define TOL_RESOLVED 0.012 /* measured 5.6e-3 */
+#define TOL_THIN 2.5e-4     /* measured 6.6e-5 */
 
 static double q_gauss(double r) { return erf(r / sqrt(2.0)) - sqrt(2.0 / VX_PI) * r * exp(-0.5 * r * r); }
 static double q_rm(double r) { return r * r * r / pow(r * r + 1.0, 1.5); }
@@ -53,10 +57,10 @@ static double ring_speed(const vx_scene *sc, double sigma, int direct, int steps
   vx_sim *s = vx_sim_create(&p, sc, err, sizeof err);
   if (!s) { printf("FAIL: create: %s\n", err); return NAN; }
   vx_diag d0, d1;
-  if (vx_diag_compute(s, 0, &d0, err, sizeof err)) { printf("FAIL: %s\n", err); return NAN; }
+  if (vx_diag_compute(s, 0, &d0, err, sizeof err)) { printf("FAIL: %s\n", err); vx_sim_destroy(s); return NAN; }
   for (int k = 0; k < steps; ++k)
     if (vx_sim_step(s, err, sizeof err)) { printf("FAIL: step: %s\n", err); vx_sim_destroy(s); return NAN; }
-  if (vx_diag_compute(s, 0, &d1, err, sizeof err)) { printf("FAIL: %s\n", err); return NAN; }
+  if (vx_diag_compute(s, 0, &d1, err, sizeof err)) { printf("FAIL: %s\n", err); vx_sim_destroy(s); return NAN; }
   printf("  %d elements, radius %.5f -> %.5f\n", vx_sim_n_elements(s), d0.ring_R[0], d1.ring_R[0]);
   vx_sim_destroy(s);
   return (d1.ring_c[0][2] - d0.ring_c[0][2]) / (d1.t - d0.t);
@@ -90,8 +94,8 @@ int main(void) {
   double aeff = sqrt(a * a + 2.0 * h * h);
   double Us = (log(8.0 / aeff) - 0.558) / (4.0 * VX_PI);
   double e = fabs(U / Us - 1.0);
-  printf("  U = %.6f, Saffman (a_eff = %.5f) %.6f, error %.2f%% (tolerance %.0f%%)\n", U, aeff, Us, 100 * e, 100 * TOL);
-  if (!(e < TOL)) { printf("FAIL: resolved ring speed off by %.2f%%\n", 100 * e); ++failures; }
+  printf("  U = %.6f, Saffman (a_eff = %.5f) %.6f, error %.4f%% (tolerance %.4g%%)\n", U, aeff, Us, 100 * e, 100 * TOL_RESOLVED);
+  if (!(e < TOL_RESOLVED)) { printf("FAIL: resolved ring speed off by %.4f%%\n", 100 * e); ++failures; }
 
   /* (b) thin ring of Gaussian blobs */
   double sigma = 0.05, C = c_gauss();
@@ -100,9 +104,9 @@ int main(void) {
   U = ring_speed(&sc, sigma, 1, 10, 0.01);
   double Uf = (log(8.0 / sigma) + C) / (4.0 * VX_PI);
   e = fabs(U / Uf - 1.0);
-  printf("  U = %.6f, filament theory %.6f, error %.2f%% (tolerance %.0f%%)\n", U, Uf, 100 * e, 100 * TOL);
-  if (!(e < TOL)) { printf("FAIL: thin ring speed off by %.2f%%\n", 100 * e); ++failures; }
-  if (!(fabs(C + 1.0582) < 1e-3)) { printf("FAIL: C_q = %.5f, expected -1.0582\n", C); ++failures; }
+  printf("  U = %.6f, filament theory %.6f, error %.4f%% (tolerance %.4g%%)\n", U, Uf, 100 * e, 100 * TOL_THIN);
+  if (!(e < TOL_THIN)) { printf("FAIL: thin ring speed off by %.4f%%\n", 100 * e); ++failures; }
+  if (!(fabs(C + 1.0582) < 1e-4)) { printf("FAIL: C_q = %.6f, expected -1.0582 within 1e-4\n", C); ++failures; }
 
   if (failures) return EXIT_FAILURE;
   printf("ring speed checks passed\n");

@@ -114,9 +114,9 @@ int main(void) {
 
   snprintf(path, sizeof path, "%s/overrides.scene", dir);
   FILE *f = fopen(path, "w");
-  if (!f) { printf("FAIL: cannot write %s\n", path); return EXIT_FAILURE; }
-  fputs(OVERRIDES, f);
-  fclose(f);
+  int bad = !f || fputs(OVERRIDES, f) == EOF;
+  if (f) bad |= fclose(f) != 0;
+  if (bad) { printf("FAIL: cannot write %s\n", path); return EXIT_FAILURE; }
   vx_scene s;
   if (!roundtrip(path, dir, "overrides", &s)) {
     if (s.relax != 0.25 || s.relax_every != 3 || s.remesh_every != 7 || s.remesh_h != 0.0123456789 ||
