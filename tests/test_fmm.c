@@ -94,9 +94,9 @@ int main(void) {
       snprintf(what, sizeof what, "%s double p=%d: gradient error %.3e not 4x below p-4's %.3e", vx_dist_name(dists[d]),
                orders[k], e.grad, prev_g);
       if (k > 0) check(e.grad < 0.25 * prev_g || e.grad < 1e-13, what);
-      snprintf(what, sizeof what, "%s double p=%d: p99/max %.3e/%.3e not bounded by 100x the L2 error", vx_dist_name(dists[d]),
+      snprintf(what, sizeof what, "%s double p=%d: p99/max %.3e/%.3e not bounded by 10x/100x the L2 error", vx_dist_name(dists[d]),
                orders[k], e.p99, e.max);
-      check(e.max < 100 * e.vel + 1e-14, what);
+      check(e.p99 < 10 * e.vel + 1e-14 && e.max < 100 * e.vel + 1e-14, what); /* p99/L2 measured 3.2-4.6 */
       if (orders[k] == 20 && dists[d] != VX_DIST_UNIFORM) {
         snprintf(what, sizeof what, "%s double p=20: err_vel %.3e / err_grad %.3e above 1e-10", vx_dist_name(dists[d]), e.vel, e.grad);
         check(e.vel <= 1e-10 && e.grad <= 1e-10, what);
@@ -163,15 +163,18 @@ int main(void) {
     fmm_destroy(ctx);
     free(pos); free(str); free(u1); free(g1); free(u2); free(g2);
   }
-  /* degenerate orders still give the near field + monopole/dipole far field */
+  /* degenerate orders still give the near field + monopole/dipole far field: measured 7.2e-2
+   * (p = 0) and 2.3e-2 (p = 1), and the dipole must help */
+  double low[2];
   for (int p = 0; p <= 1; ++p) {
     fmm_params prm = fmm_params_default();
     prm.order = p;
     prm.levels = 2;
     errs e = run(VX_DIST_UNIFORM, 500, prm, 11);
     printf("uniform p=%d err_vel %.3e\n", p, e.vel);
-    check(e.vel < 0.5, "low order error not bounded");
+    low[p] = e.vel;
   }
+  check(low[0] < 0.2 && low[1] < 0.07 && low[1] < low[0], "low-order errors within 0.2 (p = 0) and 0.07 (p = 1), p = 1 below p = 0");
   if (failures) { printf("%d failure(s)\n", failures); return EXIT_FAILURE; }
   printf("all FMM accuracy checks passed\n");
   return EXIT_SUCCESS;
