@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost.h"
 #include "fmm_internal.h"
 
 fmm_params fmm_params_default(void) {
@@ -189,6 +190,12 @@ oct_params fmm_octree_params(const fmm_ctx *ctx) {
     double rc = fmm_reg_cutoff(&ctx->prm);
     op.min_leaf_width = isfinite(rc) ? rc : DBL_MAX;
   }
+  /* issue 12: the cost model picks among the leaf-size level's neighbours under the same caps
+   * (the CUDA build has no histogram of host points to offer it, and no calibration yet) */
+  if (!op.levels && ctx->prm.level_rule == 1 && ctx->prm.backend == VX_BACKEND_CPU) {
+    op.choose_level = fmm_cost_choose_level;
+    op.choose_arg = ctx;
+  }
   return op;
 }
 
@@ -200,6 +207,10 @@ static int check_params(const fmm_params *p, char *err, size_t errlen) {
   if (p->leaf_size < 1) { snprintf(err, errlen, "leaf size %d must be >= 1", p->leaf_size); return -1; }
   if (p->levels != 0 && (p->levels < 2 || p->levels > VX_LMAX)) {
     snprintf(err, errlen, "levels %d out of range 2..%d (or 0 for automatic)", p->levels, VX_LMAX);
+    return -1;
+  }
+  if (p->level_rule != 0 && p->level_rule != 1) {
+    snprintf(err, errlen, "level_rule %d must be 0 (leaf size) or 1 (cost model)", p->level_rule);
     return -1;
   }
   if (p->kernel < VX_KERNEL_SINGULAR || p->kernel > VX_KERNEL_GAUSS) { snprintf(err, errlen, "unknown smoothing kernel"); return -1; }
@@ -217,6 +228,17 @@ static int check_params(const fmm_params *p, char *err, size_t errlen) {
     return -1;
   }
   return 0;
+}
+
+/* level_rule = 1 where the cost model cannot serve keeps the leaf-size rule: say so once. */
+static void level_rule_notice(const fmm_ctx *ctx) {
+  const fmm_params *P = &ctx->prm;
+  if (!P->verbose || P->level_rule != 1 || P->levels) return;
+  if (P->backend != VX_BACKEND_CPU)
+    fprintf(stderr, "vortexfmm: notice: the cost model chooses levels on the CPU backend only; the leaf-size rule stays\n");
+  else if (!fmm_cost_table(P->backend, P->precision))
+    fprintf(stderr, "vortexfmm: notice: no cost table for cpu %s (vortexfmm-bench --calibrate); the leaf-size rule stays\n",
+            P->precision == VX_FLOAT ? "float" : "double");
 }
 
 fmm_ctx *fmm_create(const fmm_params *params, char *err, size_t errlen) {
@@ -247,6 +269,7 @@ fmm_ctx *fmm_create(const fmm_params *params, char *err, size_t errlen) {
       }
     }
   }
+  level_rule_notice(ctx);
   return ctx;
 }
 
@@ -285,6 +308,7 @@ int fmm_set_params(fmm_ctx *ctx, const fmm_params *params, char *err, size_t err
   const vx_backend b = ctx->prm.backend;
   ctx->prm = *params;
   ctx->prm.backend = b;
+  level_rule_notice(ctx);
   return 0;
 }
 

@@ -47,6 +47,10 @@ typedef struct {
                              leaf-size level, corrected within r_c — faster for thick cores but, at p = 8,
                              less accurate there (docs/MATH.md §10): issue 12's cost model is to choose */
   size_t hist_budget;     /* bytes allowed for the occupancy histograms (default 256 MiB) */
+  int level_rule;         /* automatic finest level (levels = 0): 0 (default) the leaf-size rule; 1 the cost
+                             model's (issue 12, docs/MATH.md §11): the level of least predicted time among the
+                             leaf-size level -1 .. +2 under the same caps, CPU backend only (the CUDA backend
+                             keeps the leaf-size rule: not calibrated yet) */
   int verbose;            /* non-zero: notices (level caps, fall-backs) on stderr */
 } fmm_params;
 
@@ -113,6 +117,53 @@ int fmm_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, size
  * On the CUDA backend *bins is a device pointer (on_device = 1). Valid until the next evaluation.
  * The renderer ray-casts it for per-pixel opacity (paper §3.2). 0, or -1 before any evaluation. */
 int fmm_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins, int *on_device);
+
+/* ---- Cost model (issue 12, docs/MATH.md §11): predicted time per phase from the occupancy
+ * histograms and per-phase unit costs calibrated per backend and precision. */
+
+/* Phases of a prediction: tree, p2m, m2m, m2l, l2l, l2p, p2p (fmm_stats' t_*) and other (gather
+ * and scatter of the particles: t_total minus the sum of the others). */
+#define FMM_COST_PHASES 8
+
+/* Unit costs in ns of wall time (all threads of the device working), at expansion order `order`;
+ * or, from fmm_cost_work, the units of work of one evaluation. */
+typedef struct {
+  int order;
+  double tree_pt;    /* per particle (sources + targets): keys, histograms, scatter into box order */
+  double tree_cell;  /* per cell of the dense occupancy maps of levels 0..L */
+  double p2m;        /* per source */
+  double m2m;        /* per translation (a source box at levels 3..L into its parent) */
+  double m2l;        /* per M2L translation */
+  double l2l;        /* per translation (a target box at levels 3..L from its parent) */
+  double l2p_grad;   /* per target with the gradient */
+  double l2p_vel;    /* per target, velocity only */
+  double p2p_grad;   /* per near-field pair, gradient target */
+  double p2p_vel;    /* per near-field pair, velocity-only target */
+  double p2p_nbr;    /* per (target leaf, adjacent source leaf) entry of the neighbour lists */
+  double other;      /* per particle (sources + targets): gather and scatter */
+} fmm_cost_units;
+
+/* The units of work of evaluating io with ctx's settings at finest level L (2..7), from the
+ * occupancy histograms of io's points (host arrays). 0, or -1 with err. */
+int fmm_cost_work(const fmm_ctx *ctx, const fmm_io *io, int L, fmm_cost_units *work, char *err, size_t errlen);
+/* Predicted ms per phase (t_ms[FMM_COST_PHASES]) of that evaluation with the unit costs in force
+ * for ctx's backend and precision; returns the total, or -1 with err (no calibration, no memory). */
+double fmm_cost_predict(const fmm_ctx *ctx, const fmm_io *io, int L, double t_ms[FMM_COST_PHASES], char *err,
+                        size_t errlen);
+/* Predicted ms per phase (t_ms[FMM_COST_PHASES]) of the work w with the unit costs u (ns) at order
+ * p: expansions of order p have (p+1)^2 coefficients, so P2M and L2P scale as
+ * ((p+1)/(u.order+1))^2 and the rotation–coaxial–rotation translations as ((p+1)/(u.order+1))^3
+ * (docs/MATH.md §5, §11). Returns the sum. */
+double fmm_cost_phases(const fmm_cost_units *u, const fmm_cost_units *w, int p, double t_ms[FMM_COST_PHASES]);
+/* The unit costs in force (compiled-in calibration, or the last fmm_cost_set / fmm_cost_load):
+ * 0, or -1 when the backend and precision have none. */
+int fmm_cost_get(vx_backend b, vx_precision prec, fmm_cost_units *u);
+void fmm_cost_set(vx_backend b, vx_precision prec, const fmm_cost_units *u);
+/* One line of a cost file: "cpu float order=8 tree_pt=... other=..."; returns snprintf's count. */
+int fmm_cost_format(char *buf, size_t len, vx_backend b, vx_precision prec, const fmm_cost_units *u);
+/* Read a cost file (lines as fmm_cost_format writes them; '#' comments) and put its tables in force.
+ * 0, or -1 with err naming the file and line. */
+int fmm_cost_load(const char *path, char *err, size_t errlen);
 
 /* Device memory for C programs that keep arrays on the GPU (fmm_io.on_device). In a CPU-only
  * build they fail with a message. 0 on success, -1 with err. */

@@ -29,6 +29,13 @@ typedef struct {
   int max_level;       /* cap on the finest level (e.g. from the kernel's core size); 0: VX_LMAX */
   size_t hist_budget;  /* bytes allowed for the dense occupancy maps of all levels; 0: 256 MiB */
   double min_leaf_width; /* finest boxes at least this wide (regularized kernels need it); 0: none */
+  /* Optional, automatic levels only, oct_build_cpu only (the GPU build's positions are on the
+   * device): chooses the finest level among [lo_level, hi_level] (oct_level_candidates) from the
+   * points in the root cube (lo, side), e.g. issue 12's cost model (fmm/cost.h); returns 0 to keep
+   * the leaf-size rule. NULL: the leaf-size rule. */
+  int (*choose_level)(const void *arg, const void *src_pos, int ns, const void *tgt_pos, int nt, int pos_float,
+                      const double lo[3], double side, int lo_level, int hi_level);
+  const void *choose_arg;
 } oct_params;
 
 typedef struct {
@@ -180,6 +187,64 @@ static inline int oct_level_cap(int max_level, unsigned long long budget, double
   while (lcap > 2 && oct_map_bytes(lcap) > budget) lcap--;
   while (lcap > 2 && ldexp(side, -lcap) < min_leaf_width) lcap--;
   return lcap;
+}
+
+/* ---- The finest level (one rule for oct_build_cpu and oct_build_gpu).
+ * A forced level (p->levels) is used as given; otherwise the first trial is
+ * max(2, floor(log8(cn / leaf_size))), the largest l with 8^l * leaf_size <= cn, and each trial's
+ * histogram decides whether to go one level deeper (oct_level_accept). Either is capped at lcap
+ * (oct_level_cap): an explicit level too, since max_level and min_leaf_width usually encode a
+ * correctness limit (the near field must cover the smoothing kernel's core). */
+
+/* The first level to try for cn points (the choosing set: sources, or targets when there are
+ * none). *capped = 1 when lcap lowered it, or when even level-2 boxes are narrower than
+ * min_leaf_width (the tree cannot go coarser: it keeps level 2 and the caller judges the error at
+ * the actual leaf width). */
+static inline int oct_level_first(const oct_params *p, long long cn, int lcap, double side, int *capped) {
+  int L;
+  *capped = 0;
+  if (p->levels) {
+    L = p->levels;
+  } else {
+    L = 0;
+    while (L < VX_LMAX && (1ll << (3 * (L + 1))) * (long long)p->leaf_size <= cn) L++;
+    if (L < 2) L = 2;
+  }
+  if (L > lcap) L = lcap, *capped = 1;
+  if (ldexp(side, -2) < p->min_leaf_width) *capped = 1;
+  return L;
+}
+
+/* 1 when trial levels are examined after oct_level_first: the level is chosen automatically and
+ * was not capped (a forced or capped level is final). */
+static inline int oct_level_trials(const oct_params *p, int capped) { return !(p->levels || capped); }
+
+/* A trial at level L whose histogram has `occupied` non-empty boxes for cn points: 1 when L is the
+ * finest level (mean occupancy cn / occupied <= leaf_size, or L has reached lcap, which sets
+ * *capped), 0 when the next level must be tried. */
+static inline int oct_level_accept(const oct_params *p, int L, int lcap, long long cn, long long occupied, int *capped) {
+  if (cn <= (long long)p->leaf_size * occupied) return 1;
+  if (L >= lcap) {
+    *capped = 1;
+    return 1;
+  }
+  return 0;
+}
+
+/* The levels a choose_level callback picks from: one coarser than the leaf-size rule's first trial
+ * to two deeper (the trials go deeper for uniform data, and the factor of 8 between levels makes
+ * the rule miss by one either way), within [2, min(lcap, top)] (top: the deepest level the
+ * callback can examine). */
+static inline void oct_level_candidates(const oct_params *p, long long cn, int lcap, int top, int *lo, int *hi) {
+  oct_params q = *p;
+  int capped;
+  q.levels = 0;
+  const int L0 = oct_level_first(&q, cn, VX_LMAX, 1.0, &capped);
+  const int cap = lcap < top ? lcap : top;
+  *hi = L0 + 2 < cap ? L0 + 2 : cap;
+  *lo = L0 - 1 > 2 ? L0 - 1 : 2;
+  if (*lo > *hi) *lo = *hi;
+  if (*hi < 2) *lo = *hi = 2;
 }
 
 /* printf-style one-line error into err (shared by the CPU and GPU builds). */

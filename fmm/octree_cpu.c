@@ -427,8 +427,7 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
   /* Leaves at least min_leaf_width wide (a regularized kernel must fit in the near field). When
    * even level-2 boxes are narrower, the tree cannot go coarser: it uses level 2 and reports
    * capped = 1, and the caller judges the error at the actual leaf width. */
-  int lcap = oct_level_cap(p.max_level, budget, t->side, p.min_leaf_width);
-  const int width_violated = ldexp(t->side, -2) < p.min_leaf_width;
+  const int lcap = oct_level_cap(p.max_level, budget, t->side, p.min_leaf_width);
 
   if (!(skey = oct_alloc((size_t)ns, sizeof(uint32_t), "source keys", -1, err, errlen))) goto fail;
   if (!(srank = oct_alloc((size_t)ns, sizeof(int), "source ranks", -1, err, errlen))) goto fail;
@@ -443,19 +442,13 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
   uint32_t *ckey = choose_tgt ? tkey : skey;
   int *crank = choose_tgt ? trank : srank;
   int **cmap = choose_tgt ? t->tgt_map : t->src_map;
-  int L;
-  if (p.levels) {
-    L = p.levels;
-  } else {
-    /* L = max(2, floor(log8(cn / leaf_size))): the largest l with 8^l * leaf_size <= cn. */
-    L = 0;
-    while (L < VX_LMAX && (1ll << (3 * (L + 1))) * (long long)p.leaf_size <= cn) L++;
-    if (L < 2) L = 2;
+  if (!p.levels && p.choose_level) { /* another rule picks among the candidates: used as a forced level */
+    int lo_level, hi_level;
+    oct_level_candidates(&p, cn, lcap, VX_LMAX, &lo_level, &hi_level);
+    const int Lc = p.choose_level(p.choose_arg, src_pos, ns, tgt_pos, nt, pos_float, t->lo, t->side, lo_level, hi_level);
+    if (Lc >= lo_level && Lc <= hi_level) p.levels = Lc;
   }
-  /* An explicit level is capped like a chosen one: max_level and min_leaf_width usually encode a
-   * correctness limit (the near field must cover the smoothing kernel's core). */
-  if (L > lcap) L = lcap, t->capped = 1;
-  if (width_violated) t->capped = 1;
+  int L = oct_level_first(&p, cn, lcap, t->side, &t->capped);
   for (;;) {
     int *bin = calloc(cells_at(L), sizeof(int));
     if (!bin) {
@@ -465,13 +458,8 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
     }
     cmap[L] = bin;
     pseudo_sort_hist(cpos, cn, pos_float, t->lo, inv_side, L, ckey, crank, bin);
-    if (p.levels || t->capped) break;
-    long long occupied = count_nonempty(bin, cells_at(L));
-    if ((long long)cn <= (long long)p.leaf_size * occupied) break;
-    if (L >= lcap) {
-      t->capped = 1;
-      break;
-    }
+    if (!oct_level_trials(&p, t->capped)) break;
+    if (oct_level_accept(&p, L, lcap, cn, count_nonempty(bin, cells_at(L)), &t->capped)) break;
     free(bin);
     cmap[L] = NULL;
     L++;

@@ -2,7 +2,8 @@
  * the neighbour and interaction lists are built on the device too). The result is identical to
  * oct_build_cpu's, array for array: both compute the root cube with oct_root_cube and the level cap
  * with oct_level_cap (octree.h) from the same exact min/max, put every point in its cell with
- * oct_cell (double arithmetic, one shared inline function), choose the level by the same rule, and
+ * oct_cell (double arithmetic, one shared inline function), choose the level by the same rule
+ * (oct_level_first / oct_level_trials / oct_level_accept, octree.h), and
  * put each leaf's particles in ascending original index.
  *
  * Pipeline (all on `stream`; three small host round trips for uniform data: the bounding box, the
@@ -613,7 +614,7 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
   oct_info *info, *h;
   oct_cube cube;
   size_t budget, ncell_L;
-  int lcap, width_violated, same, ts, choose_tgt, cn, on, L, D, capped, bad;
+  int lcap, same, ts, choose_tgt, cn, on, L, D, capped, bad;
   const void *cpos, *opos;
   uint32_t *ckey;
   unsigned nbb;
@@ -681,26 +682,16 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
   cube.lo[0] = t->lo[0], cube.lo[1] = t->lo[1], cube.lo[2] = t->lo[2];
   cube.inv_side = 1.0 / t->side;
 
-  /* ---- finest level: octree_cpu.c's rule ---- */
+  /* ---- finest level: the rule of octree.h (oct_level_first, oct_level_accept), as on the CPU ---- */
   lcap = oct_level_cap(p.max_level, budget, t->side, p.min_leaf_width);
-  width_violated = ldexp(t->side, -2) < p.min_leaf_width;
   choose_tgt = ns == 0;
   cpos = choose_tgt ? d_tgt_pos : d_src_pos;
   cn = choose_tgt ? nt : ns;
   opos = choose_tgt ? d_src_pos : d_tgt_pos;
   on = choose_tgt ? ns : nt;
-  capped = 0;
-  if (p.levels) {
-    L = p.levels;
-  } else {
-    L = 0;
-    while (L < VX_LMAX && (1ll << (3 * (L + 1))) * (long long)p.leaf_size <= cn) L++;
-    if (L < 2) L = 2;
-  }
-  if (L > lcap) L = lcap, capped = 1;
-  if (width_violated) capped = 1;
+  L = oct_level_first(&p, cn, lcap, t->side, &capped);
   /* Without trials the key is computed at L; with trials at the deepest level a trial can reach. */
-  D = (p.levels || capped) ? L : lcap;
+  D = oct_level_trials(&p, capped) ? lcap : L;
   VX_CU(grow(&w->pkey[choose_tgt], (size_t)cn * sizeof(uint32_t), stream));
   VX_CU(grow(&w->rank[0], (size_t)cn * sizeof(int), stream));
   ckey = (uint32_t *)w->pkey[choose_tgt].p;
@@ -708,7 +699,7 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
     /* Trial levels L and, when its histogram is small next to the points, L+1 (for uniform data
      * the first trial is usually one level too coarse): the histogram of Algorithm 1 at the
      * deeper one, whose non-empty 8-groups are the coarser one's occupancy. */
-    const int trial = !(p.levels || capped);
+    const int trial = oct_level_trials(&p, capped);
     const int nlev = trial && L < lcap && cells_at(L + 1) <= (size_t)(2ll * cn > 4096 ? 2ll * cn : 4096) ? 2 : 1;
     const int Lt = L + nlev - 1;
     VX_CU(grow(&w->bin[0], cells_at(Lt) * sizeof(int), stream));
@@ -731,12 +722,7 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
     {
       int acc = -1;
       for (int j = 0; j < nlev && acc < 0; j++) {
-        if ((long long)cn <= (long long)p.leaf_size * h->occ[j]) {
-          acc = j;
-        } else if (L + j >= lcap) {
-          capped = 1;
-          acc = j;
-        }
+        if (oct_level_accept(&p, L + j, lcap, cn, h->occ[j], &capped)) acc = j;
       }
       if (acc < 0) {
         L += nlev;

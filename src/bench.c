@@ -50,6 +50,9 @@ typedef struct {
   uint64_t seed;
   int json, vs_direct, quiet;
   const char *dump;
+  int level_rule;          /* fmm_params.level_rule: 0 leaf size, 1 cost model */
+  int calibrate;           /* --calibrate: fit the cost model's unit costs and print a cost file */
+  const char *cost_file;   /* --cost-file: unit costs read before the run */
 } bench_opts;
 
 /* ---------------------------------------------------------------- command line */
@@ -75,6 +78,12 @@ static void print_usage(const fmm_params *d) {
          "  --order P                   expansion order, 0..%d (default %d)\n"
          "  --leaf Q                    mean sources per leaf the level choice aims at (default %d)\n"
          "  --levels L                  finest octree level, 2..%d; 0 = automatic (default 0)\n"
+         "  --level-rule leaf|cost      automatic level: mean leaf occupancy --leaf (default), or the cost\n"
+         "                              model's least predicted time (CPU backend; docs/MATH.md section 11)\n"
+         "  --cost-file FILE            the cost model's unit costs (as --calibrate prints them) instead of\n"
+         "                              the compiled-in table\n"
+         "  --calibrate                 time every phase at a few sizes and levels (--precision, --order,\n"
+         "                              --repeat apply) and print the fitted unit costs as a cost file\n"
          "  --precision double|float    arithmetic precision (default double)\n"
          "  --kernel singular|poly|rm|wl|gauss   smoothing kernel (default singular)\n"
          "  --sigma S                   core radius > 0, required by every kernel but singular\n"
@@ -228,6 +237,14 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
       if (*v < '0' || *v > '9' || *end != '\0' || errno == ERANGE)
         usage_error("--seed: expected an integer in 0..18446744073709551615, got '%s'", v);
       o->seed = (uint64_t)s;
+    } else if (!strcmp(flag, "--level-rule")) {
+      const char *v = take_value(flag, val, argc, argv, &i);
+      if (!strcmp(v, "leaf")) o->level_rule = 0;
+      else if (!strcmp(v, "cost")) o->level_rule = 1;
+      else usage_error("--level-rule: expected leaf or cost, got '%s'", v);
+    } else if (!strcmp(flag, "--cost-file")) {
+      o->cost_file = take_value(flag, val, argc, argv, &i);
+      if (o->cost_file[0] == '\0') usage_error("--cost-file: expected a file name");
     } else if (!strcmp(flag, "--dump")) {
       o->dump = take_value(flag, val, argc, argv, &i);
       if (o->dump[0] == '\0') usage_error("--dump: expected a file name");
@@ -235,9 +252,10 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
       parse_orders(take_value(flag, val, argc, argv, &i), o);
       sweep = 1;
     } else if (!strcmp(flag, "--no-gradient") || !strcmp(flag, "--json") || !strcmp(flag, "--vs-direct") ||
-               !strcmp(flag, "--quiet") || !strcmp(flag, "--reg-correct")) {
+               !strcmp(flag, "--quiet") || !strcmp(flag, "--reg-correct") || !strcmp(flag, "--calibrate")) {
       if (val) usage_error("%s takes no value", flag);
       if (!strcmp(flag, "--no-gradient")) o->gradient = 0;
+      else if (!strcmp(flag, "--calibrate")) o->calibrate = 1;
       else if (!strcmp(flag, "--reg-correct")) o->reg_correct = 1;
       else if (!strcmp(flag, "--json")) o->json = 1;
       else if (!strcmp(flag, "--vs-direct")) o->vs_direct = 1;
@@ -329,6 +347,8 @@ typedef struct {
   double r_cut, reg_err; /* regularization cut-off and the error committed (fmm_stats) */
   int have_err;
   double err_vel, err_grad, err_p99, err_max;
+  int have_pred;
+  double pred[FMM_COST_PHASES], pred_total; /* the cost model's ms per phase at the level run */
 } run_result;
 
 #define N_PHASES 10
@@ -420,6 +440,12 @@ static void print_json(const run_info *ri, int order, const run_result *r) {
     json_int(&j, "n_check", ri->n_check);
     json_str(&j, "ref_backend", ri->ref_backend);
   }
+  if (r->have_pred) { /* the cost model's prediction at the level run (docs/MATH.md section 11) */
+    static const char *const pk[FMM_COST_PHASES] = {"pred_tree", "pred_p2m", "pred_m2m", "pred_m2l",
+                                                    "pred_l2l",  "pred_l2p", "pred_p2p", "pred_other"};
+    for (int p = 0; p < FMM_COST_PHASES; p++) json_num(&j, pk[p], r->pred[p]);
+    json_num(&j, "pred_total", r->pred_total);
+  }
   json_int(&j, "n_m2l", r->n_m2l);
   json_int(&j, "n_p2p", r->n_p2p);
   json_int(&j, "n_corr", r->n_corr);
@@ -441,7 +467,9 @@ static void print_table_header(const run_info *ri) {
            "reference speed\n",
            ri->n_check, ri->ref_backend);
   if (ri->t_direct >= 0.0) printf("# direct summation of all targets on %s: %.3f ms\n", ri->direct_backend, ri->t_direct);
-  printf("# times in ms (medians)\n");
+  printf("# times in ms (medians)%s\n", o->level_rule ? "; level chosen by the cost model" : "");
+  printf("# 'model' rows: the cost model's predicted ms per phase at the level run (other = gather/scatter,\n"
+         "# in total only)\n");
   if (o->kernel != VX_KERNEL_SINGULAR)
     printf("# p2p includes corr: the regularization corrections of pairs closer than r_cut that are not adjacent;\n"
            "# reg_err: the kernel's largest relative deviation from the singular one left to the far field\n");
@@ -459,6 +487,11 @@ static void print_table_row(const run_info *ri, int order, const run_result *r) 
   if (r->have_err) printf(" %9.2e %9.2e %9.2e %9.2e", r->err_vel, r->err_grad, r->err_p99, r->err_max);
   if (ri->o->vs_direct) printf(" %8.2f", ri->t_direct / r->t[7]);
   printf("%s\n", r->level_capped ? "  (level capped)" : "");
+  if (r->have_pred) { /* the cost model's prediction beside it: its error per phase is visible */
+    printf("%5s %3d", "model", r->levels);
+    for (int p = 0; p < 7; p++) printf(" %9.3f", r->pred[p]);
+    printf(" %9s %10.3f  (other: %.3f)\n", "-", r->pred_total, r->pred[7]);
+  }
   fflush(stdout);
 }
 
@@ -477,12 +510,206 @@ static int write_dump(FILE *f, int n, const void *pos, const void *str, const vo
   return ferror(f) ? -1 : 0;
 }
 
+/* ---------------------------------------------------------------- calibration */
+
+/* Least squares of t_i ≈ Σ_k c_k x_ik on relative residuals (each run weighs alike, small and
+ * large), k <= 3 features; a feature whose coefficient comes out negative is dropped and the rest
+ * refitted (a cost is never negative). Features with only zeros get 0. */
+static void fit_units(int n, int k, const double x[][3], const double *t, double c[3]) {
+  int on[3] = {1, 1, 1};
+  for (int a = 0; a < k; a++) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += x[i][a];
+    on[a] = s > 0;
+  }
+  for (;;) {
+    double A[3][4] = {{0}};
+    int idx[3], m = 0;
+    for (int a = 0; a < k; a++)
+      if (on[a]) idx[m++] = a;
+    for (int i = 0; i < n; i++) {
+      if (!(t[i] > 0)) continue;
+      const double w = 1.0 / (t[i] * t[i]);
+      for (int a = 0; a < m; a++) {
+        for (int b = 0; b < m; b++) A[a][b] += w * x[i][idx[a]] * x[i][idx[b]];
+        A[a][3] += w * x[i][idx[a]] * t[i];
+      }
+    }
+    for (int a = 0; a < m; a++) { /* Gauss–Jordan, partial pivoting */
+      int piv = a;
+      for (int r = a + 1; r < m; r++)
+        if (fabs(A[r][a]) > fabs(A[piv][a])) piv = r;
+      for (int q = 0; q < 4; q++) {
+        double tmp = A[a][q];
+        A[a][q] = A[piv][q], A[piv][q] = tmp;
+      }
+      if (A[a][a] == 0) continue;
+      for (int r = 0; r < m; r++) {
+        if (r == a) continue;
+        const double f = A[r][a] / A[a][a];
+        for (int q = a; q < 4; q++) A[r][q] -= f * A[a][q];
+      }
+    }
+    int neg = -1;
+    for (int a = 0; a < 3; a++) c[a] = 0;
+    for (int a = 0; a < m; a++) {
+      c[idx[a]] = A[a][a] != 0 ? A[a][3] / A[a][a] : 0;
+      if (c[idx[a]] < 0 && neg < 0) neg = idx[a];
+    }
+    if (neg < 0 || m == 1) {
+      for (int a = 0; a < 3; a++) c[a] = c[a] > 0 ? c[a] : 0;
+      return;
+    }
+    on[neg] = 0;
+  }
+}
+
+#define CAL_MAX_RUNS 32
+
+/* --calibrate: every phase timed (median of --repeat after a warm-up) on --dist point sets of a
+ * few sizes, each at the levels around the leaf-size one, with and without gradients; unit costs
+ * fitted per phase against the cost model's work counts (fmm_cost_work); printed as a cost file on
+ * stdout, with each run's measured and refitted total as comments. 0 or 1. */
+static int calibrate(const bench_opts *o, const fmm_params *base) {
+  static const int sizes[] = {1 << 14, 1 << 16};
+  const int ns = (int)(sizeof sizes / sizeof sizes[0]), is_float = o->precision == VX_FLOAT;
+  fmm_cost_units work[CAL_MAX_RUNS];
+  double meas[CAL_MAX_RUNS][FMM_COST_PHASES];
+  int lev[CAL_MAX_RUNS], nrun = 0, rc = 1;
+  char err[512];
+  double *pos = NULL, *str = NULL;
+  void *rpos = NULL, *rstr = NULL, *vel = NULL, *grad = NULL;
+  fmm_ctx *ctx = NULL;
+  fmm_stats *st = xcalloc((size_t)o->repeat, sizeof(fmm_stats), "stats");
+  double *tv = xcalloc((size_t)o->repeat, sizeof(double), "times");
+  if (!st || !tv) goto out;
+  for (int si = 0; si < ns; si++) {
+    const int n = sizes[si];
+    free(pos), free(str), free(vel), free(grad);
+    if (is_float) free(rpos), free(rstr);
+    rpos = rstr = vel = grad = NULL;
+    if (!(pos = xcalloc(3 * (size_t)n, sizeof(double), "positions")) || !(str = xcalloc(3 * (size_t)n, sizeof(double), "strengths")))
+      goto out;
+    vx_pointset(o->dist, n, o->seed, pos, str);
+    rpos = pos, rstr = str;
+    if (is_float) {
+      if (!(rpos = xcalloc(3 * (size_t)n, sizeof(float), "positions")) || !(rstr = xcalloc(3 * (size_t)n, sizeof(float), "strengths")))
+        goto out;
+      for (size_t i = 0; i < 3 * (size_t)n; i++) ((float *)rpos)[i] = (float)pos[i], ((float *)rstr)[i] = (float)str[i];
+    }
+    const size_t es = is_float ? sizeof(float) : sizeof(double);
+    if (!(vel = xcalloc(3 * (size_t)n, es, "velocities")) || !(grad = xcalloc(9 * (size_t)n, es, "gradients"))) goto out;
+    int Lq = 2; /* the leaf-size level for uniform points: ceil(log8(n / leaf)) */
+    while (Lq < 7 && (double)n / ldexp(1.0, 3 * Lq) > base->leaf_size) Lq++;
+    for (int g = 1; g >= 0; g--)
+      for (int L = Lq - 1 < 2 ? 2 : Lq - 1; L <= Lq + 1 && L <= 7 && nrun < CAL_MAX_RUNS; L++) {
+        fmm_params p = *base;
+        p.levels = L, p.gradient = g, p.backend = o->backend, p.verbose = 0;
+        fmm_destroy(ctx);
+        if (!(ctx = fmm_create(&p, err, sizeof err))) {
+          fprintf(stderr, PROG ": %s\n", err);
+          goto out;
+        }
+        fmm_io io = {.n_src = n, .src_pos = rpos, .src_str = rstr, .n_tgt = n, .tgt_pos = rpos, .vel = vel,
+                     .grad = g ? grad : NULL, .on_device = 0};
+        if (!o->quiet) fprintf(stderr, "calibrate: n=%d level %d gradient %s...\n", n, L, g ? "on" : "off");
+        for (int r = -1; r < o->repeat; r++) {
+          fmm_stats w;
+          if (fmm_evaluate(ctx, &io, r < 0 ? &w : &st[r], err, sizeof err) != 0) {
+            fprintf(stderr, PROG ": %s\n", err);
+            goto out;
+          }
+        }
+        double ph[N_PHASES];
+        for (int k = 0; k < N_PHASES; k++) {
+          for (int r = 0; r < o->repeat; r++) {
+            double t[N_PHASES];
+            phase_times(&st[r], t);
+            tv[r] = t[k];
+          }
+          ph[k] = median(tv, o->repeat);
+        }
+        for (int k = 0; k < 7; k++) meas[nrun][k] = ph[k];
+        meas[nrun][7] = ph[7] - (ph[0] + ph[1] + ph[2] + ph[3] + ph[4] + ph[5] + ph[6]);
+        if (meas[nrun][7] < 0) meas[nrun][7] = 0;
+        if (fmm_cost_work(ctx, &io, L, &work[nrun], err, sizeof err) != 0) {
+          fprintf(stderr, PROG ": %s\n", err);
+          goto out;
+        }
+        lev[nrun] = L;
+        nrun++;
+      }
+  }
+  {
+    fmm_cost_units u;
+    memset(&u, 0, sizeof u);
+    u.order = base->order;
+    double x[CAL_MAX_RUNS][3], t[CAL_MAX_RUNS], c[3];
+    /* one fit per phase, in ns per unit of work */
+#define FIT(ph, K, X0, X1, X2)                                                   \
+  for (int i = 0; i < nrun; i++) {                                               \
+    x[i][0] = (X0), x[i][1] = (X1), x[i][2] = (X2), t[i] = 1e6 * meas[i][ph];    \
+  }                                                                              \
+  fit_units(nrun, K, (const double(*)[3])x, t, c)
+    FIT(0, 2, work[i].tree_pt, work[i].tree_cell, 0);
+    u.tree_pt = c[0], u.tree_cell = c[1];
+    FIT(1, 1, work[i].p2m, 0, 0);
+    u.p2m = c[0];
+    FIT(2, 1, work[i].m2m, 0, 0);
+    u.m2m = c[0];
+    FIT(3, 1, work[i].m2l, 0, 0);
+    u.m2l = c[0];
+    FIT(4, 1, work[i].l2l, 0, 0);
+    u.l2l = c[0];
+    FIT(5, 2, work[i].l2p_grad, work[i].l2p_vel, 0);
+    u.l2p_grad = c[0], u.l2p_vel = c[1];
+    FIT(6, 3, work[i].p2p_grad, work[i].p2p_vel, work[i].p2p_nbr);
+    u.p2p_grad = c[0], u.p2p_vel = c[1], u.p2p_nbr = c[2];
+    FIT(7, 1, work[i].other, 0, 0);
+    u.other = c[0];
+#undef FIT
+    char line[1024], dev[64];
+#ifdef _OPENMP
+    snprintf(dev, sizeof dev, "cpu, %d threads", omp_get_max_threads());
+#else
+    snprintf(dev, sizeof dev, "cpu, 1 thread");
+#endif
+    const vx_backend be = fmm_get_params(ctx)->backend;
+    printf("# vortexfmm cost units (ns of wall time per unit of work; docs/MATH.md section 11)\n");
+    printf("# written by " PROG " --calibrate: %s, dist %s, order %d, repeat %d (medians), leaf %d\n",
+           be == VX_BACKEND_CPU ? dev : "cuda", vx_dist_name(o->dist), base->order, o->repeat, base->leaf_size);
+    printf("# run: n level gradient | measured total ms | model total ms with these units\n");
+    for (int i = 0; i < nrun; i++) {
+      double pm[FMM_COST_PHASES], tm = 0;
+      for (int k = 0; k < FMM_COST_PHASES; k++) tm += meas[i][k];
+      const double tp = fmm_cost_phases(&u, &work[i], base->order, pm);
+      printf("# %8.0f %d %s | %10.3f | %10.3f\n", work[i].p2m, lev[i], work[i].l2p_grad > 0 ? "on " : "off", tm, tp);
+    }
+    fmm_cost_format(line, sizeof line, be, o->precision, &u);
+    printf("%s\n", line);
+    fflush(stdout);
+  }
+  rc = 0;
+out:
+  fmm_destroy(ctx);
+  if (is_float) free(rpos), free(rstr);
+  free(pos), free(str), free(vel), free(grad), free(st), free(tv);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv) {
   fmm_params defaults = fmm_params_default();
   bench_opts o;
   parse_args(argc, argv, &defaults, &o);
+  if (o.cost_file) {
+    char cerr[512];
+    if (fmm_cost_load(o.cost_file, cerr, sizeof cerr) != 0) {
+      fprintf(stderr, PROG ": %s\n", cerr);
+      return 1;
+    }
+  }
 
   const int is_float = o.precision == VX_FLOAT;
   const size_t n = (size_t)o.n, es = is_float ? sizeof(float) : sizeof(double);
@@ -529,7 +756,12 @@ int main(int argc, char **argv) {
   prm.reg_tol = o.reg_tol;
   prm.reg_correct = o.reg_correct;
   prm.gradient = o.gradient;
+  prm.level_rule = o.level_rule;
   prm.verbose = !o.quiet;
+  if (o.calibrate) {
+    rc = calibrate(&o, &prm);
+    goto done;
+  }
   if (!(ctx = fmm_create(&prm, err, sizeof err))) {
     fprintf(stderr, PROG ": %s\n", err);
     goto done;
@@ -663,6 +895,12 @@ int main(int argc, char **argv) {
     res.levels = last->levels, res.level_capped = last->level_capped;
     res.n_m2l = last->n_m2l, res.n_p2p = last->n_p2p, res.n_corr = last->n_corr;
     res.r_cut = last->r_cut, res.reg_err = last->reg_err;
+    {
+      char perr[256];
+      res.pred_total = fmm_cost_predict(ctx, &io, res.levels, res.pred, perr, sizeof perr);
+      res.have_pred = res.pred_total >= 0.0;
+      if (!res.have_pred && !o.quiet && oi == 0) fprintf(stderr, PROG ": no prediction: %s\n", perr);
+    }
     if (ri.n_check > 0 && compute_errors(&res, vel, grad, is_float, idx, ri.n_check, ref_vel, ref_grad) != 0) goto done;
 
     if (o.json) print_json(&ri, order, &res);

@@ -1,0 +1,267 @@
+/* test_fmm_cost.c — issue 12: the level rule's one home and the cost model (fmm/octree.h,
+ * fmm/cost.c). Checks: the leaf-size rule itself (oct_level_first / oct_level_trials /
+ * oct_level_accept / oct_level_candidates) on hand-worked cases; the cost model's histogram
+ * statistics against the octree actually built (non-empty boxes, M2L list sizes, neighbour-list
+ * entries and near-field pairs per level, exactly, for uniform, clustered and separate target
+ * sets); the order scaling of the prediction; the cost file's round trip and its refusals; and the
+ * engine with level_rule = 1 (a candidate level, results identical to forcing that level) while
+ * level_rule = 0 keeps the leaf-size level.
+ * Run: ./build/tests/test_fmm_cost (exits non-zero and says what failed). */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
+#include "cost.h"
+#include "fmm.h"
+#include "octree.h"
+#include "pointsets.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int g_fail = 0;
+
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    if (!(cond)) {                                         \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                        \
+      fprintf(stderr, "\n");                               \
+      g_fail++;                                            \
+      return 1;                                            \
+    }                                                      \
+  } while (0)
+
+static double *uniform_pos(int n, uint64_t seed) {
+  double *p = malloc(3 * (size_t)n * sizeof(double));
+  if (!p) exit(EXIT_FAILURE);
+  for (int i = 0; i < 3 * n; i++) p[i] = vx_rng_uniform(&seed);
+  return p;
+}
+
+/* Points in two tight blobs and a sparse background: many empty boxes, uneven leaves. */
+static double *clustered_pos(int n, uint64_t seed) {
+  double *p = malloc(3 * (size_t)n * sizeof(double));
+  if (!p) exit(EXIT_FAILURE);
+  for (int i = 0; i < n; i++) {
+    const double u = vx_rng_uniform(&seed), c = u < 0.45 ? 0.2 : 0.7, w = u < 0.9 ? 0.05 : 1.0;
+    for (int k = 0; k < 3; k++) p[3 * i + k] = (u < 0.9 ? c : 0.0) + w * vx_rng_uniform(&seed);
+  }
+  return p;
+}
+
+/* ---------- the leaf-size rule ---------- */
+
+static int test_rule(void) {
+  oct_params p;
+  memset(&p, 0, sizeof p);
+  p.leaf_size = 64;
+  int capped = -1;
+  /* the largest l with 8^l * 64 <= cn, at least 2 */
+  CHECK(oct_level_first(&p, 100, 10, 1.0, &capped) == 2 && capped == 0, "cn = 100: level 2, not capped");
+  CHECK(oct_level_first(&p, 32768, 10, 1.0, &capped) == 3 && capped == 0, "cn = 8^3 * 64: level 3");
+  CHECK(oct_level_first(&p, 32767, 10, 1.0, &capped) == 2, "cn = 8^3 * 64 - 1: level 2");
+  CHECK(oct_level_first(&p, 1 << 20, 10, 1.0, &capped) == 4, "cn = 2^20: level 4");
+  CHECK(oct_level_first(&p, 1 << 20, 3, 1.0, &capped) == 3 && capped == 1, "lcap 3 lowers level 4 and caps");
+  p.min_leaf_width = 0.3; /* level-2 boxes of a unit cube are 0.25 wide: cannot be met */
+  CHECK(oct_level_first(&p, 100, 10, 1.0, &capped) == 2 && capped == 1, "min_leaf_width above level 2's width caps");
+  p.min_leaf_width = 0.0;
+  p.levels = 6;
+  CHECK(oct_level_first(&p, 100, 10, 1.0, &capped) == 6 && capped == 0, "forced level 6 kept");
+  CHECK(oct_level_first(&p, 100, 5, 1.0, &capped) == 5 && capped == 1, "forced level 6 capped at 5");
+  CHECK(!oct_level_trials(&p, 0), "a forced level has no trials");
+  p.levels = 0;
+  CHECK(oct_level_trials(&p, 0) && !oct_level_trials(&p, 1), "trials only when automatic and not capped");
+  capped = 0;
+  CHECK(oct_level_accept(&p, 3, 10, 6400, 100, &capped) == 1 && capped == 0, "mean 64 <= 64 accepted");
+  CHECK(oct_level_accept(&p, 3, 10, 6401, 100, &capped) == 0 && capped == 0, "mean > 64 goes deeper");
+  CHECK(oct_level_accept(&p, 5, 5, 6401, 100, &capped) == 1 && capped == 1, "at lcap: accepted and capped");
+  int lo, hi;
+  oct_level_candidates(&p, 1 << 20, 10, 10, &lo, &hi);
+  CHECK(lo == 3 && hi == 6, "candidates of 2^20 points: %d..%d, expected 3..6", lo, hi);
+  oct_level_candidates(&p, 1 << 20, 5, 10, &lo, &hi);
+  CHECK(lo == 3 && hi == 5, "candidates under lcap 5: %d..%d", lo, hi);
+  oct_level_candidates(&p, 100, 10, 10, &lo, &hi);
+  CHECK(lo == 2 && hi == 4, "candidates of 100 points: %d..%d, expected 2..4", lo, hi);
+  oct_level_candidates(&p, 100, 2, 10, &lo, &hi);
+  CHECK(lo == 2 && hi == 2, "candidates under lcap 2: %d..%d", lo, hi);
+  printf("leaf-size rule: ok\n");
+  return 0;
+}
+
+/* ---------- histogram statistics against the tree ---------- */
+
+static int stats_vs_tree(const char *label, const double *src, int ns, const double *tgt, int nt, int L) {
+  oct_params p;
+  memset(&p, 0, sizeof p);
+  p.levels = L, p.leaf_size = 64;
+  oct_tree t;
+  char err[256];
+  CHECK(oct_build_cpu(&t, src, ns, tgt, nt, 0, &p, err, sizeof err) == 0, "%s: build: %s", label, err);
+  CHECK(t.L == L, "%s: tree level %d, asked %d", label, t.L, L);
+  fmm_cost_stats s;
+  CHECK(fmm_cost_stats_build(src, ns, tgt, nt, 0, t.lo, t.side, L, &s) == 0, "%s: statistics out of memory", label);
+  for (int l = 2; l <= L; l++) {
+    CHECK(s.nsrc[l] == t.nsrc[l] && s.ntgt[l] == t.ntgt[l], "%s: level %d boxes %lld/%lld, tree %d/%d", label, l,
+          s.nsrc[l], s.ntgt[l], t.nsrc[l], t.ntgt[l]);
+    const long long il = t.il_start[l][t.ntgt[l]];
+    CHECK(s.m2l[l] == il, "%s: level %d M2L %lld, tree's lists %lld", label, l, s.m2l[l], il);
+  }
+  long long pairs = 0;
+  for (int b = 0; b < t.ntgt[L]; b++) {
+    long long sn = 0;
+    for (int q = t.nbr_start[b]; q < t.nbr_start[b + 1]; q++) sn += t.src_start[t.nbr[q] + 1] - t.src_start[t.nbr[q]];
+    pairs += sn * (t.tgt_start[b + 1] - t.tgt_start[b]);
+  }
+  CHECK(s.p2p[L] == pairs, "%s: near-field pairs %lld, tree %lld", label, s.p2p[L], pairs);
+  CHECK(s.nbr[L] == t.nbr_start[t.ntgt[L]], "%s: neighbour entries %lld, tree %d", label, s.nbr[L], t.nbr_start[t.ntgt[L]]);
+  printf("  %-34s L=%d leaves %6d  M2L %9lld  pairs %11lld: ok\n", label, L, t.nsrc[L], s.m2l[L], pairs);
+  oct_free_cpu(&t);
+  return 0;
+}
+
+static int test_stats(void) {
+  printf("histogram statistics = the tree's:\n");
+  const int n = 20000;
+  double *u = uniform_pos(n, 7), *c = clustered_pos(n, 8), *v = uniform_pos(n / 3, 9);
+  int rc = 0;
+  char name[64];
+  for (int L = 2; L <= 5 && !rc; L++) {
+    snprintf(name, sizeof name, "uniform, one set, level %d", L);
+    rc |= stats_vs_tree(name, u, n, u, n, L);
+    snprintf(name, sizeof name, "clustered, one set, level %d", L);
+    rc |= stats_vs_tree(name, c, n, c, n, L);
+    snprintf(name, sizeof name, "clustered src, uniform tgt, level %d", L);
+    rc |= stats_vs_tree(name, c, n, v, n / 3, L);
+  }
+  free(u), free(c), free(v);
+  return rc;
+}
+
+/* ---------- prediction, table, file ---------- */
+
+static int test_prediction(void) {
+  fmm_cost_units u, w;
+  memset(&u, 0, sizeof u);
+  memset(&w, 0, sizeof w);
+  u.order = 8, u.p2m = 10, u.m2l = 1000, u.p2p_grad = 5;
+  w.p2m = 1e6, w.m2l = 1e6, w.p2p_grad = 1e6;
+  double t8[FMM_COST_PHASES], t17[FMM_COST_PHASES];
+  const double s8 = fmm_cost_phases(&u, &w, 8, t8), s17 = fmm_cost_phases(&u, &w, 17, t17);
+  CHECK(fabs(t8[1] - 10.0) < 1e-9 && fabs(t8[3] - 1000.0) < 1e-9 && fabs(t8[6] - 5.0) < 1e-9, "ms at the table's order");
+  CHECK(fabs(t17[1] - 40.0) < 1e-9 && fabs(t17[3] - 8000.0) < 1e-9 && fabs(t17[6] - 5.0) < 1e-9,
+        "order 17 = 2x (p+1): P2M x4, M2L x8, P2P unchanged");
+  CHECK(fabs(s8 - 1015.0) < 1e-9 && fabs(s17 - 8045.0) < 1e-9, "sums %g %g", s8, s17);
+  printf("prediction scales with the order: ok\n");
+  return 0;
+}
+
+static int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fputs(text, f);
+  return fclose(f);
+}
+
+static int test_file(void) {
+  fmm_cost_units keep, u, got;
+  CHECK(fmm_cost_get(VX_BACKEND_CPU, VX_FLOAT, &keep) == 0, "the CPU float table is compiled in");
+  memset(&u, 0, sizeof u);
+  u.order = 12, u.tree_pt = 1.5, u.tree_cell = 0.25, u.p2m = 30, u.m2m = 900, u.m2l = 1200, u.l2l = 950,
+  u.l2p_grad = 70, u.l2p_vel = 40, u.p2p_grad = 3.5, u.p2p_vel = 2, u.p2p_nbr = 20, u.other = 9;
+  char line[1024], path[] = "/tmp/test_fmm_cost_XXXXXX", err[256];
+  fmm_cost_format(line, sizeof line, VX_BACKEND_CPU, VX_FLOAT, &u);
+  const int fd = mkstemp(path);
+  CHECK(fd >= 0, "temporary file");
+  close(fd);
+  char text[1200];
+  snprintf(text, sizeof text, "# a comment\n\n%s\n", line);
+  CHECK(write_text(path, text) == 0, "write %s", path);
+  CHECK(fmm_cost_load(path, err, sizeof err) == 0, "load: %s", err);
+  CHECK(fmm_cost_get(VX_BACKEND_CPU, VX_FLOAT, &got) == 0 && memcmp(&got, &u, sizeof u) == 0, "round trip of '%s'", line);
+  static const char *const bad[] = {
+      "gpu float order=8\n",                 /* backend */
+      "cpu half order=8\n",                  /* precision */
+      "cpu float order=8 m2l=1\n",           /* missing keys */
+      "cpu float order=8 tree_pt=x\n",       /* number */
+      "cpu float order=99 tree_pt=1\n",      /* order */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    CHECK(write_text(path, bad[i]) == 0, "write %s", path);
+    err[0] = '\0';
+    CHECK(fmm_cost_load(path, err, sizeof err) != 0 && strstr(err, ":1:"), "'%s' refused with its line: %s", bad[i], err);
+    CHECK(fmm_cost_get(VX_BACKEND_CPU, VX_FLOAT, &got) == 0 && memcmp(&got, &u, sizeof u) == 0, "a refused file changes nothing");
+  }
+  remove(path);
+  fmm_cost_set(VX_BACKEND_CPU, VX_FLOAT, &keep);
+  CHECK(fmm_cost_get(VX_BACKEND_CUDA, VX_FLOAT, &got) != 0, "CUDA has no calibration yet");
+  printf("cost file round trip and refusals: ok\n");
+  return 0;
+}
+
+/* ---------- the engine with level_rule = 1 ---------- */
+
+static int test_engine(void) {
+  const int n = 30000;
+  double *pos = malloc(3 * (size_t)n * sizeof(double)), *str = malloc(3 * (size_t)n * sizeof(double));
+  double *v1 = malloc(3 * (size_t)n * sizeof(double)), *v2 = malloc(3 * (size_t)n * sizeof(double));
+  double *g1 = malloc(9 * (size_t)n * sizeof(double)), *g2 = malloc(9 * (size_t)n * sizeof(double));
+  CHECK(pos && str && v1 && v2 && g1 && g2, "out of memory");
+  vx_pointset(VX_DIST_UNIFORM, n, 3, pos, str);
+  char err[256];
+  /* the double table may be uncalibrated: borrow the float units for this test */
+  fmm_cost_units uf, ud;
+  const int had_double = fmm_cost_get(VX_BACKEND_CPU, VX_DOUBLE, &ud) == 0;
+  CHECK(fmm_cost_get(VX_BACKEND_CPU, VX_FLOAT, &uf) == 0, "the CPU float table is compiled in");
+  fmm_cost_set(VX_BACKEND_CPU, VX_DOUBLE, &uf);
+  fmm_params prm = fmm_params_default();
+  prm.level_rule = 2;
+  CHECK(fmm_create(&prm, err, sizeof err) == NULL && strstr(err, "level_rule"), "level_rule 2 refused: %s", err);
+  prm.level_rule = 0;
+  fmm_ctx *c0 = fmm_create(&prm, err, sizeof err);
+  prm.level_rule = 1;
+  fmm_ctx *c1 = fmm_create(&prm, err, sizeof err);
+  CHECK(c0 && c1, "create: %s", err);
+  fmm_io io = {.n_src = n, .src_pos = pos, .src_str = str, .n_tgt = n, .tgt_pos = pos, .vel = v1, .grad = g1};
+  fmm_stats s0, s1, s2;
+  CHECK(fmm_evaluate(c0, &io, &s0, err, sizeof err) == 0, "leaf-size rule: %s", err);
+  CHECK(s0.levels == 3, "leaf-size rule on 30000 uniform points: level %d, expected 3 (mean occupancy 58.6)", s0.levels);
+  CHECK(fmm_evaluate(c1, &io, &s1, err, sizeof err) == 0, "cost rule: %s", err);
+  CHECK(s1.levels >= 2 && s1.levels <= 4 && !s1.level_capped, "cost rule level %d outside the candidates 2..4", s1.levels);
+  prm.level_rule = 0, prm.levels = s1.levels;
+  fmm_ctx *c2 = fmm_create(&prm, err, sizeof err);
+  CHECK(c2, "create: %s", err);
+  io.vel = v2, io.grad = g2;
+  CHECK(fmm_evaluate(c2, &io, &s2, err, sizeof err) == 0, "forced: %s", err);
+  CHECK(memcmp(v1, v2, 3 * (size_t)n * sizeof(double)) == 0 && memcmp(g1, g2, 9 * (size_t)n * sizeof(double)) == 0,
+        "the cost rule's result differs from forcing its level %d", s1.levels);
+  double t[FMM_COST_PHASES];
+  const double tp = fmm_cost_predict(c1, &io, s1.levels, t, err, sizeof err);
+  CHECK(tp > 0 && isfinite(tp), "prediction: %s", err);
+  fmm_cost_units w;
+  CHECK(fmm_cost_work(c1, &io, s1.levels, &w, err, sizeof err) == 0 && (long long)w.m2l == s1.n_m2l,
+        "predicted M2L work %.0f, performed %lld", w.m2l, s1.n_m2l);
+  CHECK((long long)(w.p2p_grad + w.p2p_vel + 0.5) == s1.n_p2p, "predicted pairs %.0f, performed %lld", w.p2p_grad + w.p2p_vel,
+        s1.n_p2p);
+  printf("engine: leaf-size level %d (%.1f ms), cost-model level %d (%.1f ms, predicted %.1f): ok\n", s0.levels, s0.t_total,
+         s1.levels, s1.t_total, tp);
+  if (had_double) fmm_cost_set(VX_BACKEND_CPU, VX_DOUBLE, &ud);
+  fmm_destroy(c0), fmm_destroy(c1), fmm_destroy(c2);
+  free(pos), free(str), free(v1), free(v2), free(g1), free(g2);
+  return 0;
+}
+
+int main(void) {
+  int rc = 0;
+  rc |= test_rule();
+  rc |= test_stats();
+  rc |= test_prediction();
+  rc |= test_file();
+  rc |= test_engine();
+  if (rc || g_fail) {
+    fprintf(stderr, "test_fmm_cost: %d check(s) failed\n", g_fail);
+    return EXIT_FAILURE;
+  }
+  printf("test_fmm_cost: all checks passed\n");
+  return EXIT_SUCCESS;
+}
