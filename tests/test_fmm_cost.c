@@ -19,18 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int g_fail = 0;
-
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fprintf(stderr, "\n");                               \
-      g_fail++;                                            \
-      return 1;                                            \
-    }                                                      \
-  } while (0)
+#include "test_check.h"
 
 static double *uniform_pos(int n, uint64_t seed) {
   double *p = malloc(3 * (size_t)n * sizeof(double));

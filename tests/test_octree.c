@@ -14,18 +14,7 @@
 #include <omp.h>
 #endif
 
-static int g_fail = 0;
-
-#define CHECK(cond, ...)                                 \
-  do {                                                   \
-    if (!(cond)) {                                       \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                      \
-      fprintf(stderr, "\n");                             \
-      g_fail++;                                          \
-      return 1;                                          \
-    }                                                    \
-  } while (0)
+#include "test_check.h"
 
 /* ---------- point sets ---------- */
 
