@@ -113,12 +113,6 @@ static double deviation_radius(vx_kernel k, double tol, int gradient) {
   return hi;
 }
 
-double vx_kernel_min_width(vx_kernel k, double sigma, double tol) {
-  if (k == VX_KERNEL_SINGULAR) return 0.0;
-  if (k == VX_KERNEL_POLY) return sigma;
-  return deviation_radius(k, tol, 0) * sigma;
-}
-
 double vx_kernel_cutoff(vx_kernel k, double sigma, double tol, int gradient) {
   if (k == VX_KERNEL_SINGULAR) return 0.0;
   if (k == VX_KERNEL_POLY) return sigma; /* q = 1 from the core radius on: exact */

@@ -179,9 +179,6 @@ int vx_kernel_from_name(const char *name, vx_kernel *out);   /* 0 ok, -1 unknown
 int vx_backend_from_name(const char *name, vx_backend *out); /* cpu | cuda | auto */
 /* 1 when a CUDA device is usable (0 in a CPU-only build); its name in name (may be NULL). */
 int vx_cuda_available(char *name, size_t namelen);
-/* Smallest leaf width w for which |1 - q(w/σ)| <= tol for the kernel (0 for the singular
- * kernel; +inf where no finite width achieves it). */
-double vx_kernel_min_width(vx_kernel k, double sigma, double tol);
 /* Cut-off radius r_c: beyond it the kernel's velocity (and, with gradient set, its gradient)
  * deviates from the singular one by at most tol, relatively (docs/MATH.md §10). 0 for the singular
  * kernel, σ for poly (exact); +inf where no finite radius achieves it. */

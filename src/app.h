@@ -208,8 +208,6 @@ int app_record_frame(app *a, unsigned fbo, char *err, size_t errlen);
  * recording ended early. The GL context is current. */
 int app_record_stop(app *a);
 int app_record_active(const app *a);
-/* The signal (SIGINT, SIGTERM) that asked to stop while recording; 0 if none. */
-int app_record_interrupted(void);
 /* vortexfmm-YYYYmmdd-HHMMSS.mp4 in --png-dir or here. */
 void app_record_default_name(const app *a, char *out, size_t len);
 /* The window's part, once per frame after the scene is drawn (before the UI): act_record, a

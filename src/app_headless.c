@@ -92,7 +92,7 @@ int app_run_headless(const app_options *o) {
   rc = 0;
   long long f = 0;
   for (; f < frames; ++f) {
-    if (app_record_interrupted()) {
+    if (app_interrupted()) {
       fprintf(stderr, "vortexfmm: interrupted after %lld of %lld frames: finalizing the recording\n", f, frames);
       rc = 130;
       break;

@@ -14,7 +14,6 @@
 
 static int g_sink_failed;      /* a recorder refused a frame: said once, the rest dropped */
 static int g_window_started;   /* the window's first frame has been seen (--record starts there) */
-int app_record_interrupted(void) { return app_interrupted(); }
 int app_record_active(const app *a) { return a->rec_video || a->rec_png; }
 
 void app_record_default_name(const app *a, char *out, size_t len) {

@@ -228,7 +228,7 @@ int app_run_window(const app_options *o) {
       break;
     }
     app_record_window_frame(&a, fbw, fbh); /* the scene without the panel */
-    if (app_record_interrupted()) a.act_quit = 1;
+    if (app_interrupted()) a.act_quit = 1;
     app_ui_frame(&a, fbw, fbh, dt);
     int last = frames > 0 && a.frame >= frames;
     if (a.act_screenshot || (last && o->screenshot)) {
