@@ -12,6 +12,7 @@ void app_overrides_init(app_overrides *ov) {
   ov->tracers = ov->seed = -1;
   ov->relax = ov->remesh_h = ov->remesh_drop = ov->viscosity = ov->lcfl = -1.0;
   ov->relax_every = ov->remesh_every = -1;
+  ov->conserve = -1;
 }
 
 vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
@@ -27,6 +28,7 @@ vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
   if (ov->order >= 0) prm.order = ov->order;
   if (ov->leaf > 0) prm.leaf_size = ov->leaf;
   if (ov->direct) prm.direct = 1;
+  if (ov->conserve >= 0) prm.conserve = ov->conserve;
   prm.tracers = ov->tracers;
   if (ov->relax >= 0) prm.relax = ov->relax;
   if (ov->relax_every >= 0) prm.relax_every = ov->relax_every;

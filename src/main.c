@@ -53,6 +53,8 @@ static void usage(FILE *f) {
           "  --tracers N             total passive tracers (default: the scene's)\n"
           "  --relax F               Pedrizzetti relaxation factor in [0, 1] (scene's 'relax'; 0: off)\n"
           "  --relax-every K         steps between relaxations (scene's 'relax_every')\n"
+          "  --conserve MODE         after each relaxation and drop threshold, restore the impulse along its\n"
+          "                          direction (axial, default), W and I whole (full), or nothing (off)\n"
           "  --remesh-every K        steps between remeshings onto the lattice (scene's 'remesh_every'; 0: off)\n"
           "  --remesh-h H            lattice spacing (scene's 'remesh_h'; 0: sigma)\n"
           "  --remesh-drop E         drop lattice nodes with |alpha| < E * max|alpha| (scene's 'remesh_drop')\n"
@@ -256,7 +258,7 @@ int main(int argc, char **argv) {
                                     "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
                                     "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity",
                                     "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop",
-                                    "--viscosity", "--t-end", "--lcfl", "--vtk-dir", "--vtk-every",
+                                    "--viscosity", "--conserve", "--t-end", "--lcfl", "--vtk-dir", "--vtk-every",
                                     "--checkpoint", "--checkpoint-every", "--restart",
                                     "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
                                     "--opacity-level", "--interop", "--record", "--fps", "--png-level", NULL};
@@ -295,6 +297,12 @@ int main(int argc, char **argv) {
       vx_kernel k;
       if (vx_kernel_from_name(v, &k)) return fail_usage("bad value for --kernel: '%s' (expected singular, poly, rm, wl or gauss)", v);
       o.ov.kernel = (int)k;
+    } else if (!strcmp(a, "--conserve")) {
+      static const char *modes[] = {"axial", "full", "off"};
+      o.ov.conserve = -1;
+      for (int k = 0; k < 3; ++k)
+        if (!strcmp(v, modes[k])) o.ov.conserve = k;
+      if (o.ov.conserve < 0) return fail_usage("bad value for --conserve: '%s' (expected axial, full or off)", v);
     } else if (!strcmp(a, "--stretching")) {
       vx_stretching st;
       if (vx_stretching_from_name(v, &st))

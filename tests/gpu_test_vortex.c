@@ -1,7 +1,8 @@
 /* gpu_test_vortex.c — the CUDA half of the vortex module against its CPU twin (label gpu).
  *  1. The stage kernel and the CPU loop (both around stage_t.h) on random inputs, every stage
  *     kind and stretching scheme, double and float: |gpu - cpu| <= atol + rtol·|cpu|.
- *     The first-stage cases also relax the strengths (stage_t.h, vx_relax).
+ *  1b. The relaxation kernel and the conservative correction (conserve_gpu.cu against conserve.c):
+ *     relaxed and corrected strengths to round-off, the moments to 1e-12, W and I restored.
  *  2. The blow-up reduction: max|α|, max|∇u| and the NaN/Inf flag equal on both backends.
  *  2b. Remeshing (remesh.c vs remesh_gpu.cu) of random particles, double and float, with and
  *     without diffusion and drop: the same nodes in the same order, strengths to round-off.
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conserve.h"
 #include "diag.h"
 #include "remesh.h"
 #include "sim.h"
@@ -62,7 +64,6 @@ static void stage_case(vx_precision prec, int first, int last, int stretching) {
   memset(&a, 0, sizeof a);
   a.n_elem = ne; a.n_tot = nt; a.stretching = stretching;
   a.first = first; a.last = last; a.w = 1.0 / 3.0; a.c = 0.5; a.dt = 0.01;
-  a.relax = first ? 0.3 : 0.0;
   vx_stage_args ah = a, ad = a;
   ah.pos = h[0]; ah.alpha = h[1]; ah.pos0 = h[2]; ah.alpha0 = h[3]; ah.acc_pos = h[4]; ah.acc_alpha = h[5]; ah.vel = h[6]; ah.grad = h[7];
   ad.pos = d[0]; ad.alpha = d[1]; ad.pos0 = d[2]; ad.alpha0 = d[3]; ad.acc_pos = d[4]; ad.acc_alpha = d[5]; ad.vel = d[6]; ad.grad = d[7];
@@ -85,6 +86,63 @@ static void stage_case(vx_precision prec, int first, int last, int stretching) {
     FAIL("stage kernel (%s, first %d, last %d, stretching %d) differs from the CPU loop: %.2f x tolerance",
          prec == VX_FLOAT ? "float" : "double", first, last, stretching, worst);
   for (int k = 0; k < 8; ++k) { free(h[k]); free(g[k]); vx_device_free(d[k]); }
+}
+
+/* ---------------------------------------------------------------- 1b. relaxation + correction */
+
+/* Fill a host array of n reals with random values in [-1, 1] (+ offset) and upload a copy. */
+static void *random_twin(vx_precision prec, size_t n, double offset, void **d) {
+  size_t rs = prec == VX_FLOAT ? sizeof(float) : sizeof(double);
+  void *h = malloc(n * rs);
+  char err[256];
+  if (!h) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
+  for (size_t i = 0; i < n; ++i) {
+    double v = urand() + offset;
+    if (prec == VX_FLOAT) ((float *)h)[i] = (float)v; else ((double *)h)[i] = v;
+  }
+  if (vx_device_alloc(d, n * rs, err, sizeof err) || vx_device_upload(*d, h, n * rs, err, sizeof err)) {
+    FAIL("device setup: %s", err);
+    exit(EXIT_FAILURE);
+  }
+  return h;
+}
+
+static void relax_conserve_case(vx_precision prec) {
+  const int ne = 50021;
+  size_t rs = prec == VX_FLOAT ? sizeof(float) : sizeof(double);
+  void *dp, *da, *dg, *ds;
+  void *hp = random_twin(prec, 3 * (size_t)ne, 2.0, &dp), *ha = random_twin(prec, 3 * (size_t)ne, 0.0, &da);
+  void *hg = random_twin(prec, 9 * (size_t)ne, 0.0, &dg), *ga = malloc(3 * rs * ne);
+  char err[256];
+  double m0[VX_MOMENTS_N], md[VX_MOMENTS_N], mc[VX_MOMENTS_N], dc = 0.0, dd = 0.0;
+  if (!ga || vx_device_alloc(&ds, VX_CONSERVE_SCRATCH, err, sizeof err)) { FAIL("setup: %s", err); exit(EXIT_FAILURE); }
+  if (vx_moments(prec, 0, hp, ha, ne, NULL, m0, err, sizeof err) ||
+      vx_moments(prec, 1, dp, da, ne, ds, md, err, sizeof err)) { FAIL("moments: %s", err); return; }
+  for (int c = 0; c < VX_MOMENTS_N; ++c)
+    if (fabs(md[c] - m0[c]) > 1e-12 * (fabs(m0[c]) + m0[6])) FAIL("moment %d: device %.17g, host %.17g", c, md[c], m0[c]);
+  for (int t = 0; t < ne; ++t) {
+    if (prec == VX_FLOAT) vx_relax_f(0.3f, (const float *)hg + 9 * (size_t)t, (float *)ha + 3 * (size_t)t);
+    else vx_relax_d(0.3, (const double *)hg + 9 * (size_t)t, (double *)ha + 3 * (size_t)t);
+  }
+  if (vx_gpu_relax(prec, da, dg, ne, 0.3, err, sizeof err)) { FAIL("relax kernel: %s", err); return; }
+  if (vx_conserve(prec, 0, hp, ha, ne, NULL, m0, m0 + 3, VX_CONSERVE_FULL, &dc, err, sizeof err) ||
+      vx_conserve(prec, 1, dp, da, ne, ds, m0, m0 + 3, VX_CONSERVE_FULL, &dd, err, sizeof err) ||
+      vx_device_download(ga, da, 3 * rs * ne, err, sizeof err)) { FAIL("conserve: %s", err); return; }
+  double atol = prec == VX_FLOAT ? 1e-6 : 1e-14, worst = 0.0;
+  for (size_t i = 0; i < 3 * (size_t)ne; ++i) {
+    double c = prec == VX_FLOAT ? ((float *)ha)[i] : ((double *)ha)[i], x = prec == VX_FLOAT ? ((float *)ga)[i] : ((double *)ga)[i];
+    double e = fabs(x - c) / (atol + 10 * atol * fabs(c));
+    if (e > worst) worst = e;
+  }
+  if (worst > 1.0) FAIL("relaxed + corrected strengths (%s): device vs host %.2f x tolerance", prec == VX_FLOAT ? "float" : "double", worst);
+  if (fabs(dd - dc) > 1e-9 * dc || !(dc > 0.0)) FAIL("relaxation's impulse change: device %.6g, host %.6g", dd, dc);
+  if (vx_moments(prec, 1, dp, da, ne, ds, mc, err, sizeof err)) { FAIL("moments: %s", err); return; }
+  double tol = prec == VX_FLOAT ? 1e-5 : 1e-12; /* float: the strengths' own rounding */
+  for (int c = 0; c < 6; ++c)
+    if (fabs(mc[c] - m0[c]) > tol * m0[6]) FAIL("invariant %d after the correction: %.10g, before %.10g", c, mc[c], m0[c]);
+  printf("relaxation + correction (%s): |dI|/|I| put back %.3g, worst %.3f x tolerance\n", prec == VX_FLOAT ? "float" : "double", dc, worst);
+  free(hp); free(ha); free(hg); free(ga);
+  vx_device_free(dp); vx_device_free(da); vx_device_free(dg); vx_device_free(ds);
 }
 
 /* ---------------------------------------------------------------- 2. reduction */
@@ -273,6 +331,8 @@ int main(void) {
     }
   printf("stage kernel vs CPU loop: %s (worst %.3f x tolerance in double, %.3f x in float)\n", failures ? "FAILED" : "ok",
          stage_worst[0], stage_worst[1]);
+  relax_conserve_case(VX_DOUBLE);
+  relax_conserve_case(VX_FLOAT);
   health_case(VX_DOUBLE, 0);
   health_case(VX_DOUBLE, 1);
   health_case(VX_FLOAT, 0);

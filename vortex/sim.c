@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "conserve.h"
 #include "remesh.h"
 #include "sim_gpu.h"
 #include "stage.h"
@@ -47,6 +48,10 @@ struct vx_sim {
   long long state_id, health_id;  /* state_id changes with the particles; health_id: whose reduction is kept */
   double h_m2, h_g2;
   int h_bad;
+  /* the conservative correction after relaxation and dropping (conserve.h) */
+  void *cons;                /* backend scratch of VX_CONSERVE_SCRATCH bytes (cuda only) */
+  size_t c_cons;
+  vx_conserve_stats cstats;
 };
 
 #ifndef VX_HAVE_CUDA
@@ -57,6 +62,11 @@ int vx_gpu_sync(char *err, size_t errlen) {
 }
 int vx_gpu_stage(vx_precision prec, const vx_stage_args *a, char *err, size_t errlen) {
   (void)prec; (void)a;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
+int vx_gpu_relax(vx_precision prec, void *alpha, const void *grad, int n_elem, double f, char *err, size_t errlen) {
+  (void)prec; (void)alpha; (void)grad; (void)n_elem; (void)f;
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
@@ -247,6 +257,7 @@ void vx_sim_destroy(vx_sim *s) {
   buf_free(s, &s->vel, &s->c_vel);
   buf_free(s, &s->grad, &s->c_grad);
   buf_free(s, &s->scratch, &s->c_scratch);
+  buf_free(s, &s->cons, &s->c_cons);
   buf_free(s, (void **)&s->d_ring, &s->c_d_ring);
   vx_mem_free(&s->rj.pos_out, s->on_device);
   vx_mem_free(&s->rj.alpha_out, s->on_device);
@@ -428,6 +439,46 @@ static void stage_cpu(const vx_stage_args *a, vx_precision prec) {
   }
 }
 
+/* The moments of the elements (conserve.h): the linear invariants and the correction's weights. */
+static int element_moments(vx_sim *s, double *m, char *err, size_t errlen) {
+  if (s->on_device && buf_reserve(s, &s->cons, &s->c_cons, VX_CONSERVE_SCRATCH, err, errlen)) return -1;
+  return vx_moments(s->prm.precision, s->on_device, s->pos, s->alpha, s->n_elem, s->cons, m, err, errlen);
+}
+
+/* Bring the elements' W and I back to those of m0 (the moments before a relaxation or a drop);
+ * adds the relative impulse put back to *sum_di. */
+static int restore_invariants(vx_sim *s, const double *m0, double *sum_di, char *err, size_t errlen) {
+  double di = 0.0;
+  if (vx_conserve(s->prm.precision, s->on_device, s->pos, s->alpha, s->n_elem, s->cons, m0, m0 + 3,
+                  (vx_conserve_mode)s->prm.conserve, &di, err, errlen))
+    return -1;
+  *sum_di += di;
+  return 0;
+}
+
+/* Pedrizzetti's relaxation (stage_t.h, vx_relax) with the gradient just evaluated, then the
+ * conservative correction of what it changed in W and I (prm.conserve). */
+static int relax_strengths(vx_sim *s, char *err, size_t errlen) {
+  double m0[VX_MOMENTS_N];
+  int keep = s->prm.conserve != VX_CONSERVE_OFF;
+  if (keep && element_moments(s, m0, err, errlen)) return -1;
+  if (s->on_device) {
+    if (vx_gpu_relax(s->prm.precision, s->alpha, s->grad, s->n_elem, s->prm.relax, err, errlen)) return -1;
+  } else if (s->prm.precision == VX_FLOAT) {
+    float *a = (float *)s->alpha, f = (float)s->prm.relax;
+    const float *g = (const float *)s->grad;
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < s->n_elem; ++t) vx_relax_f(f, g + 9 * (size_t)t, a + 3 * (size_t)t);
+  } else {
+    double *a = (double *)s->alpha;
+    const double *g = (const double *)s->grad;
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < s->n_elem; ++t) vx_relax_d(s->prm.relax, g + 9 * (size_t)t, a + 3 * (size_t)t);
+  }
+  s->cstats.relaxations++;
+  return keep ? restore_invariants(s, m0, &s->cstats.di_relax, err, errlen) : 0;
+}
+
 /* An engine call failed mid-step: a blow-up when the state has gone non-finite (the octree refuses
  * such coordinates), else the engine's own failure. */
 static int step_failed(vx_sim *s, long long step, const char *where, char *err, size_t errlen) {
@@ -450,7 +501,8 @@ static int remesh_due(const vx_sim *s) {
   return s->prm.viscosity > 0.0 && s->prm.viscosity * (s->since_remesh + s->prm.dt) / (h * h) > VX_REMESH_C2_MAX;
 }
 
-/* The stages of one step: relaxation folded into the first (stage_t.h), one engine call each. */
+/* The stages of one step, one engine call each; a relaxation step relaxes the strengths after the
+ * first call (its gradient) and before the first stage update. */
 static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char *err, size_t errlen) {
   /* Butcher weights (w) and next-stage nodes (c) of the low-storage form in stage.h */
   static const double w_euler[1] = {1.0}, w_rk2[2] = {0.5, 0.5}, w_rk4[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
@@ -488,7 +540,7 @@ static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char 
     a.last = k == ns - 1;
     a.w = w[k];
     a.c = c[k];
-    a.relax = k == 0 && relax_now ? s->prm.relax : 0.0;
+    if (k == 0 && relax_now && relax_strengths(s, err, errlen)) return -1;
     if (s->on_device) {
       if (vx_gpu_stage(s->prm.precision, &a, err, errlen)) return -1;
     } else {
@@ -595,12 +647,17 @@ int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
    * current max|α|, a local spike would raise it and strip a ring's weaker nodes, and a decaying
    * (viscous) max would keep ever more of the diffusing fringe */
   j->drop_abs = s->rstats.count > 0 ? s->prm.remesh_drop * s->amax0 : 0.0;
+  /* remeshing conserves W and I to round-off (docs/MATH.md §9) except for the dropped nodes */
+  double m0[VX_MOMENTS_N];
+  int keep = s->prm.conserve != VX_CONSERVE_OFF && j->drop > 0.0;
+  if (keep && element_moments(s, m0, err, errlen)) return -1;
   int rc = s->on_device ? vx_remesh_gpu(&s->rws, j, err, errlen) : vx_remesh_cpu(&s->rws, j, err, errlen);
   if (rc) return -1;
   int n_before = s->n_elem;
   swap_buf(&s->pos, &s->c_pos, &j->pos_out);
   swap_buf(&s->alpha, &s->c_alpha, &j->alpha_out);
   if (adopt_remesh(s, err, errlen)) return -1;
+  if (keep && restore_invariants(s, m0, &s->cstats.di_drop, err, errlen)) return -1;
   s->since_remesh = 0.0;
   s->steps_since_remesh = 0;
   s->have_grad = 0;
@@ -709,6 +766,7 @@ const vx_sim_params *vx_sim_params_get(const vx_sim *s) { return &s->prm; }
 int vx_sim_n_elements(const vx_sim *s) { return s->n_elem; }
 int vx_sim_n_tracers(const vx_sim *s) { return s->n_tracer; }
 int vx_sim_n_rings(const vx_sim *s) { return s->n_rings; }
+vx_conserve_stats vx_sim_conserve_stats(const vx_sim *s) { return s->cstats; }
 const int *vx_sim_rings(const vx_sim *s) { return s->ring; }
 double vx_sim_time(const vx_sim *s) { return s->t; }
 long long vx_sim_steps_done(const vx_sim *s) { return s->steps; }

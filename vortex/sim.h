@@ -43,6 +43,9 @@ typedef struct {
   double remesh_drop;     /* after remeshing, nodes with |α| < drop·max|α| are dropped (0..0.1; max|α|
                              of the start, after the initial remeshing) */
   double viscosity;       /* kinematic viscosity ν >= 0, applied at each remeshing (needs remeshing) */
+  int conserve;           /* the correction after each relaxation and drop threshold (conserve.h,
+                             vx_conserve_mode): 0 axial (default) restores the impulse along its direction,
+                             1 full restores W = Σα and I = ½Σx×α, 2 off */
   double lcfl;            /* > 0: a step of dt is split into equal substeps so that each keeps
                              dt_sub·max|∇u| <= lcfl (at most VX_SIM_MAX_SUBSTEPS); 0: one step is one dt */
 } vx_sim_params;
@@ -95,6 +98,13 @@ typedef struct {
   double h;               /* lattice spacing in use */
   double ms;              /* its wall time */
 } vx_remesh_stats;
+
+/* What the conservative correction (conserve.h) has put back so far. */
+typedef struct {
+  long long relaxations;  /* relaxation passes so far */
+  double di_relax;        /* Σ over relaxations of |ΔI|/|I| each made (and the correction undid) */
+  double di_drop;         /* the same over the remeshings' drop thresholds */
+} vx_conserve_stats;
 
 /* Build the particles of the scene and the engine. NULL and a one-line reason on failure. */
 vx_sim *vx_sim_create(const vx_sim_params *prm, const vx_scene *scene, char *err, size_t errlen);
@@ -155,6 +165,7 @@ const vx_sim_params *vx_sim_params_get(const vx_sim *s);   /* the resolved ones 
 int vx_sim_n_elements(const vx_sim *s);
 int vx_sim_n_tracers(const vx_sim *s);
 int vx_sim_n_rings(const vx_sim *s);
+vx_conserve_stats vx_sim_conserve_stats(const vx_sim *s);
 const int *vx_sim_rings(const vx_sim *s);                  /* host, n_elements: ring of each element */
 double vx_sim_time(const vx_sim *s);
 long long vx_sim_steps_done(const vx_sim *s);

@@ -1,4 +1,4 @@
-/* sim_gpu.cu — CUDA kernels of the simulation: the Runge–Kutta stage update and the blow-up
+/* sim_gpu.cu — CUDA kernels of the simulation: the Runge–Kutta stage update, the relaxation and the blow-up
  * reduction. Each kernel is a thin loop over targets around the shared inline math of stage_t.h,
  * whose CPU twin is the OpenMP loop in sim.c; gpu_test_vortex compares the two backends.
  * Every CUDA call is checked (vx_cuda_check prints the call, file and line) and so is every launch. */
@@ -46,6 +46,25 @@ extern "C" int vx_gpu_stage(vx_precision prec, const vx_stage_args *a, char *err
   else vx_stage_kernel_d<<<g, kThreads>>>(*a);
   vx_cuda_check(cudaGetLastError());
   /* No host wait: the engine orders its work after the default stream (fmm.h, fmm_evaluate). */
+  return 0;
+}
+
+__global__ void vx_relax_kernel_d(double *alpha, const double *grad, int n, double f) {
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x)
+    vx_relax_d(f, grad + 9 * (size_t)t, alpha + 3 * (size_t)t);
+}
+__global__ void vx_relax_kernel_f(float *alpha, const float *grad, int n, float f) {
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x)
+    vx_relax_f(f, grad + 9 * (size_t)t, alpha + 3 * (size_t)t);
+}
+
+extern "C" int vx_gpu_relax(vx_precision prec, void *alpha, const void *grad, int n_elem, double f, char *err,
+                            size_t errlen) {
+  if (n_elem <= 0) return 0;
+  int g = grid_for(n_elem);
+  if (prec == VX_FLOAT) vx_relax_kernel_f<<<g, kThreads>>>((float *)alpha, (const float *)grad, n_elem, (float)f);
+  else vx_relax_kernel_d<<<g, kThreads>>>((double *)alpha, (const double *)grad, n_elem, f);
+  vx_cuda_check(cudaGetLastError());
   return 0;
 }
 

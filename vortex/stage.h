@@ -28,7 +28,6 @@ typedef struct {
   int stretching;             /* vx_stretching: 0 classical, 1 transpose, 2 none */
   int first, last;
   double w, c, dt;
-  double relax;               /* > 0 on the first stage of a relaxation step: α relaxed first (stage_t.h) */
 } vx_stage_args;
 
 /* Non-finite test without isfinite() (a macro in C, a function in C++): NaN fails every comparison. */

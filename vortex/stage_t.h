@@ -68,8 +68,6 @@ VX_HD static inline void VXF(vx_stage_target)(const vx_stage_args *A, int t) {
   if (t < A->n_elem) {
     vx_real *al = (vx_real *)A->alpha, *al0 = (vx_real *)A->alpha0, *acca = (vx_real *)A->acc_alpha;
     vx_real s[3];
-    if (A->first && A->relax > 0.0) /* the step starts from the relaxed strengths */
-      VXF(vx_relax)((vx_real)A->relax, (const vx_real *)A->grad + 9 * (size_t)t, al + 3 * (size_t)t);
     /* the strength at the evaluation point: read before it is overwritten below */
     VXF(vx_stretch)(A->stretching, (const vx_real *)A->grad + 9 * (size_t)t, al + 3 * (size_t)t, s);
     for (int c = 0; c < 3; ++c) {
