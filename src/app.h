@@ -28,7 +28,7 @@ typedef struct {
   double dt, sigma;                                       /* <= 0: the scene's */
   int order, leaf;                                        /* -1: the scene's */
   int direct;                                             /* 1: direct summation */
-  int conserve;                                           /* -1: axial; vx_conserve_mode (conserve.h) */
+  int conserve;                                           /* -1: the scene's; vx_conserve_mode (conserve.h) */
   long long tracers, seed;                                /* -1: the scene's */
   /* long-run control (-1: the scene's) */
   double relax, remesh_h, remesh_drop, viscosity, lcfl;

@@ -96,6 +96,7 @@ static int check_overrides(const app_overrides *ov, const vx_sim *s, const vx_ck
       {"--remesh-drop", ov->remesh_drop >= 0, ov->remesh_drop, p->remesh_drop},
       {"--viscosity", ov->viscosity >= 0, ov->viscosity, p->viscosity},
       {"--lcfl", ov->lcfl >= 0, ov->lcfl, p->lcfl},
+      {"--conserve", ov->conserve >= 0, ov->conserve, p->conserve},
   };
   for (size_t i = 0; i < sizeof num / sizeof num[0]; ++i) {
     if (!num[i].given || num[i].value == num[i].saved) continue;
@@ -121,6 +122,7 @@ static void scene_of(const vx_sim *s, const vx_ckpt_meta *m, vx_scene *sc) {
   sc->backend = p->backend, sc->precision = p->precision;
   sc->relax = p->relax, sc->relax_every = p->relax_every, sc->remesh_every = p->remesh_every;
   sc->remesh_h = p->remesh_h, sc->remesh_drop = p->remesh_drop, sc->viscosity = p->viscosity, sc->lcfl = p->lcfl;
+  sc->conserve = p->conserve;
 }
 
 int app_ckpt_restart(const char *file, const app_overrides *ov, vx_sim **sim, vx_scene *sc, char *err, size_t errlen) {

@@ -573,6 +573,7 @@ static void scene_from_settings(const app *a, vx_scene *sc) {
   sc->relax = s->relax, sc->relax_every = s->relax_every, sc->lcfl = s->lcfl;
   sc->remesh_every = s->remesh_every, sc->remesh_h = s->remesh_h, sc->remesh_drop = s->remesh_drop;
   sc->viscosity = s->viscosity;
+  if (a->sim) sc->conserve = vx_sim_params_get(a->sim)->conserve; /* the scene's or --conserve */
   vx_scene_set_tracers(sc, s->tracers);
 }
 

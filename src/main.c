@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "conserve.h"
 #include "scene.h"
 #include "sim.h"
 #include "version.h"
@@ -53,8 +54,8 @@ static void usage(FILE *f) {
           "  --tracers N             total passive tracers (default: the scene's)\n"
           "  --relax F               Pedrizzetti relaxation factor in [0, 1] (scene's 'relax'; 0: off)\n"
           "  --relax-every K         steps between relaxations (scene's 'relax_every')\n"
-          "  --conserve MODE         after each relaxation and drop threshold, restore the impulse along its\n"
-          "                          direction (axial, default), W and I whole (full), or nothing (off)\n"
+          "  --conserve MODE         after each relaxation and drop threshold, restore nothing (off), the impulse\n"
+          "                          along its direction (axial) or W and I whole (full) (scene's 'conserve')\n"
           "  --remesh-every K        steps between remeshings onto the lattice (scene's 'remesh_every'; 0: off)\n"
           "  --remesh-h H            lattice spacing (scene's 'remesh_h'; 0: sigma)\n"
           "  --remesh-drop E         drop lattice nodes with |alpha| < E * max|alpha| (scene's 'remesh_drop')\n"
@@ -298,11 +299,8 @@ int main(int argc, char **argv) {
       if (vx_kernel_from_name(v, &k)) return fail_usage("bad value for --kernel: '%s' (expected singular, poly, rm, wl or gauss)", v);
       o.ov.kernel = (int)k;
     } else if (!strcmp(a, "--conserve")) {
-      static const char *modes[] = {"axial", "full", "off"};
-      o.ov.conserve = -1;
-      for (int k = 0; k < 3; ++k)
-        if (!strcmp(v, modes[k])) o.ov.conserve = k;
-      if (o.ov.conserve < 0) return fail_usage("bad value for --conserve: '%s' (expected axial, full or off)", v);
+      if (vx_conserve_from_name(v, &o.ov.conserve))
+        return fail_usage("bad value for --conserve: '%s' (expected off, axial or full)", v);
     } else if (!strcmp(a, "--stretching")) {
       vx_stretching st;
       if (vx_stretching_from_name(v, &st))

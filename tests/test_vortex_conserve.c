@@ -110,7 +110,6 @@ static vx_sim *ring_sim(double relax, double drop, vx_conserve_mode mode, char *
 
 /* |ΔI|/|I|, its component along I and |ΔW|/Σ|α| across one vx_sim_remesh call after 5 steps. */
 static int remesh_jump(double drop, vx_conserve_mode mode, double *di, double *dia, double *dw) {
-  static const char *names[] = {"axial", "full", "off"};
   char err[256];
   vx_sim *s = ring_sim(0.3, drop, mode, err, sizeof err);
   if (!s) { FAIL("sim: %s", err); return -1; }
@@ -126,7 +125,7 @@ static int remesh_jump(double drop, vx_conserve_mode mode, double *di, double *d
   *di = sqrt(a2) / i0, *dw = sqrt(b2) / d0.sum_abs_alpha;
   *dia = fabs((d1.I[0] - d0.I[0]) * d0.I[0] + (d1.I[1] - d0.I[1]) * d0.I[1] + (d1.I[2] - d0.I[2]) * d0.I[2]) / (i0 * i0);
   printf("remeshing with drop %g, correction %s: %d -> %d elements, |dI|/|I| %.3g (along I %.3g), |dW|/sum|alpha| %.3g\n",
-         drop, names[mode], d0.n_elem, d1.n_elem, *di, *dia, *dw);
+         drop, vx_conserve_name(mode), d0.n_elem, d1.n_elem, *di, *dia, *dw);
   vx_sim_destroy(s);
   return 0;
 }

@@ -65,8 +65,10 @@ static double get_f64(ck_in *r) {
 /* ------------------------------------------------------------------ the records */
 
 /* Bytes of the payload before the particle arrays (meta, parameters, state, counts). */
-#define CK_FIXED_BYTES (64 + 3 * 8 + (5 * 4 + 2 * 8 + 3 * 4 + 8 + 8 + 2 * 4 + 4 * 8) + (8 + 8 + 4 + 8 + 4 + 2 * 8) + \
-                        (8 + 3 * 4 + 3 * 8) + 2 * 4)
+#define CK_FIXED_BYTES_V1 (64 + 3 * 8 + (5 * 4 + 2 * 8 + 3 * 4 + 8 + 8 + 2 * 4 + 4 * 8) + (8 + 8 + 4 + 8 + 4 + 2 * 8) + \
+                           (8 + 3 * 4 + 3 * 8) + 2 * 4)
+/* version 2 adds vx_sim_params.conserve (i32); version 1 files load with it off */
+#define CK_FIXED_BYTES(version) (CK_FIXED_BYTES_V1 + ((version) >= 2 ? 4 : 0))
 
 static void put_meta(ck_out *o, const vx_ckpt_meta *m) {
   memset(o->p + o->n, 0, 64);
@@ -96,8 +98,9 @@ static void put_params(ck_out *o, const vx_sim_params *p) {
   put_f64(o, p->relax);
   put_i32(o, p->relax_every), put_i32(o, p->remesh_every);
   put_f64(o, p->remesh_h), put_f64(o, p->remesh_drop), put_f64(o, p->viscosity), put_f64(o, p->lcfl);
+  put_i32(o, p->conserve);
 }
-static void get_params(ck_in *r, vx_sim_params *p) {
+static void get_params(ck_in *r, vx_sim_params *p, uint32_t version) {
   memset(p, 0, sizeof *p);
   p->backend = (vx_backend)get_i32(r), p->precision = (vx_precision)get_i32(r), p->order = get_i32(r);
   p->leaf_size = get_i32(r);
@@ -108,6 +111,7 @@ static void get_params(ck_in *r, vx_sim_params *p) {
   p->relax = get_f64(r);
   p->relax_every = get_i32(r), p->remesh_every = get_i32(r);
   p->remesh_h = get_f64(r), p->remesh_drop = get_f64(r), p->viscosity = get_f64(r), p->lcfl = get_f64(r);
+  if (version >= 2) p->conserve = get_i32(r);
 }
 
 static void put_state(ck_out *o, const vx_sim_state *s) {
@@ -154,7 +158,7 @@ static int encode(vx_sim *s, const vx_ckpt_meta *meta, ck_out *o, char *err, siz
   int ne = vx_sim_n_elements(s), nt = vx_sim_n_tracers(s);
   double *h = host_particles(s, err, errlen);
   if (!h) return -1;
-  o->cap = VX_CKPT_HEADER_BYTES + CK_FIXED_BYTES + particle_bytes(ne, nt);
+  o->cap = VX_CKPT_HEADER_BYTES + CK_FIXED_BYTES(VX_CKPT_VERSION) + particle_bytes(ne, nt);
   o->p = malloc(o->cap);
   o->n = VX_CKPT_HEADER_BYTES;
   if (!o->p) { free(h); snprintf(err, errlen, "out of host memory for a checkpoint"); return -1; }
@@ -213,7 +217,8 @@ static int read_whole(const char *path, unsigned char **buf, size_t *n, char *er
 }
 
 /* Magic, version, size and checksum. 0 with the payload's size in *payload, or -1 with err. */
-static int check_header(const char *path, const unsigned char *b, size_t n, size_t *payload, char *err, size_t errlen) {
+static int check_header(const char *path, const unsigned char *b, size_t n, size_t *payload, uint32_t *ver, char *err,
+                        size_t errlen) {
   if (n < VX_CKPT_HEADER_BYTES) {
     snprintf(err, errlen, "checkpoint %s: truncated (expected at least %d bytes, found %zu)", path, VX_CKPT_HEADER_BYTES, n);
     return -1;
@@ -223,8 +228,9 @@ static int check_header(const char *path, const unsigned char *b, size_t n, size
   uint32_t version = get_u32(&r);
   (void)get_u32(&r);
   uint64_t pl = get_le(&r, 8), sum = get_le(&r, 8);
-  if (version != VX_CKPT_VERSION) {
-    snprintf(err, errlen, "checkpoint %s: format version %u, this program reads version %u", path, version, VX_CKPT_VERSION);
+  if (version < 1 || version > VX_CKPT_VERSION) {
+    snprintf(err, errlen, "checkpoint %s: format version %u, this program reads versions 1 to %u", path, version,
+             VX_CKPT_VERSION);
     return -1;
   }
   if (pl > (uint64_t)n || VX_CKPT_HEADER_BYTES + pl > (uint64_t)n) {
@@ -244,21 +250,23 @@ static int check_header(const char *path, const unsigned char *b, size_t n, size
     return -1;
   }
   *payload = (size_t)pl;
+  *ver = version;
   return 0;
 }
 
 /* The payload's counts and enums, before anything is built from them. 0, or -1 with err. */
-static int check_payload(const char *path, const ck_in *r, const vx_sim_params *p, int ne, int nt, char *err, size_t errlen) {
-  if (r->short_read || r->at != CK_FIXED_BYTES) {
+static int check_payload(const char *path, const ck_in *r, uint32_t version, const vx_sim_params *p, int ne, int nt,
+                         char *err, size_t errlen) {
+  if (r->short_read || r->at != CK_FIXED_BYTES(version)) {
     snprintf(err, errlen, "checkpoint %s: payload of %zu bytes is shorter than its fixed part (%d bytes)", path, r->n,
-             (int)CK_FIXED_BYTES);
+             (int)CK_FIXED_BYTES(version));
     return -1;
   }
   if (ne < 0 || nt < 0 || (long long)ne + nt > CK_MAX_PARTICLES) {
     snprintf(err, errlen, "checkpoint %s: absurd particle counts (%d elements, %d tracers)", path, ne, nt);
     return -1;
   }
-  size_t want = CK_FIXED_BYTES + particle_bytes(ne, nt);
+  size_t want = CK_FIXED_BYTES(version) + particle_bytes(ne, nt);
   if (r->n != want) {
     snprintf(err, errlen, "checkpoint %s: payload of %zu bytes does not match %d elements and %d tracers (%zu bytes)", path,
              r->n, ne, nt, want);
@@ -268,20 +276,25 @@ static int check_payload(const char *path, const ck_in *r, const vx_sim_params *
     snprintf(err, errlen, "checkpoint %s: unknown backend %d or precision %d", path, (int)p->backend, (int)p->precision);
     return -1;
   }
+  if (p->conserve < 0 || p->conserve > 2) {
+    snprintf(err, errlen, "checkpoint %s: unknown conservation mode %d", path, p->conserve);
+    return -1;
+  }
   return 0;
 }
 
 /* Build the simulation from a checked payload. */
-static vx_sim *decode(const char *path, const unsigned char *pl, size_t n, vx_ckpt_meta *meta, char *err, size_t errlen) {
+static vx_sim *decode(const char *path, const unsigned char *pl, size_t n, uint32_t version, vx_ckpt_meta *meta, char *err,
+                      size_t errlen) {
   ck_in r = {pl, n, 0, 0};
   vx_ckpt_meta m;
   vx_sim_params prm;
   vx_sim_state st;
   get_meta(&r, &m);
-  get_params(&r, &prm);
+  get_params(&r, &prm, version);
   get_state(&r, &st);
   int ne = get_i32(&r), nt = get_i32(&r);
-  if (check_payload(path, &r, &prm, ne, nt, err, errlen)) return NULL;
+  if (check_payload(path, &r, version, &prm, ne, nt, err, errlen)) return NULL;
   size_t nf = 3 * ((size_t)ne + (size_t)nt) + 3 * (size_t)ne;
   double *h = malloc(sizeof(double) * nf + 1);
   int *ring = malloc(sizeof(int) * ((size_t)ne + 1));
@@ -304,8 +317,9 @@ static vx_sim *decode(const char *path, const unsigned char *pl, size_t n, vx_ck
 vx_sim *vx_ckpt_load_mem(const void *data, size_t n, const char *name, vx_ckpt_meta *meta, char *err, size_t errlen) {
   const unsigned char *b = data;
   size_t payload = 0;
-  if (check_header(name, b, n, &payload, err, errlen)) return NULL;
-  return decode(name, b + VX_CKPT_HEADER_BYTES, payload, meta, err, errlen);
+  uint32_t version = 0;
+  if (check_header(name, b, n, &payload, &version, err, errlen)) return NULL;
+  return decode(name, b + VX_CKPT_HEADER_BYTES, payload, version, meta, err, errlen);
 }
 
 vx_sim *vx_ckpt_load(const char *path, vx_ckpt_meta *meta, char *err, size_t errlen) {

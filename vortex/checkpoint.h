@@ -2,7 +2,7 @@
  * after a restart (same build, same backend, same thread count).
  *
  * The file, every number little-endian and fixed-width (f64: IEEE 754 binary64):
- *   header, 32 bytes: magic "VXFMMCKP", u32 format version (VX_CKPT_VERSION), u32 0,
+ *   header, 32 bytes: magic "VXFMMCKP", u32 format version (VX_CKPT_VERSION; 1 is read too), u32 0,
  *                     u64 payload bytes, u64 FNV-1a 64 of the payload
  *   payload:          the scene's name (64 bytes, NUL-padded) and seed, the run's steps and diag_every;
  *                     every vx_sim_params field but verbose; the vx_sim_state counters;
@@ -24,7 +24,7 @@
 VX_EXTERN_C_BEGIN
 
 #define VX_CKPT_MAGIC "VXFMMCKP"
-#define VX_CKPT_VERSION 1u
+#define VX_CKPT_VERSION 2u
 #define VX_CKPT_HEADER_BYTES 32
 
 /* What the checkpoint keeps of the run around the simulation. */

@@ -47,10 +47,20 @@ static int solve3(const double J[3][3], const double *b, double *mu) {
   return 0;
 }
 
-/* The axial mode: μ along n = I0/|I0| only, λ = 0. */
-static int solve_axial(const double J[3][3], const double *m, const double *I0, double *coef) {
+const char *vx_conserve_name(int mode) {
+  return mode == VX_CONSERVE_AXIAL ? "axial" : mode == VX_CONSERVE_FULL ? "full" : "off";
+}
+
+int vx_conserve_from_name(const char *name, int *mode) {
+  for (int k = VX_CONSERVE_OFF; k <= VX_CONSERVE_FULL; ++k)
+    if (!strcmp(name, vx_conserve_name(k))) { *mode = k; return 0; }
+  return -1;
+}
+
+/* The axial mode: μ along n = I0/|I0| only, λ = 0. s0: Σ|α|; tr: tr(J)/2 = Σ|α||r|². */
+static int solve_axial(const double J[3][3], const double *m, const double *I0, double s0, double tr, double *coef) {
   double i2 = I0[0] * I0[0] + I0[1] * I0[1] + I0[2] * I0[2];
-  if (!(i2 > 0.0)) return 1;
+  if (!(i2 > 1e-12 * 0.25 * s0 * tr)) return 1; /* |I0| < 1e-6 · ½ s0 L, L² = tr/s0 */
   double n[3] = {I0[0] / sqrt(i2), I0[1] / sqrt(i2), I0[2] / sqrt(i2)}, nJn = 0.0, di = 0.0;
   for (int i = 0; i < 3; ++i) {
     di += (I0[i] - m[3 + i]) * n[i];
@@ -75,7 +85,7 @@ int vx_conserve_solve(const double *m, const double *W0, const double *I0, vx_co
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) J[i][j] = (i == j ? tr : 0.0) - C[i][j];
   if (mode == VX_CONSERVE_AXIAL) {
-    if (solve_axial((const double(*)[3])J, m, I0, coef)) return 1;
+    if (solve_axial((const double(*)[3])J, m, I0, s0, tr, coef)) return 1;
     for (int i = 0; i < 3; ++i) coef[6 + i] = c[i];
     return 0;
   }

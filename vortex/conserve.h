@@ -9,7 +9,7 @@
  *   μ = 2 J⁻¹ (ΔI − ½ c×ΔW),   J = Σ|α_k| (|r_k|² 1 − r_k r_kᵀ),  r_k = x_k − c
  *
  * (the Lagrange conditions; J is the |α|-weighted inertia tensor about c). That is the full mode.
- * The default, axial mode, restores only the impulse along I0's direction n, the one a ring system
+ * The axial mode restores only the impulse along I0's direction n, the one a ring system
  * loses steadily (the weak fringe a drop threshold removes turns with the rings): λ = 0 and
  * μ = 2 (ΔI·n) n / (nᵀJn), so δα = |α| μ n×r is a circulation about the axis through c, solenoidal
  * wherever α is; the full mode's λ and transverse μ add strength across the vortex lines, which the
@@ -37,11 +37,15 @@ VX_EXTERN_C_BEGIN
 int vx_moments(vx_precision prec, int on_device, const void *pos, const void *alpha, int n, void *d_scratch,
                double *m, char *err, size_t errlen);
 /* Which invariants the correction restores (vx_sim_params.conserve). */
-typedef enum { VX_CONSERVE_AXIAL = 0, VX_CONSERVE_FULL = 1, VX_CONSERVE_OFF = 2 } vx_conserve_mode;
+typedef enum { VX_CONSERVE_OFF = 0, VX_CONSERVE_AXIAL = 1, VX_CONSERVE_FULL = 2 } vx_conserve_mode;
+/* "off", "axial", "full"; and back (0, or -1 for an unknown name). */
+const char *vx_conserve_name(int mode);
+int vx_conserve_from_name(const char *name, int *mode);
 
 /* The correction's coefficients coef = λ[3], μ[3], c[3] that bring the moments m to the invariants
  * W0 (3), I0 (3) (full) or to I0's component along I0 (axial). 0; 1 when no correction is possible
- * (no strength, I0 = 0 in the axial mode, or J singular: the elements on a line), coef then zero. */
+ * (no strength; in the axial mode an impulse below 1e-6 of ½Σ|α|·L, L the rms distance from c — the
+ * head-on rings' I0 = 0 has no direction; J singular: the elements on a line), coef then zero. */
 int vx_conserve_solve(const double *m, const double *W0, const double *I0, vx_conserve_mode mode, double *coef);
 /* Add the correction to the strengths of n elements. 0, or -1 with err. */
 int vx_conserve_apply(vx_precision prec, int on_device, const void *pos, void *alpha, int n, const double *coef,

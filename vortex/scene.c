@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L /* access, fileno */
 
 #include "scene.h"
+#include "conserve.h"
 
 #include <errno.h>
 #include <float.h>
@@ -160,7 +161,7 @@ static char *trim(char *s) {
 static const char *global_keys[] = {"name", "kernel", "sigma", "sigma_factor", "dt", "integrator", "stretching",
                                     "order", "leaf_size", "solver", "backend", "precision", "steps", "diag_every",
                                     "seed", "relax", "relax_every", "remesh_every", "remesh_h", "remesh_drop",
-                                    "viscosity", "lcfl", NULL};
+                                    "viscosity", "lcfl", "conserve", NULL};
 static const char *ring_keys[] = {"circulation", "radius", "core", "profile", "core_extent", "n_around", "layers",
                                   "layer_points", "centre", "axis", "phase", "perturb_amp", "perturb_mode", "tracers",
                                   "tracer_spread", NULL};
@@ -208,6 +209,8 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
   if (!strcmp(k, "remesh_drop")) return get_range(c, k, v, 0.0, 0.1, &s->remesh_drop);
   if (!strcmp(k, "viscosity")) return get_range(c, k, v, 0.0, 1e3, &s->viscosity);
   if (!strcmp(k, "lcfl")) return get_range(c, k, v, 0.0, 10.0, &s->lcfl);
+  if (!strcmp(k, "conserve"))
+    return vx_conserve_from_name(v, &s->conserve) ? bad(c, k, v, "expected off, axial or full") : 0;
   if (!strcmp(k, "seed")) {
     char *end;
     errno = 0;

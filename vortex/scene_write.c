@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "conserve.h"
 #include "version.h"
 
 /* The name as a value: '#' would start a comment and a line break end the line; both become '_'. */
@@ -38,6 +39,7 @@ static void put_globals(FILE *f, const vx_scene *s) {
   fprintf(f, "backend = %s\nprecision = %s\n", vx_backend_name(s->backend), vx_precision_name(s->precision));
   fprintf(f, "steps = %d\ndiag_every = %d\nseed = %llu\n", s->steps, s->diag_every, (unsigned long long)s->seed);
   fprintf(f, "relax = %.17g\nrelax_every = %d\nlcfl = %.17g\n", s->relax, s->relax_every, s->lcfl);
+  fprintf(f, "conserve = %s\n", vx_conserve_name(s->conserve));
   fprintf(f, "remesh_every = %d\nremesh_h = %.17g\nremesh_drop = %.17g\nviscosity = %.17g\n", s->remesh_every, s->remesh_h,
           s->remesh_drop, s->viscosity);
 }

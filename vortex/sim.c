@@ -178,6 +178,7 @@ vx_sim_params vx_sim_params_from_scene(const vx_scene *sc) {
   p.remesh_drop = sc->remesh_drop;
   p.viscosity = sc->viscosity;
   p.lcfl = sc->lcfl;
+  p.conserve = sc->conserve;
   return p;
 }
 

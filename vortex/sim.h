@@ -44,8 +44,8 @@ typedef struct {
                              of the start, after the initial remeshing) */
   double viscosity;       /* kinematic viscosity ν >= 0, applied at each remeshing (needs remeshing) */
   int conserve;           /* the correction after each relaxation and drop threshold (conserve.h,
-                             vx_conserve_mode): 0 axial (default) restores the impulse along its direction,
-                             1 full restores W = Σα and I = ½Σx×α, 2 off */
+                             vx_conserve_mode): 0 off, 1 axial restores the impulse along its direction,
+                             2 full restores W = Σα and I = ½Σx×α */
   double lcfl;            /* > 0: a step of dt is split into equal substeps so that each keeps
                              dt_sub·max|∇u| <= lcfl (at most VX_SIM_MAX_SUBSTEPS); 0: one step is one dt */
 } vx_sim_params;
