@@ -1,7 +1,8 @@
 /* app.h — the vortexfmm program around the simulation (vortex/) and the renderer (render/):
  *   app_params.c    scene values overridden by the command line (batch mode uses it too)
  *   app_core.c      the simulation's life (scene, reset, engine rebuilt with the state kept),
- *                   settings applied live, the frame's steps, accuracy probe, hand-off to the renderer
+ *                   settings applied live, the frame's steps, the accuracy readout's requests
+ *                   (vortex/accuracy.h), hand-off to the renderer
  *   app_window.c    the GLFW window: context, input (orbit / pan / zoom, shortcuts), frame loop
  *   app_headless.c  EGL frames into PNG files (--headless --frames N)
  *   app_record.c    recording: a video (--record, or M in the window) and --png-dir frames
@@ -12,6 +13,7 @@
 #define VX_APP_H
 
 #include <stddef.h>
+#include "accuracy.h"
 #include "scene.h"
 #include "sim.h"
 
@@ -72,6 +74,7 @@ typedef struct {
   long long vtk_every;        /* <= 0: the diagnostics interval */
   const char *checkpoint;     /* app_checkpoint.h */
   long long checkpoint_every;
+  long long accuracy_every;   /* > 0: the accuracy readout (vortex/accuracy.h) every K steps, diag columns */
 } app_batch_options;
 /* Run it; the exit code as main.c documents (0, 1, 2, 3 blow-up, 130 interrupted). */
 int app_run_batch(const app_batch_options *o);
@@ -157,15 +160,15 @@ typedef struct app {
   double message_until;
   char pending[256];        /* settings that wait for a reset */
   /* HUD: last frame's numbers (ms) and smoothed rates */
-  double fps, ms_frame, ms_tree, ms_far, ms_near, ms_integrate, ms_remesh, ms_step, ms_render, ms_gpu, ms_probe, ms_upload;
+  double fps, ms_frame, ms_tree, ms_far, ms_near, ms_integrate, ms_remesh, ms_step, ms_render, ms_gpu, ms_probe, ms_upload; /* ms_probe: the readout's capture */
   int steps_last;           /* steps in the last frame */
   int levels;               /* octree level of the last evaluation */
-  /* accuracy probe: FMM vs direct summation at a sample of elements */
-  void *probe_fmm, *probe_ref;  /* fmm_ctx* */
-  double acc_err, acc_max;      /* relative L2 error and max error / rms over the sample; < 0: none */
-  int acc_n;
-  double acc_wall;              /* when it last ran (s) */
-  long long acc_state;          /* state_version it measured */
+  /* live accuracy readout (vortex/accuracy.h): a step's own evaluation against direct summation */
+  vx_accuracy *acc;
+  vx_acc_result acc_res;        /* the last figure (acc_have) */
+  int acc_have;
+  long long acc_steps_offset;   /* steps_offset when it was requested (its step across rebuilds) */
+  double acc_wall;              /* when the last capture was requested (app_now) */
   int cuda_ok;              /* a CUDA device is usable (the backend choice offers cuda) */
   char gpu_name[128], gl_desc[256], platform[160];
   long long frame;

@@ -2,7 +2,8 @@
  *   vortexfmm --headless --scene leapfrog --steps 2000 --diag leapfrog.csv
  * The run in named steps: the simulation (a scene, or a checkpoint to continue), the outputs
  * (diagnostics CSV grown under a temporary name, VTK series, checkpoints), the step loop (blow-up,
- * Ctrl-C, progress) and the closing report (medians of the step's phases). Exit codes as main.c
+ * Ctrl-C, progress, the accuracy readout every --accuracy-every steps) and the closing report
+ * (medians of the step's phases and of the readout's costs). Exit codes as main.c
  * documents. */
 #define _POSIX_C_SOURCE 200809L /* readlink */
 
@@ -23,6 +24,7 @@
 #define VX_ASSETS_DIR "assets"
 #endif
 #define STEP_WARMUP 2 /* steps left out of the closing timing medians */
+#define ACC_SEED 0x5eed /* the accuracy readout's sample seed (the window's too: app_core.c) */
 
 /* per-step phase times kept for the closing medians */
 enum { ST_STEP, ST_TREE, ST_FAR, ST_NEAR, ST_INTEG, ST_P2M, ST_M2M, ST_M2L, ST_L2L, ST_L2P, ST_N };
@@ -40,6 +42,9 @@ typedef struct {
   vx_health hl;
   int levels;
   fmm_stats last_engine;
+  vx_accuracy *acc;      /* --accuracy-every: the readout, its latest figure and its costs */
+  vx_acc_result acc_res;
+  app_series acc_ms;     /* ms: capture (host), snapshot (GPU, main stream), direct sum */
 } batch;
 
 /* The run's simulation: a fresh one of o->scene (path: its file), or the one saved in o->restart
@@ -100,7 +105,8 @@ static int open_outputs(batch *b) {
   if (o->diag) {
     if (vx_afile_open(&b->dfa, o->diag, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
     vx_diag_csv_preamble(b->dfa.f, &b->sc, P, vx_sim_n_elements(b->sim), vx_sim_n_tracers(b->sim));
-    vx_diag_csv_header(b->dfa.f, vx_sim_n_rings(b->sim)); /* a write that failed (/dev/full) ends the run below */
+    /* a write that failed (/dev/full) ends the run below */
+    vx_diag_csv_header(b->dfa.f, vx_sim_n_rings(b->sim), o->accuracy_every > 0);
   }
   if (o->vtk_dir && !(b->vtk = vx_vtk_series_create(o->vtk_dir, b->sc.name, err, sizeof err))) {
     fprintf(stderr, PROG ": %s\n", err);
@@ -115,13 +121,38 @@ static int open_outputs(batch *b) {
   if (b->dfa.f && !o->restart) { /* a restarted run's rows continue after the checkpoint's step */
     vx_diag d;
     if (vx_diag_compute(b->sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+    d.acc_cols = o->accuracy_every > 0;
     vx_diag_csv_row(b->dfa.f, &d);
   }
   if (b->dfa.f && vx_afile_failed(&b->dfa)) return 1; /* the commit says why */
   if (b->vtk && vx_vtk_series_add(b->vtk, b->sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
-  if (app_series_init(&b->st, ST_N, STEP_WARMUP, b->steps - b->k0)) {
+  if (app_series_init(&b->st, ST_N, STEP_WARMUP, b->steps - b->k0) || app_series_init(&b->acc_ms, 3, 1, b->steps - b->k0)) {
     fprintf(stderr, PROG ": out of host memory for %lld step timings\n", b->st.cap);
     return 1;
+  }
+  if (o->accuracy_every > 0 && !(b->acc = vx_acc_create(VX_ACC_SAMPLE, ACC_SEED, err, sizeof err))) {
+    fprintf(stderr, PROG ": %s\n", err);
+    return 1;
+  }
+  return 0;
+}
+
+/* --accuracy-every K: before step k, arm the readout when k - 1 is a multiple of K (it captures
+ * the step's first engine call: the state after k - 1 steps). */
+static void accuracy_request(batch *b, long long k) {
+  if (b->acc && (k - 1) % b->o->accuracy_every == 0) (void)vx_acc_request(b->acc, b->sim);
+}
+
+/* After the step: its figure, waited for (no frame to stall in a batch run; the cost is reported). */
+static int accuracy_take(batch *b) {
+  char err[512];
+  vx_acc_result r;
+  int rc = b->acc ? vx_acc_poll(b->acc, 1, &r, err, sizeof err) : 0;
+  if (rc < 0) { fprintf(stderr, PROG ": accuracy readout: %s\n", err); return 1; }
+  if (rc == 1) {
+    b->acc_res = r;
+    const double v[3] = {r.ms_capture, r.ms_capture_gpu, r.ms_direct};
+    app_series_add(&b->acc_ms, v);
   }
   return 0;
 }
@@ -137,9 +168,12 @@ static int after_step(batch *b, long long k) {
   app_series_add(&b->st, v);
   b->levels = ss->levels;
   b->last_engine = ss->engine;
+  if (accuracy_take(b)) return 1;
   if (b->dfa.f && (k % b->every == 0 || k == b->steps)) {
     vx_diag d;
     if (vx_diag_compute(b->sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+    d.acc_cols = o->accuracy_every > 0;
+    d.acc = b->acc_res;
     vx_diag_csv_row(b->dfa.f, &d);
     if (vx_afile_failed(&b->dfa)) return 1; /* a full disk: stop now; the commit says why */
   }
@@ -165,6 +199,7 @@ static int step_loop(batch *b) {
               b->dfa.f ? "; diagnostics kept" : "", b->ck.path[0] ? "; checkpoint " : "", b->ck.path);
       return 130;
     }
+    accuracy_request(b, k);
     int sr = vx_sim_step(b->sim, err, sizeof err);
     if (sr == 0) sr = vx_sim_health(b->sim, &b->hl, err, sizeof err);
     if (sr) {
@@ -213,6 +248,15 @@ static void report(batch *b, double t_start) {
                  "%d source and %d target leaves%s\n",
             m[ST_P2M], m[ST_M2M], m[ST_M2L], m[ST_L2L], m[ST_L2P], b->last_engine.n_m2l, b->last_engine.n_src_leaves,
             b->last_engine.n_tgt_leaves, b->last_engine.level_capped ? " (level capped by the core size or memory)" : "");
+  const vx_acc_result *r = &b->acc_res;
+  if (b->acc && b->acc_ms.n > 0)
+    fprintf(stderr,
+            PROG ": accuracy readout (%d samples, %d with grad u), last at step %lld: u L2 %.3e p99 %.3e, grad u L2 %.3e "
+                 "p99 %.3e; cost, median of %lld after 1 warm-up: capture %.3f ms on the step's thread, snapshot %.3f ms "
+                 "on the GPU's main stream, direct sum %.3f ms %s\n",
+            r->n_u, r->n_g, r->step, r->u_l2, r->u_p99, r->g_l2, r->g_p99, b->acc_ms.n, app_series_median(&b->acc_ms, 0),
+            app_series_median(&b->acc_ms, 1), app_series_median(&b->acc_ms, 2),
+            P->backend == VX_BACKEND_CUDA ? "on the side stream" : "on a worker thread");
 }
 
 int app_run_batch(const app_batch_options *o) {
@@ -241,6 +285,8 @@ int app_run_batch(const app_batch_options *o) {
     if (!rc) report(&b, t_start);
   }
   app_series_free(&b.st);
+  app_series_free(&b.acc_ms);
+  vx_acc_destroy(b.acc);
   vx_vtk_series_destroy(b.vtk);
   if (b.dfa.f && vx_afile_commit(&b.dfa, err, sizeof err)) {
     fprintf(stderr, PROG ": %s\n", err);

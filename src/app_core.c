@@ -1,6 +1,6 @@
 /* app_core.c — the program's core, shared by the window and the headless images (app.h): scenes,
- * the simulation's life, settings applied live, the frame's steps, the accuracy probe and the
- * hand-off of particles and histogram to the renderer. No window-system code here. */
+ * the simulation's life, settings applied live, the frame's steps, the accuracy readout's
+ * requests and figures (vortex/accuracy.h) and the hand-off of particles and histogram to the renderer. No window-system code here. */
 #define _XOPEN_SOURCE 700 /* readlink, realpath, localtime_r */
 #include "app.h"
 
@@ -19,8 +19,8 @@
 #ifndef VX_ASSETS_DIR
 #define VX_ASSETS_DIR "assets"
 #endif
-#define PROBE_TARGETS 256       /* elements sampled by the accuracy probe */
-#define PROBE_PERIOD_S 2.0      /* seconds between two probes */
+#define READOUT_PERIOD_S 2.0    /* seconds between two requests of the accuracy readout */
+#define READOUT_SEED 0x5eed     /* its sample's seed (a new sample each capture) */
 #define DEFAULT_HIST_LEVEL 5    /* octree's level wanted before the first evaluation tells it */
 #define DRAWN_TRACERS 65536     /* default number of tracers drawn (paper: 2^14 of 2^18) */
 
@@ -35,6 +35,43 @@ void app_message(app *a, const char *fmt, ...) {
 
 double app_sim_time(const app *a) { return a->t_offset + (a->sim ? vx_sim_time(a->sim) : 0.0); }
 long long app_sim_steps(const app *a) { return a->steps_offset + (a->sim ? vx_sim_steps_done(a->sim) : 0); }
+
+/* ------------------------------------------------------------------ accuracy readout */
+
+/* A new simulation or engine: the figure and any capture in flight belong to the old one. */
+static void readout_drop(app *a) {
+  vx_acc_result r;
+  char e2[256];
+  if (a->acc && vx_acc_busy(a->acc)) (void)vx_acc_poll(a->acc, 1, &r, e2, sizeof e2);
+  a->acc_have = 0;
+  a->acc_wall = app_now(); /* the next request after a full period: the flow settles first */
+}
+
+/* Before the frame's steps (window and --hud only): every READOUT_PERIOD_S, the first engine call
+ * of the next step is captured (vx_acc_request), unless a capture is still in flight. */
+static void readout_request(app *a, int n_steps) {
+  if (!(a->window || a->opt.hud) || !a->acc || n_steps <= 0 || a->halt[0] || vx_acc_busy(a->acc) ||
+      app_now() - a->acc_wall < READOUT_PERIOD_S)
+    return;
+  if (vx_acc_request(a->acc, a->sim) == 0) {
+    a->acc_wall = app_now();
+    a->acc_steps_offset = a->steps_offset;
+  }
+}
+
+/* After the frame's steps: the figure, once its direct sum is done (no wait). */
+static void readout_poll(app *a) {
+  vx_acc_result r;
+  char e2[256];
+  if (!a->acc) return;
+  int rc = vx_acc_poll(a->acc, 0, &r, e2, sizeof e2);
+  if (rc < 0) app_message(a, "accuracy readout failed: %s", e2);
+  if (rc != 1) return;
+  r.step += a->acc_steps_offset;
+  a->acc_res = r;
+  a->acc_have = 1;
+  a->ms_probe = r.ms_capture;
+}
 
 /* ------------------------------------------------------------------ scenes */
 
@@ -190,7 +227,7 @@ static int start_sim(app *a, int si, const vx_scene *sc, const vx_sim_params *pr
   a->lcfl = 0.0;
   a->state_version++;
   a->levels = 0;
-  a->acc_err = a->acc_max = -1.0;
+  readout_drop(a);
   settings_from_sim(a);
   a->set.scene = si;
   if (measure_state(a, err, errlen)) return -1;
@@ -252,7 +289,7 @@ static int rebuild_sim(app *a, char *err, size_t errlen) {
   vx_sim_destroy(a->sim);
   a->sim = s;
   a->state_version++;
-  a->acc_err = a->acc_max = -1.0;
+  readout_drop(a);
   rc = 0;
 done:
   free(pos);
@@ -265,7 +302,7 @@ int app_init(app *a, const app_options *o, int window, char *err, size_t errlen)
   a->opt = *o;
   a->window = window;
   a->t_start = app_now();
-  a->acc_err = a->acc_max = -1.0;
+  if (!(a->acc = vx_acc_create(VX_ACC_SAMPLE, READOUT_SEED, err, errlen))) return 1;
   a->cuda_ok = vx_cuda_available(a->gpu_name, sizeof a->gpu_name);
   list_scenes(a);
   char ed[PATH_MAX], path[1024];
@@ -308,9 +345,8 @@ int app_gl_init(app *a, char *err, size_t errlen) {
 void app_shutdown(app *a) {
   rd_destroy(a->rd);
   a->rd = NULL;
-  fmm_destroy((fmm_ctx *)a->probe_fmm);
-  fmm_destroy((fmm_ctx *)a->probe_ref);
-  a->probe_fmm = a->probe_ref = NULL;
+  vx_acc_destroy(a->acc); /* waits for a direct sum in flight */
+  a->acc = NULL;
   vx_sim_destroy(a->sim);
   a->sim = NULL;
 }
@@ -449,113 +485,6 @@ static void apply_settings(app *a) {
   c->show_hud = s->show_hud;
   c->style = s->style;
   /* vsync is the window's business (app_window.c compares set and cur) */
-}
-
-/* ------------------------------------------------------------------ accuracy probe */
-
-/* FMM velocity at a sample of the elements, by a second engine with the simulation's settings,
- * against direct summation in double on the CPU. Independent of the simulation's engine, so it
- * leaves the simulation's histogram alone. */
-static int probe_accuracy(app *a, char *err, size_t errlen) {
-  const vx_sim_params *P = vx_sim_params_get(a->sim);
-  int ne = vx_sim_n_elements(a->sim);
-  if (ne <= 0) return 0;
-  int k = ne < PROBE_TARGETS ? ne : PROBE_TARGETS;
-  double t0 = app_now();
-  fmm_params fp = fmm_params_default();
-  fp.backend = P->backend;
-  fp.precision = P->precision;
-  fp.order = P->order;
-  fp.leaf_size = P->leaf_size > 0 ? P->leaf_size : 64;
-  fp.kernel = P->kernel;
-  fp.sigma = P->sigma;
-  fp.gradient = 0;
-  fmm_ctx *f = (fmm_ctx *)a->probe_fmm;
-  if (f && (fmm_get_params(f)->backend != fp.backend || fmm_get_params(f)->precision != fp.precision)) {
-    fmm_destroy(f);
-    f = NULL;
-  }
-  if (!f) {
-    f = fmm_create(&fp, err, errlen);
-    if (!f) return -1;
-    a->probe_fmm = f;
-  } else if (fmm_set_params(f, &fp, err, errlen)) {
-    return -1;
-  }
-  fmm_params rp = fp;
-  rp.backend = VX_BACKEND_CPU;
-  rp.precision = VX_DOUBLE;
-  fmm_ctx *ref = (fmm_ctx *)a->probe_ref;
-  if (!ref) {
-    ref = fmm_create(&rp, err, errlen);
-    if (!ref) return -1;
-    a->probe_ref = ref;
-  } else if (fmm_set_params(ref, &rp, err, errlen)) {
-    return -1;
-  }
-  size_t bytes = sizeof(double) * (6 * (size_t)ne + 9 * (size_t)k);
-  double *pos = malloc(bytes);
-  float *fl = P->precision == VX_FLOAT ? malloc(sizeof(float) * (6 * (size_t)ne + 6 * (size_t)k)) : NULL;
-  if (!pos || (P->precision == VX_FLOAT && !fl)) {
-    free(pos);
-    free(fl);
-    snprintf(err, errlen, "out of host memory");
-    return -1;
-  }
-  double *alpha = pos + 3 * (size_t)ne, *tgt = alpha + 3 * (size_t)ne, *u = tgt + 3 * (size_t)k, *uref = u + 3 * (size_t)k;
-  int rc = -1;
-  if (vx_sim_get_elements(a->sim, pos, alpha, err, errlen)) goto done;
-  for (int i = 0; i < k; ++i) {
-    long long e = (long long)i * ne / k; /* an even sample over the rings */
-    for (int c = 0; c < 3; ++c) tgt[3 * i + c] = pos[3 * e + c];
-  }
-  fmm_io io;
-  memset(&io, 0, sizeof io);
-  io.n_src = ne;
-  io.n_tgt = k;
-  if (fl) {
-    float *fp_pos = fl, *fp_alpha = fl + 3 * (size_t)ne, *fp_tgt = fp_alpha + 3 * (size_t)ne, *fp_u = fp_tgt + 3 * (size_t)k;
-    for (size_t i = 0; i < 3 * (size_t)ne; ++i) { fp_pos[i] = (float)pos[i]; fp_alpha[i] = (float)alpha[i]; }
-    for (size_t i = 0; i < 3 * (size_t)k; ++i) fp_tgt[i] = (float)tgt[i];
-    io.src_pos = fp_pos;
-    io.src_str = fp_alpha;
-    io.tgt_pos = fp_tgt;
-    io.vel = fp_u;
-    if (fmm_evaluate(f, &io, NULL, err, errlen)) goto done;
-    for (size_t i = 0; i < 3 * (size_t)k; ++i) u[i] = fp_u[i];
-  } else {
-    io.src_pos = pos;
-    io.src_str = alpha;
-    io.tgt_pos = tgt;
-    io.vel = u;
-    if (fmm_evaluate(f, &io, NULL, err, errlen)) goto done;
-  }
-  io.src_pos = pos;
-  io.src_str = alpha;
-  io.tgt_pos = tgt;
-  io.vel = uref;
-  if (fmm_direct(ref, &io, NULL, err, errlen)) goto done;
-  double num = 0.0, den = 0.0, mx = 0.0;
-  for (int i = 0; i < k; ++i) {
-    double d2 = 0.0, r2 = 0.0;
-    for (int c = 0; c < 3; ++c) {
-      double d = u[3 * i + c] - uref[3 * i + c];
-      d2 += d * d;
-      r2 += uref[3 * i + c] * uref[3 * i + c];
-    }
-    num += d2;
-    den += r2;
-    if (d2 > mx) mx = d2;
-  }
-  a->acc_err = den > 0 ? sqrt(num / den) : 0.0;
-  a->acc_max = den > 0 ? sqrt(mx / (den / k)) : 0.0;
-  a->acc_n = k;
-  rc = 0;
-done:
-  free(pos);
-  free(fl);
-  a->ms_probe = 1e3 * (app_now() - t0);
-  return rc;
 }
 
 /* ------------------------------------------------------------------ the frame */
@@ -728,16 +657,10 @@ int app_update(app *a, char *err, size_t errlen) {
   int n = a->blown_up ? 0 : (a->set.running ? a->set.steps_per_frame : (a->act_step ? 1 : 0));
   a->act_step = 0;
   a->steps_last = n;
+  readout_request(a, n);
   int rc = run_steps(a, n, err, errlen);
   if (rc) return rc;
-  /* accuracy probe (window and --hud only): every few seconds, when the state has moved */
-  if ((a->window || a->opt.hud) && !a->halt[0] && !vx_sim_params_get(a->sim)->direct && a->acc_state != a->state_version &&
-      app_now() - a->acc_wall >= PROBE_PERIOD_S) {
-    char e2[512];
-    if (probe_accuracy(a, e2, sizeof e2)) app_message(a, "accuracy probe failed: %s", e2);
-    a->acc_wall = app_now();
-    a->acc_state = a->state_version;
-  }
+  readout_poll(a);
   if (hand_to_renderer(a, err, errlen)) return -1;
   a->frame++;
   return 0;

@@ -2,7 +2,8 @@
  * Generates a point set (src/pointsets.h) whose points are both the sources and the targets,
  * evaluates the velocity (and gradient) by the FMM once to warm up and then --repeat times,
  * and reports the median of each phase time; optionally the error against direct summation at
- * sampled targets (--check), the direct-summation time (--vs-direct) and an order sweep.
+ * sampled targets (--check), the direct-summation time (--vs-direct), an order sweep and the cost
+ * of the live accuracy readout (--readout, vortex/accuracy.h).
  * Run: build/vortexfmm-bench --help */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
@@ -18,6 +19,7 @@
 #include <omp.h>
 #endif
 
+#include "accuracy.h"
 #include "fmm.h"
 #include "octree.h" /* VX_LMAX */
 #include "pointsets.h"
@@ -49,6 +51,7 @@ typedef struct {
   int repeat;
   uint64_t seed;
   int json, vs_direct, quiet;
+  int readout;             /* --readout: the accuracy readout's cost after the timed repeats */
   const char *dump;
   int level_rule;          /* fmm_params.level_rule: 0 leaf size, 1 cost model */
   int calibrate;           /* --calibrate: fit the cost model's unit costs and print a cost file */
@@ -100,6 +103,9 @@ static void print_usage(const fmm_params *d) {
          "  --vs-direct                 also time direct summation of all N targets on the same\n"
          "                              backend (--repeat times) and report the speed-up\n"
          "  --sweep-orders LIST         e.g. 4,8,12,16: one result per order in one process\n"
+         "  --readout                   the live accuracy readout's cost (vortex/accuracy.h: 512 sampled targets\n"
+         "                              against direct summation, off the main stream): --repeat captures of the\n"
+         "                              last evaluation, and evaluations timed with the readout in flight\n"
          "  --json                      one JSON object per result line instead of the table\n"
          "  --dump FILE                 CSV of every target after the last repeat (of the last order):\n"
          "                              x,y,z,ax,ay,az,ux,uy,uz,g00..g22 (g = nan with --no-gradient)\n"
@@ -252,13 +258,15 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
       parse_orders(take_value(flag, val, argc, argv, &i), o);
       sweep = 1;
     } else if (!strcmp(flag, "--no-gradient") || !strcmp(flag, "--json") || !strcmp(flag, "--vs-direct") ||
-               !strcmp(flag, "--quiet") || !strcmp(flag, "--reg-correct") || !strcmp(flag, "--calibrate")) {
+               !strcmp(flag, "--quiet") || !strcmp(flag, "--reg-correct") || !strcmp(flag, "--calibrate") ||
+               !strcmp(flag, "--readout")) {
       if (val) usage_error("%s takes no value", flag);
       if (!strcmp(flag, "--no-gradient")) o->gradient = 0;
       else if (!strcmp(flag, "--calibrate")) o->calibrate = 1;
       else if (!strcmp(flag, "--reg-correct")) o->reg_correct = 1;
       else if (!strcmp(flag, "--json")) o->json = 1;
       else if (!strcmp(flag, "--vs-direct")) o->vs_direct = 1;
+      else if (!strcmp(flag, "--readout")) o->readout = 1;
       else o->quiet = 1;
     } else {
       usage_error("unknown flag '%s' (see --help)", a);
@@ -349,6 +357,9 @@ typedef struct {
   double err_vel, err_grad, err_p99, err_max;
   int have_pred;
   double pred[FMM_COST_PHASES], pred_total; /* the cost model's ms per phase at the level run */
+  int have_ro;  /* --readout, medians (ms): capture on the host, snapshot on the main stream, direct sum off it,
+                 * an evaluation's t_total with the direct sum in flight; and the readout's figure */
+  double ro_capture, ro_snapshot, ro_direct, ro_eval, ro_u_l2, ro_g_l2;
 } run_result;
 
 #define N_PHASES 10
@@ -446,6 +457,14 @@ static void print_json(const run_info *ri, int order, const run_result *r) {
     for (int p = 0; p < FMM_COST_PHASES; p++) json_num(&j, pk[p], r->pred[p]);
     json_num(&j, "pred_total", r->pred_total);
   }
+  if (r->have_ro) {
+    json_num(&j, "readout_capture_ms", r->ro_capture);
+    json_num(&j, "readout_snapshot_ms", r->ro_snapshot);
+    json_num(&j, "readout_direct_ms", r->ro_direct);
+    json_num(&j, "t_total_with_readout", r->ro_eval);
+    json_num(&j, "readout_err_u_l2", r->ro_u_l2);
+    json_num(&j, "readout_err_gu_l2", r->ro_g_l2);
+  }
   json_int(&j, "n_m2l", r->n_m2l);
   json_int(&j, "n_p2p", r->n_p2p);
   json_int(&j, "n_corr", r->n_corr);
@@ -492,6 +511,10 @@ static void print_table_row(const run_info *ri, int order, const run_result *r) 
     for (int p = 0; p < 7; p++) printf(" %9.3f", r->pred[p]);
     printf(" %9s %10.3f  (other: %.3f)\n", "-", r->pred_total, r->pred[7]);
   }
+  if (r->have_ro)
+    printf("# readout (%d samples): capture %.3f ms on the host, snapshot %.4f ms on the main stream, direct sum %.3f ms "
+           "off it; total %.3f ms with the readout in flight (%.3f without); its figure: u L2 %.2e, grad u L2 %.2e\n",
+           VX_ACC_SAMPLE, r->ro_capture, r->ro_snapshot, r->ro_direct, r->ro_eval, r->t[7], r->ro_u_l2, r->ro_g_l2);
   fflush(stdout);
 }
 
@@ -508,6 +531,56 @@ static int write_dump(FILE *f, int n, const void *pos, const void *str, const vo
     }
   }
   return ferror(f) ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- accuracy readout */
+
+/* --readout: the live accuracy readout (vortex/accuracy.h) on io's last evaluation, as the
+ * simulation would run it (every point an element: sources = targets): on cuda the arrays go to
+ * the device first (untimed), as the simulation keeps them. --repeat captures each waited for, then
+ * --repeat evaluations each timed with a capture's direct sum in flight. Medians into r. 0, or 1. */
+static int readout_cost(const bench_opts *o, fmm_ctx *ctx, const fmm_io *io, run_result *r, double *tv) {
+  const int n = io->n_src, cuda = fmm_get_params(ctx)->backend == VX_BACKEND_CUDA, R = o->repeat;
+  const size_t es = o->precision == VX_FLOAT ? sizeof(float) : sizeof(double);
+  const void *host[4] = {io->src_pos, io->src_str, io->vel, io->grad};
+  const size_t len[4] = {3 * es * (size_t)n, 3 * es * (size_t)n, 3 * es * (size_t)n, 9 * es * (size_t)n};
+  void *dev[4] = {NULL, NULL, NULL, NULL};
+  char err[512];
+  int rc = 1;
+  double *m = xcalloc(4 * (size_t)R, sizeof(double), "readout timings");
+  vx_accuracy *a = vx_acc_create(VX_ACC_SAMPLE, o->seed, err, sizeof err);
+  if (!m || !a) goto out;
+  vx_sim_eval e = {n, n, cuda, o->precision, o->kernel, fmm_get_params(ctx)->sigma, host[0], host[1], host[2], host[3], 0, 0.0};
+  for (int k = 0; cuda && k < 4; k++)
+    if (host[k] && (vx_device_alloc(&dev[k], len[k], err, sizeof err) || vx_device_upload(dev[k], host[k], len[k], err, sizeof err)))
+      goto out;
+  if (cuda) e.pos = dev[0], e.alpha = dev[1], e.vel = dev[2], e.grad = dev[3];
+  vx_acc_result res;
+  for (int i = 0; i < R; i++) {
+    if (vx_acc_capture(a, &e, err, sizeof err) != 0 || vx_acc_poll(a, 1, &res, err, sizeof err) != 1) goto out;
+    m[i] = res.ms_capture, m[R + i] = res.ms_capture_gpu, m[2 * R + i] = res.ms_direct;
+  }
+  r->ro_u_l2 = res.u_l2, r->ro_g_l2 = res.g_l2;
+  for (int i = 0; i < R; i++) {
+    fmm_stats st;
+    if (vx_acc_capture(a, &e, err, sizeof err) != 0 || fmm_evaluate(ctx, io, &st, err, sizeof err) != 0 ||
+        vx_acc_poll(a, 1, &res, err, sizeof err) != 1)
+      goto out;
+    m[3 * R + i] = st.t_total;
+  }
+  double *col[4] = {&r->ro_capture, &r->ro_snapshot, &r->ro_direct, &r->ro_eval};
+  for (int c = 0; c < 4; c++) {
+    memcpy(tv, m + (size_t)c * R, sizeof(double) * (size_t)R);
+    *col[c] = median(tv, R);
+  }
+  r->have_ro = 1;
+  rc = 0;
+out:
+  if (rc) fprintf(stderr, PROG ": readout: %s\n", m && a ? err : "out of memory");
+  vx_acc_destroy(a);
+  for (int k = 0; k < 4; k++) vx_device_free(dev[k]);
+  free(m);
+  return rc;
 }
 
 /* ---------------------------------------------------------------- calibration */
@@ -902,6 +975,7 @@ int main(int argc, char **argv) {
       if (!res.have_pred && !o.quiet && oi == 0) fprintf(stderr, PROG ": no prediction: %s\n", perr);
     }
     if (ri.n_check > 0 && compute_errors(&res, vel, grad, is_float, idx, ri.n_check, ref_vel, ref_grad) != 0) goto done;
+    if (o.readout && readout_cost(&o, ctx, &io, &res, tv) != 0) goto done;
 
     if (o.json) print_json(&ri, order, &res);
     else print_table_row(&ri, order, &res);

@@ -14,6 +14,7 @@
 #define VX_DIAG_H
 
 #include <stdio.h>
+#include "accuracy.h"
 #include "scene.h"
 #include "sim.h"
 
@@ -33,6 +34,8 @@ typedef struct {
   double ring_R[VX_SCENE_MAX_RINGS];
   double ring_n[VX_SCENE_MAX_RINGS][3];   /* unit axis (impulse direction) of each ring */
   vx_step_stats stats;
+  int acc_cols;                           /* the accuracy readout's columns are written (vx_diag_csv_header) */
+  vx_acc_result acc;                      /* its latest figure; acc.n_u == 0: none yet (NaN columns) */
 } vx_diag;
 
 /* Diagnostics of host arrays (n elements; vel may be NULL: no energy). Rings with an index
@@ -47,7 +50,10 @@ int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t e
  * starting with '#'): program version and git commit, scene name and path, every run parameter
  * (p: the resolved ones, vx_sim_params_get), element and tracer counts. */
 void vx_diag_csv_preamble(FILE *f, const vx_scene *sc, const vx_sim_params *p, int n_elem, int n_tracers);
-void vx_diag_csv_header(FILE *f, int n_rings);
+/* The column names; accuracy: also the readout's columns (acc_step, err_u_l2, err_u_p99, err_gu_l2,
+ * err_gu_p99, ms_acc_capture, ms_acc_snapshot_gpu, ms_acc_direct: accuracy.h's vx_acc_result), which
+ * rows then carry when d->acc_cols is set. */
+void vx_diag_csv_header(FILE *f, int n_rings, int accuracy);
 void vx_diag_csv_row(FILE *f, const vx_diag *d);   /* flushes */
 
 VX_EXTERN_C_END

@@ -52,6 +52,9 @@ struct vx_sim {
   void *cons;                /* backend scratch of VX_CONSERVE_SCRATCH bytes (cuda only) */
   size_t c_cons;
   vx_conserve_stats cstats;
+  /* vx_sim_watch_next_eval: the next step's first engine call goes to watch_fn, once */
+  vx_sim_eval_fn watch_fn;
+  void *watch_user;
 };
 
 #ifndef VX_HAVE_CUDA
@@ -502,6 +505,33 @@ static int remesh_due(const vx_sim *s) {
   return s->prm.viscosity > 0.0 && s->prm.viscosity * (s->since_remesh + s->prm.dt) / (h * h) > VX_REMESH_C2_MAX;
 }
 
+void vx_sim_watch_next_eval(vx_sim *s, vx_sim_eval_fn fn, void *user) {
+  s->watch_fn = fn;
+  s->watch_user = user;
+}
+
+/* The armed watcher, if any, gets the engine call just made (disarmed first: once per arming). */
+static int hand_eval(vx_sim *s, char *err, size_t errlen) {
+  vx_sim_eval_fn fn = s->watch_fn;
+  if (!fn) return 0;
+  s->watch_fn = NULL;
+  vx_sim_eval e;
+  memset(&e, 0, sizeof e);
+  e.n_elem = s->n_elem;
+  e.n_tot = s->n_tot;
+  e.on_device = s->on_device;
+  e.precision = s->prm.precision;
+  e.kernel = s->prm.kernel;
+  e.sigma = s->prm.sigma;
+  e.pos = s->pos;
+  e.alpha = s->alpha;
+  e.vel = s->vel;
+  e.grad = s->prm.stretching == VX_STRETCH_NONE ? NULL : s->grad;
+  e.step = s->steps;
+  e.t = s->t;
+  return fn(s->watch_user, &e, err, errlen);
+}
+
 /* The stages of one step, one engine call each; a relaxation step relaxes the strengths after the
  * first call (its gradient) and before the first stage update. */
 static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char *err, size_t errlen) {
@@ -537,6 +567,7 @@ static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char 
       return step_failed(s, s->steps + 1, where, err, errlen);
     }
     *t_eval += now_ms() - te;
+    if (k == 0 && may_relax && hand_eval(s, err, errlen)) return -1; /* the step's first call: its state at the start */
     a.first = k == 0;
     a.last = k == ns - 1;
     a.w = w[k];

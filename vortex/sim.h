@@ -90,6 +90,24 @@ typedef struct {
   int blown_up;           /* the blow-up rule holds */
 } vx_health;
 
+/* One engine call as vx_sim_watch_next_eval hands it over: the state it was made at and what the
+ * engine made of it, in backend memory (device pointers on cuda), in the run's precision. */
+typedef struct {
+  int n_elem, n_tot;        /* sources: the elements; targets: [elements, tracers] */
+  int on_device;
+  vx_precision precision;
+  vx_kernel kernel;
+  double sigma;
+  const void *pos;          /* 3*n_tot */
+  const void *alpha;        /* 3*n_elem */
+  const void *vel;          /* 3*n_tot */
+  const void *grad;         /* 9*n_elem (elements only); NULL when not computed (no stretching) */
+  long long step;           /* steps done at that state */
+  double t;                 /* its simulated time */
+} vx_sim_eval;
+/* Called with an engine call's values; must copy what it keeps. 0, or -1 with err (fails the step). */
+typedef int (*vx_sim_eval_fn)(void *user, const vx_sim_eval *e, char *err, size_t errlen);
+
 /* Remeshing statistics (vx_sim_remesh_stats). */
 typedef struct {
   long long count;        /* remeshings so far (the initial one included) */
@@ -138,6 +156,10 @@ vx_sim *vx_sim_create_from_state(const vx_sim_params *prm, const vx_sim_state *s
  * relaxing the strengths first and remeshing after it when due. 0; -1 with
  * err on an engine failure; VX_SIM_BLOWUP with err when the state became non-finite during the step. */
 int vx_sim_step(vx_sim *s, char *err, size_t errlen);
+/* Hand the next step's first engine call (the state at the step's start) to fn, once, right after
+ * the call and before the stage changes the state (the live accuracy readout, vortex/accuracy.h).
+ * fn NULL: disarm. */
+void vx_sim_watch_next_eval(vx_sim *s, vx_sim_eval_fn fn, void *user);
 /* Remesh now (whether or not remeshing is on, with the current h, ν and drop). 0, or -1 with err. */
 int vx_sim_remesh(vx_sim *s, char *err, size_t errlen);
 
