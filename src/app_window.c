@@ -150,7 +150,7 @@ int app_run_window(const app_options *o) {
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE); /* HiDPI: window size in screen coordinates */
   glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
   char title[128];
-  snprintf(title, sizeof title, "vortexfmm - %s", a.scene_name[a.set.scene]);
+  snprintf(title, sizeof title, "vortexfmm - %s", a.scenes[a.set.scene].name);
   GLFWwindow *win = glfwCreateWindow(o->width, o->height, title, NULL, NULL);
   if (!win) {
     char ver[256];
