@@ -115,7 +115,7 @@ static void check_leapfrog(void) {
   double dip = cols[g] / fmin(cols[l], cols[r]);
   printf("  leapfrog: spread %.1f x %.1f px; bands at x = %d and %d px, between them %.2f of the fainter\n", m.sx, m.sy, l, r, dip);
   /* measured: spread ratio 0.43 (the former oblique home view: a round blob, one fuzzy torus);
-   * bands 39 px apart with 0.53 of the fainter band's light between them */
+   * bands 32 px apart with 0.56 of the fainter band's light between them */
   if (!(m.sx < 0.5 * m.sy)) FAIL("leapfrog does not open side-on (spread %.1f x %.1f px)", m.sx, m.sy);
   if (!(r - l > 20 && dip < 0.65)) FAIL("leapfrog: no two separate rings (bands %d px apart, gap %.2f)", r - l, dip);
   free(cols);
