@@ -54,6 +54,7 @@ static void exe_dir(char *out, size_t len) {
  * be read. */
 static int list_scenes(app *a, char *err, size_t errlen) {
   char ed[PATH_MAX], dirs[3][PATH_MAX + 16], e2[512];
+  const int cap = APP_MAX_SCENES - 1; /* a place kept for a --scene given by path */
   exe_dir(ed, sizeof ed);
   const char *env = getenv("VX_ASSETS_DIR");
   snprintf(dirs[0], sizeof dirs[0], "%s", env ? env : "");
@@ -61,15 +62,15 @@ static int list_scenes(app *a, char *err, size_t errlen) {
   snprintf(dirs[2], sizeof dirs[2], "%s/../assets", ed);
   a->n_scenes = 0;
   for (int d = 0; d < 3 && a->n_scenes == 0; ++d)
-    if (dirs[d][0]) vx_scene_list_dir(dirs[d], APP_SCENES_BUILTIN, a->scenes, &a->n_scenes, APP_MAX_SCENES, e2, sizeof e2);
+    if (dirs[d][0]) vx_scene_list_dir(dirs[d], APP_SCENES_BUILTIN, a->scenes, &a->n_scenes, cap, e2, sizeof e2);
   const char *sd = a->opt.scene_dir;
-  if (sd && vx_scene_list_dir(sd, APP_SCENES_DIR, a->scenes, &a->n_scenes, APP_MAX_SCENES, e2, sizeof e2)) {
+  if (sd && vx_scene_list_dir(sd, APP_SCENES_DIR, a->scenes, &a->n_scenes, cap, e2, sizeof e2)) {
     snprintf(err, errlen, "--scene-dir: %s", e2);
     return 2;
   }
   char ud[PATH_MAX];
   if (!vx_scene_user_dir(ud, sizeof ud) && access(ud, F_OK) == 0 &&
-      vx_scene_list_dir(ud, APP_SCENES_USER, a->scenes, &a->n_scenes, APP_MAX_SCENES, e2, sizeof e2))
+      vx_scene_list_dir(ud, APP_SCENES_USER, a->scenes, &a->n_scenes, cap, e2, sizeof e2))
     app_message(a, "%s", e2);
   return 0;
 }
@@ -110,7 +111,8 @@ static void scene_camera(app *a) {
   const vx_scene_camera *k = &a->scene.camera;
   const double *target = k->has_target ? k->target : a->centre;
   rd_camera_init(&a->cam, target, a->radius);
-  if (k->has_position) rd_camera_look_at(&a->cam, k->position, target); /* the parser ruled out eye == target */
+  /* an eye on the elements' centroid (no camera_target) has no direction: the home view stays */
+  if (k->has_position) rd_camera_look_at(&a->cam, k->position, target);
 }
 
 /* ------------------------------------------------------------------ simulation life */

@@ -195,6 +195,7 @@ int app_run_window(const app_options *o) {
 
   long long frames = o->frames > 0 ? o->frames : (o->screenshot ? 60 : -1);
   double t_prev = app_now();
+  int titled = a.set.scene;
   rc = 0;
   while (!glfwWindowShouldClose(win) && !a.act_quit) {
     glfwPollEvents();
@@ -209,6 +210,11 @@ int app_run_window(const app_options *o) {
       fprintf(stderr, "vortexfmm: %s\n", err);
       rc = 1;
       break;
+    }
+    if (a.set.scene != titled) { /* a scene chosen in the panel: the title names it */
+      titled = a.set.scene;
+      snprintf(title, sizeof title, "vortexfmm - %s", a.scenes[titled].name);
+      glfwSetWindowTitle(win, title);
     }
     int fbw, fbh, ww, wh;
     glfwGetFramebufferSize(win, &fbw, &fbh);
