@@ -52,16 +52,11 @@ static void normalize3(double v[3]) {
   if (n > 0) for (int i = 0; i < 3; ++i) v[i] /= n;
 }
 
-void rd_camera_init(rd_camera *c, const double centre[3], double radius) {
-  memset(c, 0, sizeof *c);
-  c->fovy_deg = 40.0;
-  if (!(radius > 0.0) || !isfinite(radius)) radius = 0.5;
-  /* distance at which the sphere fills the height, with some margin */
-  c->dist = 1.25 * radius / sin(0.5 * c->fovy_deg * VX_PI / 180.0);
-  for (int i = 0; i < 3; ++i) c->target[i] = isfinite(centre[i]) ? centre[i] : 0.0;
-  /* eye towards -x, a little above (+y) and behind (-z): z runs left to right, rings seen obliquely */
-  double back[3] = {-1.0, 0.3, -0.65}, upw[3] = {0.0, 1.0, 0.0}, fwd[3], right[3], up[3];
-  normalize3(back);
+/* The rotation of a view looking along -back (unit), the world's y up, or z when back is along y;
+ * this view becomes the home. */
+static void orient(rd_camera *c, const double back[3]) {
+  double upw[3] = {0.0, 1.0, 0.0}, fwd[3], right[3], up[3];
+  if (fabs(back[1]) > 0.999) { upw[1] = 0.0; upw[2] = 1.0; }
   for (int i = 0; i < 3; ++i) fwd[i] = -back[i];
   cross(fwd, upw, right);
   normalize3(right);
@@ -72,6 +67,36 @@ void rd_camera_init(rd_camera *c, const double centre[3], double radius) {
   memcpy(c->home_target, c->target, sizeof c->target);
   c->home_dist = c->dist;
   memcpy(c->home_rot, c->rot, sizeof c->rot);
+}
+
+void rd_camera_init(rd_camera *c, const double centre[3], double radius) {
+  memset(c, 0, sizeof *c);
+  c->fovy_deg = 40.0;
+  if (!(radius > 0.0) || !isfinite(radius)) radius = 0.5;
+  /* distance at which the sphere fills the height, with some margin */
+  c->dist = 1.25 * radius / sin(0.5 * c->fovy_deg * VX_PI / 180.0);
+  for (int i = 0; i < 3; ++i) c->target[i] = isfinite(centre[i]) ? centre[i] : 0.0;
+  /* eye towards -x, a little above (+y) and behind (-z): z runs left to right, rings seen obliquely */
+  double back[3] = {-1.0, 0.3, -0.65};
+  normalize3(back);
+  orient(c, back);
+}
+
+int rd_camera_look_at(rd_camera *c, const double eye[3], const double target[3]) {
+  double back[3], d = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    back[i] = eye[i] - target[i];
+    d += back[i] * back[i];
+  }
+  d = sqrt(d);
+  if (!(d > 0.0) || !isfinite(d)) return -1;
+  for (int i = 0; i < 3; ++i) {
+    back[i] /= d;
+    c->target[i] = target[i];
+  }
+  c->dist = d;
+  orient(c, back);
+  return 0;
 }
 
 void rd_camera_reset(rd_camera *c) {

@@ -20,6 +20,9 @@ typedef struct {
 /* A camera framing a sphere (centre, radius), seen from the side and a little above, the world's
  * z axis pointing right (vortex rings that travel along z cross the screen). That is the home view. */
 void rd_camera_init(rd_camera *c, const double centre[3], double radius);
+/* Look from eye at target, the world's y up (z when looking along y); the field of view is kept.
+ * That becomes the home view. 0, or -1 (camera unchanged) when eye is target or not finite. */
+int rd_camera_look_at(rd_camera *c, const double eye[3], const double target[3]);
 void rd_camera_reset(rd_camera *c);
 /* Arcball drag from pixel (x0, y0) to (x1, y1) in a w x h viewport (origin top-left). */
 void rd_camera_orbit(rd_camera *c, double x0, double y0, double x1, double y1, int w, int h);

@@ -87,18 +87,21 @@ int app_interrupted(void);   /* the signal caught since catch(1); 0 if none */
 
 #ifdef VX_HAVE_RENDER
 
-#define APP_MAX_SCENES 32
+#define APP_MAX_SCENES 64 /* entries of the scene picker: built-in, --scene-dir and per-user scenes */
+/* Where a picker entry came from (vx_scene_entry.origin). */
+enum { APP_SCENES_BUILTIN = 0, APP_SCENES_DIR = 1, APP_SCENES_USER = 2, APP_SCENES_ARG = 3 };
 
 typedef struct {
   app_overrides ov;
   const char *scene;        /* name or path; NULL: leapfrog */
+  const char *scene_dir;    /* --scene-dir: more scenes for the picker (and --scene NAME), or NULL */
   int quiet;
   int width, height;        /* window or image size */
   long long frames;         /* > 0: stop after that many frames */
   int steps_per_frame;
   const char *png_dir;      /* headless: frame_%05d.png here; window: screenshots (P / F12) here */
   const char *screenshot;   /* the last frame (headless) or the window after --frames (window) */
-  int paused, hud, no_vsync, follow;
+  int paused, hud, no_vsync, follow; /* follow: --follow (else the scene's camera_follow) */
   int opacity_level;        /* 0: the octree's finest level; else 2..8 */
   rd_style style;
   int fraction_given;       /* --fraction given (else chosen from the tracer count) */
@@ -119,7 +122,7 @@ typedef struct {
   int leaf, backend, precision;
   /* applied at the next reset (new particles) */
   long long tracers;
-  int scene;                /* index into app.scene_path; a change loads that scene at once */
+  int scene;                /* index into app.scenes; a change loads that scene at once (the follow mode kept) */
   int steps_per_frame, running;
   /* view */
   int opacity_level;
@@ -130,15 +133,14 @@ typedef struct {
 typedef struct app {
   app_options opt;
   app_settings set, cur;
-  int n_scenes;
-  char scene_path[APP_MAX_SCENES][512];
-  char scene_name[APP_MAX_SCENES][64];
+  int n_scenes;             /* the picker's list: built-in scenes, then --scene-dir's, then the user's */
+  vx_scene_entry scenes[APP_MAX_SCENES];
   vx_scene scene;
   vx_sim *sim;
   double t_offset;          /* simulated time and steps before the last engine rebuild */
   long long steps_offset;
   double alpha_ref;         /* mean |α| of the elements at the start (element colours) */
-  double centre[3], radius; /* initial bounding sphere (camera home) */
+  double centre[3], radius; /* initial bounding sphere (camera home where the scene sets none) */
   rd_camera cam;
   rd_renderer *rd;
   int window;               /* 1: interactive window (HUD, probe); 0: headless */

@@ -4,7 +4,6 @@
 #define _XOPEN_SOURCE 700 /* readlink, realpath, localtime_r */
 #include "app.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -86,51 +85,71 @@ static void exe_dir(char *out, size_t len) {
   snprintf(out, len, "%s", buf);
 }
 
-static int cmp_names(const void *x, const void *y) { return strcmp((const char *)x, (const char *)y); }
-
-/* The *.scene files of the first assets directory that has any (the directories vx_scene_find tries). */
-static void list_scenes(app *a) {
-  char ed[PATH_MAX], dirs[3][PATH_MAX + 16];
+/* The picker's list: the *.scene files of the first assets directory that has any (the
+ * directories vx_scene_find tries), then those of --scene-dir, then those of the per-user
+ * directory (vx_scene_user_dir; none there is no error). 0, or 2 with err when --scene-dir cannot
+ * be read. */
+static int list_scenes(app *a, char *err, size_t errlen) {
+  char ed[PATH_MAX], dirs[3][PATH_MAX + 16], e2[512];
+  const int cap = APP_MAX_SCENES - 1; /* a place kept for a --scene given by path */
   exe_dir(ed, sizeof ed);
   const char *env = getenv("VX_ASSETS_DIR");
   snprintf(dirs[0], sizeof dirs[0], "%s", env ? env : "");
   snprintf(dirs[1], sizeof dirs[1], "%s", VX_ASSETS_DIR);
   snprintf(dirs[2], sizeof dirs[2], "%s/../assets", ed);
   a->n_scenes = 0;
-  for (int d = 0; d < 3 && a->n_scenes == 0; ++d) {
-    if (!dirs[d][0]) continue;
-    DIR *dir = opendir(dirs[d]);
-    if (!dir) continue;
-    char names[APP_MAX_SCENES][64];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(dir)) && n < APP_MAX_SCENES) {
-      size_t l = strlen(e->d_name);
-      if (l > 6 && l < 64 && !strcmp(e->d_name + l - 6, ".scene")) snprintf(names[n++], 64, "%s", e->d_name);
-    }
-    closedir(dir);
-    qsort(names, (size_t)n, sizeof names[0], cmp_names);
-    for (int i = 0; i < n; ++i) {
-      snprintf(a->scene_path[i], sizeof a->scene_path[i], "%.440s/%.63s", dirs[d], names[i]);
-      snprintf(a->scene_name[i], sizeof a->scene_name[i], "%.*s", (int)(strlen(names[i]) - 6), names[i]);
-    }
-    a->n_scenes = n;
+  for (int d = 0; d < 3 && a->n_scenes == 0; ++d)
+    if (dirs[d][0]) vx_scene_list_dir(dirs[d], APP_SCENES_BUILTIN, a->scenes, &a->n_scenes, cap, e2, sizeof e2);
+  const char *sd = a->opt.scene_dir;
+  if (sd && vx_scene_list_dir(sd, APP_SCENES_DIR, a->scenes, &a->n_scenes, cap, e2, sizeof e2)) {
+    snprintf(err, errlen, "--scene-dir: %s", e2);
+    return 2;
   }
+  char ud[PATH_MAX];
+  if (!vx_scene_user_dir(ud, sizeof ud) && access(ud, F_OK) == 0 &&
+      vx_scene_list_dir(ud, APP_SCENES_USER, a->scenes, &a->n_scenes, cap, e2, sizeof e2))
+    app_message(a, "%s", e2);
+  return 0;
 }
 
-/* Index of the scene at path in the list, adding it when it is not there; -1 when full. */
-static int scene_index(app *a, const char *path, const char *name) {
+/* A --scene NAME that vx_scene_find does not know, looked up among the listed --scene-dir and
+ * per-user scenes. 0 with the path in out, or -1. */
+static int find_listed(const app *a, const char *name, char *out, size_t outlen) {
+  for (int i = 0; i < a->n_scenes; ++i)
+    if (a->scenes[i].origin != APP_SCENES_BUILTIN && !strcmp(a->scenes[i].name, name)) {
+      snprintf(out, outlen, "%s", a->scenes[i].path);
+      return 0;
+    }
+  return -1;
+}
+
+/* Index of the scene at path in the list, adding it (sc's name and description) when it is not
+ * there; -1 when full. */
+static int scene_index(app *a, const char *path, const vx_scene *sc) {
   char rp[PATH_MAX], rq[PATH_MAX];
   const char *p = realpath(path, rp) ? rp : path;
   for (int i = 0; i < a->n_scenes; ++i) {
-    const char *q = realpath(a->scene_path[i], rq) ? rq : a->scene_path[i];
+    const char *q = realpath(a->scenes[i].path, rq) ? rq : a->scenes[i].path;
     if (!strcmp(p, q)) return i;
   }
   if (a->n_scenes >= APP_MAX_SCENES) return -1;
-  int i = a->n_scenes++;
-  snprintf(a->scene_path[i], sizeof a->scene_path[i], "%.511s", path);
-  snprintf(a->scene_name[i], sizeof a->scene_name[i], "%.63s", name);
-  return i;
+  vx_scene_entry *en = &a->scenes[a->n_scenes];
+  memset(en, 0, sizeof *en);
+  snprintf(en->path, sizeof en->path, "%.511s", path);
+  snprintf(en->name, sizeof en->name, "%.63s", sc->name);
+  snprintf(en->description, sizeof en->description, "%s", sc->description);
+  en->origin = APP_SCENES_ARG;
+  return a->n_scenes++;
+}
+
+/* The view the scene opens on (and C returns to): its camera keys, rd_camera_init's home view
+ * around the elements' bounding sphere for what they leave out. */
+static void scene_camera(app *a) {
+  const vx_scene_camera *k = &a->scene.camera;
+  const double *target = k->has_target ? k->target : a->centre;
+  rd_camera_init(&a->cam, target, a->radius);
+  /* an eye on the elements' centroid (no camera_target) has no direction: the home view stays */
+  if (k->has_position) rd_camera_look_at(&a->cam, k->position, target);
 }
 
 /* ------------------------------------------------------------------ simulation life */
@@ -236,7 +255,7 @@ static int start_sim(app *a, int si, const vx_scene *sc, const vx_sim_params *pr
     int nt = vx_sim_n_tracers(a->sim);
     a->set.style.fraction = nt > DRAWN_TRACERS ? (float)DRAWN_TRACERS / (float)nt : 1.0f;
   }
-  if (!keep_camera) rd_camera_init(&a->cam, a->centre, a->radius);
+  if (!keep_camera) scene_camera(a);
   a->cur = a->set;
   a->pending[0] = 0;
   return 0;
@@ -246,7 +265,7 @@ static int start_sim(app *a, int si, const vx_scene *sc, const vx_sim_params *pr
  * the settings in effect (a reset keeps what the user tuned). */
 static int load_scene(app *a, int si, int fresh, char *err, size_t errlen) {
   vx_scene sc;
-  if (vx_scene_load(a->scene_path[si], &sc, err, errlen)) return -1;
+  if (vx_scene_load(a->scenes[si].path, &sc, err, errlen)) return -1;
   vx_sim_params prm = app_sim_params(&sc, &a->opt.ov);
   if (!fresh) params_from_settings(&prm, &a->set);
   prm.verbose = 0;
@@ -304,20 +323,22 @@ int app_init(app *a, const app_options *o, int window, char *err, size_t errlen)
   a->t_start = app_now();
   if (!(a->acc = vx_acc_create(VX_ACC_SAMPLE, READOUT_SEED, err, errlen))) return 1;
   a->cuda_ok = vx_cuda_available(a->gpu_name, sizeof a->gpu_name);
-  list_scenes(a);
+  if (list_scenes(a, err, errlen)) return 2;
   char ed[PATH_MAX], path[1024];
   exe_dir(ed, sizeof ed);
   const char *name = o->scene ? o->scene : "leapfrog";
-  if (vx_scene_find(name, VX_ASSETS_DIR, ed[0] ? ed : NULL, path, sizeof path, err, errlen)) return 2;
+  if (vx_scene_find(name, VX_ASSETS_DIR, ed[0] ? ed : NULL, path, sizeof path, err, errlen) &&
+      find_listed(a, name, path, sizeof path))
+    return 2;
   vx_scene sc;
   if (vx_scene_load(path, &sc, err, errlen)) return 2;
-  int si = scene_index(a, path, sc.name);
+  int si = scene_index(a, path, &sc);
   if (si < 0) { snprintf(err, errlen, "too many scenes (more than %d)", APP_MAX_SCENES); return 2; }
   a->set.style = o->style;
   a->set.opacity_level = o->opacity_level;
   a->set.steps_per_frame = o->steps_per_frame;
   a->set.running = !o->paused;
-  a->set.follow = o->follow;
+  a->set.follow = o->follow || sc.camera.follow == 1;
   a->set.vsync = !o->no_vsync;
   a->set.show_panel = 1;
   a->set.show_hud = 1;
@@ -469,7 +490,7 @@ static void apply_settings(app *a) {
       app_message(a, "scene not loaded: %s", err);
       s->scene = c->scene;
     } else {
-      app_message(a, "scene %s loaded", a->scene_name[s->scene]);
+      app_message(a, "scene %s loaded", a->scenes[s->scene].name);
     }
   }
   /* what waits for a reset */
@@ -504,6 +525,17 @@ static void scene_from_settings(const app *a, vx_scene *sc) {
   sc->viscosity = s->viscosity;
   if (a->sim) sc->conserve = vx_sim_params_get(a->sim)->conserve; /* the scene's or --conserve */
   vx_scene_set_tracers(sc, s->tracers);
+  /* the view as it is, so that the saved scene opens on it (unless zoomed out past the scene bounds) */
+  double eye[3], right[3], up[3], fwd[3];
+  rd_camera_basis(&a->cam, eye, right, up, fwd);
+  int fits = 1;
+  for (int i = 0; i < 3; ++i) fits &= fabs(eye[i]) <= VX_SCENE_LEN_MAX && fabs(a->cam.target[i]) <= VX_SCENE_LEN_MAX;
+  if (fits) {
+    sc->camera.has_position = sc->camera.has_target = 1;
+    memcpy(sc->camera.position, eye, sizeof eye);
+    memcpy(sc->camera.target, a->cam.target, sizeof eye);
+  }
+  sc->camera.follow = s->follow;
 }
 
 /* Ctrl+S / "Save scene": NAME-saved-YYYYmmdd-HHMMSS.scene in the current directory; the file name
@@ -515,9 +547,9 @@ static void save_scene(app *a) {
   time_t now = time(NULL);
   struct tm tm;
   strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
-  snprintf(path, sizeof path, "%.64s-saved-%s.scene", a->scene_name[a->set.scene], stamp);
+  snprintf(path, sizeof path, "%.64s-saved-%s.scene", a->scenes[a->set.scene].name, stamp);
   snprintf(note, sizeof note, "saved by the vortexfmm window from %.600s at t = %.9g (step %lld): the panel's settings",
-           a->scene_path[a->set.scene], app_sim_time(a), app_sim_steps(a));
+           a->scenes[a->set.scene].path, app_sim_time(a), app_sim_steps(a));
   if (vx_scene_write(path, &sc, note, err, sizeof err)) app_message(a, "scene not saved: %s", err);
   else app_message(a, "scene saved as %s", path);
 }
@@ -532,11 +564,12 @@ static void take_actions(app *a) {
     a->act_reset = 0;
     char e2[512];
     if (load_scene(a, a->set.scene, 0, e2, sizeof e2)) app_message(a, "reset failed: %s", e2);
-    else app_message(a, "reset: %s, %d tracers", a->scene_name[a->set.scene], vx_sim_n_tracers(a->sim));
+    else app_message(a, "reset: %s, %d tracers", a->scenes[a->set.scene].name, vx_sim_n_tracers(a->sim));
   }
-  if (a->act_camera_reset) {
+  if (a->act_camera_reset) { /* the scene's camera: its view, and its follow mode where it sets one */
     a->act_camera_reset = 0;
     rd_camera_reset(&a->cam);
+    if (a->scene.camera.follow >= 0) a->set.follow = a->scene.camera.follow;
   }
 }
 

@@ -85,6 +85,35 @@ static void input_int(const char *label, int *v) {
   if (ImGui::InputInt(label, &x, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue)) *v = x;
 }
 
+/* Where a picker entry came from, as a suffix (built-in scenes have none). */
+static const char *origin_tag(int origin) {
+  return origin == APP_SCENES_DIR ? "  [--scene-dir]" : origin == APP_SCENES_USER ? "  [user]" : origin == APP_SCENES_ARG ? "  [file]" : "";
+}
+
+/* The scene picker: built-in scenes, then those of --scene-dir and the user's directory, each with
+ * its description; a file that does not parse is listed greyed out with its error. Choosing a scene
+ * loads it at once (app_core.c), the follow mode kept. */
+static void scene_picker(app *a) {
+  app_settings *s = &a->set;
+  const vx_scene_entry *cur = &a->scenes[s->scene];
+  if (ImGui::BeginCombo("scene", cur->name)) {
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+    for (int i = 0; i < a->n_scenes; ++i) {
+      const vx_scene_entry *e = &a->scenes[i];
+      char label[128];
+      snprintf(label, sizeof label, "%s%s%s##%d", e->name, origin_tag(e->origin), e->error[0] ? "  (unavailable)" : "", i);
+      if (ImGui::Selectable(label, i == s->scene, e->error[0] ? ImGuiSelectableFlags_Disabled : 0)) s->scene = i;
+      ImGui::Indent();
+      if (e->error[0]) wrapped(kRed, e->error);
+      else if (e->description[0]) wrapped(kGrey, e->description);
+      ImGui::Unindent();
+    }
+    ImGui::PopTextWrapPos();
+    ImGui::EndCombo();
+  }
+  if (cur->description[0]) wrapped(kGrey, cur->description);
+}
+
 static void simulation_section(app *a) {
   app_settings *s = &a->set;
   if (!ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) return;
@@ -96,11 +125,7 @@ static void simulation_section(app *a) {
   ImGui::SameLine();
   if (ImGui::Button("Save scene")) a->act_save_scene = 1;
   if (a->halt[0]) halt_notice(a);
-  if (ImGui::BeginCombo("scene", a->scene_name[s->scene])) {
-    for (int i = 0; i < a->n_scenes; ++i)
-      if (ImGui::Selectable(a->scene_name[i], i == s->scene)) s->scene = i;
-    ImGui::EndCombo();
-  }
+  scene_picker(a);
   ImGui::SliderInt("steps / frame", &s->steps_per_frame, 0, 32);
   double dt = s->dt;
   if (ImGui::InputDouble("dt (Enter)", &dt, 0.0, 0.0, "%.5g", ImGuiInputTextFlags_EnterReturnsTrue) && dt > 0) s->dt = dt;
@@ -209,7 +234,7 @@ static void view_section(app *a) {
   bool fo = s->follow != 0, vs = s->vsync != 0, hud = s->show_hud != 0;
   if (ImGui::Checkbox("follow the rings (F)", &fo)) s->follow = fo;
   ImGui::SameLine();
-  if (ImGui::Button("reset camera (C)")) a->act_camera_reset = 1;
+  if (ImGui::Button("scene's camera (C)")) a->act_camera_reset = 1;
   if (ImGui::Checkbox("vsync (V)", &vs)) s->vsync = vs;
   ImGui::SameLine();
   if (ImGui::Checkbox("HUD (U)", &hud)) s->show_hud = hud;
@@ -364,7 +389,7 @@ static void help(app *a, int fb_w, int fb_h) {
       {"left drag", "orbit (arcball)"},          {"right / middle / shift+left drag", "pan"},
       {"wheel, PageUp / PageDown", "zoom"},      {"Space", "run / pause"},
       {"N or Right", "single step"},             {"R", "reset the scene (new tracer count applies)"},
-      {"C", "reset the camera"},                 {"F", "follow the rings (centroid of the elements)"},
+      {"C", "the scene's camera (view, follow)"}, {"F", "follow the rings (centroid of the elements)"},
       {"O", "ray-counted opacity on / off"},     {"E", "vortex elements coloured by |alpha|"},
       {"B / X", "octree leaf boxes / root cube"}, {"D", "FMM / direct summation"},
       {"+ / -", "point size"},                   {"[ / ]", "fewer / more tracers drawn"},

@@ -150,7 +150,7 @@ int app_run_window(const app_options *o) {
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE); /* HiDPI: window size in screen coordinates */
   glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
   char title[128];
-  snprintf(title, sizeof title, "vortexfmm - %s", a.scene_name[a.set.scene]);
+  snprintf(title, sizeof title, "vortexfmm - %s", a.scenes[a.set.scene].name);
   GLFWwindow *win = glfwCreateWindow(o->width, o->height, title, NULL, NULL);
   if (!win) {
     char ver[256];
@@ -195,6 +195,7 @@ int app_run_window(const app_options *o) {
 
   long long frames = o->frames > 0 ? o->frames : (o->screenshot ? 60 : -1);
   double t_prev = app_now();
+  int titled = a.set.scene;
   rc = 0;
   while (!glfwWindowShouldClose(win) && !a.act_quit) {
     glfwPollEvents();
@@ -209,6 +210,11 @@ int app_run_window(const app_options *o) {
       fprintf(stderr, "vortexfmm: %s\n", err);
       rc = 1;
       break;
+    }
+    if (a.set.scene != titled) { /* a scene chosen in the panel: the title names it */
+      titled = a.set.scene;
+      snprintf(title, sizeof title, "vortexfmm - %s", a.scenes[titled].name);
+      glfwSetWindowTitle(win, title);
     }
     int fbw, fbh, ww, wh;
     glfwGetFramebufferSize(win, &fbw, &fbh);

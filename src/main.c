@@ -92,7 +92,10 @@ static void usage(FILE *f) {
           "  --hud                   headless: draw the HUD into the images too\n"
           "  --paused                window: start paused (Space runs)\n"
           "  --no-vsync              window: do not wait for the display's refresh\n"
-          "  --follow                keep the camera on the centroid of the vortex elements\n"
+          "  --follow                keep the camera on the centroid of the vortex elements (default: the scene's\n"
+          "                          camera_follow; F toggles, C returns to the scene's camera)\n"
+          "  --scene-dir DIR         more scenes for the panel's scene list (and for --scene NAME), besides the\n"
+          "                          built-in ones and those of $XDG_DATA_HOME/vortexfmm/scenes (~/.local/share/...)\n"
           "  --fraction F            share of the tracers drawn, (0, 1] (default: about 65536 of them)\n"
           "  --point-size PX         tracer sprite diameter in pixels (default 2.5)\n"
           "  --intensity I           colour one tracer adds at 720 pixels high (default 0.9)\n"
@@ -155,7 +158,7 @@ typedef struct {
   /* rendering */
   long long frames, steps_per_frame, opacity_level;
   int width, height, size_given;
-  const char *png_dir, *screenshot;
+  const char *png_dir, *screenshot, *scene_dir;
   const char *record; double fps; long long png_level; /* recording */
   int hud, paused, no_vsync, follow, fraction_given;
   const char *render_opt; /* first rendering-only option seen (an error in batch mode) */
@@ -185,6 +188,7 @@ static int run_render(const opts *o) {
   memset(&ao, 0, sizeof ao);
   ao.ov = o->ov;
   ao.scene = o->scene;
+  ao.scene_dir = o->scene_dir;
   ao.quiet = o->quiet;
   ao.width = o->size_given ? o->width : (o->headless ? 1920 : 1280);
   ao.height = o->size_given ? o->height : (o->headless ? 1080 : 800);
@@ -265,7 +269,7 @@ int main(int argc, char **argv) {
                                     "--viscosity", "--conserve", "--t-end", "--lcfl", "--vtk-dir", "--vtk-every",
                                     "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
                                     "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
-                                    "--opacity-level", "--interop", "--record", "--fps", "--png-level", NULL};
+                                    "--opacity-level", "--interop", "--record", "--fps", "--png-level", "--scene-dir", NULL};
       for (int k = 0; known[k]; ++k)
         if (!strcmp(a, known[k])) return fail_usage("option %s needs a value", a);
       return fail_usage("unknown option '%s'", a);
@@ -373,6 +377,7 @@ int main(int argc, char **argv) {
         o.height = h;
         o.size_given = 1;
       } else if (!strcmp(a, "--png-dir")) o.png_dir = v;
+      else if (!strcmp(a, "--scene-dir")) o.scene_dir = v;
       else if (!strcmp(a, "--screenshot")) o.screenshot = v;
       else if (!strcmp(a, "--record")) o.record = v;
       else if (!strcmp(a, "--fps")) {

@@ -30,6 +30,44 @@ static void project(const float vp[16], const double p[3], double ndc[2]) {
   ndc[1] = c[1] / c[3];
 }
 
+/* rd_camera_look_at (a scene's camera_position / camera_target): the basis puts the eye and the
+ * target where given, the target at the screen centre; the leapfrog's side view (from -x) has z to
+ * the right and y up; a view straight down y still has a basis; eye == target is refused with the
+ * camera unchanged; the look-at view is the home that reset returns to. */
+static void check_look_at(int w, int h) {
+  rd_camera cam;
+  const double c0[3] = {0.5, 0.5, 0.5};
+  rd_camera_init(&cam, c0, 0.4);
+  const double eye0[3] = {-1.0, 0.5, 0.425}, tgt[3] = {0.5, 0.5, 0.425};
+  if (rd_camera_look_at(&cam, eye0, tgt)) { FAIL("look_at refused a valid view"); return; }
+  double eye[3], right[3], up[3], fwd[3], e = 0.0, ndc[2];
+  float view[16], proj[16], vp[16];
+  rd_camera_basis(&cam, eye, right, up, fwd);
+  for (int i = 0; i < 3; ++i) e = fmax(e, fmax(fabs(eye[i] - eye0[i]), fabs(cam.target[i] - tgt[i])));
+  rd_camera_matrices(&cam, (double)w / h, view, proj, vp);
+  project(vp, tgt, ndc);
+  printf("  look_at from (-1, 0.5, 0.425): eye and target off by %.1e, right (%.3f %.3f %.3f), up.y %.3f, fwd.x %.3f\n", e,
+         right[0], right[1], right[2], up[1], fwd[0]);
+  if (e > 1e-15) FAIL("look_at: eye or target off by %.3e", e);                 /* measured 3.3e-16 */
+  if (fabs(ndc[0]) > 4e-8 || fabs(ndc[1]) > 4e-8) FAIL("look_at: target not at the screen centre");
+  if (!(right[2] > 1 - 1e-12 && up[1] > 1 - 1e-12 && fwd[0] > 1 - 1e-12))     /* measured exactly 1 */
+    FAIL("look_at side view: expected right = +z, up = +y, forward = +x");
+  rd_camera_orbit(&cam, 100, 100, 300, 200, w, h);
+  rd_camera_zoom(&cam, 4.0);
+  rd_camera_reset(&cam);
+  rd_camera_basis(&cam, eye, right, up, fwd);
+  e = 0.0;
+  for (int i = 0; i < 3; ++i) e = fmax(e, fabs(eye[i] - eye0[i]));
+  if (e > 1e-15) FAIL("reset does not return to the look_at view (eye off by %.3e)", e);
+  const double above[3] = {0.5, 3.0, 0.5};
+  if (rd_camera_look_at(&cam, above, c0)) FAIL("look_at refused a view straight down");
+  rd_camera_basis(&cam, eye, right, up, fwd);
+  double n = sqrt(right[0] * right[0] + right[1] * right[1] + right[2] * right[2]);
+  if (!(fabs(n - 1.0) < 1e-12) || !(fwd[1] < -1 + 1e-12)) FAIL("view straight down: no orthonormal basis (|right| %.3f)", n);
+  rd_camera before = cam;
+  if (rd_camera_look_at(&cam, c0, c0) == 0 || memcmp(&before, &cam, sizeof cam)) FAIL("look_at accepted eye == target");
+}
+
 int main(void) {
   const int w = 800, h = 500;
   const double centre[3] = {0.5, 0.5, 0.42}, radius = 0.4;
@@ -105,6 +143,8 @@ int main(void) {
   }
   printf("  rays vs matrices: max NDC mismatch %.2e\n", worst);
   if (worst > 5e-7) /* measured 1.0e-7: the float matrices' rounding */ FAIL("ray parameters disagree with the view-projection matrix (%.3e)", worst);
+
+  check_look_at(w, h);
 
   if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
   printf("camera checks passed\n");

@@ -82,6 +82,20 @@ int main(void) {
   expect_error("[ring]\naxis = 1e200 0 0\n", "line 2: bad value for 'axis'");
   expect_error("[ring]\ncore_extent = 1e-300\n", "line 2: bad value for 'core_extent'");
   expect_error("[ring]\ntracer_spread = 1e300\n", "line 2: bad value for 'tracer_spread'");
+  /* the presentation keys: description, camera */
+  expect_error("camera_position = 1 2\n[ring]\n", "line 1: bad value for 'camera_position': '1 2' (expected three numbers");
+  expect_error("camera_target = 0 0 1e300\n[ring]\n", "line 1: bad value for 'camera_target'");
+  expect_error("camera_target = nan 0 0\n[ring]\n", "line 1: bad value for 'camera_target'");
+  expect_error("camera_follow = yes\n[ring]\n", "line 1: bad value for 'camera_follow': 'yes' (expected on or off)");
+  expect_error("camera_target = 1 1 1\ncamera_position = 1 1 1\n[ring]\n",
+               "line 2: bad value for 'camera_position': '1 1 1' (camera_position must differ from camera_target)");
+  expect_error("[ring]\ncamera_follow = on\n", "line 2: global key 'camera_follow' must come before");
+  expect_error("description = a\ndescription = b\n[ring]\n", "line 2: duplicate key 'description'");
+  {
+    char txt[400];
+    snprintf(txt, sizeof txt, "description = %0161d\n[ring]\n", 0);
+    expect_error(txt, "line 1: bad value for 'description': 161 characters (expected at most 160)");
+  }
   {
     vx_scene s;
     char err[512];
@@ -107,6 +121,22 @@ int main(void) {
     if (vx_scene_parse("\xEF\xBB\xBF" "dt = 0.02\n[ring]\naxis = 1e-200 0 0\n", "t.scene", &s, err, sizeof err))
       FAIL("scene with a byte-order mark rejected: %s", err);
     else if (s.dt != 0.02 || s.rings[0].axis[0] != 1.0) FAIL("byte-order-mark scene: dt %g, axis x %g", s.dt, s.rings[0].axis[0]);
+  }
+  /* camera keys and description: absent means unset; set ones read as written (comment stripped) */
+  {
+    vx_scene s;
+    char err[512];
+    if (vx_scene_parse("[ring]\n", "t.scene", &s, err, sizeof err)) FAIL("minimal scene rejected: %s", err);
+    else if (s.description[0] || s.camera.has_position || s.camera.has_target || s.camera.follow != -1)
+      FAIL("a scene without camera keys has camera (%d %d %d) or description '%s'", s.camera.has_position,
+           s.camera.has_target, s.camera.follow, s.description);
+    const char *txt = "description = Two rings, side on # not this\ncamera_position = -1 0.5 0.425\n"
+                      "camera_target = 0.5, 0.5, 0.425\ncamera_follow = on\n[ring]\n";
+    if (vx_scene_parse(txt, "t.scene", &s, err, sizeof err)) FAIL("camera scene rejected: %s", err);
+    else if (strcmp(s.description, "Two rings, side on") || !s.camera.has_position || !s.camera.has_target ||
+             s.camera.position[0] != -1.0 || s.camera.target[2] != 0.425 || s.camera.follow != 1)
+      FAIL("camera keys or description parsed wrong: '%s' follow %d", s.description, s.camera.follow);
+    else printf("  ok: description '%s', camera (-1 0.5 0.425) -> (0.5 0.5 0.425), follow on\n", s.description);
   }
   if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
   printf("scene checks passed\n");

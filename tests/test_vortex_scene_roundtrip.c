@@ -1,5 +1,5 @@
 /* test_vortex_scene_roundtrip.c — vx_scene_write: every scene of assets/ and a scene overriding
- * every long-run key (and odd numbers: a non-unit axis, 0.1+0.2, 1e-300) goes load → write → load
+ * every long-run key, a description and camera keys (and odd numbers: a non-unit axis, 0.1+0.2, 1e-300) goes load → write → load
  * → write; the two written files must be byte-identical and the two loaded scenes equal in every
  * field (the path aside). vx_scene_set_tracers must generate the tracers a count override does.
  * CPU, fast. Run: ctest -R scene_roundtrip */
@@ -28,6 +28,8 @@ static const char *ring_diff(const vx_ring *a, const vx_ring *b) {
 /* The first field in which two scenes differ (the path is not compared), or NULL. */
 static const char *scene_diff(const vx_scene *a, const vx_scene *b) {
   if (strcmp(a->name, b->name)) return "name";
+  if (strcmp(a->description, b->description)) return "description";
+  CMP(camera.has_position); CMP(camera.has_target); CMP3(camera.position); CMP3(camera.target); CMP(camera.follow);
   CMP(kernel); CMP(sigma); CMP(sigma_factor); CMP(dt); CMP(integrator); CMP(stretching); CMP(order); CMP(leaf_size);
   CMP(direct); CMP(backend); CMP(precision); CMP(steps); CMP(diag_every); CMP(seed); CMP(relax); CMP(relax_every);
   CMP(remesh_every); CMP(remesh_h); CMP(remesh_drop); CMP(viscosity); CMP(lcfl); CMP(n_rings);
@@ -74,6 +76,8 @@ static const char *OVERRIDES =
     "precision = float\nsteps = 123\ndiag_every = 7\nseed = 18446744073709551615\n"
     "relax = 0.25\nrelax_every = 3\nremesh_every = 7\nremesh_h = 0.0123456789\nremesh_drop = 0.002\n"
     "viscosity = 1e-300\nlcfl = 0.1\n"
+    "description = two rings = one test, with = signs\ncamera_position = -1 0.30000000000000004 1e-300\n"
+    "camera_follow = off\n"
     "[ring]\ncirculation = -1.1\nradius = 0.31\ncore = 0.05\nprofile = uniform\nn_around = 33\nlayers = 2\n"
     "layer_points = 5\ncenter = 0.1 0.2 0.3\naxis = 1 2 3\nphase = 0.7\nperturb_amp = 0.03\nperturb_mode = 3\n"
     "tracers = 101\ntracer_spread = 0.02\n"
@@ -124,6 +128,11 @@ int main(void) {
         s.seed != 18446744073709551615ull || strcmp(s.name, "long run") || s.rings[1].axis[2] != -1.0)
       FAIL("overrides: a long-run key or number did not survive the round trip");
     else printf("  ok: overrides: long-run keys and numbers kept exactly\n");
+    /* camera_target left unset stays unset (the program's home target), the others kept exactly */
+    if (strcmp(s.description, "two rings = one test, with = signs") || !s.camera.has_position || s.camera.has_target ||
+        s.camera.position[1] != 0.1 + 0.2 || s.camera.position[2] != 1e-300 || s.camera.follow != 0)
+      FAIL("overrides: the description or a camera key did not survive the round trip");
+    else printf("  ok: overrides: description and camera keys kept, an unset one stays unset\n");
     check_set_tracers(&s, 1001);
   }
   if (failures) { printf("%d check(s) failed (files kept in %s)\n", failures, dir); return EXIT_FAILURE; }

@@ -82,6 +82,7 @@ void vx_scene_init(vx_scene *s) {
   s->relax_every = 1;
   s->remesh_drop = 1e-3;
   s->lcfl = 0.5;
+  s->camera.follow = -1;
 }
 
 /* ------------------------------------------------------------------ parser */
@@ -161,7 +162,8 @@ static char *trim(char *s) {
 static const char *global_keys[] = {"name", "kernel", "sigma", "sigma_factor", "dt", "integrator", "stretching",
                                     "order", "leaf_size", "solver", "backend", "precision", "steps", "diag_every",
                                     "seed", "relax", "relax_every", "remesh_every", "remesh_h", "remesh_drop",
-                                    "viscosity", "lcfl", "conserve", NULL};
+                                    "viscosity", "lcfl", "conserve", "description", "camera_position", "camera_target",
+                                    "camera_follow", NULL};
 static const char *ring_keys[] = {"circulation", "radius", "core", "profile", "core_extent", "n_around", "layers",
                                   "layer_points", "centre", "axis", "phase", "perturb_amp", "perturb_mode", "tracers",
                                   "tracer_spread", NULL};
@@ -172,8 +174,41 @@ static int key_index(const char **keys, const char *k) {
   return -1;
 }
 
+/* description, camera_position, camera_target, camera_follow: what the picker and the view use. */
+static int set_presentation(pctx *c, vx_scene *s, const char *k, const char *v) {
+  vx_scene_camera *cam = &s->camera;
+  if (!strcmp(k, "description")) {
+    if (strlen(v) > VX_SCENE_DESC_MAX) {
+      snprintf(c->err, c->errlen, "scene %s line %d: bad value for '%s': %zu characters (expected at most %d)", c->file,
+               c->line, k, strlen(v), VX_SCENE_DESC_MAX);
+      return -1;
+    }
+    snprintf(s->description, sizeof s->description, "%s", v);
+    return 0;
+  }
+  if (!strcmp(k, "camera_follow")) {
+    if (!strcmp(v, "on")) cam->follow = 1;
+    else if (!strcmp(v, "off")) cam->follow = 0;
+    else return bad(c, k, v, "expected on or off");
+    return 0;
+  }
+  int pos = !strcmp(k, "camera_position");
+  if (!pos && strcmp(k, "camera_target")) return -2;
+  if (get_vec3(c, k, v, VX_SCENE_LEN_MAX, pos ? cam->position : cam->target)) return -1;
+  *(pos ? &cam->has_position : &cam->has_target) = 1;
+  /* an eye on its target has no direction to look in */
+  if (cam->has_position && cam->has_target) {
+    double d2 = 0.0;
+    for (int i = 0; i < 3; ++i) d2 += (cam->position[i] - cam->target[i]) * (cam->position[i] - cam->target[i]);
+    if (!(sqrt(d2) >= VX_SCENE_LEN_MIN)) return bad(c, k, v, "camera_position must differ from camera_target");
+  }
+  return 0;
+}
+
 static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
   if (!strcmp(k, "name")) { snprintf(s->name, sizeof s->name, "%s", v); return 0; }
+  int rc = set_presentation(c, s, k, v);
+  if (rc != -2) return rc;
   if (!strcmp(k, "kernel"))
     return vx_kernel_from_name(v, &s->kernel) ? bad(c, k, v, "expected singular, poly, rm, wl or gauss") : 0;
   if (!strcmp(k, "sigma")) {

@@ -69,9 +69,22 @@ typedef struct {
   double tracer_spread;   /* standard deviation of their distance from the centreline */
 } vx_ring;
 
+#define VX_SCENE_DESC_MAX 160 /* characters of a description (one line in the scene picker) */
+
+/* The view a scene opens on (keys camera_position, camera_target, camera_follow); the program's
+ * own home view stands in for what is not set. */
+typedef struct {
+  int has_position, has_target;
+  double position[3];     /* the eye */
+  double target[3];       /* the point looked at */
+  int follow;             /* -1: not set (the program's choice), 0 off, 1 on: the target follows the rings */
+} vx_scene_camera;
+
 typedef struct {
   char name[64];
   char path[512];         /* file it was read from ("" when built in code) */
+  char description[VX_SCENE_DESC_MAX + 1]; /* one line shown by the scene picker; "" when none */
+  vx_scene_camera camera;
   /* defaults of a run (the command line overrides them) */
   vx_kernel kernel;
   double sigma;           /* > 0: absolute core radius of the smoothing kernel */
@@ -129,6 +142,24 @@ void vx_scene_set_tracers(vx_scene *s, long long n);
  * (exe_dir may be NULL). Writes the path found to out; 0, or -1 with err listing what was tried. */
 int vx_scene_find(const char *name, const char *compiled_dir, const char *exe_dir, char *out, size_t outlen,
                   char *err, size_t errlen);
+
+/* One scene file of a directory, as a scene picker shows it (scene_list.c). */
+typedef struct {
+  char name[64];          /* the file name without .scene */
+  char path[512];
+  char description[VX_SCENE_DESC_MAX + 1];
+  char error[256];        /* why it does not load (the parser's line); "" when it does */
+  int origin;             /* the caller's tag of the directory it came from */
+} vx_scene_entry;
+
+/* Append the *.scene files of dir to list[*n .. cap), sorted by name, each parsed (text only, no
+ * particles) for its description, or its error when it does not parse: a bad file is an entry,
+ * not a failure. Files past cap are left out. 0, or -1 with err when dir cannot be read. */
+int vx_scene_list_dir(const char *dir, int origin, vx_scene_entry *list, int *n, int cap, char *err, size_t errlen);
+/* The per-user scene directory: $XDG_DATA_HOME/vortexfmm/scenes, else
+ * $HOME/.local/share/vortexfmm/scenes (the XDG base-directory convention). 0, or -1 when neither
+ * variable is set (or the path does not fit). */
+int vx_scene_user_dir(char *out, size_t len);
 
 /* Generate elements and tracers. n_tracers >= 0 overrides the scene's total tracer count (shared
  * among the rings in proportion to their own counts, equally when those are all 0); -1 keeps it.

@@ -1,7 +1,7 @@
 /* scene_write.c — a vx_scene written back in the text format of assets/README.md (scene.h):
- * every global key, then one [ring] section per ring with every ring key, numbers in %.17g (they
- * read back to the same double). Load → write → load gives an equal scene (the path aside) and a
- * second write the same bytes. Written atomically (io/atomic_file.h). */
+ * every global key (the description and camera keys when the scene sets them), then one [ring]
+ * section per ring with every ring key, numbers in %.17g (they read back to the same double).
+ * Load → write → load gives an equal scene (the path aside) and a second write the same bytes. Written atomically (io/atomic_file.h). */
 #include "scene.h"
 
 #include <stdio.h>
@@ -11,11 +11,19 @@
 #include "conserve.h"
 #include "version.h"
 
-/* The name as a value: '#' would start a comment and a line break end the line; both become '_'. */
-static void put_name(FILE *f, const char *name) {
-  fputs("name = ", f);
-  for (const char *c = name; *c; ++c) fputc(*c == '#' || *c == '\n' || *c == '\r' ? '_' : *c, f);
+/* A text value (name, description): '#' would start a comment and a line break end the line;
+ * both become '_'. */
+static void put_text(FILE *f, const char *key, const char *text) {
+  fprintf(f, "%s = ", key);
+  for (const char *c = text; *c; ++c) fputc(*c == '#' || *c == '\n' || *c == '\r' ? '_' : *c, f);
   fputc('\n', f);
+}
+
+/* The camera keys the scene sets (an unset one stays unset: the program's home view stands in). */
+static void put_camera(FILE *f, const vx_scene_camera *c) {
+  if (c->has_position) fprintf(f, "camera_position = %.17g %.17g %.17g\n", c->position[0], c->position[1], c->position[2]);
+  if (c->has_target) fprintf(f, "camera_target = %.17g %.17g %.17g\n", c->target[0], c->target[1], c->target[2]);
+  if (c->follow >= 0) fprintf(f, "camera_follow = %s\n", c->follow ? "on" : "off");
 }
 
 /* Comment lines, each prefixed "# " (the caller's text may hold several lines). */
@@ -31,7 +39,8 @@ static void put_comment(FILE *f, const char *text) {
 }
 
 static void put_globals(FILE *f, const vx_scene *s) {
-  put_name(f, s->name);
+  put_text(f, "name", s->name);
+  if (s->description[0]) put_text(f, "description", s->description);
   fprintf(f, "kernel = %s\nsigma = %.17g\nsigma_factor = %.17g\ndt = %.17g\n", vx_kernel_name(s->kernel), s->sigma,
           s->sigma_factor, s->dt);
   fprintf(f, "integrator = %s\nstretching = %s\n", vx_integrator_name(s->integrator), vx_stretching_name(s->stretching));
@@ -42,6 +51,7 @@ static void put_globals(FILE *f, const vx_scene *s) {
   fprintf(f, "conserve = %s\n", vx_conserve_name(s->conserve));
   fprintf(f, "remesh_every = %d\nremesh_h = %.17g\nremesh_drop = %.17g\nviscosity = %.17g\n", s->remesh_every, s->remesh_h,
           s->remesh_drop, s->viscosity);
+  put_camera(f, &s->camera);
 }
 
 static void put_ring(FILE *f, const vx_ring *r) {
