@@ -10,7 +10,9 @@
  *  3. removal after a remeshing (the ring far from the first) leaves what a run without it remeshes to;
  *  4. a checkpoint written after a launch restarts to the same state, and both step alike;
  *  5. float precision: the new particles stored to float rounding;
- *  6. bad launches are refused with a reason and change nothing; nothing to remove returns 1.
+ *  6. bad launches are refused with a reason and change nothing; nothing to remove returns 1;
+ *  7. the batch's --launch-ring: the diagnostics CSV has the launched ring's columns (empty before
+ *     it), a row at the launch's step with its element count and its wall time (ms_launch).
  * Run: ctest -R test_launch */
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 #include "launch.h"
 #include "sim.h"
 #include "test_check.h"
+#include "test_run.h"
 
 static char err[512];
 static vx_scene g_sc;
@@ -66,9 +69,9 @@ static vx_sim *make_sim(vx_precision prec) {
   return s;
 }
 
-/* A launch from an eye on the scene's axis, 1 below the ring, looking along +z: coaxial, behind it. */
+/* A launch from an eye on the scene's axis looking along +z: coaxial, 0.8 behind the scene's ring. */
 static void launch_spec(vx_sim *s, vx_launch *L) {
-  const double eye[3] = {0.5, 0.5, -1.0}, fwd[3] = {0.0, 0.0, 2.0};
+  const double eye[3] = {0.5, 0.5, -0.5 - VX_LAUNCH_AHEAD * 0.25}, fwd[3] = {0.0, 0.0, 2.0}; /* centre z = -0.5 */
   vx_launch_defaults(&g_sc, s, L);
   L->radius = 0.25, L->circulation = 1.5, L->core = 0.025;
   vx_launch_aim(L, eye, fwd);
@@ -90,7 +93,7 @@ static int check_launch(void) {
   CHECK(L.tracers == 1024 && one.rings[0].layers == 2 && one.rings[0].n_around == 107,
         "ring spec: %lld tracers, %d layers, %d around (want 1024, 2, ceil(128*0.25/0.3) = 107)", L.tracers,
         one.rings[0].layers, one.rings[0].n_around);
-  CHECK(fabs(one.rings[0].centre[2] - (-1.0 + VX_LAUNCH_AHEAD * 0.25)) < 1e-15, "centre z %g", one.rings[0].centre[2]);
+  CHECK(fabs(one.rings[0].centre[2] + 0.5) < 1e-15, "centre z %g", one.rings[0].centre[2]);
   CHECK(vx_launch_ring(s, &g_sc, &L, err, sizeof err) == 0, "launch: %s", err);
   CHECK(snap_take(s, &b) == 0, "snapshot: %s", err);
   CHECK(b.ne == a.ne + E && b.nt == a.nt + 1024 && b.nr == a.nr + 1, "counts %d %d %d after %d %d %d (+%lld elements)", b.ne,
@@ -165,7 +168,7 @@ static int check_remove_remeshed(void) {
         "remesh settings: %s", err);
   vx_launch L;
   vx_launch_defaults(&g_sc, s, &L);
-  const double eye[3] = {0.5, 0.5, 1.5}, fwd[3] = {0.0, 0.0, 1.0}; /* centre z = 2.1, the scene's ring at 0.3 */
+  const double eye[3] = {0.5, 0.5, 1.5}, fwd[3] = {0.0, 0.0, 1.0}; /* centre z = 2.7, the scene's ring at 0.3 */
   vx_launch_aim(&L, eye, fwd);
   CHECK(vx_launch_ring(s, &g_sc, &L, err, sizeof err) == 0, "launch: %s", err);
   CHECK(vx_sim_remesh(s, err, sizeof err) == 0 && vx_sim_remesh(t, err, sizeof err) == 0, "remesh: %s", err);
@@ -249,6 +252,47 @@ static int check_float_and_bad(void) {
   return 0;
 }
 
+/* The CSV row of step k (the line after the header whose first field is k), or NULL. */
+static const char *csv_row(const char *text, long long k) {
+  char key[32];
+  snprintf(key, sizeof key, "\n%lld,", k);
+  const char *r = strstr(strstr(text, "\nstep,") ? strstr(text, "\nstep,") : text, key);
+  return r ? r + 1 : NULL;
+}
+
+/* Field j (0-based) of a CSV line, as a number. */
+static double csv_field(const char *line, int j) {
+  for (int i = 0; i < j && line; ++i) {
+    line = strchr(line, ',');
+    if (line) ++line;
+  }
+  return line ? strtod(line, NULL) : NAN;
+}
+
+static int check_batch_cli(void) {
+  char csv[1024], cmd[4096], out[8192];
+  snprintf(csv, sizeof csv, "%s/test_launch.csv", VX_BINARY_DIR);
+  snprintf(cmd, sizeof cmd, "'%s/vortexfmm' --headless --scene single_ring --backend cpu --tracers 256 --steps 2 --launch-ring 2 "
+           "--diag '%s' --diag-every 5 --quiet 2>&1", VX_BINARY_DIR, csv);
+  int rc = vx_test_shell(cmd, out, sizeof out);
+  CHECK(rc == 0, "batch run with --launch-ring: exit %d: %s", rc, out);
+  FILE *f = fopen(csv, "r");
+  CHECK(f, "no diagnostics %s", csv);
+  static char text[1 << 16];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = 0;
+  fclose(f);
+  remove(csv);
+  const char *hdr = strstr(text, "\nstep,");
+  CHECK(hdr && strstr(hdr, ",ring1_x,") && strstr(hdr, ",levels,ms_launch\n"), "header without the launched ring's columns");
+  /* columns: n_elem 13, ring1_x 20, ms_launch last (29 with two rings) */
+  const char *r0 = csv_row(text, 0), *r2 = csv_row(text, 2);
+  CHECK(r0 && r2, "rows of steps 0 and 2 missing");
+  CHECK(csv_field(r0, 13) == 2432 && isnan(csv_field(r0, 20)) && csv_field(r0, 29) == 0.0, "row 0: %.80s", r0);
+  CHECK(csv_field(r2, 13) == 4864 && csv_field(r2, 20) > 0.4 && csv_field(r2, 29) > 0.0, "row 2 (the launch's): %.120s", r2);
+  return 0;
+}
+
 int main(void) {
   char path[1024];
   const char *dir = getenv("VX_ASSETS_DIR");
@@ -262,6 +306,7 @@ int main(void) {
   check_remove_remeshed();
   check_checkpoint();
   check_float_and_bad();
+  check_batch_cli();
   if (g_fail) {
     fprintf(stderr, "%d check(s) failed\n", g_fail);
     return EXIT_FAILURE;

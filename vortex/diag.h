@@ -33,6 +33,7 @@ typedef struct {
   double ring_R[VX_SCENE_MAX_RINGS];
   double ring_n[VX_SCENE_MAX_RINGS][3];   /* unit axis (impulse direction) of each ring */
   vx_step_stats stats;
+  double ms_launch;                       /* a ring launched before this step: its wall time (the program fills it); else 0 */
 } vx_diag;
 
 /* Diagnostics of host arrays (n elements; vel may be NULL: no energy). Rings with an index
@@ -48,6 +49,9 @@ int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t e
  * (p: the resolved ones, vx_sim_params_get), element and tracer counts. */
 void vx_diag_csv_preamble(FILE *f, const vx_scene *sc, const vx_sim_params *p, int n_elem, int n_tracers);
 void vx_diag_csv_header(FILE *f, int n_rings);
+/* Give d ring columns up to n (at most VX_SCENE_MAX_RINGS), empty ones NaN: rows keep the header's
+ * column count while rings are launched into the run (sim.h: vx_sim_add_ring). */
+void vx_diag_pad_rings(vx_diag *d, int n);
 void vx_diag_csv_row(FILE *f, const vx_diag *d);   /* flushes */
 
 VX_EXTERN_C_END

@@ -18,9 +18,9 @@
 
 VX_EXTERN_C_BEGIN
 
-/* A ring's centre goes this many radii ahead of the eye it is launched from: far enough that it
- * does not fill the view, near enough to be seen leaving. */
-#define VX_LAUNCH_AHEAD 2.0
+/* A ring's centre goes this many radii ahead of the eye it is launched from: far enough that the
+ * whole ring is in a 40° view (it spans ±14° at 4 R), near enough to be seen leaving. */
+#define VX_LAUNCH_AHEAD 4.0
 
 typedef struct {
   double centre[3];
