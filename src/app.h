@@ -59,6 +59,9 @@ void app_series_free(app_series *s);
 /* Seconds on the monotonic clock (app_series.c): the one clock of the program's timings. */
 double app_now(void);
 
+/* The most --launch-ring options one run takes. */
+#define APP_MAX_LAUNCHES 64
+
 /* Batch mode (app_batch.c): the simulation and its outputs, no GL. */
 typedef struct {
   app_overrides ov;
@@ -75,6 +78,8 @@ typedef struct {
   const char *checkpoint;     /* app_checkpoint.h */
   long long checkpoint_every;
   long long accuracy_every;   /* > 0: the accuracy readout (vortex/accuracy.h) every K steps, diag columns */
+  const long long *launch_steps; /* --launch-ring: a ring launched just before each of these steps */
+  int n_launch;
 } app_batch_options;
 /* Run it; the exit code as main.c documents (0, 1, 2, 3 blow-up, 130 interrupted). */
 int app_run_batch(const app_batch_options *o);
@@ -108,6 +113,8 @@ typedef struct {
   const char *record;       /* the video file (--record FILE.mp4); window: recorded from its start */
   double fps;               /* frame rate of recorded videos (--fps; > 0) */
   int png_level;            /* zlib level of --png-dir frames, 0..9; -1: libpng's default */
+  const long long *launch_steps; /* --launch-ring: a ring launched from the camera in the frame that */
+  int n_launch;                  /* takes each of these steps, before its steps */
 } app_options;
 
 /* What the panel and the keys edit. */
@@ -124,6 +131,8 @@ typedef struct {
   long long tracers;
   int scene;                /* index into app.scenes; a change loads that scene at once (the follow mode kept) */
   int steps_per_frame, running;
+  /* the next launched ring (L / "Launch"; vortex/launch.h): radius, circulation, core */
+  double launch_radius, launch_circ, launch_core;
   /* view */
   int opacity_level;
   int follow, vsync, show_panel, show_help, show_hud;
@@ -147,6 +156,9 @@ typedef struct app {
   /* actions raised by keys and panel, consumed by app_update / the loops */
   int act_step, act_reset, act_screenshot, act_quit, act_camera_reset;
   int act_save_scene;       /* Ctrl+S / "Save scene": the settings in effect as NAME-saved-DATE-TIME.scene */
+  int act_launch, act_unlaunch; /* L / Shift+L and the panel: launch a ring from the camera, remove the last one */
+  double ms_launch;         /* wall time of the last launch or removal (ms) */
+  int launched_frame;       /* rings launched (scripted or not) by this frame's app_update */
   long long state_version;  /* changes whenever the particles change */
   long long hist_state;     /* state_version the histogram was built from */
   long long up_state;       /* what the point buffers hold: state, fraction, elements shown, interop */

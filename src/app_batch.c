@@ -1,9 +1,9 @@
 /* app_batch.c — batch mode (app.h: app_run_batch): the simulation and its outputs only, no GL.
  *   vortexfmm --headless --scene leapfrog --steps 2000 --diag leapfrog.csv
  * The run in named steps: the simulation (a scene, or a checkpoint to continue), the outputs
- * (diagnostics CSV grown under a temporary name, VTK series, checkpoints), the step loop (blow-up,
- * Ctrl-C, progress, the accuracy readout every --accuracy-every steps) and the closing report
- * (medians of the step's phases and of the readout's costs). Exit codes as main.c
+ * (diagnostics CSV grown under a temporary name, VTK series, checkpoints), the step loop (rings
+ * launched by --launch-ring, blow-up, Ctrl-C, progress, the accuracy readout every --accuracy-every
+ * steps) and the closing report (medians of the step's phases and of the readout's costs). Exit codes as main.c
  * documents. */
 #define _POSIX_C_SOURCE 200809L /* readlink */
 
@@ -18,6 +18,7 @@
 #include "atomic_file.h"
 #include "diag.h"
 #include "export_vtk.h"
+#include "launch.h"
 
 #define PROG "vortexfmm"
 #ifndef VX_ASSETS_DIR
@@ -45,6 +46,8 @@ typedef struct {
   vx_accuracy *acc;      /* --accuracy-every: the readout, its latest figure and its costs */
   vx_acc_result acc_res;
   app_series acc_ms;     /* ms: capture (host), snapshot (GPU, main stream), direct sum */
+  int ring_cols;         /* ring columns of the CSV: the scene's rings and the launches to come */
+  double ms_launch;      /* the ring launched before this step: its wall time (ms); 0: none */
 } batch;
 
 /* The run's simulation: a fresh one of o->scene (path: its file), or the one saved in o->restart
@@ -105,8 +108,9 @@ static int open_outputs(batch *b) {
   if (o->diag) {
     if (vx_afile_open(&b->dfa, o->diag, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
     vx_diag_csv_preamble(b->dfa.f, &b->sc, P, vx_sim_n_elements(b->sim), vx_sim_n_tracers(b->sim));
+    b->ring_cols = vx_sim_n_rings(b->sim) + o->n_launch;
     /* a write that failed (/dev/full) ends the run below */
-    vx_diag_csv_header(b->dfa.f, vx_sim_n_rings(b->sim), o->accuracy_every > 0);
+    vx_diag_csv_header(b->dfa.f, b->ring_cols, o->accuracy_every > 0);
   }
   if (o->vtk_dir && !(b->vtk = vx_vtk_series_create(o->vtk_dir, b->sc.name, err, sizeof err))) {
     fprintf(stderr, PROG ": %s\n", err);
@@ -122,6 +126,7 @@ static int open_outputs(batch *b) {
     vx_diag d;
     if (vx_diag_compute(b->sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
     d.acc_cols = o->accuracy_every > 0;
+    vx_diag_pad_rings(&d, b->ring_cols);
     vx_diag_csv_row(b->dfa.f, &d);
   }
   if (b->dfa.f && vx_afile_failed(&b->dfa)) return 1; /* the commit says why */
@@ -169,9 +174,11 @@ static int after_step(batch *b, long long k) {
   b->levels = ss->levels;
   b->last_engine = ss->engine;
   if (accuracy_take(b)) return 1;
-  if (b->dfa.f && (k % b->every == 0 || k == b->steps)) {
+  if (b->dfa.f && (k % b->every == 0 || k == b->steps || b->ms_launch > 0.0)) { /* a launch's step has its row */
     vx_diag d;
     if (vx_diag_compute(b->sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+    vx_diag_pad_rings(&d, b->ring_cols);
+    d.ms_launch = b->ms_launch;
     d.acc_cols = o->accuracy_every > 0;
     d.acc = b->acc_res;
     vx_diag_csv_row(b->dfa.f, &d);
@@ -182,6 +189,31 @@ static int after_step(batch *b, long long k) {
     return 1;
   }
   if (app_ckpt_step(&b->ck, b->sim, k, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+  return 0;
+}
+
+/* --launch-ring K: before step K, a ring sized as the scene's first, along its axis from behind the
+ * rings (no camera here: vortex/launch.h, vx_launch_aim_behind). 0, or 1 with the reason said. */
+static int launch_due(batch *b, long long k) {
+  char err[512];
+  b->ms_launch = 0.0;
+  for (int i = 0; i < b->o->n_launch; ++i) {
+    if (b->o->launch_steps[i] != k) continue;
+    int ne = vx_sim_n_elements(b->sim), nt = vx_sim_n_tracers(b->sim);
+    double t0 = app_now();
+    vx_launch L;
+    vx_launch_defaults(&b->sc, b->sim, &L);
+    if (vx_launch_aim_behind(&L, b->sim, &b->sc, err, sizeof err) || vx_launch_ring(b->sim, &b->sc, &L, err, sizeof err)) {
+      fprintf(stderr, PROG ": ring not launched before step %lld: %s\n", k, err);
+      return 1;
+    }
+    double ms = 1e3 * (app_now() - t0);
+    b->ms_launch += ms;
+    if (!b->o->quiet)
+      fprintf(stderr, PROG ": ring %d launched before step %lld at (%.4g, %.4g, %.4g): +%d elements, +%d tracers in %.2f ms\n",
+              vx_sim_n_rings(b->sim) - 1, k, L.centre[0], L.centre[1], L.centre[2], vx_sim_n_elements(b->sim) - ne,
+              vx_sim_n_tracers(b->sim) - nt, ms);
+  }
   return 0;
 }
 
@@ -199,6 +231,7 @@ static int step_loop(batch *b) {
               b->dfa.f ? "; diagnostics kept" : "", b->ck.path[0] ? "; checkpoint " : "", b->ck.path);
       return 130;
     }
+    if (launch_due(b, k)) return 1;
     accuracy_request(b, k);
     int sr = vx_sim_step(b->sim, err, sizeof err);
     if (sr == 0) sr = vx_sim_health(b->sim, &b->hl, err, sizeof err);
@@ -275,6 +308,13 @@ int app_run_batch(const app_batch_options *o) {
   if (o->t_end > 0) b.steps = (long long)ceil(o->t_end / P->dt - 1e-9);
   b.every = o->diag_every > 0 ? o->diag_every : b.sc.diag_every;
   b.vtk_every = o->vtk_every > 0 ? o->vtk_every : b.every;
+  for (int i = 0; i < o->n_launch; ++i)
+    if (o->launch_steps[i] <= b.k0 || o->launch_steps[i] > b.steps) {
+      fprintf(stderr, PROG ": --launch-ring %lld is outside the steps this run takes (%lld..%lld)\n", o->launch_steps[i],
+              b.k0 + 1, b.steps);
+      vx_sim_destroy(b.sim);
+      return 2;
+    }
   say_run(&b, path);
   rc = open_outputs(&b);
   if (!rc) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fmm.h"
+#include "launch.h"
 
 #ifndef VX_ASSETS_DIR
 #define VX_ASSETS_DIR "assets"
@@ -249,6 +250,11 @@ static int start_sim(app *a, int si, const vx_scene *sc, const vx_sim_params *pr
   readout_drop(a);
   settings_from_sim(a);
   a->set.scene = si;
+  if (!keep_camera || !(a->set.launch_radius > 0.0)) { /* a new scene: its first ring's values */
+    vx_launch L;
+    vx_launch_defaults(&a->scene, a->sim, &L);
+    a->set.launch_radius = L.radius, a->set.launch_circ = L.circulation, a->set.launch_core = L.core;
+  }
   if (measure_state(a, err, errlen)) return -1;
   a->set.style.alpha_ref = (float)a->alpha_ref;
   if (!a->opt.fraction_given) {
@@ -303,6 +309,10 @@ static int rebuild_sim(app *a, char *err, size_t errlen) {
   prm.verbose = 0;
   vx_sim *s = vx_sim_create_from(&prm, ne, nt, pos, alpha, ring, err, errlen);
   if (!s) goto done;
+  int na;
+  const vx_sim_added *added = vx_sim_added_rings(a->sim, &na);
+  char e2[256];
+  if (na && vx_sim_set_added_rings(s, added, na, e2, sizeof e2)) app_message(a, "launched rings kept, not removable: %s", e2);
   a->t_offset += vx_sim_time(a->sim);
   a->steps_offset += vx_sim_steps_done(a->sim);
   vx_sim_destroy(a->sim);
@@ -554,7 +564,53 @@ static void save_scene(app *a) {
   else app_message(a, "scene saved as %s", path);
 }
 
-/* Actions raised by keys and panel that are not settings: reset, camera home, scene saved. */
+/* A ring launched from the camera's eye along its view (vortex/launch.h) with the panel's radius,
+ * circulation and core; the particles grow in place (no restart) and the renderer follows at the
+ * hand-over, as after a remeshing. */
+static void launch_ring(app *a, const char *how) {
+  char err[512];
+  if (a->blown_up) { app_message(a, "no launch into a blown-up state: reset (R) first"); return; }
+  vx_launch L;
+  vx_launch_defaults(&a->scene, a->sim, &L);
+  L.radius = a->set.launch_radius, L.circulation = a->set.launch_circ, L.core = a->set.launch_core;
+  double eye[3], right[3], up[3], fwd[3];
+  rd_camera_basis(&a->cam, eye, right, up, fwd);
+  vx_launch_aim(&L, eye, fwd);
+  int ne = vx_sim_n_elements(a->sim), nt = vx_sim_n_tracers(a->sim);
+  double t0 = app_now();
+  if (vx_launch_ring(a->sim, &a->scene, &L, err, sizeof err)) { app_message(a, "ring not launched: %s", err); return; }
+  a->ms_launch = 1e3 * (app_now() - t0);
+  a->state_version++;
+  a->launched_frame++;
+  a->acc_err = a->acc_max = -1.0;
+  app_message(a, "ring %d launched%s: +%d elements, +%d tracers (%.1f ms); Shift+L removes it", vx_sim_n_rings(a->sim) - 1, how,
+              vx_sim_n_elements(a->sim) - ne, vx_sim_n_tracers(a->sim) - nt, a->ms_launch);
+}
+
+/* The last launched ring taken out again (sim.h: vx_sim_remove_ring says what that means after a remeshing). */
+static void remove_ring(app *a) {
+  char err[512];
+  int ne = vx_sim_n_elements(a->sim), nt = vx_sim_n_tracers(a->sim);
+  double t0 = app_now();
+  int rc = vx_sim_remove_ring(a->sim, err, sizeof err);
+  if (rc == 1) { app_message(a, "no launched ring to remove"); return; }
+  if (rc) { app_message(a, "ring not removed: %s", err); return; }
+  a->ms_launch = 1e3 * (app_now() - t0);
+  a->state_version++;
+  a->acc_err = a->acc_max = -1.0;
+  app_message(a, "last launched ring removed: -%d elements, -%d tracers (%.1f ms)", ne - vx_sim_n_elements(a->sim),
+              nt - vx_sim_n_tracers(a->sim), a->ms_launch);
+}
+
+/* --launch-ring STEP: launched in the frame whose steps take step STEP, before them. */
+static void scripted_launches(app *a, int n) {
+  long long done = app_sim_steps(a);
+  for (int i = 0; i < a->opt.n_launch; ++i)
+    if (a->opt.launch_steps[i] > done && a->opt.launch_steps[i] <= done + n) launch_ring(a, " (--launch-ring)");
+}
+
+/* Actions raised by keys and panel that are not settings: reset, camera home, scene saved, rings
+ * launched and removed. */
 static void take_actions(app *a) {
   if (a->act_save_scene) {
     a->act_save_scene = 0;
@@ -570,6 +626,14 @@ static void take_actions(app *a) {
     a->act_camera_reset = 0;
     rd_camera_reset(&a->cam);
     if (a->scene.camera.follow >= 0) a->set.follow = a->scene.camera.follow;
+  }
+  if (a->act_launch) {
+    a->act_launch = 0;
+    launch_ring(a, "");
+  }
+  if (a->act_unlaunch) {
+    a->act_unlaunch = 0;
+    remove_ring(a);
   }
 }
 
@@ -686,9 +750,11 @@ static int hand_to_renderer(app *a, char *err, size_t errlen) {
 
 int app_update(app *a, char *err, size_t errlen) {
   apply_settings(a);
+  a->launched_frame = 0;
   take_actions(a);
   int n = a->blown_up ? 0 : (a->set.running ? a->set.steps_per_frame : (a->act_step ? 1 : 0));
   a->act_step = 0;
+  scripted_launches(a, n);
   a->steps_last = n;
   readout_request(a, n);
   int rc = run_steps(a, n, err, errlen);

@@ -45,6 +45,13 @@ int app_run_headless(const app_options *o) {
   static app a;
   char err[1024];
   long long frames = o->frames > 0 ? o->frames : 1;
+  long long last_step = (frames - 1) * (long long)o->steps_per_frame; /* frame 0 takes no step */
+  for (int i = 0; i < o->n_launch; ++i)
+    if (o->launch_steps[i] > last_step) {
+      fprintf(stderr, "vortexfmm: --launch-ring %lld is outside the steps these frames take (1..%lld)\n", o->launch_steps[i],
+              last_step);
+      return 2;
+    }
   if (o->png_dir && mkdir(o->png_dir, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "vortexfmm: cannot create --png-dir %s: %s\n", o->png_dir, strerror(errno));
     return 1;
@@ -140,6 +147,10 @@ int app_run_headless(const app_options *o) {
                               a.ms_near,  a.ms_integrate, a.ms_remesh, a.ms_render, a.ms_gpu};
       app_series_add(&ft, v);
     }
+    if (a.launched_frame && !o->quiet) /* --launch-ring: the frame that takes the hitch, beside the usual ones */
+      fprintf(stderr, "vortexfmm: frame %lld launched a ring (now %d elements, %d tracers): launch %.2f ms, step %.2f ms, "
+                      "render %.2f ms, frame %.2f ms\n", f, vx_sim_n_elements(a.sim), vx_sim_n_tracers(a.sim), a.ms_launch,
+              a.ms_step, a.ms_render, a.ms_frame);
     sim_ms += a.ms_step;
     rd_ms += a.ms_render;
     acc_n++;

@@ -197,6 +197,26 @@ static void particles_section(app *a) {
   if (a->pending[0]) ImGui::TextColored(kYellow, "%s", a->pending);
 }
 
+/* A vortex ring fired from the camera into the running flow (app_core.c, vortex/launch.h). */
+static void launch_section(app *a) {
+  app_settings *s = &a->set;
+  if (!ImGui::CollapsingHeader("Launch ring")) return;
+  input_double("radius (Enter)", &s->launch_radius);
+  input_double("circulation (Enter)", &s->launch_circ);
+  input_double("core (Enter)", &s->launch_core);
+  hint("The next ring's radius R, circulation (> 0 moves it away from the camera) and core a < R; discretised as "
+       "the scene's first ring, with the scene's tracers per ring.");
+  if (ImGui::Button("Launch (L)")) a->act_launch = 1;
+  ImGui::SameLine();
+  if (ImGui::Button("Remove last (Shift+L)")) a->act_unlaunch = 1;
+  int n;
+  (void)vx_sim_added_rings(a->sim, &n);
+  ImGui::SameLine();
+  ImGui::TextColored(kGrey, "%d launched", n);
+  hint("Remove last takes out the newest launched ring's elements (after a remeshing: the lattice nodes its "
+       "elements weighed most in) and its tracers.");
+}
+
 static void look_section(app *a) {
   app_settings *s = &a->set;
   rd_style *st = &s->style;
@@ -284,6 +304,7 @@ static void panel(app *a) {
   long_run_section(a);
   solver_section(a);
   particles_section(a);
+  launch_section(a);
   look_section(a);
   view_section(a);
   ImGui::PopItemWidth();
@@ -396,6 +417,7 @@ static void help(app *a, int fb_w, int fb_h) {
       {"V", "vsync"},                            {"U / Tab", "HUD / panel"},
       {"P or F12", "screenshot (PNG)"},          {"M", "record a video (start / stop)"},
       {"H or F1", "this help"},                  {"Ctrl+S", "save the settings as a scene file"},
+      {"L", "launch a vortex ring from the camera"}, {"Shift+L", "remove the last launched ring"},
       {"Esc or Q", "quit"}};
   if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_SizingFixedFit)) {
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {

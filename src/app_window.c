@@ -87,6 +87,11 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     case GLFW_KEY_P:
     case GLFW_KEY_F12: if (!repeat) a->act_screenshot = 1; break;
     case GLFW_KEY_M: if (!repeat) a->act_record = 1; break;
+    case GLFW_KEY_L:
+      if (repeat) break;
+      if (mods & GLFW_MOD_SHIFT) a->act_unlaunch = 1;
+      else a->act_launch = 1;
+      break;
     case GLFW_KEY_EQUAL:
     case GLFW_KEY_KP_ADD: st->point_size = st->point_size * 1.1f < 64.0f ? st->point_size * 1.1f : 64.0f; break;
     case GLFW_KEY_MINUS:

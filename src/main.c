@@ -62,6 +62,9 @@ static void usage(FILE *f) {
           "  --viscosity NU          kinematic viscosity, applied at each remeshing (scene's 'viscosity'; 0: inviscid)\n"
           "  --lcfl C                split a step into substeps keeping dt*max|grad u| <= C (scene's 'lcfl'; 0: off)\n"
           "  --seed S                tracer seeding seed\n"
+          "  --launch-ring STEP      launch a vortex ring just before step STEP (repeatable): with frames from the\n"
+          "                          camera along its view, in batch mode along the first ring's axis from behind\n"
+          "                          the rings; sized as the scene's first ring (README \"Acting on the flow\")\n"
           "  --quiet                 no progress lines\n"
           "batch mode (--headless without --frames):\n"
           "  --steps N               time steps (scene's 'steps')\n"
@@ -155,6 +158,8 @@ typedef struct {
   long long checkpoint_every;
   long long accuracy_every; /* batch: the accuracy readout every K steps (0: off) */
   app_overrides ov;
+  long long launch[APP_MAX_LAUNCHES]; /* --launch-ring STEP, repeatable (batch and rendering) */
+  int n_launch;
   /* rendering */
   long long frames, steps_per_frame, opacity_level;
   int width, height, size_given;
@@ -176,7 +181,8 @@ static int run_batch(const opts *o) {
   app_batch_options b = {.ov = o->ov, .scene = o->scene, .restart = o->restart, .quiet = o->quiet, .steps = o->steps,
                          .t_end = o->t_end, .diag_every = o->diag_every, .diag = o->diag, .energy_max = o->energy_max,
                          .vtk_dir = o->vtk_dir, .vtk_every = o->vtk_every, .checkpoint = o->checkpoint,
-                         .checkpoint_every = o->checkpoint_every, .accuracy_every = o->accuracy_every};
+                         .checkpoint_every = o->checkpoint_every, .accuracy_every = o->accuracy_every,
+                         .launch_steps = o->launch, .n_launch = o->n_launch};
   return app_run_batch(&b);
 }
 
@@ -199,6 +205,8 @@ static int run_render(const opts *o) {
   ao.record = o->record;
   ao.fps = o->fps;
   ao.png_level = (int)o->png_level;
+  ao.launch_steps = o->launch;
+  ao.n_launch = o->n_launch;
   ao.paused = o->paused;
   ao.hud = o->hud;
   ao.no_vsync = o->no_vsync;
@@ -269,7 +277,8 @@ int main(int argc, char **argv) {
                                     "--viscosity", "--conserve", "--t-end", "--lcfl", "--vtk-dir", "--vtk-every",
                                     "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
                                     "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
-                                    "--opacity-level", "--interop", "--record", "--fps", "--png-level", "--scene-dir", NULL};
+                                    "--opacity-level", "--interop", "--record", "--fps", "--png-level", "--scene-dir",
+                                    "--launch-ring", NULL};
       for (int k = 0; known[k]; ++k)
         if (!strcmp(a, known[k])) return fail_usage("option %s needs a value", a);
       return fail_usage("unknown option '%s'", a);
@@ -287,6 +296,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--accuracy-every")) {
       if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --accuracy-every: '%s' (expected an integer >= 1)", v);
       o.accuracy_every = x;
+    } else if (!strcmp(a, "--launch-ring")) {
+      if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --launch-ring: '%s' (expected a step number >= 1)", v);
+      if (o.n_launch >= APP_MAX_LAUNCHES) return fail_usage("too many --launch-ring (at most %d)", APP_MAX_LAUNCHES);
+      o.launch[o.n_launch++] = x;
     }
     else if (!strcmp(a, "--vtk-dir")) o.vtk_dir = v;
     else if (!strcmp(a, "--vtk-every")) {

@@ -90,6 +90,15 @@ int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t e
   return rc;
 }
 
+void vx_diag_pad_rings(vx_diag *d, int n) {
+  if (n > VX_SCENE_MAX_RINGS) n = VX_SCENE_MAX_RINGS;
+  for (int r = d->n_rings; r < n; ++r) {
+    d->ring_R[r] = NAN;
+    for (int i = 0; i < 3; ++i) d->ring_c[r][i] = d->ring_n[r][i] = NAN;
+  }
+  if (n > d->n_rings) d->n_rings = n;
+}
+
 /* A value on one comment line: line breaks would end the comment, so they become spaces. */
 static void meta_str(FILE *f, const char *key, const char *v) {
   fprintf(f, "# %s = ", key);
@@ -118,7 +127,7 @@ void vx_diag_csv_header(FILE *f, int n_rings, int accuracy) {
   fprintf(f, "step,time,Ix,Iy,Iz,Ax,Ay,Az,Wx,Wy,Wz,max_alpha,energy,n_elem,sum_abs_alpha,max_gradu");
   for (int r = 0; r < n_rings && r < VX_SCENE_MAX_RINGS; ++r)
     fprintf(f, ",ring%d_x,ring%d_y,ring%d_z,ring%d_R", r, r, r, r);
-  fprintf(f, ",ms_step,ms_tree,ms_far,ms_near,ms_integrate,levels");
+  fprintf(f, ",ms_step,ms_tree,ms_far,ms_near,ms_integrate,levels,ms_launch");
   if (accuracy) fprintf(f, ",acc_step,err_u_l2,err_u_p99,err_gu_l2,err_gu_p99,ms_acc_capture,ms_acc_snapshot_gpu,ms_acc_direct");
   fprintf(f, "\n");
   fflush(f);
@@ -133,7 +142,8 @@ void vx_diag_csv_row(FILE *f, const vx_diag *d) {
   for (int r = 0; r < d->n_rings; ++r)
     fprintf(f, ",%.10g,%.10g,%.10g,%.10g", d->ring_c[r][0], d->ring_c[r][1], d->ring_c[r][2], d->ring_R[r]);
   const vx_step_stats *s = &d->stats;
-  fprintf(f, ",%.4f,%.4f,%.4f,%.4f,%.4f,%d", s->t_step, s->t_tree, s->t_far, s->t_near, s->t_integrate, s->levels);
+  fprintf(f, ",%.4f,%.4f,%.4f,%.4f,%.4f,%d,%.4f", s->t_step, s->t_tree, s->t_far, s->t_near, s->t_integrate, s->levels,
+          d->ms_launch);
   const vx_acc_result *a = &d->acc;
   if (d->acc_cols && a->n_u > 0)
     fprintf(f, ",%lld,%.4e,%.4e,%.4e,%.4e,%.4f,%.4f,%.4f", a->step, a->u_l2, a->u_p99, a->g_l2, a->g_p99, a->ms_capture,

@@ -36,6 +36,7 @@ typedef struct {
   vx_step_stats stats;
   int acc_cols;                           /* the accuracy readout's columns are written (vx_diag_csv_header) */
   vx_acc_result acc;                      /* its latest figure; acc.n_u == 0: none yet (NaN columns) */
+  double ms_launch;                       /* a ring launched before this step: its wall time (the program fills it); else 0 */
 } vx_diag;
 
 /* Diagnostics of host arrays (n elements; vel may be NULL: no energy). Rings with an index
@@ -54,6 +55,9 @@ void vx_diag_csv_preamble(FILE *f, const vx_scene *sc, const vx_sim_params *p, i
  * err_gu_p99, ms_acc_capture, ms_acc_snapshot_gpu, ms_acc_direct: accuracy.h's vx_acc_result), which
  * rows then carry when d->acc_cols is set. */
 void vx_diag_csv_header(FILE *f, int n_rings, int accuracy);
+/* Give d ring columns up to n (at most VX_SCENE_MAX_RINGS), empty ones NaN: rows keep the header's
+ * column count while rings are launched into the run (sim.h: vx_sim_add_ring). */
+void vx_diag_pad_rings(vx_diag *d, int n);
 void vx_diag_csv_row(FILE *f, const vx_diag *d);   /* flushes */
 
 VX_EXTERN_C_END

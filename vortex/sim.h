@@ -152,6 +152,35 @@ int vx_sim_export_state(vx_sim *s, vx_sim_state *st, char *err, size_t errlen);
 vx_sim *vx_sim_create_from_state(const vx_sim_params *prm, const vx_sim_state *st, int n_elem, int n_tracer,
                                  const double *pos, const double *alpha, const int *ring, char *err, size_t errlen);
 
+/* Rings added to a running simulation (vortex/launch.h builds them from a camera; the panel's
+ * "Launch" and the L key, the batch's --launch-ring): the arrays grow, elements before tracers as
+ * always, so the tracer block moves up; the engine's tree follows at the next evaluation. */
+typedef struct {
+  int ring;               /* its ring index (vx_sim_rings) */
+  int n_tracer;           /* tracers it appended: the last ones of the tracer block while it is the newest */
+} vx_sim_added;
+
+/* The most rings a simulation holds (scene rings and added ones). */
+#define VX_SIM_MAX_RINGS 256
+
+/* Append a ring: n_elem > 0 elements after the present ones, n_tracer tracers after the present
+ * ones (pos: host doubles, 3*(n_elem + n_tracer), its elements then its tracers; alpha: 3*n_elem),
+ * copied into backend memory in the run's precision (cuda: device-to-device moves, one upload of
+ * the new particles). Its elements get ring index vx_sim_n_rings(), which grows by one; it goes on
+ * top of the stack vx_sim_remove_ring pops. 0, or -1 with err (bad counts, too many rings, out of
+ * memory: the state is unchanged). */
+int vx_sim_add_ring(vx_sim *s, int n_elem, int n_tracer, const double *pos, const double *alpha, char *err, size_t errlen);
+/* Remove the newest added ring: every element whose ring index is its index (after a remeshing:
+ * the lattice nodes whose largest contribution came from it, remesh.h) and the tracers it added.
+ * 0; 1 when no added ring is left (nothing changes); -1 with err. */
+int vx_sim_remove_ring(vx_sim *s, char *err, size_t errlen);
+/* The added rings, oldest first; *n how many. Not saved in checkpoints (vortex/checkpoint.h): a
+ * restarted run keeps the particles and ring indices of its added rings but cannot remove them. */
+const vx_sim_added *vx_sim_added_rings(const vx_sim *s, int *n);
+/* Give a simulation built around another's particles (an engine rebuild) that one's added rings.
+ * 0, or -1 with err (an entry that does not fit the particles). */
+int vx_sim_set_added_rings(vx_sim *s, const vx_sim_added *a, int n, char *err, size_t errlen);
+
 /* Advance one time step of dt, in substeps when the flow's strain asks for them (params.lcfl),
  * relaxing the strengths first and remeshing after it when due. 0; -1 with
  * err on an engine failure; VX_SIM_BLOWUP with err when the state became non-finite during the step. */

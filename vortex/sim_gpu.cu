@@ -1,11 +1,13 @@
-/* sim_gpu.cu — CUDA kernels of the simulation: the Runge–Kutta stage update, the relaxation and the blow-up
- * reduction. Each kernel is a thin loop over targets around the shared inline math of stage_t.h,
- * whose CPU twin is the OpenMP loop in sim.c; gpu_test_vortex compares the two backends.
+/* sim_gpu.cu — CUDA kernels of the simulation: the Runge–Kutta stage update, the relaxation and the
+ * blow-up reduction, and the copies of a ring added or removed (vx_sim_add_ring / vx_sim_remove_ring).
+ * Each kernel is a thin loop over targets around shared inline math (stage_t.h, compact.h), whose CPU
+ * twin is the loop in sim.c; gpu_test_vortex and gpu_test_launch compare the two backends.
  * Every CUDA call is checked (vx_cuda_check prints the call, file and line) and so is every launch. */
 #include <stdio.h>
 #include <string.h>
 #include <cuda_runtime.h>
 
+#include "compact.h"
 #include "sim_gpu.h"
 
 #define vx_cuda_check(call)                                                                             \
@@ -137,5 +139,26 @@ extern "C" int vx_gpu_health(vx_precision prec, const void *pos, const void *alp
   memcpy(max_a2, &h[0], 8);
   memcpy(max_g2, &h[1], 8);
   *bad = h[2] != 0;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ rings added and removed */
+
+extern "C" int vx_gpu_copy(void *d_dst, const void *d_src, size_t bytes, char *err, size_t errlen) {
+  if (bytes == 0) return 0;
+  vx_cuda_check(cudaMemcpy(d_dst, d_src, bytes, cudaMemcpyDeviceToDevice));
+  return 0;
+}
+
+__global__ void vx_gather_kernel(void *dst, const void *src, const int *idx, int is_float, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    vx_gather_row(dst, src, idx, is_float, (size_t)i);
+}
+
+extern "C" int vx_gpu_gather(vx_precision prec, void *d_dst, const void *d_src, const int *d_idx, int n, char *err,
+                             size_t errlen) {
+  if (n <= 0) return 0;
+  vx_gather_kernel<<<grid_for(n), kThreads>>>(d_dst, d_src, d_idx, prec == VX_FLOAT, n);
+  vx_cuda_check(cudaGetLastError());
   return 0;
 }

@@ -21,6 +21,10 @@ int vx_gpu_relax(vx_precision prec, void *alpha, const void *grad, int n_elem, d
  * only those 24 bytes come back. */
 int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, const void *grad, int n_elem, int n_tot,
                   void *d_scratch, double *max_a2, double *max_g2, int *bad, char *err, size_t errlen);
+/* Device-to-device copy of bytes (a ring appended: the old blocks moved into grown buffers). */
+int vx_gpu_copy(void *d_dst, const void *d_src, size_t bytes, char *err, size_t errlen);
+/* d_dst row i = d_src row d_idx[i], i < n, three reals a row (compact.h's vx_gather_row). */
+int vx_gpu_gather(vx_precision prec, void *d_dst, const void *d_src, const int *d_idx, int n, char *err, size_t errlen);
 
 VX_EXTERN_C_END
 #endif

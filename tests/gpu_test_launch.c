@@ -1,0 +1,138 @@
+/* gpu_test_launch.c — rings launched and removed on the CUDA backend against the CPU (label gpu):
+ *  1. the compaction kernel (sim_gpu.cu: vx_gpu_gather) against its CPU twin (compact.h's
+ *     vx_gather_row in a loop) on random rows and a random index list, double and float: equal bit
+ *     for bit (a copy);
+ *  2. single_ring (tracers cut to 1024), double and float: the same launch on both backends gives
+ *     the same counts, ring indices and, bit for bit, positions and strengths (stored from the same
+ *     host doubles; old blocks moved device to device); after one RK4 step both agree to a round-off
+ *     tolerance (see main); removal gives back the counts on both and the same remaining particles.
+ * Exits 77 (skipped) when no CUDA device is usable. Run: ctest -L gpu -R launch --output-on-failure */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compact.h"
+#include "launch.h"
+#include "sim.h"
+#include "sim_gpu.h"
+
+static int failures = 0;
+#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+static char err[512];
+
+static uint64_t rng = 2024;
+static double urand(void) {
+  rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(rng >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+}
+
+/* 1. the gather kernel and its CPU twin */
+static void gather_case(vx_precision prec) {
+  const int n_src = 10007, n = 6001;
+  size_t rs = prec == VX_FLOAT ? sizeof(float) : sizeof(double), bs = 3 * (size_t)n_src * rs, bd = 3 * (size_t)n * rs;
+  void *src = malloc(bs), *ref = malloc(bd), *got = malloc(bd), *d_src = NULL, *d_dst = NULL, *d_idx = NULL;
+  int *idx = malloc(sizeof(int) * (size_t)n);
+  if (!src || !ref || !got || !idx) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
+  for (size_t i = 0; i < 3 * (size_t)n_src; ++i) vx_store(src, prec == VX_FLOAT, i, urand());
+  for (int i = 0; i < n; ++i) idx[i] = (int)((urand() * 0.5 + 0.5) * (n_src - 1));
+  for (int i = 0; i < n; ++i) vx_gather_row(ref, src, idx, prec == VX_FLOAT, (size_t)i);
+  if (vx_device_alloc(&d_src, bs, err, sizeof err) || vx_device_alloc(&d_dst, bd, err, sizeof err) ||
+      vx_device_alloc(&d_idx, sizeof(int) * (size_t)n, err, sizeof err) || vx_device_upload(d_src, src, bs, err, sizeof err) ||
+      vx_device_upload(d_idx, idx, sizeof(int) * (size_t)n, err, sizeof err) ||
+      vx_gpu_gather(prec, d_dst, d_src, (const int *)d_idx, n, err, sizeof err) || vx_device_download(got, d_dst, bd, err, sizeof err))
+    FAIL("gather on the device: %s", err);
+  else if (memcmp(ref, got, bd) != 0)
+    FAIL("gather kernel differs from its CPU twin (%s)", prec == VX_FLOAT ? "float" : "double");
+  else
+    printf("gather %s: %d rows equal bit for bit\n", prec == VX_FLOAT ? "float" : "double", n);
+  vx_device_free(d_src), vx_device_free(d_dst), vx_device_free(d_idx);
+  free(src), free(ref), free(got), free(idx);
+}
+
+/* Host copy of all particles: elements then tracers, and strengths. */
+static int take(vx_sim *s, double **pos, double **alpha) {
+  int ne = vx_sim_n_elements(s), nt = vx_sim_n_tracers(s);
+  *pos = malloc(sizeof(double) * 3 * ((size_t)ne + nt + 1));
+  *alpha = malloc(sizeof(double) * 3 * ((size_t)ne + 1));
+  if (!*pos || !*alpha) return -1;
+  return vx_sim_get_elements(s, *pos, *alpha, err, sizeof err) || vx_sim_get_tracers(s, *pos + 3 * (size_t)ne, err, sizeof err);
+}
+
+/* Largest |a - b| over n values, relative to scale. */
+static double maxrel(const double *a, const double *b, size_t n, double scale) {
+  double m = 0.0;
+  for (size_t i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - b[i]) / scale);
+  return m;
+}
+
+/* The same launch, step and removal on both backends; tol: after one step, relative to R (positions)
+ * and max|α| (strengths). */
+static void launch_case(const vx_scene *sc, vx_precision prec, double tol) {
+  const char *pn = prec == VX_FLOAT ? "float" : "double";
+  vx_sim *s[2];
+  for (int b = 0; b < 2; ++b) {
+    vx_sim_params p = vx_sim_params_from_scene(sc);
+    p.backend = b ? VX_BACKEND_CUDA : VX_BACKEND_CPU;
+    p.precision = prec;
+    p.tracers = 1024;
+    s[b] = vx_sim_create(&p, sc, err, sizeof err);
+    if (!s[b]) { FAIL("%s sim: %s", b ? "cuda" : "cpu", err); return; }
+  }
+  vx_launch L;
+  const double eye[3] = {0.5, 0.2, -0.6}, fwd[3] = {0.0, 0.3, 1.0};
+  vx_launch_defaults(sc, s[0], &L);
+  L.radius = 0.2, L.circulation = -0.8, L.core = 0.02;
+  vx_launch_aim(&L, eye, fwd);
+  double *pos[2], *alpha[2];
+  for (int b = 0; b < 2; ++b)
+    if (vx_launch_ring(s[b], sc, &L, err, sizeof err) || take(s[b], &pos[b], &alpha[b])) { FAIL("launch (%s): %s", pn, err); return; }
+  int ne = vx_sim_n_elements(s[0]), nt = vx_sim_n_tracers(s[0]);
+  if (ne != vx_sim_n_elements(s[1]) || nt != vx_sim_n_tracers(s[1]) || vx_sim_n_rings(s[0]) != vx_sim_n_rings(s[1]) ||
+      memcmp(vx_sim_rings(s[0]), vx_sim_rings(s[1]), sizeof(int) * (size_t)ne))
+    FAIL("launch (%s): counts or rings differ between the backends", pn);
+  else if (memcmp(pos[0], pos[1], sizeof(double) * 3 * ((size_t)ne + nt)) || memcmp(alpha[0], alpha[1], sizeof(double) * 3 * (size_t)ne))
+    FAIL("launch (%s): positions or strengths differ between the backends right after the launch", pn);
+  for (int b = 0; b < 2; ++b) free(pos[b]), free(alpha[b]);
+  for (int b = 0; b < 2; ++b)
+    if (vx_sim_step(s[b], err, sizeof err) || take(s[b], &pos[b], &alpha[b])) { FAIL("step (%s): %s", pn, err); return; }
+  double amax = 0.0;
+  for (size_t i = 0; i < 3 * (size_t)ne; ++i) amax = fmax(amax, fabs(alpha[0][i]));
+  double ep = maxrel(pos[0], pos[1], 3 * ((size_t)ne + nt), 0.3), ea = maxrel(alpha[0], alpha[1], 3 * (size_t)ne, amax);
+  printf("launch %s, one step after: positions %.2e R, strengths %.2e max|alpha| (tolerance %.0e)\n", pn, ep, ea, tol);
+  if (!(ep <= tol && ea <= tol)) FAIL("launch (%s): the backends part after a step: %g, %g", pn, ep, ea);
+  for (int b = 0; b < 2; ++b) free(pos[b]), free(alpha[b]);
+  for (int b = 0; b < 2; ++b)
+    if (vx_sim_remove_ring(s[b], err, sizeof err) || take(s[b], &pos[b], &alpha[b])) { FAIL("remove (%s): %s", pn, err); return; }
+  ne = vx_sim_n_elements(s[0]), nt = vx_sim_n_tracers(s[0]);
+  if (ne != vx_sim_n_elements(s[1]) || nt != vx_sim_n_tracers(s[1]) || ne != 2432 || nt != 1024)
+    FAIL("remove (%s): counts %d/%d, %d/%d (want 2432, 1024)", pn, ne, vx_sim_n_elements(s[1]), nt, vx_sim_n_tracers(s[1]));
+  else if (maxrel(pos[0], pos[1], 3 * ((size_t)ne + nt), 0.3) > tol)
+    FAIL("remove (%s): the remaining particles differ between the backends", pn);
+  for (int b = 0; b < 2; ++b) free(pos[b]), free(alpha[b]), vx_sim_destroy(s[b]);
+}
+
+int main(void) {
+  char name[128];
+  if (!vx_cuda_available(name, sizeof name)) {
+    printf("SKIP: no usable CUDA device\n");
+    return 77;
+  }
+  printf("device: %s\n", name);
+  gather_case(VX_DOUBLE);
+  gather_case(VX_FLOAT);
+  vx_scene sc;
+  char path[1024];
+  const char *dir = getenv("VX_ASSETS_DIR");
+  snprintf(path, sizeof path, "%s/single_ring.scene", dir && *dir ? dir : VX_ASSETS_DIR);
+  if (vx_scene_load(path, &sc, err, sizeof err)) { FAIL("%s", err); return EXIT_FAILURE; }
+  /* Not yet measured on a GPU (written on a machine without one): per-particle differences after one
+   * step, set from gpu_test_vortex's 10-step single_ring bounds (1.5e-13 double; float's leapfrog
+   * 1.5e-5) with room for per-particle rather than per-ring values; tighten to ~5x the printed values. */
+  launch_case(&sc, VX_DOUBLE, 1e-12);
+  launch_case(&sc, VX_FLOAT, 1e-4);
+  if (failures) { printf("%d failure(s)\n", failures); return EXIT_FAILURE; }
+  printf("gpu_test_launch: all checks passed\n");
+  return EXIT_SUCCESS;
+}
