@@ -31,9 +31,9 @@ typedef struct {
 
 struct rd_renderer {
   GLuint prog_points, prog_elements, prog_composite, prog_boxes;
-  struct { GLint view, proj, size, ref_depth, color, intensity; } u_pts;
-  struct { GLint view, proj, size, ref_depth, alpha_ref; } u_el;
-  struct { GLint points, opacity, use_opacity, gain, glow, glow_rgb, exposure, bg; } u_cmp;
+  struct { GLint view, proj, size, ref_depth, color, intensity, tint, palette, stops, nstops, range; } u_pts;
+  struct { GLint view, proj, size, ref_depth, alpha_ref, stops, nstops; } u_el;
+  struct { GLint points, opacity, use_opacity, keep_hue, gain, glow, glow_rgb, exposure, bg; } u_cmp;
   struct { GLint view_proj, color; } u_box;
   point_buf pts[RD_SLOTS];
   GLuint vao_empty;
@@ -98,6 +98,9 @@ rd_style rd_style_default(void) {
   s.point_size = 2.5f;
   s.intensity = 0.9f;
   s.tracer_rgb[0] = 0.55f; s.tracer_rgb[1] = 0.75f; s.tracer_rgb[2] = 1.0f;
+  s.tint = RD_TINT_PLAIN;
+  s.value_lo = 0.0f;
+  s.value_hi = 1.0f;
   s.opacity = 1;
   s.gain = 0.15f;
   s.glow = 0.6f;
@@ -162,16 +165,24 @@ rd_renderer *rd_create(char *err, size_t errlen) {
   r->u_pts.ref_depth = glGetUniformLocation(p, "u_ref_depth");
   r->u_pts.color = glGetUniformLocation(p, "u_color");
   r->u_pts.intensity = glGetUniformLocation(p, "u_intensity");
+  r->u_pts.tint = glGetUniformLocation(p, "u_tint");
+  r->u_pts.palette = glGetUniformLocation(p, "u_palette");
+  r->u_pts.stops = glGetUniformLocation(p, "u_stops");
+  r->u_pts.nstops = glGetUniformLocation(p, "u_nstops");
+  r->u_pts.range = glGetUniformLocation(p, "u_range");
   p = r->prog_elements;
   r->u_el.view = glGetUniformLocation(p, "u_view");
   r->u_el.proj = glGetUniformLocation(p, "u_proj");
   r->u_el.size = glGetUniformLocation(p, "u_size");
   r->u_el.ref_depth = glGetUniformLocation(p, "u_ref_depth");
   r->u_el.alpha_ref = glGetUniformLocation(p, "u_alpha_ref");
+  r->u_el.stops = glGetUniformLocation(p, "u_stops");
+  r->u_el.nstops = glGetUniformLocation(p, "u_nstops");
   p = r->prog_composite;
   r->u_cmp.points = glGetUniformLocation(p, "u_points");
   r->u_cmp.opacity = glGetUniformLocation(p, "u_opacity");
   r->u_cmp.use_opacity = glGetUniformLocation(p, "u_use_opacity");
+  r->u_cmp.keep_hue = glGetUniformLocation(p, "u_keep_hue");
   r->u_cmp.gain = glGetUniformLocation(p, "u_gain");
   r->u_cmp.glow = glGetUniformLocation(p, "u_glow");
   r->u_cmp.glow_rgb = glGetUniformLocation(p, "u_glow_rgb");
@@ -267,14 +278,15 @@ static int reserve_points(rd_renderer *r, int slot, int m, int want_interop, cha
   return 0;
 }
 
-/* Pack m of the n particles starting at `first` (an even subset) into the host buffer as float4. */
-static void pack_host(const rd_particles *p, int first, int n, int m, int with_alpha, float *out) {
+/* Pack m of the n particles starting at `first` (an even subset) into the host buffer as float4:
+ * w = |alpha| (with_alpha), else the tracer's value (value, indexed from the first tracer), else 1. */
+static void pack_host(const rd_particles *p, int first, int n, int m, int with_alpha, const float *value, float *out) {
   const double *pd = (const double *)p->pos, *ad = (const double *)p->alpha;
   const float *pf = (const float *)p->pos, *af = (const float *)p->alpha;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < m; ++i) {
     long long k = (long long)i * n / m, s = first + k; /* the same subset as rd_pack_kernel */
-    float w = 1.0f;
+    float w = value ? value[k] : 1.0f;
     if (p->real == RD_F64) {
       out[4 * (size_t)i] = (float)pd[3 * s];
       out[4 * (size_t)i + 1] = (float)pd[3 * s + 1];
@@ -297,23 +309,24 @@ static void pack_host(const rd_particles *p, int first, int n, int m, int with_a
 }
 
 static int upload_slot(rd_renderer *r, int slot, const rd_particles *p, int first, int n, int m, int with_alpha,
-                       int want_interop, rd_path *path, char *err, size_t errlen) {
+                       const float *value, int want_interop, rd_path *path, char *err, size_t errlen) {
   point_buf *b = &r->pts[slot];
   b->count = 0;
   if (m <= 0) return 0;
   if (reserve_points(r, slot, m, p->on_device && want_interop, err, errlen)) return -1;
   const void *alpha = with_alpha ? p->alpha : NULL;
   if (p->on_device && b->registered && want_interop) {
-    if (rd_gpu_pack_points(r->gpu, slot, p->pos, alpha, p->real, first, n, m, NULL, err, errlen)) return -1;
+    if (rd_gpu_pack_points(r->gpu, slot, p->pos, alpha, value, p->real, first, n, m, NULL, err, errlen)) return -1;
     *path = RD_PATH_INTEROP;
   } else {
     if (grow((void **)&r->host_pts, &r->cap_host_pts, sizeof(float) * 4 * (size_t)m, err, errlen)) return -1;
     if (p->on_device) {
       if (!r->gpu) { snprintf(err, errlen, "particles are on a CUDA device but the renderer has no CUDA"); return -1; }
-      if (rd_gpu_pack_points(r->gpu, slot, p->pos, alpha, p->real, first, n, m, r->host_pts, err, errlen)) return -1;
+      if (rd_gpu_pack_points(r->gpu, slot, p->pos, alpha, value, p->real, first, n, m, r->host_pts, err, errlen))
+        return -1;
       *path = RD_PATH_COPY;
     } else {
-      pack_host(p, first, n, m, alpha != NULL, r->host_pts);
+      pack_host(p, first, n, m, alpha != NULL, value, r->host_pts);
       *path = RD_PATH_HOST;
     }
     glBindBuffer(GL_ARRAY_BUFFER, b->vbo);
@@ -335,9 +348,10 @@ int rd_set_particles(rd_renderer *r, const rd_particles *p, const rd_style *s, c
     if (m < 1 && f > 0.0) m = 1;
   }
   rd_path path = RD_PATH_NONE, epath = RD_PATH_NONE;
-  if (upload_slot(r, RD_SLOT_TRACERS, p, p->n_elem, nt, m, 0, s->interop, &path, err, errlen)) return -1;
+  if (upload_slot(r, RD_SLOT_TRACERS, p, p->n_elem, nt, m, 0, p->value, s->interop, &path, err, errlen)) return -1;
   if (s->show_elements && p->n_elem > 0) {
-    if (upload_slot(r, RD_SLOT_ELEMENTS, p, 0, p->n_elem, p->n_elem, p->alpha != NULL, s->interop, &epath, err, errlen))
+    if (upload_slot(r, RD_SLOT_ELEMENTS, p, 0, p->n_elem, p->n_elem, p->alpha != NULL, NULL, s->interop, &epath, err,
+                    errlen))
       return -1;
   } else {
     r->pts[RD_SLOT_ELEMENTS].count = 0;
@@ -598,6 +612,18 @@ static int update_boxes(rd_renderer *r, int lb, char *err, size_t errlen) {
 
 /* ------------------------------------------------------------------ drawing */
 
+/* The tracers' colouring (rd_tint) and its tables (colour.c) for the point program in use. */
+static void set_tint_uniforms(rd_renderer *r, const rd_style *s) {
+  int n;
+  const float *pal = rd_colour_table(0, &n);
+  glUniform3fv(r->u_pts.palette, n, pal);
+  const float *stops = rd_colour_table(1, &n);
+  glUniform3fv(r->u_pts.stops, n, stops);
+  glUniform1i(r->u_pts.nstops, n);
+  glUniform1i(r->u_pts.tint, s->tint);
+  glUniform2f(r->u_pts.range, s->value_lo, s->value_hi);
+}
+
 int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fbo, int w, int h, float pixel_scale,
             char *err, size_t errlen) {
   if (w <= 0 || h <= 0) return 0; /* minimised window */
@@ -649,6 +675,7 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
     glUniform1f(r->u_pts.size, s->point_size * scale);
     glUniform1f(r->u_pts.ref_depth, (float)cam->dist);
     glUniform3fv(r->u_pts.color, 1, s->tracer_rgb);
+    set_tint_uniforms(r, s);
     /* the same look at any image size: a point covers the same pixels, an image of h pixels has
      * (h/720)^2 times as many as one of 720, so each point adds that much more */
     float res = (float)h / scale / 720.0f;
@@ -670,6 +697,7 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   glUniform1i(r->u_cmp.points, 0);
   glUniform1i(r->u_cmp.opacity, 1);
   glUniform1i(r->u_cmp.use_opacity, use_opacity);
+  glUniform1i(r->u_cmp.keep_hue, s->tint != RD_TINT_PLAIN);
   glUniform1f(r->u_cmp.gain, s->gain);
   glUniform1f(r->u_cmp.glow, s->glow);
   glUniform3fv(r->u_cmp.glow_rgb, 1, s->glow_rgb);
@@ -708,6 +736,10 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
     glUniform1f(r->u_el.size, s->element_size * scale);
     glUniform1f(r->u_el.ref_depth, (float)cam->dist);
     glUniform1f(r->u_el.alpha_ref, r->parts.alpha ? s->alpha_ref : 0.0f);
+    int n;
+    const float *stops = rd_colour_table(2, &n);
+    glUniform3fv(r->u_el.stops, n, stops);
+    glUniform1i(r->u_el.nstops, n);
     glBindVertexArray(r->pts[RD_SLOT_ELEMENTS].vao);
     glDrawArrays(GL_POINTS, 0, r->pts[RD_SLOT_ELEMENTS].count);
   }

@@ -26,10 +26,12 @@ VX_EXTERN_C_BEGIN
 typedef enum { RD_F64 = 0, RD_F32 = 1 } rd_real;
 
 /* Particles as the simulation keeps them: xyz-interleaved positions of [elements, tracers] and
- * the elements' vector strengths, in double or float, host or device memory. */
+ * the elements' vector strengths, in double or float, host or device memory; optionally one
+ * float per tracer that colours it (rd_style.tint says how). */
 typedef struct {
   const void *pos;      /* 3 * (n_elem + n_tracer) */
   const void *alpha;    /* 3 * n_elem (may be NULL: elements drawn in one colour) */
+  const float *value;   /* n_tracer, in the same memory as pos (may be NULL: all 0) */
   int n_elem, n_tracer;
   rd_real real;
   int on_device;        /* 1: CUDA device pointers */
@@ -45,6 +47,11 @@ typedef struct {
   int on_device;
 } rd_hist;
 
+/* How the tracers are coloured: one colour (tracer_rgb); by category, value i taking colour i of
+ * rd_category_rgb (e.g. the ring a tracer was seeded around); or by value through the tracer
+ * colour map rd_tracer_map_rgb, value_lo .. value_hi spanning it. */
+typedef enum { RD_TINT_PLAIN = 0, RD_TINT_CATEGORY = 1, RD_TINT_MAP = 2 } rd_tint;
+
 /* How things look; rd_style_default() gives the paper-like defaults. */
 typedef struct {
   float fraction;       /* share of the tracers drawn, (0, 1] (paper: 2^14 of 2^18) */
@@ -52,6 +59,8 @@ typedef struct {
   float intensity;      /* colour one tracer adds in an image 720 pixels high (additive blending, before
                            tone mapping); scaled with the image's pixel count so the look keeps */
   float tracer_rgb[3];
+  int tint;             /* rd_tint */
+  float value_lo, value_hi; /* RD_TINT_MAP: the values at the ends of the colour map */
   int opacity;          /* 1: ray-counted opacity modulates the points; 0: plain additive points */
   float gain;           /* opacity = 1 - exp(-gain * blurred ray count) */
   float glow;           /* density glow added in proportion to the opacity */
@@ -123,6 +132,20 @@ int rd_element_centroid(rd_renderer *r, double c[3], char *err, size_t errlen);
 
 /* The opacity image of the last draw as floats (w x h, bottom row first) and its size; for tests. */
 int rd_read_opacity(rd_renderer *r, float *out, int *w, int *h, char *err, size_t errlen);
+
+/* ---- colours: one home for the palette and the colour maps, which the shaders receive as
+ * uniforms and a UI draws its legends and colour bars with ---- */
+#define RD_CATEGORIES 8       /* distinct category colours; category i takes colour i mod 8 */
+#define RD_MAP_MAX_STOPS 8    /* control points of a colour map, evenly spaced over [0, 1] */
+void rd_category_rgb(int i, float rgb[3]);
+/* Tracer map (blue -> cyan -> green -> orange -> red, all bright: on a dark background a low
+ * value must not read as few tracers) at s in [0, 1] (clamped). */
+void rd_tracer_map_rgb(float s, float rgb[3]);
+/* Element map (dark violet -> magenta -> orange -> pale yellow) at s in [0, 1]; elements sit at
+ * s = 0.5 |alpha| / alpha_ref, so the map spans |alpha| in [0, 2 alpha_ref]. */
+void rd_element_map_rgb(float s, float rgb[3]);
+/* The palette (which 0), tracer map (1) or element map (2) as *n rgb triples: what the shaders get. */
+const float *rd_colour_table(int which, int *n);
 
 /* ---- headless contexts: EGL (device platform, else Mesa surfaceless, else the default display)
  * with a w x h RGBA8 framebuffer object bound and current ---- */

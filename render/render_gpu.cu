@@ -36,12 +36,12 @@ static int blocks_for(long long n) { return (int)((n + kThreads - 1) / kThreads)
 /* ------------------------------------------------------------------ kernels */
 
 template <typename T>
-__global__ void rd_pack_kernel(const T *pos, const T *alpha, int first, int n, int m, float4 *out) {
+__global__ void rd_pack_kernel(const T *pos, const T *alpha, const float *value, int first, int n, int m, float4 *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
   long long k = (long long)i * n / m; /* an even subset: the same on the host path */
   long long s = first + k;
-  float w = 1.0f;
+  float w = value ? value[k] : 1.0f;
   if (alpha) {
     float ax = (float)alpha[3 * k], ay = (float)alpha[3 * k + 1], az = (float)alpha[3 * k + 2];
     w = sqrtf(ax * ax + ay * ay + az * az);
@@ -194,8 +194,8 @@ extern "C" void rd_gpu_unregister_texture(rd_gpu *g) {
 
 /* ------------------------------------------------------------------ points */
 
-extern "C" int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, rd_real real, int first,
-                                  int n, int m, float *host, char *err, size_t errlen) {
+extern "C" int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value,
+                                  rd_real real, int first, int n, int m, float *host, char *err, size_t errlen) {
   if (m <= 0) return 0;
   float4 *out = NULL;
   size_t bytes = sizeof(float4) * (size_t)m;
@@ -215,9 +215,11 @@ extern "C" int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const 
     }
   }
   if (real == RD_F64)
-    rd_pack_kernel<double><<<blocks_for(m), kThreads>>>((const double *)d_pos, (const double *)d_alpha, first, n, m, out);
+    rd_pack_kernel<double><<<blocks_for(m), kThreads>>>((const double *)d_pos, (const double *)d_alpha, d_value, first, n,
+                                                        m, out);
   else
-    rd_pack_kernel<float><<<blocks_for(m), kThreads>>>((const float *)d_pos, (const float *)d_alpha, first, n, m, out);
+    rd_pack_kernel<float><<<blocks_for(m), kThreads>>>((const float *)d_pos, (const float *)d_alpha, d_value, first, n, m,
+                                                       out);
   VX_CU_LAUNCH(rd_pack_kernel);
   if (mapped) {
     mapped = 0;

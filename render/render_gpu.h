@@ -32,11 +32,12 @@ void rd_gpu_unregister_texture(rd_gpu *g);
 
 /* Pack m points from device positions into float4 (x, y, z, w): point i is particle
  * first + i * n / m (an even subset of n particles); w = |alpha of that particle| when d_alpha is
- * given (particle s = first + k has strength d_alpha[3k..3k+2]), else 1. Into the slot's registered buffer when
+ * given (particle s = first + k has strength d_alpha[3k..3k+2]), else d_value[k] when d_value is
+ * given (a tracer's colour value), else 1. Into the slot's registered buffer when
  * host is NULL (map, kernel, unmap), else into host (4m floats) through a device staging buffer.
  * 0, or -1 with err. */
-int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, rd_real real, int first, int n, int m,
-                       float *host, char *err, size_t errlen);
+int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value, rd_real real,
+                       int first, int n, int m, float *host, char *err, size_t errlen);
 /* Mean position of n device points (a reduction; 24 bytes come back). */
 int rd_gpu_centroid(rd_gpu *g, const void *d_pos, rd_real real, int n, double c[3], char *err, size_t errlen);
 

@@ -18,8 +18,10 @@
 #include "sim.h"
 
 #ifdef VX_HAVE_RENDER
+#include "mem.h"
 #include "record.h"
 #include "render.h"
+#include "tracer_colour.h"
 #endif
 
 VX_EXTERN_C_BEGIN
@@ -96,6 +98,16 @@ int app_interrupted(void);   /* the signal caught since catch(1); 0 if none */
 /* Where a picker entry came from (vx_scene_entry.origin). */
 enum { APP_SCENES_BUILTIN = 0, APP_SCENES_DIR = 1, APP_SCENES_USER = 2, APP_SCENES_ARG = 3 };
 
+/* What colours the tracers (app_colour.c): one colour, the ring each was seeded around, or a
+ * quantity through the colour map: speed |u|, vorticity |ω|, height along the direction of travel. */
+typedef enum {
+  APP_COLOUR_PLAIN = 0, APP_COLOUR_RING, APP_COLOUR_SPEED, APP_COLOUR_VORTICITY, APP_COLOUR_HEIGHT, APP_COLOURS
+} app_colour;
+const char *app_colour_name(int c);                /* "plain", "ring", "speed", "vorticity", "height" */
+int app_colour_from_name(const char *name);        /* -1: unknown */
+/* The quantity a mode encodes, with its unit, for the colour bar ("speed |u|", ...); NULL for plain / ring. */
+const char *app_colour_quantity(int c);
+
 typedef struct {
   app_overrides ov;
   const char *scene;        /* name or path; NULL: leapfrog */
@@ -115,6 +127,8 @@ typedef struct {
   int png_level;            /* zlib level of --png-dir frames, 0..9; -1: libpng's default */
   const long long *launch_steps; /* --launch-ring: a ring launched from the camera in the frame that */
   int n_launch;                  /* takes each of these steps, before its steps */
+  int colour;               /* app_colour (--colour); -1: ring for a scene of several rings, else plain */
+  /* (tracer colours: see app_colour below) */
 } app_options;
 
 /* What the panel and the keys edit. */
@@ -136,6 +150,7 @@ typedef struct {
   /* view */
   int opacity_level;
   int follow, vsync, show_panel, show_help, show_hud;
+  int colour;               /* app_colour of the tracers (K cycles; style.tint and the values follow) */
   rd_style style;
 } app_settings;
 
@@ -163,7 +178,7 @@ typedef struct app {
   long long hist_state;     /* state_version the histogram was built from */
   long long up_state;       /* what the point buffers hold: state, fraction, elements shown, interop */
   float up_fraction;
-  int up_elements, up_interop;
+  int up_elements, up_interop, up_colour;
   int hist_level_built;
   int blown_up;             /* the blow-up rule held (vx_sim_health): no steps until a reset */
   char halt[256];           /* why the simulation stopped (blow-up or failed step), in red until a reset
@@ -187,6 +202,17 @@ typedef struct app {
   char gpu_name[128], gl_desc[256], platform[160];
   long long frame;
   double t_start;
+  /* tracer colours (app_colour.c): the values handed to the renderer and the map's range */
+  float *tc_rings;          /* host, n_tracer: the ring of each tracer; NULL: to be made */
+  vx_mem tc_rings_dev;      /* their device copy (cuda backend), made once per simulation */
+  vx_mem tc_value;          /* the quantity's values, in the simulation's memory */
+  vx_mem tc_scratch;        /* device: the range reduction's two floats */
+  int tc_on_device;         /* where tc_value, tc_rings_dev and tc_scratch live (-1: nowhere yet) */
+  long long tc_state;       /* state_version tc_value was made from */
+  int tc_colour;            /* and its mode */
+  float tc_range[2];        /* the map's range (the colour bar's labels) */
+  double tc_range_wall;     /* when it was last measured (app_now) */
+  vx_travel travel;         /* the scene's direction of travel (height) */
   /* recording (app_record.c) */
   rd_recorder *rec_video, *rec_png;
   rd_readback *rec_rb;
@@ -216,6 +242,16 @@ void app_message(app *a, const char *fmt, ...);
 /* Simulated time and steps across engine rebuilds. */
 double app_sim_time(const app *a);
 long long app_sim_steps(const app *a);
+
+/* app_colour.c. Forget the tracers' colour data (a new simulation: new tracers, maybe another
+ * backend); made again when next drawn. The default mode of a scene: ring when it has several rings. */
+void app_colour_reset(app *a);
+void app_colour_free(app *a);
+int app_colour_default(const app *a, const vx_scene *sc);
+/* Fill p->value and the style's tint and range for the mode in a->set.colour, computing the values
+ * when the state or the mode changed (on the simulation's backend). A mode that cannot be shown
+ * (vorticity with stretching off) falls back to plain with a message. 0, or -1 with err. */
+int app_colour_prepare(app *a, rd_particles *p, char *err, size_t errlen);
 
 /* app_record.c. Start recording w x h frames into a video and/or PNG frames (either may be NULL);
  * Ctrl-C / SIGTERM are caught until it stops. 0, or -1 with err. */

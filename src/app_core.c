@@ -240,6 +240,7 @@ static int start_sim(app *a, int si, const vx_scene *sc, const vx_sim_params *pr
   vx_sim_destroy(a->sim);
   a->sim = s;
   a->scene = *sc;
+  app_colour_reset(a);
   a->t_offset = 0.0;
   a->steps_offset = 0;
   a->blown_up = 0;
@@ -279,6 +280,7 @@ static int load_scene(app *a, int si, int fresh, char *err, size_t errlen) {
   int keep_level = a->set.opacity_level, old_nt = a->sim ? vx_sim_n_tracers(a->sim) : -1;
   if (start_sim(a, si, &sc, &prm, !fresh, err, errlen)) return -1;
   a->set.opacity_level = a->cur.opacity_level = keep_level;
+  if (fresh) a->set.colour = a->cur.colour = app_colour_default(a, &sc); /* a reset keeps the user's */
   if (!fresh) {
     /* the look as tuned; the drawn fraction follows a new tracer count unless it was given */
     float frac = a->set.style.fraction;
@@ -317,6 +319,7 @@ static int rebuild_sim(app *a, char *err, size_t errlen) {
   a->steps_offset += vx_sim_steps_done(a->sim);
   vx_sim_destroy(a->sim);
   a->sim = s;
+  app_colour_reset(a); /* another simulation, maybe another backend: the colour buffers move */
   a->state_version++;
   readout_drop(a);
   rc = 0;
@@ -354,7 +357,9 @@ int app_init(app *a, const app_options *o, int window, char *err, size_t errlen)
   a->set.show_hud = 1;
   vx_sim_params prm = app_sim_params(&sc, &o->ov);
   prm.verbose = 0;
+  a->tc_on_device = -1;
   if (start_sim(a, si, &sc, &prm, 0, err, errlen)) return 1;
+  a->set.colour = a->cur.colour = app_colour_default(a, &sc);
   if (!o->quiet) {
     const vx_sim_params *P = vx_sim_params_get(a->sim);
     fprintf(stderr,
@@ -378,6 +383,7 @@ void app_shutdown(app *a) {
   a->rd = NULL;
   vx_acc_destroy(a->acc); /* waits for a direct sum in flight */
   a->acc = NULL;
+  app_colour_free(a); /* device buffers go before the simulation (and its device) */
   vx_sim_destroy(a->sim);
   a->sim = NULL;
 }
@@ -514,6 +520,7 @@ static void apply_settings(app *a) {
   c->show_panel = s->show_panel;
   c->show_help = s->show_help;
   c->show_hud = s->show_hud;
+  c->colour = s->colour;
   c->style = s->style;
   /* vsync is the window's business (app_window.c compares set and cur) */
 }
@@ -730,13 +737,15 @@ static int hand_to_renderer(app *a, char *err, size_t errlen) {
   a->set.style.boxes_level = a->levels > 0 ? a->levels : 0;
   const rd_style *st = &a->set.style;
   double t0 = app_now();
+  if (app_colour_prepare(a, &p, err, errlen)) return -1;
   if (a->up_state != a->state_version || a->up_fraction != st->fraction || a->up_elements != st->show_elements ||
-      a->up_interop != st->interop) { /* the point buffers only change with the particles */
+      a->up_interop != st->interop || a->up_colour != a->set.colour) { /* the point buffers change with the particles */
     if (rd_set_particles(a->rd, &p, st, err, errlen)) return -1;
     a->up_state = a->state_version;
     a->up_fraction = st->fraction;
     a->up_elements = st->show_elements;
     a->up_interop = st->interop;
+    a->up_colour = a->set.colour;
   }
   if (!a->blown_up && (st->opacity || st->show_boxes || st->show_cube) && hand_hist(a, err, errlen)) return -1;
   a->ms_upload = 1e3 * (app_now() - t0);

@@ -223,7 +223,13 @@ static void look_section(app *a) {
   if (!ImGui::CollapsingHeader("Look")) return;
   ImGui::SliderFloat("point size", &st->point_size, 0.5f, 16.0f, "%.1f px");
   ImGui::SliderFloat("intensity", &st->intensity, 0.005f, 4.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
-  ImGui::ColorEdit3("tracers", st->tracer_rgb, ImGuiColorEditFlags_NoInputs);
+  const char *modes[APP_COLOURS];
+  for (int c = 0; c < APP_COLOURS; ++c) modes[c] = app_colour_name(c);
+  ImGui::Combo("tracer colour (K)", &s->colour, modes, APP_COLOURS);
+  hint("ring: the ring each tracer was seeded around; speed |u| and vorticity |w| = |curl u| from the engine at the "
+       "tracers; height along the scene's direction of travel. The colour bar gives the map's range (measured twice a "
+       "second). Brightness still follows density (the opacity pass).");
+  if (s->colour == APP_COLOUR_PLAIN) ImGui::ColorEdit3("tracers", st->tracer_rgb, ImGuiColorEditFlags_NoInputs);
   bool op = st->opacity != 0;
   if (ImGui::Checkbox("ray-counted opacity (O)", &op)) st->opacity = op;
   hint("Paper 3.2: per-pixel opacity from rays through the occupancy histogram bin[] of ALL particles.");
@@ -412,6 +418,7 @@ static void help(app *a, int fb_w, int fb_h) {
       {"N or Right", "single step"},             {"R", "reset the scene (new tracer count applies)"},
       {"C", "the scene's camera (view, follow)"}, {"F", "follow the rings (centroid of the elements)"},
       {"O", "ray-counted opacity on / off"},     {"E", "vortex elements coloured by |alpha|"},
+      {"K", "tracer colour: plain, ring, speed, vorticity, height"},
       {"B / X", "octree leaf boxes / root cube"}, {"D", "FMM / direct summation"},
       {"+ / -", "point size"},                   {"[ / ]", "fewer / more tracers drawn"},
       {"V", "vsync"},                            {"U / Tab", "HUD / panel"},
@@ -436,12 +443,72 @@ static void help(app *a, int fb_w, int fb_h) {
   if (!open) a->set.show_help = 0;
 }
 
+/* A horizontal bar of colour map f over [0, 1], lo and hi at its ends, title above. */
+static void colour_bar(const char *title, void (*f)(float, float *), float lo, float hi) {
+  ImGui::TextUnformatted(title);
+  float w = 260.0f * ImGui::GetIO().FontGlobalScale, h = ImGui::GetTextLineHeight();
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  ImDrawList *dl = ImGui::GetWindowDrawList();
+  const int n = 32;
+  for (int i = 0; i < n; ++i) {
+    float c0[3], c1[3];
+    f((float)i / n, c0);
+    f((float)(i + 1) / n, c1);
+    ImU32 a = ImGui::ColorConvertFloat4ToU32(ImVec4(c0[0], c0[1], c0[2], 1.0f));
+    ImU32 b = ImGui::ColorConvertFloat4ToU32(ImVec4(c1[0], c1[1], c1[2], 1.0f));
+    dl->AddRectFilledMultiColor(ImVec2(p.x + w * i / n, p.y), ImVec2(p.x + w * (i + 1) / n, p.y + h), a, b, b, a);
+  }
+  ImGui::Dummy(ImVec2(w, h));
+  char hs[32];
+  snprintf(hs, sizeof hs, "%.3g", hi);
+  ImGui::Text("%.3g", lo);
+  ImGui::SameLine(ImGui::GetCursorPosX() + w - ImGui::CalcTextSize(hs).x);
+  ImGui::TextUnformatted(hs);
+}
+
+/* Each ring's colour, for the tracers coloured by ring. */
+static void ring_legend(app *a) {
+  int n = vx_sim_n_rings(a->sim) < RD_CATEGORIES ? vx_sim_n_rings(a->sim) : RD_CATEGORIES;
+  ImGui::TextUnformatted("tracers by ring seeded around:");
+  for (int r = 0; r < n; ++r) {
+    float c[3];
+    rd_category_rgb(r, c);
+    if (r > 0) ImGui::SameLine();
+    ImGui::ColorButton("##ring", ImVec4(c[0], c[1], c[2], 1.0f), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+    ImGui::SameLine();
+    ImGui::Text("%d", r);
+  }
+}
+
+/* Legend and colour bars, bottom left, whenever colour encodes something: the tracers' ring or
+ * quantity (rd_tracer_map_rgb over the measured range), the elements' |alpha| (the element map
+ * spans [0, 2 alpha_ref], render.h). */
+static void colour_legend(app *a, int fb_h) {
+  const rd_style *st = &a->set.style;
+  const char *q = app_colour_quantity(a->set.colour);
+  int ring = a->set.colour == APP_COLOUR_RING, el = st->show_elements && st->alpha_ref > 0;
+  if (!q && !ring && !el) return;
+  ImGui::SetNextWindowPos(ImVec2(10, (float)fb_h - 10), ImGuiCond_Always, ImVec2(0, 1));
+  ImGui::SetNextWindowBgAlpha(0.55f);
+  ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                       ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs;
+  if (!ImGui::Begin("colour legend", NULL, f)) {
+    ImGui::End();
+    return;
+  }
+  if (ring) ring_legend(a);
+  if (q) colour_bar(q, rd_tracer_map_rgb, st->value_lo, st->value_hi);
+  if (el) colour_bar("elements |alpha|", rd_element_map_rgb, 0.0f, 2.0f * st->alpha_ref);
+  ImGui::End();
+}
+
 /* All windows of one frame. */
 static void build(app *a, int fb_w, int fb_h) {
   if (g_window && a->set.show_panel) panel(a);
   if (a->set.show_hud || !g_window) hud(a, fb_w);
   if (g_window && a->set.show_help) help(a, fb_w, fb_h);
   if (g_window && app_record_active(a)) recording_badge(a, fb_w);
+  colour_legend(a, fb_h);
   if (a->message[0] && app_now() < a->message_until) {
     ImGui::SetNextWindowPos(ImVec2(0.5f * fb_w, (float)fb_h - 12), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
     ImGui::SetNextWindowBgAlpha(0.7f);

@@ -76,6 +76,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     case GLFW_KEY_F: if (!repeat) s->follow = !s->follow; break;
     case GLFW_KEY_O: if (!repeat) st->opacity = !st->opacity; break;
     case GLFW_KEY_E: if (!repeat) st->show_elements = !st->show_elements; break;
+    case GLFW_KEY_K: if (!repeat) s->colour = (s->colour + 1) % APP_COLOURS; break;
     case GLFW_KEY_B: if (!repeat) st->show_boxes = !st->show_boxes; break;
     case GLFW_KEY_X: if (!repeat) st->show_cube = !st->show_cube; break;
     case GLFW_KEY_D: if (!repeat) s->direct = !s->direct; break;

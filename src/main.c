@@ -110,6 +110,9 @@ static void usage(FILE *f) {
           "  --opacity-scale S       opacity image = framebuffer / S (default 2)\n"
           "  --opacity-level L       level of the ray-counted histogram, 2..8 (default 6: 64^3 cells); 0: the\n"
           "                          octree's finest level (the paper's bin[]; coarse when a smoothing kernel caps it)\n"
+          "  --colour MODE           tracers coloured by: ring (the ring each was seeded around; the default for\n"
+          "                          scenes of several rings), speed, vorticity, height (along the direction of\n"
+          "                          travel), or plain (one colour; the default for one ring). K cycles them\n"
           "  --elements              draw the vortex elements coloured by |alpha|\n"
           "  --boxes                 draw the non-empty leaf boxes\n"
           "  --no-cube               do not outline the octree's root cube\n"
@@ -169,6 +172,7 @@ typedef struct {
   const char *render_opt; /* first rendering-only option seen (an error in batch mode) */
   /* look */
   double fraction, point_size, intensity, gain, glow;
+  const char *colour;
   long long samples, blur, op_scale;
   int no_opacity, elements, boxes, no_cube, interop_off;
 } opts;
@@ -228,6 +232,9 @@ static int run_render(const opts *o) {
   if (o->no_cube) s.show_cube = 0;
   if (o->interop_off) s.interop = 0;
   ao.style = s;
+  ao.colour = -1;
+  if (o->colour && (ao.colour = app_colour_from_name(o->colour)) < 0)
+    return fail_usage("bad value for --colour: '%s' (expected ring, speed, vorticity, height or plain)", o->colour);
   return o->headless ? app_run_headless(&ao) : app_run_window(&ao);
 }
 #endif
@@ -278,7 +285,7 @@ int main(int argc, char **argv) {
                                     "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
                                     "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
                                     "--opacity-level", "--interop", "--record", "--fps", "--png-level", "--scene-dir",
-                                    "--launch-ring", NULL};
+                                    "--launch-ring", "--colour", NULL};
       for (int k = 0; known[k]; ++k)
         if (!strcmp(a, known[k])) return fail_usage("option %s needs a value", a);
       return fail_usage("unknown option '%s'", a);
@@ -424,6 +431,8 @@ int main(int argc, char **argv) {
         if (parse_ll(v, 0, 8, &x) || x == 1) /* 8^8 cells = 64 MiB of counts */
           return fail_usage("bad value for --opacity-level: '%s' (expected 0 or an integer in 2..8)", v);
         o.opacity_level = x;
+      } else if (!strcmp(a, "--colour")) {
+        o.colour = v; /* checked by run_render: the names live with the colour modes (app_colour.c) */
       } else if (!strcmp(a, "--interop")) {
         if (strcmp(v, "auto") && strcmp(v, "off")) return fail_usage("bad value for --interop: '%s' (expected auto or off)", v);
         o.interop_off = !strcmp(v, "off");

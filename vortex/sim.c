@@ -43,6 +43,11 @@ struct vx_sim {
   int steps_since_remesh;
   double amax0;              /* max|α| at the start: the blow-up rule's reference */
   int have_grad;             /* grad holds the elements' gradient of an evaluation of this state's particles */
+  /* the tracers' rows of vel (and of grad when field_grad) hold the last step's last evaluation:
+   * within one step of the current positions (vx_sim_tracer_field); 0 after creation and remeshing
+   * (the arrays were regrown for another element count) */
+  int field_ok, field_grad;
+  int want_tracer_grad;      /* the last stage of each step computes ∇u at the tracers too */
   double max_gradu;          /* max |∇u| over the elements, last measured */
   /* the health reduction of the current state, kept so that the step's own check (substeps) and
    * the caller's vx_sim_health after it cost one reduction and one device read-back, not two */
@@ -414,8 +419,8 @@ vx_sim *vx_sim_create(const vx_sim_params *prm, const vx_scene *scene, char *err
 /* ------------------------------------------------------------------ stepping */
 
 /* One engine call at the current state y: velocity at [elements, tracers], gradient too unless
- * stretching is off. */
-static int evaluate(vx_sim *s, char *err, size_t errlen) {
+ * stretching is off (at the elements; at the tracers too with tracer_grad, for their vorticity). */
+static int evaluate(vx_sim *s, int tracer_grad, char *err, size_t errlen) {
   fmm_io io;
   memset(&io, 0, sizeof io);
   io.n_src = s->n_elem;
@@ -426,11 +431,13 @@ static int evaluate(vx_sim *s, char *err, size_t errlen) {
   io.vel = s->vel;
   io.grad = s->prm.stretching == VX_STRETCH_NONE ? NULL : s->grad;
   io.on_device = s->on_device;
-  io.n_grad = s->n_elem; /* tracers are passive: velocity only */
+  io.n_grad = tracer_grad && io.grad ? s->n_tot : s->n_elem; /* tracers are passive: velocity only, unless coloured */
   fmm_stats st;
   memset(&st, 0, sizeof st);
   int rc = s->prm.direct ? fmm_direct(s->fmm, &io, &st, err, errlen) : fmm_evaluate(s->fmm, &io, &st, err, errlen);
   if (rc) return -1;
+  s->field_ok = 1;
+  s->field_grad = io.n_grad == s->n_tot;
   vx_step_stats *S = &s->stats;
   S->t_tree += st.t_tree;
   S->t_far += st.t_p2m + st.t_m2m + st.t_m2l + st.t_l2l + st.t_l2p;
@@ -575,7 +582,7 @@ static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char 
   a.dt = dt;
   for (int k = 0; k < ns; ++k) {
     double te = now_ms();
-    if (evaluate(s, err, errlen)) {
+    if (evaluate(s, k == ns - 1 && s->want_tracer_grad, err, errlen)) {
       char where[32];
       snprintf(where, sizeof where, "RK stage %d", k + 1);
       return step_failed(s, s->steps + 1, where, err, errlen);
@@ -655,6 +662,7 @@ static void swap_buf(void **p, size_t *cap, vx_mem *b) {
 static int adopt_remesh(vx_sim *s, char *err, size_t errlen) {
   s->n_elem = s->rj.n_out;
   s->n_tot = s->n_elem + s->n_tracer;
+  s->field_ok = 0;
   if (s->on_device) {
     swap_buf((void **)&s->d_ring, &s->c_d_ring, &s->rj.ring_out);
     int *r = realloc(s->ring, sizeof(int) * ((size_t)s->n_elem + 1));
@@ -988,7 +996,22 @@ static int sim_velocity(vx_sim *s, int n_tgt, double *vel, char *err, size_t err
   io.on_device = s->on_device;
   int rc = s->prm.direct ? fmm_direct(s->fmm, &io, NULL, err, errlen) : fmm_evaluate(s->fmm, &io, NULL, err, errlen);
   if (rc) return -1;
+  if (n_tgt == s->n_tot) s->field_ok = 1, s->field_grad = 0;
   return fetch_doubles(s, s->vel, 3 * (size_t)n_tgt, vel, err, errlen);
+}
+
+void vx_sim_set_tracer_gradient(vx_sim *s, int on) { s->want_tracer_grad = on != 0; }
+
+int vx_sim_tracer_field(vx_sim *s, int gradient, const void **vel, const void **grad, char *err, size_t errlen) {
+  if (gradient && s->prm.stretching == VX_STRETCH_NONE) {
+    snprintf(err, errlen, "no velocity gradient with stretching off: the engine computes none");
+    return -1;
+  }
+  if (s->n_tracer > 0 && (!s->field_ok || (gradient && !s->field_grad)) && evaluate(s, gradient, err, errlen)) return -1;
+  size_t off = 3 * s->rs * (size_t)s->n_elem;
+  if (vel) *vel = (const char *)s->vel + off;
+  if (grad) *grad = s->field_grad ? (const char *)s->grad + 3 * off : NULL;
+  return 0;
 }
 
 int vx_sim_element_velocity(vx_sim *s, double *vel, char *err, size_t errlen) {

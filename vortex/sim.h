@@ -249,6 +249,15 @@ const void *vx_sim_positions_raw(const vx_sim *s, int *on_device);
  * octree's bin[] of the last evaluation). Owned by the simulation. */
 fmm_ctx *vx_sim_engine(vx_sim *s);
 const void *vx_sim_strengths_raw(const vx_sim *s, int *on_device);
+/* The velocity (3*n_tracer) and, with gradient, the velocity gradient (9*n_tracer, grad[9t+3i+j] =
+ * ∂u_i/∂x_j) at the tracers, raw as above: the last step's last engine evaluation (within one step
+ * of the current positions), or one engine call now when there is none for these particles (a new
+ * or remeshed state, or the gradient not computed there). For colouring the tracers
+ * (tracer_colour.h); the gradient needs stretching on. 0, or -1 with err. */
+int vx_sim_tracer_field(vx_sim *s, int gradient, const void **vel, const void **grad, char *err, size_t errlen);
+/* Have the last stage of every step compute the gradient at the tracers too (they otherwise get
+ * the velocity only), so that vx_sim_tracer_field(s, 1, ...) needs no engine call of its own. */
+void vx_sim_set_tracer_gradient(vx_sim *s, int on);
 
 VX_EXTERN_C_END
 #endif

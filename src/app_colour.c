@@ -1,0 +1,134 @@
+/* app_colour.c — what colours the tracers (app.h: app_colour): the per-tracer values handed to the
+ * renderer (rd_particles.value) and the style's tint and range. Ring labels come from the scene
+ * (vortex/tracer_colour.h: the tracers are seeded ring by ring) and are copied to the device once
+ * per simulation; speed, vorticity and height are made from the state where it lives, when the
+ * state or the mode changed, so that a frame on the cuda backend brings nothing back to the host
+ * but the map's range (two floats, measured at most twice a second in the window, every frame
+ * headless so that images do not depend on the machine's speed). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+#define RANGE_PERIOD_S 0.5 /* the window re-measures the colour map's range at most this often */
+
+static const char *kNames[APP_COLOURS] = {"plain", "ring", "speed", "vorticity", "height"};
+
+const char *app_colour_name(int c) { return c >= 0 && c < APP_COLOURS ? kNames[c] : "?"; }
+
+int app_colour_from_name(const char *name) {
+  for (int c = 0; c < APP_COLOURS; ++c)
+    if (!strcmp(name, kNames[c])) return c;
+  return -1;
+}
+
+const char *app_colour_quantity(int c) {
+  switch (c) {
+    case APP_COLOUR_SPEED: return "speed |u| (length/time)";
+    case APP_COLOUR_VORTICITY: return "vorticity |w| (1/time)";
+    case APP_COLOUR_HEIGHT: return "height along the travel (length)";
+    default: return NULL;
+  }
+}
+
+int app_colour_default(const app *a, const vx_scene *sc) {
+  if (a->opt.colour >= 0) return a->opt.colour;
+  return sc->n_rings > 1 ? APP_COLOUR_RING : APP_COLOUR_PLAIN;
+}
+
+void app_colour_free(app *a) {
+  int dev = a->tc_on_device > 0;
+  vx_mem_free(&a->tc_rings_dev, dev);
+  vx_mem_free(&a->tc_value, dev);
+  vx_mem_free(&a->tc_scratch, dev);
+  free(a->tc_rings);
+  a->tc_rings = NULL;
+  a->tc_on_device = -1;
+}
+
+void app_colour_reset(app *a) {
+  app_colour_free(a);
+  a->tc_state = -1;
+  vx_scene_travel(&a->scene, &a->travel);
+}
+
+/* The buffers in the simulation's memory, moved when the backend changed. */
+static int colour_buffers(app *a, int on_device, int nt, char *err, size_t errlen) {
+  if (a->tc_on_device != on_device) {
+    float *keep = a->tc_rings; /* host labels stay valid: the tracers keep their order */
+    a->tc_rings = NULL;
+    app_colour_free(a);
+    a->tc_rings = keep;
+    a->tc_on_device = on_device;
+    a->tc_state = -1;
+  }
+  size_t bytes = sizeof(float) * ((size_t)nt + 1);
+  if (vx_mem_reserve(&a->tc_value, bytes, on_device, err, errlen)) return -1;
+  return on_device ? vx_mem_reserve(&a->tc_scratch, 2 * sizeof(float), 1, err, errlen) : 0;
+}
+
+/* The ring labels, made once per simulation (and uploaded once on cuda). */
+static const float *ring_labels(app *a, int on_device, int nt, char *err, size_t errlen) {
+  if (!a->tc_rings) {
+    a->tc_rings = malloc(sizeof(float) * ((size_t)nt + 1));
+    if (!a->tc_rings) { snprintf(err, errlen, "out of host memory for the ring labels"); return NULL; }
+    vx_tracer_rings(&a->scene, nt, a->tc_rings);
+    if (on_device && (vx_mem_reserve(&a->tc_rings_dev, sizeof(float) * ((size_t)nt + 1), 1, err, errlen) ||
+                      (nt > 0 && vx_device_upload(a->tc_rings_dev.p, a->tc_rings, sizeof(float) * (size_t)nt, err, errlen))))
+      return NULL;
+  }
+  return on_device ? (const float *)a->tc_rings_dev.p : a->tc_rings;
+}
+
+/* The quantity's values for the current state, and the map's range when due. */
+static int quantity_values(app *a, int mode, int on_device, int nt, char *err, size_t errlen) {
+  int fresh = a->tc_state != a->state_version || a->tc_colour != mode;
+  if (!fresh) return 0;
+  vx_tracer_quantity q = mode == APP_COLOUR_SPEED ? VX_TQ_SPEED : mode == APP_COLOUR_VORTICITY ? VX_TQ_VORTICITY : VX_TQ_HEIGHT;
+  float *v = (float *)a->tc_value.p;
+  if (vx_tracer_values(a->sim, q, &a->travel, v, err, errlen)) return -1;
+  int due = !a->window || a->tc_colour != mode || app_now() - a->tc_range_wall >= RANGE_PERIOD_S;
+  if (due) {
+    float r[2];
+    if (on_device) {
+      if (vx_values_range_gpu(v, nt, (float *)a->tc_scratch.p, r, err, errlen)) return -1;
+    } else {
+      vx_values_range_cpu(v, nt, r);
+    }
+    a->tc_range[0] = r[0];
+    a->tc_range[1] = r[1] > r[0] ? r[1] : r[0] + 1e-6f; /* a flat field still maps */
+    a->tc_range_wall = app_now();
+  }
+  a->tc_state = a->state_version;
+  a->tc_colour = mode;
+  return 0;
+}
+
+int app_colour_prepare(app *a, rd_particles *p, char *err, size_t errlen) {
+  rd_style *st = &a->set.style;
+  int mode = a->set.colour, nt = p->n_tracer;
+  vx_sim_set_tracer_gradient(a->sim, mode == APP_COLOUR_VORTICITY);
+  p->value = NULL;
+  st->tint = RD_TINT_PLAIN;
+  if (mode == APP_COLOUR_PLAIN || nt <= 0) return 0;
+  if (colour_buffers(a, p->on_device, nt, err, errlen)) return -1;
+  if (mode == APP_COLOUR_RING) {
+    if (!(p->value = ring_labels(a, p->on_device, nt, err, errlen))) return -1;
+    st->tint = RD_TINT_CATEGORY;
+    return 0;
+  }
+  char e2[256];
+  if (quantity_values(a, mode, p->on_device, nt, e2, sizeof e2)) {
+    if (mode != APP_COLOUR_VORTICITY) { snprintf(err, errlen, "%s", e2); return -1; }
+    app_message(a, "tracers not coloured by vorticity: %s", e2); /* stretching off: no gradient */
+    a->set.colour = APP_COLOUR_PLAIN;
+    vx_sim_set_tracer_gradient(a->sim, 0);
+    return 0;
+  }
+  p->value = (const float *)a->tc_value.p;
+  st->tint = RD_TINT_MAP;
+  st->value_lo = a->tc_range[0];
+  st->value_hi = a->tc_range[1];
+  return 0;
+}

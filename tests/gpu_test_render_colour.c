@@ -1,0 +1,205 @@
+/* gpu_test_render_colour.c — the tracer colour values' CUDA twins against their host loops (label
+ * gpu; exits 77 when no CUDA device is usable):
+ *   1. vx_tracer_values_gpu = vx_tracer_values_cpu for speed, vorticity and height on random rows,
+ *      in double and float: |gpu - cpu| <= atol + rtol |cpu| for every tracer;
+ *   2. vx_values_range_gpu = vx_values_range_cpu (exactly) on random values with NaN and Inf mixed in;
+ *   3. rd_gpu_pack_points puts each tracer's value into w (and its position into xyz) of the
+ *      point it packs, the even subset k = i n / m, as the host path does;
+ *   4. the whole path on a simulation: the leapfrog scene (2048 tracers) one Euler step on the cuda
+ *      and on the cpu backend, vx_tracer_values of speed, vorticity and height agree (the two
+ *      engines' FMM differs by rounding only).
+ * Run on a GPU machine: ctest --test-dir build -L gpu -R render_colour --output-on-failure */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmm.h"
+#include "pointsets.h"
+#include "scene.h"
+#include "sim.h"
+#include "tracer_colour.h"
+#ifndef VX_RENDER_OFF
+#include "render_gpu.h"
+#endif
+
+static int failures = 0;
+#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+#define CHECK_OK(call) do { if (call) { FAIL("%s: %s", #call, err); goto done; } } while (0)
+
+static char err[512];
+
+static void compare(const char *what, const float *gpu, const float *cpu, int n, double atol, double rtol) {
+  int bad = 0, worst = 0;
+  double wd = 0.0;
+  for (int i = 0; i < n; ++i) {
+    double d = fabs((double)gpu[i] - cpu[i]);
+    if (!(d <= atol + rtol * fabs(cpu[i]))) bad++;
+    if (d > wd) { wd = d; worst = i; }
+  }
+  printf("  %-28s %d values, max |gpu - cpu| %.3e (at %d: %.7g vs %.7g), %d beyond %.0e + %.0e|cpu|\n", what, n, wd, worst,
+         gpu[worst], cpu[worst], bad, atol, rtol);
+  if (bad) FAIL("%s: %d of %d values differ", what, bad, n);
+}
+
+/* 1: random rows of 9 reals (enough for any quantity), in double or float. */
+static void test_values(int is_float) {
+  const int n = 100003;
+  size_t rs = is_float ? sizeof(float) : sizeof(double), bytes = 9 * rs * (size_t)n;
+  void *h = malloc(bytes), *d = NULL;
+  float *cpu = malloc(sizeof(float) * n), *gpu = malloc(sizeof(float) * n), *d_out = NULL;
+  uint64_t seed = 5 + (uint64_t)is_float;
+  vx_travel t = {{0.6, 0.0, 0.8}, {0.5, 0.5, 0.45}};
+  if (!h || !cpu || !gpu) { FAIL("out of host memory"); goto done; }
+  for (size_t i = 0; i < 9 * (size_t)n; ++i) {
+    double v = 4.0 * vx_rng_uniform(&seed) - 2.0;
+    if (is_float) ((float *)h)[i] = (float)v;
+    else ((double *)h)[i] = v;
+  }
+  CHECK_OK(vx_device_alloc(&d, bytes, err, sizeof err));
+  CHECK_OK(vx_device_alloc((void **)&d_out, sizeof(float) * n, err, sizeof err));
+  CHECK_OK(vx_device_upload(d, h, bytes, err, sizeof err));
+  static const char *names[3] = {"speed", "vorticity", "height"};
+  for (int q = 0; q < 3; ++q) {
+    char what[64];
+    snprintf(what, sizeof what, "%s (%s)", names[q], is_float ? "float" : "double");
+    vx_tracer_values_cpu((vx_tracer_quantity)q, h, is_float, n, &t, cpu);
+    CHECK_OK(vx_tracer_values_gpu((vx_tracer_quantity)q, d, is_float, n, &t, d_out, err, sizeof err));
+    CHECK_OK(vx_device_download(gpu, d_out, sizeof(float) * n, err, sizeof err));
+    compare(what, gpu, cpu, n, 1e-6, 1e-6); /* the same double arithmetic, rounded to float once */
+  }
+done:
+  vx_device_free(d);
+  vx_device_free(d_out);
+  free(h);
+  free(cpu);
+  free(gpu);
+}
+
+/* 2 */
+static void test_range(void) {
+  const int n = 77777;
+  float *h = malloc(sizeof(float) * n), *d = NULL, *scratch = NULL;
+  uint64_t seed = 9;
+  if (!h) { FAIL("out of host memory"); return; }
+  for (int i = 0; i < n; ++i) h[i] = (float)(300.0 * vx_rng_uniform(&seed) - 100.0);
+  h[17] = NAN;
+  h[4000] = INFINITY;
+  h[5000] = -INFINITY;
+  float rc[2], rg[2];
+  vx_values_range_cpu(h, n, rc);
+  CHECK_OK(vx_device_alloc((void **)&d, sizeof(float) * n, err, sizeof err));
+  CHECK_OK(vx_device_alloc((void **)&scratch, 2 * sizeof(float), err, sizeof err));
+  CHECK_OK(vx_device_upload(d, h, sizeof(float) * n, err, sizeof err));
+  CHECK_OK(vx_values_range_gpu(d, n, scratch, rg, err, sizeof err));
+  printf("  range: cpu [%.7g, %.7g], gpu [%.7g, %.7g]\n", rc[0], rc[1], rg[0], rg[1]);
+  if (rc[0] != rg[0] || rc[1] != rg[1] || !isfinite(rc[0]) || !isfinite(rc[1])) FAIL("the ranges differ or are not finite");
+done:
+  vx_device_free(d);
+  vx_device_free(scratch);
+  free(h);
+}
+
+#ifndef VX_RENDER_OFF
+/* 3 */
+static void test_pack(void) {
+  const int ne = 1000, nt = 50001, m = 12345;
+  double *pos = malloc(sizeof(double) * 3 * (ne + nt));
+  float *val = malloc(sizeof(float) * nt), *pts = malloc(sizeof(float) * 4 * m), *d_val = NULL;
+  void *d_pos = NULL;
+  uint64_t seed = 21;
+  rd_gpu *g = rd_gpu_create(err, sizeof err);
+  if (!pos || !val || !pts || !g) { FAIL("setup: %s", g ? "out of host memory" : err); goto done; }
+  for (int i = 0; i < 3 * (ne + nt); ++i) pos[i] = vx_rng_uniform(&seed);
+  for (int i = 0; i < nt; ++i) val[i] = (float)(i % 7) + 0.25f;
+  CHECK_OK(vx_device_alloc(&d_pos, sizeof(double) * 3 * (ne + nt), err, sizeof err));
+  CHECK_OK(vx_device_alloc((void **)&d_val, sizeof(float) * nt, err, sizeof err));
+  CHECK_OK(vx_device_upload(d_pos, pos, sizeof(double) * 3 * (ne + nt), err, sizeof err));
+  CHECK_OK(vx_device_upload(d_val, val, sizeof(float) * nt, err, sizeof err));
+  CHECK_OK(rd_gpu_pack_points(g, RD_SLOT_TRACERS, d_pos, NULL, d_val, RD_F64, ne, nt, m, pts, err, sizeof err));
+  int bad = 0;
+  for (int i = 0; i < m; ++i) {
+    long long k = (long long)i * nt / m, s = ne + k;
+    for (int c = 0; c < 3; ++c) bad += pts[4 * i + c] != (float)pos[3 * s + c];
+    bad += pts[4 * i + 3] != val[k];
+  }
+  printf("  pack: %d points of %d tracers, %d wrong components\n", m, nt, bad);
+  if (bad) FAIL("rd_gpu_pack_points: %d components differ from the tracers' positions and values", bad);
+done:
+  vx_device_free(d_pos);
+  vx_device_free(d_val);
+  rd_gpu_destroy(g);
+  free(pos);
+  free(val);
+  free(pts);
+}
+#endif
+
+/* 4: one scene, one step, on each backend; the values of each quantity. */
+static int sim_values(vx_backend b, float *out[3], int *nt) {
+  char path[1024];
+  vx_scene sc;
+  vx_sim *s = NULL;
+  float *d = NULL;
+  int rc = -1;
+  if (vx_scene_find("leapfrog", VX_ASSETS_DIR, NULL, path, sizeof path, err, sizeof err) ||
+      vx_scene_load(path, &sc, err, sizeof err))
+    return -1;
+  vx_sim_params p = vx_sim_params_from_scene(&sc);
+  p.backend = b;
+  p.tracers = 2048;
+  p.integrator = VX_EULER;
+  p.remesh_every = 0; /* the same particles on both backends */
+  p.relax = 0.0;
+  if (!(s = vx_sim_create(&p, &sc, err, sizeof err))) return -1;
+  vx_sim_set_tracer_gradient(s, 1);
+  if (vx_sim_step(s, err, sizeof err)) goto done;
+  *nt = vx_sim_n_tracers(s);
+  vx_travel t;
+  vx_scene_travel(&sc, &t);
+  if (b == VX_BACKEND_CUDA && vx_device_alloc((void **)&d, sizeof(float) * *nt, err, sizeof err)) goto done;
+  for (int q = 0; q < 3; ++q) {
+    out[q] = malloc(sizeof(float) * *nt);
+    if (!out[q]) { snprintf(err, sizeof err, "out of host memory"); goto done; }
+    if (vx_tracer_values(s, (vx_tracer_quantity)q, &t, d ? d : out[q], err, sizeof err)) goto done;
+    if (d && vx_device_download(out[q], d, sizeof(float) * *nt, err, sizeof err)) goto done;
+  }
+  rc = 0;
+done:
+  vx_device_free(d);
+  vx_sim_destroy(s);
+  return rc;
+}
+
+static void test_sim(void) {
+  float *gv[3] = {NULL, NULL, NULL}, *cv[3] = {NULL, NULL, NULL};
+  int ng = 0, nc = 0;
+  if (sim_values(VX_BACKEND_CUDA, gv, &ng) || sim_values(VX_BACKEND_CPU, cv, &nc)) FAIL("simulation: %s", err);
+  else if (ng != nc) FAIL("tracer counts differ: %d vs %d", ng, nc);
+  else {
+    /* the backends' FMMs differ by rounding (relative 1e-10 in double); heights by none */
+    compare("sim speed (cuda vs cpu)", gv[0], cv[0], nc, 1e-6, 1e-5);
+    compare("sim vorticity (cuda vs cpu)", gv[1], cv[1], nc, 1e-4, 1e-5);
+    compare("sim height (cuda vs cpu)", gv[2], cv[2], nc, 1e-6, 1e-5);
+  }
+  for (int q = 0; q < 3; ++q) { free(gv[q]); free(cv[q]); }
+}
+
+int main(void) {
+  char name[256];
+  if (!vx_cuda_available(name, sizeof name)) {
+    printf("SKIP: no usable CUDA device (%s)\n", name);
+    return 77;
+  }
+  printf("tracer colour values on %s:\n", name);
+  test_values(0);
+  test_values(1);
+  test_range();
+#ifndef VX_RENDER_OFF
+  test_pack();
+#endif
+  test_sim();
+  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
+  printf("tracer colour GPU twins agree\n");
+  return EXIT_SUCCESS;
+}
