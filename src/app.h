@@ -246,6 +246,8 @@ long long app_sim_steps(const app *a);
 /* app_colour.c. Forget the tracers' colour data (a new simulation: new tracers, maybe another
  * backend); made again when next drawn. The default mode of a scene: ring when it has several rings. */
 void app_colour_reset(app *a);
+/* A ring launched or removed: the tracers' ring labels are made again. */
+void app_colour_rings_changed(app *a);
 void app_colour_free(app *a);
 int app_colour_default(const app *a, const vx_scene *sc);
 /* Fill p->value and the style's tint and range for the mode in a->set.colour, computing the values

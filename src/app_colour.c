@@ -68,12 +68,30 @@ static int colour_buffers(app *a, int on_device, int nt, char *err, size_t errle
   return on_device ? vx_mem_reserve(&a->tc_scratch, 2 * sizeof(float), 1, err, errlen) : 0;
 }
 
-/* The ring labels, made once per simulation (and uploaded once on cuda). */
+/* The labels of n tracers: the scene's, then those of the rings launched since (their tracers were
+ * appended in launch order, vx_sim_added_rings). */
+static void make_ring_labels(const app *a, int nt, float *label) {
+  int n_added = 0, tail = 0;
+  const vx_sim_added *ad = vx_sim_added_rings(a->sim, &n_added);
+  for (int k = 0; k < n_added; ++k) tail += ad[k].n_tracer;
+  if (tail > nt) tail = nt;
+  vx_tracer_rings(&a->scene, nt - tail, label);
+  for (int k = 0, at = nt - tail; k < n_added; ++k)
+    for (int i = 0; i < ad[k].n_tracer && at < nt; ++i) label[at++] = (float)ad[k].ring;
+}
+
+/* A ring launched or removed: the labels are made again at the next frame. */
+void app_colour_rings_changed(app *a) {
+  free(a->tc_rings);
+  a->tc_rings = NULL;
+}
+
+/* The ring labels, made once per simulation and launch (and uploaded then on cuda). */
 static const float *ring_labels(app *a, int on_device, int nt, char *err, size_t errlen) {
   if (!a->tc_rings) {
     a->tc_rings = malloc(sizeof(float) * ((size_t)nt + 1));
     if (!a->tc_rings) { snprintf(err, errlen, "out of host memory for the ring labels"); return NULL; }
-    vx_tracer_rings(&a->scene, nt, a->tc_rings);
+    make_ring_labels(a, nt, a->tc_rings);
     if (on_device && (vx_mem_reserve(&a->tc_rings_dev, sizeof(float) * ((size_t)nt + 1), 1, err, errlen) ||
                       (nt > 0 && vx_device_upload(a->tc_rings_dev.p, a->tc_rings, sizeof(float) * (size_t)nt, err, errlen))))
       return NULL;

@@ -590,6 +590,7 @@ static void launch_ring(app *a, const char *how) {
   a->state_version++;
   a->launched_frame++;
   readout_drop(a); /* the figure was of the state before */
+  app_colour_rings_changed(a);
   app_message(a, "ring %d launched%s: +%d elements, +%d tracers (%.1f ms); Shift+L removes it", vx_sim_n_rings(a->sim) - 1, how,
               vx_sim_n_elements(a->sim) - ne, vx_sim_n_tracers(a->sim) - nt, a->ms_launch);
 }
@@ -605,6 +606,7 @@ static void remove_ring(app *a) {
   a->ms_launch = 1e3 * (app_now() - t0);
   a->state_version++;
   readout_drop(a); /* the figure was of the state before */
+  app_colour_rings_changed(a);
   app_message(a, "last launched ring removed: -%d elements, -%d tracers (%.1f ms)", ne - vx_sim_n_elements(a->sim),
               nt - vx_sim_n_tracers(a->sim), a->ms_launch);
 }
