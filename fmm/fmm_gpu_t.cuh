@@ -581,194 +581,277 @@ static int VXF(smem_optin)(const fmm_smem_plan *pl, char *err, size_t errlen) {
   return 0;
 }
 
-int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
-  fmm_gpu *G = (fmm_gpu *)ctx->gpu;
-  const fmm_params *P = &ctx->prm;
-  const int p = P->order, nc = VX_NCOEF(p), ns = io->n_src, nt = io->n_tgt;
-  const int want_grad = P->gradient && io->grad;
-  const int n_grad = (io->n_grad > 0 && io->n_grad < nt) ? io->n_grad : nt;
-  const size_t rs = sizeof(vx_real);
-  cudaStream_t sf = G->s_far, sn = G->s_near;
-  cudaEvent_t *ev = G->ev;
+/* What the steps of one gpu_evaluate share: the call, the tree, the sorted arrays, the launch shapes. */
+typedef struct {
+  fmm_ctx *ctx;
+  fmm_gpu *G;
+  const fmm_params *P;
+  int p, nc, ns, nt, want_grad, n_grad;
+  size_t rs;
+  cudaStream_t sf, sn;            /* far field (and everything else), near field */
+  cudaEvent_t *ev;
   fmm_stats s;
-  memset(&s, 0, sizeof s);
-  if (nt == 0) { if (st) *st = s; return 0; }
-  const vx_real *spos, *sstr, *tpos;
-  vx_real *vel, *grad;
-  /* order after the caller's work on the default stream (e.g. a stage kernel that wrote the
-   * positions), then stage host arrays through device buffers (t_copy) */
-  VX_CUR(cudaEventRecord(ev[EV_CALLER], cudaStreamLegacy));
-  VX_CUR(cudaStreamWaitEvent(sf, ev[EV_CALLER], 0));
-  VX_CUR(cudaEventRecord(ev[EV_COPY0], sf));
+  const vx_real *spos, *sstr, *tpos; /* the inputs in device memory */
+  vx_real *vel, *grad;            /* the outputs in device memory */
+  fmm_smem_plan pl;
+  oct_tree_gpu *t;
+  int L;
+  double h;                       /* leaf width */
+  int nleaf, CH, chunk_bound;     /* target leaves, targets per chunk (block size), chunk count bound */
+  int *coff, *cleaf;
+  fmm_corr cr;
+  vx_real *sx, *sy, *sz, *sax, *say, *saz, *tx, *ty, *tz; /* sources and targets in tree order, SoA */
+} VXF(gpu_eval);
+
+/* Step 1: after the caller's work on the default stream (e.g. a stage kernel that wrote the
+ * positions), the inputs on the device: the caller's arrays, or host arrays staged through device
+ * buffers (t_copy). */
+static int VXF(eval_inputs)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t errlen) {
+  fmm_gpu *G = E->G;
+  const size_t rs = E->rs, ns = (size_t)E->ns, nt = (size_t)E->nt;
+  VX_CUR(cudaEventRecord(E->ev[EV_CALLER], cudaStreamLegacy));
+  VX_CUR(cudaStreamWaitEvent(E->sf, E->ev[EV_CALLER], 0));
+  VX_CUR(cudaEventRecord(E->ev[EV_COPY0], E->sf));
   if (io->on_device) {
-    spos = (const vx_real *)io->src_pos; sstr = (const vx_real *)io->src_str; tpos = (const vx_real *)io->tgt_pos;
-    vel = (vx_real *)io->vel; grad = (vx_real *)io->grad;
-  } else {
-    if (gpu_reserve(&G->in_spos, 3 * rs * (size_t)ns, "source positions", err, errlen) ||
-        gpu_reserve(&G->in_sstr, 3 * rs * (size_t)ns, "source strengths", err, errlen) ||
-        gpu_reserve(&G->in_tpos, 3 * rs * (size_t)nt, "target positions", err, errlen) ||
-        gpu_reserve(&G->out_vel, 3 * rs * (size_t)nt, "velocities", err, errlen) ||
-        (want_grad && gpu_reserve(&G->out_grad, 9 * rs * (size_t)nt, "gradients", err, errlen)))
-      return -1;
-    VX_CUR(cudaMemcpyAsync(G->in_spos.ptr, io->src_pos, 3 * rs * (size_t)ns, cudaMemcpyHostToDevice, sf));
-    VX_CUR(cudaMemcpyAsync(G->in_sstr.ptr, io->src_str, 3 * rs * (size_t)ns, cudaMemcpyHostToDevice, sf));
-    VX_CUR(cudaMemcpyAsync(G->in_tpos.ptr, io->tgt_pos, 3 * rs * (size_t)nt, cudaMemcpyHostToDevice, sf));
-    spos = (const vx_real *)G->in_spos.ptr; sstr = (const vx_real *)G->in_sstr.ptr; tpos = (const vx_real *)G->in_tpos.ptr;
-    vel = (vx_real *)G->out_vel.ptr; grad = want_grad ? (vx_real *)G->out_grad.ptr : NULL;
+    E->spos = (const vx_real *)io->src_pos, E->sstr = (const vx_real *)io->src_str, E->tpos = (const vx_real *)io->tgt_pos;
+    E->vel = (vx_real *)io->vel, E->grad = (vx_real *)io->grad;
+    return 0;
   }
-  VX_CUR(cudaEventRecord(ev[EV_START], sf));
-  if (ns == 0) {
-    VX_CUR(cudaMemsetAsync(vel, 0, 3 * rs * (size_t)nt, sf));
-    if (want_grad) VX_CUR(cudaMemsetAsync(grad, 0, 9 * rs * (size_t)n_grad, sf));
-    VX_CUR(cudaEventRecord(ev[EV_END], sf));
-  } else {
-    fmm_smem_plan pl;
-    if (smem_plan(ctx, p, want_grad, &pl, err, errlen) || VXF(smem_optin)(&pl, err, errlen)) return -1;
-    oct_params op = fmm_octree_params(ctx);
-    oct_tree_gpu *t = &G->tree;
-    if (oct_build_gpu(t, spos, ns, tpos, nt, sizeof(vx_real) == sizeof(float), &op, sf, err, errlen)) return -1;
-    const int L = t->L;
-    const double h = ldexp(t->side, -L);
-    /* target chunks for P2P and L2P (k_chunk_count): no host round trip; the grids are sized by
-     * the bound nt / CH + leaves, and blocks past the scanned total return at once */
-    const int nleaf = t->ntgt[L];
-    const int mean_t = vx_ceil_div(nt, nleaf);
-    const int CH = mean_t <= 32 ? 32 : mean_t <= 64 ? 64 : 128;
-    const int chunk_bound = nt / CH + nleaf;
-    if (gpu_reserve(&G->chunk_off, sizeof(int) * ((size_t)nleaf + 1), "target chunk offsets", err, errlen) ||
-        gpu_reserve(&G->chunk_leaf, sizeof(int) * (size_t)chunk_bound, "target chunks", err, errlen))
-      return -1;
-    int *coff = (int *)G->chunk_off.ptr, *cleaf = (int *)G->chunk_leaf.ptr;
-    VXF(k_chunk_count)<<<vx_ceil_div(nleaf + 1, 256), 256, 0, sf>>>(nleaf, t->tgt_start, CH, coff);
-    VX_CUR_LAUNCH(chunk_count);
-    VX_CUR(oct_exclusive_scan_gpu(t, coff, nleaf + 1, sf));
-    VXF(k_chunk_fill)<<<vx_ceil_div(nleaf, 256), 256, 0, sf>>>(nleaf, coff, cleaf);
-    VX_CUR_LAUNCH(chunk_fill);
-    VX_CUR(cudaEventRecord(ev[EV_TREE], sf));
-    s.levels = L; s.level_capped = t->capped; s.n_src_leaves = t->nsrc[L]; s.n_tgt_leaves = t->ntgt[L];
-    const fmm_corr cr = fmm_reg_prepare(ctx, t->side, L, &s);
-    if (gpu_reserve(&G->src_soa, 6 * rs * (size_t)ns, "sorted sources", err, errlen) ||
-        gpu_reserve(&G->tgt_soa, 3 * rs * (size_t)nt, "sorted targets", err, errlen) ||
-        gpu_reserve(&G->vfar, 3 * rs * (size_t)nt, "far-field velocities", err, errlen) ||
-        gpu_reserve(&G->vnear, 3 * rs * (size_t)nt, "near-field velocities", err, errlen) ||
-        (want_grad && gpu_reserve(&G->gfar, 9 * rs * (size_t)nt, "far-field gradients", err, errlen)) ||
-        (want_grad && gpu_reserve(&G->gnear, 9 * rs * (size_t)nt, "near-field gradients", err, errlen)))
-      return -1;
-    for (int l = 2; l <= L; ++l)
-      if (gpu_reserve(&G->mpole[l], 3 * rs * nc * (size_t)t->nsrc[l], "multipole expansions", err, errlen) ||
-          gpu_reserve(&G->local[l], 3 * rs * nc * (size_t)t->ntgt[l], "local expansions", err, errlen))
-        return -1;
-    vx_real *S = (vx_real *)G->src_soa.ptr, *Tg = (vx_real *)G->tgt_soa.ptr;
-    vx_real *sx = S, *sy = S + ns, *sz = S + 2 * (size_t)ns, *sax = S + 3 * (size_t)ns, *say = S + 4 * (size_t)ns,
-            *saz = S + 5 * (size_t)ns;
-    vx_real *tx = Tg, *ty = Tg + nt, *tz = Tg + 2 * (size_t)nt;
-    VXF(k_gather)<<<vx_ceil_div(ns, 256), 256, 0, sf>>>(spos, sstr, t->src_order, ns, sx, sy, sz, sax, say, saz);
-    VX_CUR_LAUNCH(gather);
-    VXF(k_gather)<<<vx_ceil_div(nt, 256), 256, 0, sf>>>(tpos, NULL, t->tgt_order, nt, tx, ty, tz, NULL, NULL, NULL);
-    VX_CUR_LAUNCH(gather);
-    VX_CUR(cudaEventRecord(ev[EV_GATHER], sf));
+  if (gpu_reserve(&G->in_spos, 3 * rs * ns, "source positions", err, errlen) ||
+      gpu_reserve(&G->in_sstr, 3 * rs * ns, "source strengths", err, errlen) ||
+      gpu_reserve(&G->in_tpos, 3 * rs * nt, "target positions", err, errlen) ||
+      gpu_reserve(&G->out_vel, 3 * rs * nt, "velocities", err, errlen) ||
+      (E->want_grad && gpu_reserve(&G->out_grad, 9 * rs * nt, "gradients", err, errlen)))
+    return -1;
+  VX_CUR(cudaMemcpyAsync(G->in_spos.ptr, io->src_pos, 3 * rs * ns, cudaMemcpyHostToDevice, E->sf));
+  VX_CUR(cudaMemcpyAsync(G->in_sstr.ptr, io->src_str, 3 * rs * ns, cudaMemcpyHostToDevice, E->sf));
+  VX_CUR(cudaMemcpyAsync(G->in_tpos.ptr, io->tgt_pos, 3 * rs * nt, cudaMemcpyHostToDevice, E->sf));
+  E->spos = (const vx_real *)G->in_spos.ptr, E->sstr = (const vx_real *)G->in_sstr.ptr, E->tpos = (const vx_real *)G->in_tpos.ptr;
+  E->vel = (vx_real *)G->out_vel.ptr, E->grad = E->want_grad ? (vx_real *)G->out_grad.ptr : NULL;
+  return 0;
+}
 
-    /* near field on its own stream, concurrent with the far field (G->serial: after it, on the
-     * same stream, so that each phase can be timed alone) */
-    if (G->serial) sn = sf;
-    VX_CUR(cudaStreamWaitEvent(sn, ev[EV_GATHER], 0));
-    VX_CUR(cudaEventRecord(ev[EV_NEAR0], sn));
-    VXF(k_p2p)<<<chunk_bound, CH, 0, sn>>>((int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, nleaf, cleaf, coff,
-                                           t->tgt_order, t->tgt_start, t->src_start, t->nbr_start, t->nbr, tx, ty, tz, sx,
-                                           sy, sz, sax, say, saz, (vx_real *)G->vnear.ptr, (vx_real *)G->gnear.ptr);
-    VX_CUR_LAUNCH(p2p);
-    VX_CUR(cudaEventRecord(ev[EV_CORR], sn));
-    if (cr.on) {
-      VXF(k_corr)<<<chunk_bound, CH, 0, sn>>>((int)P->kernel, (vx_real)P->sigma, (vx_real)cr.rc2, (vx_real)cr.rc2v, cr.reach2, L, cr.Lc, want_grad,
-                                              n_grad, nleaf, cleaf, coff, t->tgt_order, t->tgt_key[L], t->tgt_start,
-                                              t->nsrc[L], t->src_key[L], t->src_start, tx, ty, tz, sx, sy, sz, sax, say, saz,
-                                              (vx_real *)G->vnear.ptr, (vx_real *)G->gnear.ptr);
-      VX_CUR_LAUNCH(corr);
-    }
-    VX_CUR(cudaEventRecord(ev[EV_NEAR1], sn));
+/* Step 2: the shared-memory plan, the octree, and the target chunks for P2P and L2P (k_chunk_count):
+ * no host round trip; the grids are sized by the bound nt / CH + leaves, and blocks past the
+ * scanned total return at once. */
+static int VXF(eval_tree)(VXF(gpu_eval) *E, char *err, size_t errlen) {
+  fmm_gpu *G = E->G;
+  if (smem_plan(E->ctx, E->p, E->want_grad, &E->pl, err, errlen) || VXF(smem_optin)(&E->pl, err, errlen)) return -1;
+  oct_params op = fmm_octree_params(E->ctx);
+  oct_tree_gpu *t = E->t = &G->tree;
+  if (oct_build_gpu(t, E->spos, E->ns, E->tpos, E->nt, sizeof(vx_real) == sizeof(float), &op, E->sf, err, errlen)) return -1;
+  E->L = t->L;
+  E->h = ldexp(t->side, -E->L);
+  E->nleaf = t->ntgt[E->L];
+  const int mean_t = vx_ceil_div(E->nt, E->nleaf);
+  E->CH = mean_t <= 32 ? 32 : mean_t <= 64 ? 64 : 128;
+  E->chunk_bound = E->nt / E->CH + E->nleaf;
+  if (gpu_reserve(&G->chunk_off, sizeof(int) * ((size_t)E->nleaf + 1), "target chunk offsets", err, errlen) ||
+      gpu_reserve(&G->chunk_leaf, sizeof(int) * (size_t)E->chunk_bound, "target chunks", err, errlen))
+    return -1;
+  E->coff = (int *)G->chunk_off.ptr, E->cleaf = (int *)G->chunk_leaf.ptr;
+  VXF(k_chunk_count)<<<vx_ceil_div(E->nleaf + 1, 256), 256, 0, E->sf>>>(E->nleaf, t->tgt_start, E->CH, E->coff);
+  VX_CUR_LAUNCH(chunk_count);
+  VX_CUR(oct_exclusive_scan_gpu(t, E->coff, E->nleaf + 1, E->sf));
+  VXF(k_chunk_fill)<<<vx_ceil_div(E->nleaf, 256), 256, 0, E->sf>>>(E->nleaf, E->coff, E->cleaf);
+  VX_CUR_LAUNCH(chunk_fill);
+  VX_CUR(cudaEventRecord(E->ev[EV_TREE], E->sf));
+  E->s.levels = E->L, E->s.level_capped = t->capped, E->s.n_src_leaves = t->nsrc[E->L], E->s.n_tgt_leaves = E->nleaf;
+  E->cr = fmm_reg_prepare(E->ctx, t->side, E->L, &E->s);
+  return 0;
+}
 
-    /* far field */
-    VXF(dtab) T = VXF(make_dtab)(G, p);
-    VXF(k_p2m)<<<t->nsrc[L], 32 * pl.w_p2m, pl.p2m, sf>>>(p, t->src_key[L], t->src_start, sx, sy, sz, sax, say, saz,
-                                                         t->lo[0], t->lo[1], t->lo[2], h, (vx_real *)G->mpole[L].ptr);
-    VX_CUR_LAUNCH(p2m);
-    VX_CUR(cudaEventRecord(ev[EV_P2M], sf));
-    for (int l = L - 1; l >= 2; --l) {
-      VXF(k_m2m)<<<t->nsrc[l], 32 * pl.w_m2m, pl.m2m, sf>>>(T, t->src_child[l], t->src_key[l + 1],
-                                                           (const vx_real *)G->mpole[l + 1].ptr, (vx_real *)G->mpole[l].ptr);
-      VX_CUR_LAUNCH(m2m);
-    }
-    VX_CUR(cudaEventRecord(ev[EV_M2M], sf));
-    const int Wl = pl.w_l2l, Wm = pl.w_m2l;
-    for (int l = 2; l <= L; ++l) {
-      vx_real *Ll = (vx_real *)G->local[l].ptr;
-      VX_CUR(cudaEventRecord(ev[EV_LVL + 2 * l], sf));
-      if (l == 2) VX_CUR(cudaMemsetAsync(Ll, 0, 3 * rs * nc * (size_t)t->ntgt[l], sf));
-      else {
-        VX_CUR(cudaMemsetAsync(Ll, 0, 3 * rs * nc * (size_t)t->ntgt[l], sf));
-        VXF(k_l2l)<<<vx_ceil_div(t->ntgt[l], Wl), 32 * Wl, pl.l2l, sf>>>(T, t->ntgt[l], t->tgt_parent[l], t->tgt_key[l],
-                                                                       (const vx_real *)G->local[l - 1].ptr, Ll);
-        VX_CUR_LAUNCH(l2l);
-      }
-      VX_CUR(cudaEventRecord(ev[EV_LVL + 2 * l + 1], sf));
-      if (t->ntgt[l] > 0) {
-        VXF(k_m2l)<<<t->ntgt[l], 32 * Wm, pl.m2l, sf>>>(T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l],
-                                                        (const vx_real *)G->mpole[l].ptr, Ll);
-        VX_CUR_LAUNCH(m2l);
-      }
-      s.n_m2l += t->n_il[l];
-    }
-    VX_CUR(cudaEventRecord(ev[EV_DOWN], sf));
-    /* L2P: derivative expansions per leaf, then a thread per target */
-    const size_t dper = pl.dper;
-    if (dper && gpu_reserve(&G->dloc, rs * dper * (size_t)nleaf, "L2P derivative expansions", err, errlen)) return -1;
-    if (p >= 1) {
-      VXF(k_l2p_deriv)<<<nleaf, 32, pl.l2p_deriv, sf>>>(p, want_grad, n_grad, t->tgt_order, t->tgt_start, pl.l2p_stage, dper,
-                                                       (const vx_real *)G->local[L].ptr, (vx_real *)G->dloc.ptr);
-      VX_CUR_LAUNCH(l2p_deriv);
-    }
-    VXF(k_l2p)<<<chunk_bound, CH, pl.l2p, sf>>>(p, want_grad, n_grad, nleaf, cleaf, coff, t->tgt_order, t->tgt_key[L],
-                                                t->tgt_start, tx, ty, tz, t->lo[0], t->lo[1], t->lo[2], h, dper,
-                                                (const vx_real *)G->dloc.ptr, (const vx_real *)G->tab.raise.ptr,
-                                                (vx_real *)G->vfar.ptr, (vx_real *)G->gfar.ptr);
-    VX_CUR_LAUNCH(l2p);
-    VX_CUR(cudaEventRecord(ev[EV_L2P], sf));
-    VX_CUR(cudaStreamWaitEvent(sf, ev[EV_NEAR1], 0));
-    VXF(k_combine)<<<vx_ceil_div(nt, 256), 256, 0, sf>>>(nt, want_grad, n_grad, t->tgt_order, (const vx_real *)G->vfar.ptr,
-                                                     (const vx_real *)G->gfar.ptr, (const vx_real *)G->vnear.ptr,
-                                                     (const vx_real *)G->gnear.ptr, vel, grad);
-    VX_CUR_LAUNCH(combine);
-    VX_CUR(cudaEventRecord(ev[EV_END], sf));
+/* Step 3: the per-call buffers, and sources and targets gathered into tree order. */
+static int VXF(eval_gather)(VXF(gpu_eval) *E, char *err, size_t errlen) {
+  fmm_gpu *G = E->G;
+  const oct_tree_gpu *t = E->t;
+  const size_t rs = E->rs, ns = (size_t)E->ns, nt = (size_t)E->nt;
+  if (gpu_reserve(&G->src_soa, 6 * rs * ns, "sorted sources", err, errlen) ||
+      gpu_reserve(&G->tgt_soa, 3 * rs * nt, "sorted targets", err, errlen) ||
+      gpu_reserve(&G->vfar, 3 * rs * nt, "far-field velocities", err, errlen) ||
+      gpu_reserve(&G->vnear, 3 * rs * nt, "near-field velocities", err, errlen) ||
+      (E->want_grad && gpu_reserve(&G->gfar, 9 * rs * nt, "far-field gradients", err, errlen)) ||
+      (E->want_grad && gpu_reserve(&G->gnear, 9 * rs * nt, "near-field gradients", err, errlen)))
+    return -1;
+  for (int l = 2; l <= E->L; ++l)
+    if (gpu_reserve(&G->mpole[l], 3 * rs * E->nc * (size_t)t->nsrc[l], "multipole expansions", err, errlen) ||
+        gpu_reserve(&G->local[l], 3 * rs * E->nc * (size_t)t->ntgt[l], "local expansions", err, errlen))
+      return -1;
+  vx_real *S = (vx_real *)G->src_soa.ptr, *Tg = (vx_real *)G->tgt_soa.ptr;
+  E->sx = S, E->sy = S + ns, E->sz = S + 2 * ns, E->sax = S + 3 * ns, E->say = S + 4 * ns, E->saz = S + 5 * ns;
+  E->tx = Tg, E->ty = Tg + nt, E->tz = Tg + 2 * nt;
+  VXF(k_gather)<<<vx_ceil_div(E->ns, 256), 256, 0, E->sf>>>(E->spos, E->sstr, t->src_order, E->ns, E->sx, E->sy, E->sz,
+                                                             E->sax, E->say, E->saz);
+  VX_CUR_LAUNCH(gather);
+  VXF(k_gather)<<<vx_ceil_div(E->nt, 256), 256, 0, E->sf>>>(E->tpos, NULL, t->tgt_order, E->nt, E->tx, E->ty, E->tz, NULL,
+                                                             NULL, NULL);
+  VX_CUR_LAUNCH(gather);
+  VX_CUR(cudaEventRecord(E->ev[EV_GATHER], E->sf));
+  return 0;
+}
+
+/* Step 4: the near field (P2P, then the regularization corrections) on its own stream, concurrent
+ * with the far field (G->serial: after it, on the same stream, so that each phase can be timed alone). */
+static int VXF(eval_near)(VXF(gpu_eval) *E, char *err, size_t errlen) {
+  const oct_tree_gpu *t = E->t;
+  const fmm_params *P = E->P;
+  const fmm_corr *cr = &E->cr;
+  if (E->G->serial) E->sn = E->sf;
+  VX_CUR(cudaStreamWaitEvent(E->sn, E->ev[EV_GATHER], 0));
+  VX_CUR(cudaEventRecord(E->ev[EV_NEAR0], E->sn));
+  vx_real *vn = (vx_real *)E->G->vnear.ptr, *gn = (vx_real *)E->G->gnear.ptr;
+  VXF(k_p2p)<<<E->chunk_bound, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, E->want_grad, E->n_grad, E->nleaf,
+                                                  E->cleaf, E->coff, t->tgt_order, t->tgt_start, t->src_start, t->nbr_start,
+                                                  t->nbr, E->tx, E->ty, E->tz, E->sx, E->sy, E->sz, E->sax, E->say, E->saz,
+                                                  vn, gn);
+  VX_CUR_LAUNCH(p2p);
+  VX_CUR(cudaEventRecord(E->ev[EV_CORR], E->sn));
+  if (cr->on) {
+    VXF(k_corr)<<<E->chunk_bound, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, (vx_real)cr->rc2, (vx_real)cr->rc2v,
+                                                     cr->reach2, E->L, cr->Lc, E->want_grad, E->n_grad, E->nleaf, E->cleaf,
+                                                     E->coff, t->tgt_order, t->tgt_key[E->L], t->tgt_start, t->nsrc[E->L],
+                                                     t->src_key[E->L], t->src_start, E->tx, E->ty, E->tz, E->sx, E->sy, E->sz,
+                                                     E->sax, E->say, E->saz, vn, gn);
+    VX_CUR_LAUNCH(corr);
   }
+  VX_CUR(cudaEventRecord(E->ev[EV_NEAR1], E->sn));
+  return 0;
+}
+
+/* Step 5: the upward pass, P2M at the leaves and M2M to level 2. */
+static int VXF(eval_upward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, size_t errlen) {
+  fmm_gpu *G = E->G;
+  const oct_tree_gpu *t = E->t;
+  const fmm_smem_plan *pl = &E->pl;
+  const int L = E->L;
+  VXF(k_p2m)<<<t->nsrc[L], 32 * pl->w_p2m, pl->p2m, E->sf>>>(E->p, t->src_key[L], t->src_start, E->sx, E->sy, E->sz,
+                                                              E->sax, E->say, E->saz, t->lo[0], t->lo[1], t->lo[2], E->h,
+                                                              (vx_real *)G->mpole[L].ptr);
+  VX_CUR_LAUNCH(p2m);
+  VX_CUR(cudaEventRecord(E->ev[EV_P2M], E->sf));
+  for (int l = L - 1; l >= 2; --l) {
+    VXF(k_m2m)<<<t->nsrc[l], 32 * pl->w_m2m, pl->m2m, E->sf>>>(*T, t->src_child[l], t->src_key[l + 1],
+                                                                (const vx_real *)G->mpole[l + 1].ptr, (vx_real *)G->mpole[l].ptr);
+    VX_CUR_LAUNCH(m2m);
+  }
+  VX_CUR(cudaEventRecord(E->ev[EV_M2M], E->sf));
+  return 0;
+}
+
+/* Step 6: the downward pass, level by level: L2L from the parent, then M2L from the interaction list. */
+static int VXF(eval_downward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, size_t errlen) {
+  fmm_gpu *G = E->G;
+  const oct_tree_gpu *t = E->t;
+  const fmm_smem_plan *pl = &E->pl;
+  const int Wl = pl->w_l2l, Wm = pl->w_m2l;
+  for (int l = 2; l <= E->L; ++l) {
+    vx_real *Ll = (vx_real *)G->local[l].ptr;
+    VX_CUR(cudaEventRecord(E->ev[EV_LVL + 2 * l], E->sf));
+    VX_CUR(cudaMemsetAsync(Ll, 0, 3 * E->rs * E->nc * (size_t)t->ntgt[l], E->sf));
+    if (l > 2) {
+      VXF(k_l2l)<<<vx_ceil_div(t->ntgt[l], Wl), 32 * Wl, pl->l2l, E->sf>>>(*T, t->ntgt[l], t->tgt_parent[l], t->tgt_key[l],
+                                                                          (const vx_real *)G->local[l - 1].ptr, Ll);
+      VX_CUR_LAUNCH(l2l);
+    }
+    VX_CUR(cudaEventRecord(E->ev[EV_LVL + 2 * l + 1], E->sf));
+    if (t->ntgt[l] > 0) {
+      VXF(k_m2l)<<<t->ntgt[l], 32 * Wm, pl->m2l, E->sf>>>(*T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l],
+                                                           (const vx_real *)G->mpole[l].ptr, Ll);
+      VX_CUR_LAUNCH(m2l);
+    }
+    E->s.n_m2l += t->n_il[l];
+  }
+  VX_CUR(cudaEventRecord(E->ev[EV_DOWN], E->sf));
+  return 0;
+}
+
+/* Step 7: L2P (derivative expansions per leaf, then a thread per target), then far and near
+ * combined into the caller's order once the near field is done. */
+static int VXF(eval_l2p_combine)(VXF(gpu_eval) *E, char *err, size_t errlen) {
+  fmm_gpu *G = E->G;
+  const oct_tree_gpu *t = E->t;
+  const fmm_smem_plan *pl = &E->pl;
+  const size_t dper = pl->dper;
+  if (dper && gpu_reserve(&G->dloc, E->rs * dper * (size_t)E->nleaf, "L2P derivative expansions", err, errlen)) return -1;
+  if (E->p >= 1) {
+    VXF(k_l2p_deriv)<<<E->nleaf, 32, pl->l2p_deriv, E->sf>>>(E->p, E->want_grad, E->n_grad, t->tgt_order, t->tgt_start,
+                                                            pl->l2p_stage, dper, (const vx_real *)G->local[E->L].ptr,
+                                                            (vx_real *)G->dloc.ptr);
+    VX_CUR_LAUNCH(l2p_deriv);
+  }
+  VXF(k_l2p)<<<E->chunk_bound, E->CH, pl->l2p, E->sf>>>(E->p, E->want_grad, E->n_grad, E->nleaf, E->cleaf, E->coff,
+                                                        t->tgt_order, t->tgt_key[E->L], t->tgt_start, E->tx, E->ty, E->tz,
+                                                        t->lo[0], t->lo[1], t->lo[2], E->h, dper,
+                                                        (const vx_real *)G->dloc.ptr, (const vx_real *)G->tab.raise.ptr,
+                                                        (vx_real *)G->vfar.ptr, (vx_real *)G->gfar.ptr);
+  VX_CUR_LAUNCH(l2p);
+  VX_CUR(cudaEventRecord(E->ev[EV_L2P], E->sf));
+  VX_CUR(cudaStreamWaitEvent(E->sf, E->ev[EV_NEAR1], 0));
+  VXF(k_combine)<<<vx_ceil_div(E->nt, 256), 256, 0, E->sf>>>(E->nt, E->want_grad, E->n_grad, t->tgt_order,
+                                                             (const vx_real *)G->vfar.ptr, (const vx_real *)G->gfar.ptr,
+                                                             (const vx_real *)G->vnear.ptr, (const vx_real *)G->gnear.ptr,
+                                                             E->vel, E->grad);
+  VX_CUR_LAUNCH(combine);
+  VX_CUR(cudaEventRecord(E->ev[EV_END], E->sf));
+  return 0;
+}
+
+/* Step 8: the outputs back to host arrays when the caller gave those, then the phase times from the events. */
+static int VXF(eval_finish)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t errlen) {
+  cudaEvent_t *ev = E->ev;
+  fmm_stats *s = &E->s;
+  float ms, c0, c1;
   if (!io->on_device) {
-    VX_CUR(cudaMemcpyAsync(io->vel, vel, 3 * rs * (size_t)nt, cudaMemcpyDeviceToHost, sf));
-    if (want_grad) VX_CUR(cudaMemcpyAsync(io->grad, grad, 9 * rs * (size_t)n_grad, cudaMemcpyDeviceToHost, sf));
+    VX_CUR(cudaMemcpyAsync(io->vel, E->vel, 3 * E->rs * (size_t)E->nt, cudaMemcpyDeviceToHost, E->sf));
+    if (E->want_grad) VX_CUR(cudaMemcpyAsync(io->grad, E->grad, 9 * E->rs * (size_t)E->n_grad, cudaMemcpyDeviceToHost, E->sf));
   }
-  VX_CUR(cudaEventRecord(ev[EV_COPY1], sf));
+  VX_CUR(cudaEventRecord(ev[EV_COPY1], E->sf));
   VX_CUR(cudaEventSynchronize(ev[EV_COPY1]));
-  {
-    float ms;
-    VX_CUR(cudaEventElapsedTime(&ms, ev[EV_START], ev[EV_END])); s.t_total = ms;
-    float c0, c1;
-    VX_CUR(cudaEventElapsedTime(&c0, ev[EV_COPY0], ev[EV_START]));
-    VX_CUR(cudaEventElapsedTime(&c1, ev[EV_END], ev[EV_COPY1]));
-    s.t_copy = c0 + c1;
-    if (ns > 0) {
-      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_START], ev[EV_TREE])); s.t_tree = ms;
-      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_GATHER], ev[EV_P2M])); s.t_p2m = ms;
-      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_P2M], ev[EV_M2M])); s.t_m2m = ms;
-      for (int l = 2; l <= s.levels; ++l) {
-        float a, b2;
-        VX_CUR(cudaEventElapsedTime(&a, ev[EV_LVL + 2 * l], ev[EV_LVL + 2 * l + 1]));
-        VX_CUR(cudaEventElapsedTime(&b2, ev[EV_LVL + 2 * l + 1], l < s.levels ? ev[EV_LVL + 2 * l + 2] : ev[EV_DOWN]));
-        s.t_l2l += a; s.t_m2l += b2;
-      }
-      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_DOWN], ev[EV_L2P])); s.t_l2p = ms;
-      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_NEAR0], ev[EV_NEAR1])); s.t_p2p = ms;
-      VX_CUR(cudaEventElapsedTime(&ms, ev[EV_CORR], ev[EV_NEAR1])); s.t_corr = ms;
-    }
+  VX_CUR(cudaEventElapsedTime(&ms, ev[EV_START], ev[EV_END])); s->t_total = ms;
+  VX_CUR(cudaEventElapsedTime(&c0, ev[EV_COPY0], ev[EV_START]));
+  VX_CUR(cudaEventElapsedTime(&c1, ev[EV_END], ev[EV_COPY1]));
+  s->t_copy = c0 + c1;
+  if (E->ns == 0) return 0;
+  VX_CUR(cudaEventElapsedTime(&ms, ev[EV_START], ev[EV_TREE])); s->t_tree = ms;
+  VX_CUR(cudaEventElapsedTime(&ms, ev[EV_GATHER], ev[EV_P2M])); s->t_p2m = ms;
+  VX_CUR(cudaEventElapsedTime(&ms, ev[EV_P2M], ev[EV_M2M])); s->t_m2m = ms;
+  for (int l = 2; l <= s->levels; ++l) {
+    float a, b2;
+    VX_CUR(cudaEventElapsedTime(&a, ev[EV_LVL + 2 * l], ev[EV_LVL + 2 * l + 1]));
+    VX_CUR(cudaEventElapsedTime(&b2, ev[EV_LVL + 2 * l + 1], l < s->levels ? ev[EV_LVL + 2 * l + 2] : ev[EV_DOWN]));
+    s->t_l2l += a; s->t_m2l += b2;
   }
-  if (st) *st = s;
+  VX_CUR(cudaEventElapsedTime(&ms, ev[EV_DOWN], ev[EV_L2P])); s->t_l2p = ms;
+  VX_CUR(cudaEventElapsedTime(&ms, ev[EV_NEAR0], ev[EV_NEAR1])); s->t_p2p = ms;
+  VX_CUR(cudaEventElapsedTime(&ms, ev[EV_CORR], ev[EV_NEAR1])); s->t_corr = ms;
+  return 0;
+}
+
+int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
+  VXF(gpu_eval) E;
+  memset(&E, 0, sizeof E);
+  E.ctx = ctx, E.G = (fmm_gpu *)ctx->gpu, E.P = &ctx->prm;
+  E.p = E.P->order, E.nc = VX_NCOEF(E.p), E.ns = io->n_src, E.nt = io->n_tgt;
+  E.want_grad = E.P->gradient && io->grad;
+  E.n_grad = (io->n_grad > 0 && io->n_grad < E.nt) ? io->n_grad : E.nt;
+  E.rs = sizeof(vx_real);
+  E.sf = E.G->s_far, E.sn = E.G->s_near, E.ev = E.G->ev;
+  if (E.nt == 0) { if (st) *st = E.s; return 0; }
+  if (VXF(eval_inputs)(&E, io, err, errlen)) return -1;
+  VX_CUR(cudaEventRecord(E.ev[EV_START], E.sf));
+  if (E.ns == 0) { /* no sources: zero velocities and gradients */
+    VX_CUR(cudaMemsetAsync(E.vel, 0, 3 * E.rs * (size_t)E.nt, E.sf));
+    if (E.want_grad) VX_CUR(cudaMemsetAsync(E.grad, 0, 9 * E.rs * (size_t)E.n_grad, E.sf));
+    VX_CUR(cudaEventRecord(E.ev[EV_END], E.sf));
+  } else {
+    if (VXF(eval_tree)(&E, err, errlen) || VXF(eval_gather)(&E, err, errlen) || VXF(eval_near)(&E, err, errlen)) return -1;
+    VXF(dtab) T = VXF(make_dtab)(E.G, E.p);
+    if (VXF(eval_upward)(&E, &T, err, errlen) || VXF(eval_downward)(&E, &T, err, errlen) ||
+        VXF(eval_l2p_combine)(&E, err, errlen))
+      return -1;
+  }
+  if (VXF(eval_finish)(&E, io, err, errlen)) return -1;
+  if (st) *st = E.s;
   return 0;
 }
 

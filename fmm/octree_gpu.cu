@@ -606,240 +606,284 @@ static void reset_tree(oct_tree_gpu *t) {
   t->ws = ws;
 }
 
-extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, const void *d_tgt_pos, int nt,
-                             int pos_float, const oct_params *prm, cudaStream_t stream, char *err, size_t errlen) {
-  /* C++: every variable the error jumps cross is declared here, before the first check */
-  oct_params p;
+/* What the steps of one oct_build_gpu share: the arguments, the workspace, the cube and the level. */
+typedef struct {
+  oct_tree_gpu *t;
   oct_ws *w;
-  oct_info *info, *h;
+  oct_info *info, *h;             /* device and pinned host copies of the build's counters */
+  oct_params p;
   oct_cube cube;
-  size_t budget, ncell_L;
-  int lcap, same, ts, choose_tgt, cn, on, L, D, capped, bad;
+  const void *src, *tgt;
+  int ns, nt, pos_float;
+  int same, ts;                   /* sources are the targets (one tree); the workspace set of the targets */
+  int choose_tgt, cn, on;         /* the set whose histogram chooses the level (targets when there are no
+                                     sources), its count, and the other set's count */
   const void *cpos, *opos;
-  uint32_t *ckey;
-  unsigned nbb;
+  int lcap, L, D, capped;         /* the level cap, the chosen level, the key depth, the cap flag */
+  cudaStream_t stream;
+} oct_build;
 
-  if (err && errlen) err[0] = '\0';
-  if (!t) {
-    oct_set_err(err, errlen, "oct_build_gpu: no tree");
-    return -1;
-  }
-  reset_tree(t);
-
-  /* ---- arguments: the same checks and messages as oct_build_cpu ---- */
-  if (oct_resolve_params(ns, nt, d_src_pos != NULL, d_tgt_pos != NULL, prm, &p, err, errlen)) return -1;
-  budget = p.hist_budget;
-  if (oct_map_bytes(2) > budget) {
-    oct_set_err(err, errlen, "hist_budget %zu bytes is below the %llu bytes of occupancy maps of the smallest tree (2 levels)",
-            budget, oct_map_bytes(2));
-    return -1;
-  }
-  /* Sources that are the targets (one array): the target tree is the source tree, built once;
-   * the target pointers below alias the source arrays. */
-  same = d_src_pos == d_tgt_pos && ns == nt;
-  ts = same ? 0 : 1; /* the workspace set holding the target tree */
-
-  w = (oct_ws *)t->ws;
+/* Step 1: the workspace and the counters, zeroed on the device. */
+static int build_workspace(oct_build *b, char *err, size_t errlen) {
+  oct_ws *w = (oct_ws *)b->t->ws;
   if (!w) {
     w = (oct_ws *)calloc(1, sizeof *w);
     if (!w) {
       oct_set_err(err, errlen, "out of host memory (oct_build_gpu workspace)");
       return -1;
     }
-    t->ws = w;
+    b->t->ws = w;
   }
+  b->w = w;
   if (!w->h_info) VX_CU(cudaMallocHost((void **)&w->h_info, sizeof(oct_info)));
-  VX_CU(grow(&w->info, sizeof(oct_info), stream));
-  VX_CU(grow(&w->part, OCT_BOUNDS_BLOCKS * 8 * sizeof(double), stream));
-  info = (oct_info *)w->info.p;
-  h = w->h_info;
-  VX_CU(cudaMemsetAsync(info, 0, sizeof(oct_info), stream));
+  VX_CU(grow(&w->info, sizeof(oct_info), b->stream));
+  VX_CU(grow(&w->part, OCT_BOUNDS_BLOCKS * 8 * sizeof(double), b->stream));
+  b->info = (oct_info *)w->info.p;
+  b->h = w->h_info;
+  VX_CU(cudaMemsetAsync(b->info, 0, sizeof(oct_info), b->stream));
+  return 0;
+fail:
+  return -1;
+}
 
-  /* ---- root cube: exact min/max on the device, the cube on the host with oct_root_cube ---- */
-  {
-    const long long total = (long long)ns + (same ? 0 : nt);
-    const long long nb = (total + OCT_THREADS - 1) / OCT_THREADS;
-    nbb = (unsigned)(nb < OCT_BOUNDS_BLOCKS ? nb : OCT_BOUNDS_BLOCKS);
-  }
-  k_bounds<<<nbb, OCT_THREADS, 0, stream>>>(d_src_pos, ns, d_tgt_pos, same ? 0 : nt, pos_float, (double *)w->part.p);
+/* Step 2: the root cube: exact min/max on the device, the cube on the host with oct_root_cube. */
+static int build_root_cube(oct_build *b, char *err, size_t errlen) {
+  oct_tree_gpu *t = b->t;
+  const long long total = (long long)b->ns + (b->same ? 0 : b->nt);
+  const long long nb = (total + OCT_THREADS - 1) / OCT_THREADS;
+  const unsigned nbb = (unsigned)(nb < OCT_BOUNDS_BLOCKS ? nb : OCT_BOUNDS_BLOCKS);
+  k_bounds<<<nbb, OCT_THREADS, 0, b->stream>>>(b->src, b->ns, b->tgt, b->same ? 0 : b->nt, b->pos_float,
+                                                (double *)b->w->part.p);
   VX_CU_LAUNCH(k_bounds);
-  k_bounds_final<<<1, OCT_THREADS, 0, stream>>>((const double *)w->part.p, (int)nbb, info);
+  k_bounds_final<<<1, OCT_THREADS, 0, b->stream>>>((const double *)b->w->part.p, (int)nbb, b->info);
   VX_CU_LAUNCH(k_bounds_final);
-  VX_CU(cudaMemcpyAsync(h, info, sizeof(oct_info), cudaMemcpyDeviceToHost, stream));
-  VX_CU(cudaStreamSynchronize(stream));
-  if (h->bad[0] != INT_MAX) {
-    oct_set_err(err, errlen, "source point %d has a non-finite coordinate", h->bad[0]);
-    goto fail;
+  VX_CU(cudaMemcpyAsync(b->h, b->info, sizeof(oct_info), cudaMemcpyDeviceToHost, b->stream));
+  VX_CU(cudaStreamSynchronize(b->stream));
+  if (b->h->bad[0] != INT_MAX) {
+    oct_set_err(err, errlen, "source point %d has a non-finite coordinate", b->h->bad[0]);
+    return -1;
   }
-  if (h->bad[1] != INT_MAX) {
-    oct_set_err(err, errlen, "target point %d has a non-finite coordinate", h->bad[1]);
-    goto fail;
+  if (b->h->bad[1] != INT_MAX) {
+    oct_set_err(err, errlen, "target point %d has a non-finite coordinate", b->h->bad[1]);
+    return -1;
   }
-  if (oct_root_cube(h->mn, h->mx, t->lo, &t->side) != 0) {
+  if (oct_root_cube(b->h->mn, b->h->mx, t->lo, &t->side) != 0) {
     oct_set_err(err, errlen, "coordinates too large for a bounding cube (extent overflows)");
-    goto fail;
+    return -1;
   }
-  cube.lo[0] = t->lo[0], cube.lo[1] = t->lo[1], cube.lo[2] = t->lo[2];
-  cube.inv_side = 1.0 / t->side;
+  b->cube.lo[0] = t->lo[0], b->cube.lo[1] = t->lo[1], b->cube.lo[2] = t->lo[2];
+  b->cube.inv_side = 1.0 / t->side;
+  return 0;
+fail:
+  return -1;
+}
 
-  /* ---- finest level: the rule of octree.h (oct_level_first, oct_level_accept), as on the CPU ---- */
-  lcap = oct_level_cap(p.max_level, budget, t->side, p.min_leaf_width);
-  choose_tgt = ns == 0;
-  cpos = choose_tgt ? d_tgt_pos : d_src_pos;
-  cn = choose_tgt ? nt : ns;
-  opos = choose_tgt ? d_src_pos : d_tgt_pos;
-  on = choose_tgt ? ns : nt;
-  L = oct_level_first(&p, cn, lcap, t->side, &capped);
+/* The choosing set's keys (at depth D), ranks and histogram at level Lt, occupancy into occ. */
+static int keys_hist(oct_build *b, int first, int Lt, int *occ, char *err, size_t errlen) {
+  oct_ws *w = b->w;
+  uint32_t *ckey = (uint32_t *)w->pkey[b->choose_tgt].p;
+  if (first)
+    k_keys_hist<true><<<blocks_for((size_t)b->cn), OCT_THREADS, 0, b->stream>>>(
+        b->cpos, b->pos_float, b->cn, b->cube, b->D, ckey, 3 * (b->D - Lt), (int *)w->bin[0].p, (int *)w->rank[0].p, occ);
+  else
+    k_keys_hist<false><<<blocks_for((size_t)b->cn), OCT_THREADS, 0, b->stream>>>(
+        b->cpos, b->pos_float, b->cn, b->cube, b->D, ckey, 3 * (b->D - Lt), (int *)w->bin[0].p, (int *)w->rank[0].p, occ);
+  VX_CU_LAUNCH(k_keys_hist);
+  return 0;
+fail:
+  return -1;
+}
+
+/* One trial of the level rule (octree.h): histograms at L and, when its histogram is small next to
+ * the points, L+1 (for uniform data the first trial is usually one level too coarse; the deeper
+ * histogram's non-empty 8-groups are the coarser one's occupancy). *done when a level was taken. */
+static int level_trial(oct_build *b, int first, int *done, char *err, size_t errlen) {
+  oct_ws *w = b->w;
+  const int trial = oct_level_trials(&b->p, b->capped), L = b->L, cn = b->cn;
+  const int nlev = trial && L < b->lcap && cells_at(L + 1) <= (size_t)(2ll * cn > 4096 ? 2ll * cn : 4096) ? 2 : 1;
+  const int Lt = L + nlev - 1;
+  int acc = -1;
+  *done = 0;
+  VX_CU(grow(&w->bin[0], cells_at(Lt) * sizeof(int), b->stream));
+  VX_CU(cudaMemsetAsync(w->bin[0].p, 0, cells_at(Lt) * sizeof(int), b->stream));
+  VX_CU(cudaMemsetAsync(b->info->occ, 0, sizeof b->info->occ, b->stream));
+  if (keys_hist(b, first, Lt, &b->info->occ[nlev - 1], err, errlen)) return -1;
+  if (!trial) { *done = 1; return 0; }
+  if (nlev == 2) {
+    k_occ_parent<<<blocks_for(cells_at(L)), OCT_THREADS, 0, b->stream>>>((const int *)w->bin[0].p, cells_at(L), b->info->occ);
+    VX_CU_LAUNCH(k_occ_parent);
+  }
+  VX_CU(cudaMemcpyAsync(b->h->occ, b->info->occ, sizeof b->h->occ, cudaMemcpyDeviceToHost, b->stream));
+  VX_CU(cudaStreamSynchronize(b->stream));
+  for (int j = 0; j < nlev && acc < 0; j++)
+    if (oct_level_accept(&b->p, L + j, b->lcap, cn, b->h->occ[j], &b->capped)) acc = j;
+  if (acc < 0) { b->L += nlev; return 0; }
+  b->L += acc;
+  *done = 1;
+  if (b->L < Lt) { /* the coarser trial level won: its histogram and ranks */
+    VX_CU(cudaMemsetAsync(w->bin[0].p, 0, cells_at(b->L) * sizeof(int), b->stream));
+    if (keys_hist(b, 0, b->L, &b->info->occ[1], err, errlen)) return -1;
+  }
+  return 0;
+fail:
+  return -1;
+}
+
+/* Step 3: the finest level, by the rule of octree.h (oct_level_first, oct_level_accept) as on the CPU. */
+static int build_choose_level(oct_build *b, char *err, size_t errlen) {
+  oct_tree_gpu *t = b->t;
+  b->lcap = oct_level_cap(b->p.max_level, b->p.hist_budget, t->side, b->p.min_leaf_width);
+  b->choose_tgt = b->ns == 0;
+  b->cpos = b->choose_tgt ? b->tgt : b->src;
+  b->cn = b->choose_tgt ? b->nt : b->ns;
+  b->opos = b->choose_tgt ? b->src : b->tgt;
+  b->on = b->choose_tgt ? b->ns : b->nt;
+  b->L = oct_level_first(&b->p, b->cn, b->lcap, t->side, &b->capped);
   /* Without trials the key is computed at L; with trials at the deepest level a trial can reach. */
-  D = oct_level_trials(&p, capped) ? lcap : L;
-  VX_CU(grow(&w->pkey[choose_tgt], (size_t)cn * sizeof(uint32_t), stream));
-  VX_CU(grow(&w->rank[0], (size_t)cn * sizeof(int), stream));
-  ckey = (uint32_t *)w->pkey[choose_tgt].p;
-  for (int first = 1;; first = 0) {
-    /* Trial levels L and, when its histogram is small next to the points, L+1 (for uniform data
-     * the first trial is usually one level too coarse): the histogram of Algorithm 1 at the
-     * deeper one, whose non-empty 8-groups are the coarser one's occupancy. */
-    const int trial = oct_level_trials(&p, capped);
-    const int nlev = trial && L < lcap && cells_at(L + 1) <= (size_t)(2ll * cn > 4096 ? 2ll * cn : 4096) ? 2 : 1;
-    const int Lt = L + nlev - 1;
-    VX_CU(grow(&w->bin[0], cells_at(Lt) * sizeof(int), stream));
-    VX_CU(cudaMemsetAsync(w->bin[0].p, 0, cells_at(Lt) * sizeof(int), stream));
-    VX_CU(cudaMemsetAsync(info->occ, 0, sizeof info->occ, stream));
-    if (first)
-      k_keys_hist<true><<<blocks_for((size_t)cn), OCT_THREADS, 0, stream>>>(
-          cpos, pos_float, cn, cube, D, ckey, 3 * (D - Lt), (int *)w->bin[0].p, (int *)w->rank[0].p, &info->occ[nlev - 1]);
-    else
-      k_keys_hist<false><<<blocks_for((size_t)cn), OCT_THREADS, 0, stream>>>(
-          cpos, pos_float, cn, cube, D, ckey, 3 * (D - Lt), (int *)w->bin[0].p, (int *)w->rank[0].p, &info->occ[nlev - 1]);
+  b->D = oct_level_trials(&b->p, b->capped) ? b->lcap : b->L;
+  VX_CU(grow(&b->w->pkey[b->choose_tgt], (size_t)b->cn * sizeof(uint32_t), b->stream));
+  VX_CU(grow(&b->w->rank[0], (size_t)b->cn * sizeof(int), b->stream));
+  for (int first = 1, done = 0; !done; first = 0)
+    if (level_trial(b, first, &done, err, errlen)) return -1;
+  t->L = b->L;
+  t->capped = b->capped;
+  t->ns = b->ns, t->nt = b->nt;
+  return 0;
+fail:
+  return -1;
+}
+
+/* Step 4: the other set's keys, ranks and histogram at the chosen level. */
+static int build_other_hist(oct_build *b, char *err, size_t errlen) {
+  oct_ws *w = b->w;
+  const size_t ncell_L = cells_at(b->L), on = b->on > 0 ? (size_t)b->on : 1;
+  if (b->same) return 0;
+  VX_CU(grow(&w->pkey[!b->choose_tgt], on * sizeof(uint32_t), b->stream));
+  VX_CU(grow(&w->rank[1], on * sizeof(int), b->stream));
+  VX_CU(grow(&w->bin[1], ncell_L * sizeof(int), b->stream));
+  VX_CU(cudaMemsetAsync(w->bin[1].p, 0, ncell_L * sizeof(int), b->stream));
+  if (b->on > 0) {
+    k_keys_hist<true><<<blocks_for((size_t)b->on), OCT_THREADS, 0, b->stream>>>(
+        b->opos, b->pos_float, b->on, b->cube, b->L, (uint32_t *)w->pkey[!b->choose_tgt].p, 0, (int *)w->bin[1].p,
+        (int *)w->rank[1].p, &b->info->occ[1]);
     VX_CU_LAUNCH(k_keys_hist);
-    if (!trial) break;
-    if (nlev == 2) {
-      k_occ_parent<<<blocks_for(cells_at(L)), OCT_THREADS, 0, stream>>>((const int *)w->bin[0].p, cells_at(L), info->occ);
-      VX_CU_LAUNCH(k_occ_parent);
-    }
-    VX_CU(cudaMemcpyAsync(h->occ, info->occ, sizeof h->occ, cudaMemcpyDeviceToHost, stream));
-    VX_CU(cudaStreamSynchronize(stream));
-    {
-      int acc = -1;
-      for (int j = 0; j < nlev && acc < 0; j++) {
-        if (oct_level_accept(&p, L + j, lcap, cn, h->occ[j], &capped)) acc = j;
-      }
-      if (acc < 0) {
-        L += nlev;
-        continue;
-      }
-      L += acc;
-      if (L < Lt) { /* the coarser trial level won: its histogram and ranks */
-        VX_CU(cudaMemsetAsync(w->bin[0].p, 0, cells_at(L) * sizeof(int), stream));
-        k_keys_hist<false><<<blocks_for((size_t)cn), OCT_THREADS, 0, stream>>>(
-            cpos, pos_float, cn, cube, D, ckey, 3 * (D - L), (int *)w->bin[0].p, (int *)w->rank[0].p, &info->occ[1]);
-        VX_CU_LAUNCH(k_keys_hist);
-      }
-      break;
-    }
   }
-  t->L = L;
-  t->capped = capped;
-  t->ns = ns, t->nt = nt;
-  ncell_L = cells_at(L);
+  return 0;
+fail:
+  return -1;
+}
 
-  /* ---- the other set's histogram at the chosen level ---- */
-  if (!same) {
-    VX_CU(grow(&w->pkey[!choose_tgt], (on > 0 ? (size_t)on : 1) * sizeof(uint32_t), stream));
-    VX_CU(grow(&w->rank[1], (on > 0 ? (size_t)on : 1) * sizeof(int), stream));
-    VX_CU(grow(&w->bin[1], ncell_L * sizeof(int), stream));
-    VX_CU(cudaMemsetAsync(w->bin[1].p, 0, ncell_L * sizeof(int), stream));
-    if (on > 0) {
-      k_keys_hist<true><<<blocks_for((size_t)on), OCT_THREADS, 0, stream>>>(
-          opos, pos_float, on, cube, L, (uint32_t *)w->pkey[!choose_tgt].p, 0, (int *)w->bin[1].p,
-          (int *)w->rank[1].p, &info->occ[1]);
-      VX_CU_LAUNCH(k_keys_hist);
-    }
-  }
+/* Step 5: leaves and coarser levels of both sets (build_set). */
+static int build_both_sets(oct_build *b, char *err, size_t errlen) {
+  oct_ws *w = b->w;
+  /* set s's histogram and ranks: [0] for the choosing set, [1] for the other */
+  const int hs = b->choose_tgt ? 1 : 0, ht = b->choose_tgt ? 0 : 1, sh_c = 3 * (b->D - b->L);
+  VX_CU(grow(&w->scan, cells_at(b->L) * sizeof(u64), b->stream));
+  if (build_set(w, 0, b->L, b->ns, (const int *)w->bin[hs].p, (const uint32_t *)w->pkey[0].p, b->choose_tgt ? 0 : sh_c,
+                (const int *)w->rank[hs].p, b->stream, err, errlen) != 0)
+    return -1;
+  if (!b->same && build_set(w, 1, b->L, b->nt, (const int *)w->bin[ht].p, (const uint32_t *)w->pkey[1].p,
+                            b->choose_tgt ? sh_c : 0, (const int *)w->rank[ht].p, b->stream, err, errlen) != 0)
+    return -1;
+  b->t->src_bin = (int *)w->bin[hs].p;
+  b->t->tgt_bin = (int *)w->bin[b->same ? hs : ht].p;
+  return 0;
+fail:
+  return -1;
+}
 
-  /* ---- leaves and coarser levels of both sets ---- */
-  VX_CU(grow(&w->scan, ncell_L * sizeof(u64), stream));
-  {
-    /* set s's histogram and ranks: [0] for the choosing set, [1] for the other */
-    const int hs = choose_tgt ? 1 : 0, ht = choose_tgt ? 0 : 1;
-    const int sh_c = 3 * (D - L);
-    if (build_set(w, 0, L, ns, (const int *)w->bin[hs].p, (const uint32_t *)w->pkey[0].p, choose_tgt ? 0 : sh_c,
-                  (const int *)w->rank[hs].p, stream, err, errlen) != 0)
-      goto fail;
-    if (!same && build_set(w, 1, L, nt, (const int *)w->bin[ht].p, (const uint32_t *)w->pkey[1].p,
-                           choose_tgt ? sh_c : 0, (const int *)w->rank[ht].p, stream, err, errlen) != 0)
-      goto fail;
-    t->src_bin = (int *)w->bin[hs].p;
-    t->tgt_bin = (int *)w->bin[same ? hs : ht].p;
-  }
-
-  /* ---- list lengths: count over upper bounds of the target box counts, scan, gather totals ---- */
-  {
-    oct_starts is;
-    memset(&is, 0, sizeof is);
-    const size_t bL = min_sz((size_t)nt, ncell_L);
-    VX_CU(grow(&w->nbr_start, (bL + 1) * sizeof(int), stream));
-    k_nbr<false><<<blocks_for(32 * (bL + 1)), OCT_THREADS, 0, stream>>>(
-        (const uint32_t *)w->key[ts][L].p, &info->nbox[ts][L], (int)bL, L, (const int *)w->map[0][L].p,
-        (int *)w->nbr_start.p, NULL, &info->tot64_nbr);
-    VX_CU_LAUNCH(k_nbr);
-    VX_CU(scan_inplace(w, (int *)w->nbr_start.p, bL + 1, stream));
-    for (int l = 0; l <= L; l++) {
-      const size_t bl = min_sz((size_t)nt, cells_at(l));
-      VX_CU(grow(&w->il_start[l], (bl + 1) * sizeof(int), stream));
-      is.il_start[l] = (const int *)w->il_start[l].p;
-      if (l < 2) {
-        VX_CU(cudaMemsetAsync(w->il_start[l].p, 0, (bl + 1) * sizeof(int), stream));
-        continue;
-      }
-      k_il<false><<<blocks_for(32 * (bl + 1)), OCT_THREADS, 0, stream>>>(
-          l, (const uint32_t *)w->key[ts][l].p, &info->nbox[ts][l], (int)bl, (const int *)w->map[0][l - 1].p,
-          (const int *)w->child[0][l - 1].p, (const uint32_t *)w->key[0][l].p, (int *)w->il_start[l].p, NULL,
-          &info->tot64_il[l]);
-      VX_CU_LAUNCH(k_il);
-      VX_CU(scan_inplace(w, (int *)w->il_start[l].p, bl + 1, stream));
+/* Step 6: list lengths — counts over upper bounds of the target box counts, scans, the totals back. */
+static int build_list_lengths(oct_build *b, char *err, size_t errlen) {
+  oct_ws *w = b->w;
+  oct_info *info = b->info;
+  const int L = b->L, ts = b->ts;
+  const size_t bL = min_sz((size_t)b->nt, cells_at(L));
+  oct_starts is;
+  memset(&is, 0, sizeof is);
+  VX_CU(grow(&w->nbr_start, (bL + 1) * sizeof(int), b->stream));
+  k_nbr<false><<<blocks_for(32 * (bL + 1)), OCT_THREADS, 0, b->stream>>>(
+      (const uint32_t *)w->key[ts][L].p, &info->nbox[ts][L], (int)bL, L, (const int *)w->map[0][L].p,
+      (int *)w->nbr_start.p, NULL, &info->tot64_nbr);
+  VX_CU_LAUNCH(k_nbr);
+  VX_CU(scan_inplace(w, (int *)w->nbr_start.p, bL + 1, b->stream));
+  for (int l = 0; l <= L; l++) {
+    const size_t bl = min_sz((size_t)b->nt, cells_at(l));
+    VX_CU(grow(&w->il_start[l], (bl + 1) * sizeof(int), b->stream));
+    is.il_start[l] = (const int *)w->il_start[l].p;
+    if (l < 2) {
+      VX_CU(cudaMemsetAsync(w->il_start[l].p, 0, (bl + 1) * sizeof(int), b->stream));
+      continue;
     }
-    k_totals<<<1, 1, 0, stream>>>(info, (const int *)w->nbr_start.p, is, L, ts);
-    VX_CU_LAUNCH(k_totals);
-    VX_CU(cudaMemcpyAsync(h, info, sizeof(oct_info), cudaMemcpyDeviceToHost, stream));
-    VX_CU(cudaStreamSynchronize(stream));
+    k_il<false><<<blocks_for(32 * (bl + 1)), OCT_THREADS, 0, b->stream>>>(
+        l, (const uint32_t *)w->key[ts][l].p, &info->nbox[ts][l], (int)bl, (const int *)w->map[0][l - 1].p,
+        (const int *)w->child[0][l - 1].p, (const uint32_t *)w->key[0][l].p, (int *)w->il_start[l].p, NULL,
+        &info->tot64_il[l]);
+    VX_CU_LAUNCH(k_il);
+    VX_CU(scan_inplace(w, (int *)w->il_start[l].p, bl + 1, b->stream));
   }
-  bad = 0;
+  k_totals<<<1, 1, 0, b->stream>>>(info, (const int *)w->nbr_start.p, is, L, ts);
+  VX_CU_LAUNCH(k_totals);
+  VX_CU(cudaMemcpyAsync(b->h, info, sizeof(oct_info), cudaMemcpyDeviceToHost, b->stream));
+  VX_CU(cudaStreamSynchronize(b->stream));
+  return 0;
+fail:
+  return -1;
+}
+
+/* The totals fit int offsets; the tree's box and list counts from them. */
+static int take_totals(oct_build *b, char *err, size_t errlen) {
+  oct_tree_gpu *t = b->t;
+  const oct_info *h = b->h;
   if (h->tot64_nbr > (u64)INT_MAX) {
     oct_set_err(err, errlen, "neighbour lists too long (%llu entries) for int offsets", h->tot64_nbr);
-    goto fail;
+    return -1;
   }
-  for (int l = 2; l <= L; l++)
-    if (h->tot64_il[l] > (u64)INT_MAX && !bad) {
+  for (int l = 2; l <= b->L; l++)
+    if (h->tot64_il[l] > (u64)INT_MAX) {
       oct_set_err(err, errlen, "interaction lists of level %d too long (%llu entries) for int offsets", l, h->tot64_il[l]);
-      bad = 1;
+      return -1;
     }
-  if (bad) goto fail;
-  for (int l = 0; l <= L; l++) t->nsrc[l] = h->nbox[0][l], t->ntgt[l] = h->nbox[ts][l];
+  for (int l = 0; l <= b->L; l++) t->nsrc[l] = h->nbox[0][l], t->ntgt[l] = h->nbox[b->ts][l];
   t->n_nbr = h->tot_nbr;
-  for (int l = 0; l <= L; l++) t->n_il[l] = h->tot_il[l];
+  for (int l = 0; l <= b->L; l++) t->n_il[l] = h->tot_il[l];
+  return 0;
+}
 
-  /* ---- long leaves, then the lists ---- */
+/* Step 7: long leaves sorted, then the neighbour and interaction lists written. */
+static int build_lists(oct_build *b, char *err, size_t errlen) {
+  oct_tree_gpu *t = b->t;
+  oct_ws *w = b->w;
+  oct_info *info = b->info;
+  const int L = b->L, ts = b->ts;
   for (int s = 0; s <= ts; s++)
-    if (h->nlong[s] > 0 && sort_long_leaves(w, s, s ? nt : ns, h->nlong[s], stream, err, errlen) != 0) goto fail;
-  VX_CU(grow(&w->nbr, (t->n_nbr > 0 ? (size_t)t->n_nbr : 1) * sizeof(int), stream));
+    if (b->h->nlong[s] > 0 && sort_long_leaves(w, s, s ? b->nt : b->ns, b->h->nlong[s], b->stream, err, errlen) != 0)
+      return -1;
+  VX_CU(grow(&w->nbr, (t->n_nbr > 0 ? (size_t)t->n_nbr : 1) * sizeof(int), b->stream));
   if (t->ntgt[L] > 0) {
-    k_nbr<true><<<blocks_for(32 * (size_t)t->ntgt[L]), OCT_THREADS, 0, stream>>>(
+    k_nbr<true><<<blocks_for(32 * (size_t)t->ntgt[L]), OCT_THREADS, 0, b->stream>>>(
         (const uint32_t *)w->key[ts][L].p, &info->nbox[ts][L], t->ntgt[L], L, (const int *)w->map[0][L].p,
         (int *)w->nbr_start.p, (int *)w->nbr.p, NULL);
     VX_CU_LAUNCH(k_nbr);
   }
   for (int l = 2; l <= L; l++) {
-    VX_CU(grow(&w->il[l], (t->n_il[l] > 0 ? (size_t)t->n_il[l] : 1) * sizeof(int), stream));
+    VX_CU(grow(&w->il[l], (t->n_il[l] > 0 ? (size_t)t->n_il[l] : 1) * sizeof(int), b->stream));
     if (t->ntgt[l] == 0 || t->n_il[l] == 0) continue;
-    k_il<true><<<blocks_for(32 * (size_t)t->ntgt[l]), OCT_THREADS, 0, stream>>>(
+    k_il<true><<<blocks_for(32 * (size_t)t->ntgt[l]), OCT_THREADS, 0, b->stream>>>(
         l, (const uint32_t *)w->key[ts][l].p, &info->nbox[ts][l], t->ntgt[l], (const int *)w->map[0][l - 1].p,
         (const int *)w->child[0][l - 1].p, (const uint32_t *)w->key[0][l].p, (int *)w->il_start[l].p,
         (int *)w->il[l].p, NULL);
     VX_CU_LAUNCH(k_il);
   }
+  return 0;
+fail:
+  return -1;
+}
 
-  /* ---- the tree's pointers into the workspace ---- */
+/* Step 8: the tree's pointers into the workspace. */
+static void expose_tree(oct_build *b) {
+  oct_tree_gpu *t = b->t;
+  oct_ws *w = b->w;
+  const int L = b->L, ts = b->ts;
   for (int l = 0; l <= L; l++) {
     t->src_key[l] = (uint32_t *)w->key[0][l].p, t->tgt_key[l] = (uint32_t *)w->key[ts][l].p;
     t->src_map[l] = (int *)w->map[0][l].p, t->tgt_map[l] = (int *)w->map[ts][l].p;
@@ -853,11 +897,38 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
   t->src_start = (int *)w->start[0].p, t->tgt_start = (int *)w->start[ts].p;
   t->src_order = (int *)w->order[0].p, t->tgt_order = (int *)w->order[ts].p;
   t->nbr_start = (int *)w->nbr_start.p, t->nbr = (int *)w->nbr.p;
-  return 0;
+}
 
-fail:
+extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, const void *d_tgt_pos, int nt,
+                             int pos_float, const oct_params *prm, cudaStream_t stream, char *err, size_t errlen) {
+  oct_build b;
+  if (err && errlen) err[0] = '\0';
+  if (!t) {
+    oct_set_err(err, errlen, "oct_build_gpu: no tree");
+    return -1;
+  }
   reset_tree(t);
-  return -1;
+  memset(&b, 0, sizeof b);
+  /* the arguments: the same checks and messages as oct_build_cpu */
+  if (oct_resolve_params(ns, nt, d_src_pos != NULL, d_tgt_pos != NULL, prm, &b.p, err, errlen)) return -1;
+  if (oct_map_bytes(2) > b.p.hist_budget) {
+    oct_set_err(err, errlen, "hist_budget %zu bytes is below the %llu bytes of occupancy maps of the smallest tree (2 levels)",
+                b.p.hist_budget, oct_map_bytes(2));
+    return -1;
+  }
+  b.t = t, b.src = d_src_pos, b.tgt = d_tgt_pos, b.ns = ns, b.nt = nt, b.pos_float = pos_float, b.stream = stream;
+  /* Sources that are the targets (one array): the target tree is the source tree, built once; the
+   * target pointers alias the source arrays. */
+  b.same = d_src_pos == d_tgt_pos && ns == nt;
+  b.ts = b.same ? 0 : 1;
+  if (build_workspace(&b, err, errlen) || build_root_cube(&b, err, errlen) || build_choose_level(&b, err, errlen) ||
+      build_other_hist(&b, err, errlen) || build_both_sets(&b, err, errlen) || build_list_lengths(&b, err, errlen) ||
+      take_totals(&b, err, errlen) || build_lists(&b, err, errlen)) {
+    reset_tree(t);
+    return -1;
+  }
+  expose_tree(&b);
+  return 0;
 }
 
 static void dbuf_free(oct_dbuf *b) {

@@ -239,224 +239,233 @@ static int run_render(const opts *o) {
 }
 #endif
 
-int main(int argc, char **argv) {
-  opts o;
-  memset(&o, 0, sizeof o);
-  o.steps = o.diag_every = o.frames = o.steps_per_frame = o.vtk_every = -1;
-  o.energy_max = 131072;
-  o.opacity_level = 6;
-  o.fraction = o.point_size = o.intensity = o.gain = o.glow = -1.0;
-  o.samples = o.blur = o.op_scale = -1;
-  o.fps = 30.0;
-  o.png_level = -1;
-  app_overrides_init(&o.ov);
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
-    if (!strcmp(a, "--version")) { printf(PROG " %s (commit %s)\n", vx_version(), vx_git_commit()); return 0; }
-    /* flags */
-    if (!strcmp(a, "--headless")) { o.headless = 1; continue; }
-    if (!strcmp(a, "--direct")) { o.ov.direct = 1; continue; }
-    if (!strcmp(a, "--quiet")) { o.quiet = 1; continue; }
-    int *flag = !strcmp(a, "--hud")          ? &o.hud
-                : !strcmp(a, "--paused")     ? &o.paused
-                : !strcmp(a, "--no-vsync")   ? &o.no_vsync
-                : !strcmp(a, "--follow")     ? &o.follow
-                : !strcmp(a, "--no-opacity") ? &o.no_opacity
-                : !strcmp(a, "--elements")   ? &o.elements
-                : !strcmp(a, "--boxes")      ? &o.boxes
-                : !strcmp(a, "--no-cube")    ? &o.no_cube
-                                             : NULL;
-    if (flag) {
-      *flag = 1;
-      if (!o.render_opt) o.render_opt = a;
-      continue;
-    }
-    /* options with a value */
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strncmp(a, "--", 2) && !v) {
-      /* every remaining known option takes a value */
-      static const char *known[] = {"--scene", "--diag", "--integrator", "--backend", "--precision", "--kernel",
-                                    "--stretching", "--steps", "--diag-every", "--tracers", "--seed", "--order",
-                                    "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
-                                    "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity",
-                                    "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop",
-                                    "--viscosity", "--conserve", "--t-end", "--lcfl", "--vtk-dir", "--vtk-every",
-                                    "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
-                                    "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
-                                    "--opacity-level", "--interop", "--record", "--fps", "--png-level", "--scene-dir",
-                                    "--launch-ring", "--colour", NULL};
-      for (int k = 0; known[k]; ++k)
-        if (!strcmp(a, known[k])) return fail_usage("option %s needs a value", a);
-      return fail_usage("unknown option '%s'", a);
-    }
-    long long x;
-    double d;
-    if (!strcmp(a, "--scene")) o.scene = v;
-    else if (!strcmp(a, "--diag")) o.diag = v;
-    else if (!strcmp(a, "--checkpoint")) o.checkpoint = v;
-    else if (!strcmp(a, "--restart")) o.restart = v;
-    else if (!strcmp(a, "--checkpoint-every")) {
-      if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --checkpoint-every: '%s' (expected an integer >= 1)", v);
-      o.checkpoint_every = x;
-    }
-    else if (!strcmp(a, "--accuracy-every")) {
-      if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --accuracy-every: '%s' (expected an integer >= 1)", v);
-      o.accuracy_every = x;
-    } else if (!strcmp(a, "--launch-ring")) {
-      if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --launch-ring: '%s' (expected a step number >= 1)", v);
-      if (o.n_launch >= APP_MAX_LAUNCHES) return fail_usage("too many --launch-ring (at most %d)", APP_MAX_LAUNCHES);
-      o.launch[o.n_launch++] = x;
-    }
-    else if (!strcmp(a, "--vtk-dir")) o.vtk_dir = v;
-    else if (!strcmp(a, "--vtk-every")) {
-      if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --vtk-every: '%s' (expected an integer >= 1)", v);
-      o.vtk_every = x;
-    }
-    else if (!strcmp(a, "--integrator")) {
-      vx_integrator it;
-      if (vx_integrator_from_name(v, &it)) return fail_usage("bad value for --integrator: '%s' (expected euler, rk2 or rk4)", v);
-      o.ov.integrator = (int)it;
-    } else if (!strcmp(a, "--backend")) {
-      vx_backend b;
-      if (vx_backend_from_name(v, &b)) return fail_usage("bad value for --backend: '%s' (expected cpu, cuda or auto)", v);
-      o.ov.backend = (int)b;
-    } else if (!strcmp(a, "--precision")) {
-      vx_precision p;
-      if (vx_precision_from_name(v, &p)) return fail_usage("bad value for --precision: '%s' (expected double or float)", v);
-      o.ov.precision = (int)p;
-    } else if (!strcmp(a, "--kernel")) {
-      vx_kernel k;
-      if (vx_kernel_from_name(v, &k)) return fail_usage("bad value for --kernel: '%s' (expected singular, poly, rm, wl or gauss)", v);
-      o.ov.kernel = (int)k;
-    } else if (!strcmp(a, "--conserve")) {
-      if (vx_conserve_from_name(v, &o.ov.conserve))
-        return fail_usage("bad value for --conserve: '%s' (expected off, axial or full)", v);
-    } else if (!strcmp(a, "--stretching")) {
-      vx_stretching st;
-      if (vx_stretching_from_name(v, &st))
-        return fail_usage("bad value for --stretching: '%s' (expected classical, transpose or none)", v);
-      o.ov.stretching = (int)st;
-    } else if (!strcmp(a, "--steps")) {
-      if (parse_ll(v, 0, INT_MAX, &x)) return fail_usage("bad value for --steps: '%s' (expected an integer >= 0)", v);
-      o.steps = x;
-    } else if (!strcmp(a, "--diag-every")) {
-      if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --diag-every: '%s' (expected an integer >= 1)", v);
-      o.diag_every = x;
-    } else if (!strcmp(a, "--tracers")) {
-      if (parse_ll(v, 0, 1LL << 30, &x)) return fail_usage("bad value for --tracers: '%s' (expected an integer in 0..2^30)", v);
-      o.ov.tracers = x;
-    } else if (!strcmp(a, "--seed")) {
-      if (parse_ll(v, 0, LLONG_MAX, &x)) return fail_usage("bad value for --seed: '%s' (expected an integer >= 0)", v);
-      o.ov.seed = x;
-    } else if (!strcmp(a, "--order")) {
-      if (parse_ll(v, 0, VX_PMAX, &x)) return fail_usage("bad value for --order: '%s' (expected an integer in 0..%d)", v, VX_PMAX);
-      o.ov.order = (int)x;
-    } else if (!strcmp(a, "--leaf-size")) {
-      if (parse_ll(v, 1, 1 << 20, &x)) return fail_usage("bad value for --leaf-size: '%s' (expected an integer >= 1)", v);
-      o.ov.leaf = (int)x;
-    } else if (!strcmp(a, "--energy-max")) {
-      if (parse_ll(v, 0, INT_MAX, &x)) return fail_usage("bad value for --energy-max: '%s' (expected an integer >= 0)", v);
-      o.energy_max = x;
-    } else if (!strcmp(a, "--dt")) {
-      if (parse_double(v, &o.ov.dt) || !(o.ov.dt >= VX_SCENE_DT_MIN && o.ov.dt <= VX_SCENE_DT_MAX))
-        return fail_usage("bad value for --dt: '%s' (expected a number in [%g, %g])", v, VX_SCENE_DT_MIN, VX_SCENE_DT_MAX);
-    } else if (!strcmp(a, "--relax") || !strcmp(a, "--remesh-h") || !strcmp(a, "--remesh-drop") ||
-               !strcmp(a, "--viscosity") || !strcmp(a, "--t-end") || !strcmp(a, "--lcfl")) {
-      double hi = !strcmp(a, "--relax") ? 1.0 : !strcmp(a, "--remesh-drop") ? 0.1 : !strcmp(a, "--lcfl") ? 10.0 : 1e6;
-      if (parse_double(v, &d) || !(d >= 0 && d <= hi)) return fail_usage("bad value for %s: '%s' (expected a number in [0, %g])", a, v, hi);
-      if (!strcmp(a, "--relax")) o.ov.relax = d;
-      else if (!strcmp(a, "--remesh-h")) o.ov.remesh_h = d;
-      else if (!strcmp(a, "--remesh-drop")) o.ov.remesh_drop = d;
-      else if (!strcmp(a, "--viscosity")) o.ov.viscosity = d;
-      else if (!strcmp(a, "--lcfl")) o.ov.lcfl = d;
-      else o.t_end = d;
-    } else if (!strcmp(a, "--relax-every") || !strcmp(a, "--remesh-every")) {
-      int every = !strcmp(a, "--relax-every");
-      if (parse_ll(v, every ? 1 : 0, 1000000, &x))
-        return fail_usage("bad value for %s: '%s' (expected an integer in %d..1000000)", a, v, every ? 1 : 0);
-      if (every) o.ov.relax_every = (int)x;
-      else o.ov.remesh_every = (int)x;
-    } else if (!strcmp(a, "--sigma")) {
-      if (parse_double(v, &o.ov.sigma) || !(o.ov.sigma >= VX_SCENE_LEN_MIN && o.ov.sigma <= VX_SCENE_LEN_MAX))
-        return fail_usage("bad value for --sigma: '%s' (expected a number in [%g, %g])", v, VX_SCENE_LEN_MIN, VX_SCENE_LEN_MAX);
-    } else {
-      /* rendering options */
-      if (!strcmp(a, "--frames")) {
-        if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --frames: '%s' (expected an integer >= 1)", v);
-        o.frames = x;
-      } else if (!strcmp(a, "--steps-per-frame")) {
-        if (parse_ll(v, 0, 1 << 20, &x)) return fail_usage("bad value for --steps-per-frame: '%s' (expected an integer >= 0)", v);
-        o.steps_per_frame = x;
-      } else if (!strcmp(a, "--size")) {
-        int w = 0, h = 0;
-        char c = 0;
-        if (sscanf(v, "%dx%d%c", &w, &h, &c) != 2 || w < 16 || h < 16 || w > 16384 || h > 16384)
-          return fail_usage("bad value for --size: '%s' (expected WxH, e.g. 1920x1080, 16..16384 each)", v);
-        o.width = w;
-        o.height = h;
-        o.size_given = 1;
-      } else if (!strcmp(a, "--png-dir")) o.png_dir = v;
-      else if (!strcmp(a, "--scene-dir")) o.scene_dir = v;
-      else if (!strcmp(a, "--screenshot")) o.screenshot = v;
-      else if (!strcmp(a, "--record")) o.record = v;
-      else if (!strcmp(a, "--fps")) {
-        if (parse_double(v, &o.fps) || !(o.fps > 0 && o.fps <= 1000)) return fail_usage("bad value for --fps: '%s' (expected a number in (0, 1000])", v);
-      } else if (!strcmp(a, "--png-level")) {
-        if (parse_ll(v, 0, 9, &x)) return fail_usage("bad value for --png-level: '%s' (expected an integer in 0..9)", v);
-        o.png_level = x;
-      }
-      else if (!strcmp(a, "--fraction")) {
-        if (parse_double(v, &o.fraction) || !(o.fraction > 0 && o.fraction <= 1))
-          return fail_usage("bad value for --fraction: '%s' (expected a number in (0, 1])", v);
-        o.fraction_given = 1;
-      } else if (!strcmp(a, "--point-size") || !strcmp(a, "--intensity") || !strcmp(a, "--gain") || !strcmp(a, "--glow")) {
-        int glow = !strcmp(a, "--glow");
-        if (parse_double(v, &d) || !(glow ? d >= 0 : d > 0) || d > 1e3)
-          return fail_usage("bad value for %s: '%s' (expected a number %s)", a, v, glow ? ">= 0" : "> 0");
-        if (!strcmp(a, "--point-size")) o.point_size = d;
-        else if (!strcmp(a, "--intensity")) o.intensity = d;
-        else if (!strcmp(a, "--gain")) o.gain = d;
-        else o.glow = d;
-      } else if (!strcmp(a, "--ray-samples")) {
-        if (parse_ll(v, 1, 4096, &x)) return fail_usage("bad value for --ray-samples: '%s' (expected an integer in 1..4096)", v);
-        o.samples = x;
-      } else if (!strcmp(a, "--blur")) {
-        if (parse_ll(v, 0, 64, &x)) return fail_usage("bad value for --blur: '%s' (expected an integer in 0..64)", v);
-        o.blur = x;
-      } else if (!strcmp(a, "--opacity-scale")) {
-        if (parse_ll(v, 1, 16, &x)) return fail_usage("bad value for --opacity-scale: '%s' (expected an integer in 1..16)", v);
-        o.op_scale = x;
-      } else if (!strcmp(a, "--opacity-level")) {
-        if (parse_ll(v, 0, 8, &x) || x == 1) /* 8^8 cells = 64 MiB of counts */
-          return fail_usage("bad value for --opacity-level: '%s' (expected 0 or an integer in 2..8)", v);
-        o.opacity_level = x;
-      } else if (!strcmp(a, "--colour")) {
-        o.colour = v; /* checked by run_render: the names live with the colour modes (app_colour.c) */
-      } else if (!strcmp(a, "--interop")) {
-        if (strcmp(v, "auto") && strcmp(v, "off")) return fail_usage("bad value for --interop: '%s' (expected auto or off)", v);
-        o.interop_off = !strcmp(v, "off");
-      } else {
-        return fail_usage("unknown option '%s'", a);
-      }
-      if (!o.render_opt) o.render_opt = a;
-    }
-    ++i;
-  }
+/* Defaults before the command line: -1 and NULL mean "the scene's" or "not given". */
+static void opts_default(opts *o) {
+  memset(o, 0, sizeof *o);
+  o->steps = o->diag_every = o->frames = o->steps_per_frame = o->vtk_every = -1;
+  o->energy_max = 131072;
+  o->opacity_level = 6;
+  o->fraction = o->point_size = o->intensity = o->gain = o->glow = -1.0;
+  o->samples = o->blur = o->op_scale = -1;
+  o->fps = 30.0;
+  o->png_level = -1;
+  app_overrides_init(&o->ov);
+}
 
-  /* which mode */
-  int batch = o.headless && o.frames < 0 && !o.screenshot;
-  if (batch) {
-    if (o.render_opt) return fail_usage("%s is for rendering: add --frames N to --headless, or drop --headless", o.render_opt);
-    return run_batch(&o);
+/* A flag without a value: 1 when a is one (set), else 0. Rendering flags are remembered in
+ * render_opt for the batch mode's refusal. */
+static int parse_flag(opts *o, const char *a) {
+  if (!strcmp(a, "--headless")) { o->headless = 1; return 1; }
+  if (!strcmp(a, "--direct")) { o->ov.direct = 1; return 1; }
+  if (!strcmp(a, "--quiet")) { o->quiet = 1; return 1; }
+  int *flag = !strcmp(a, "--hud")          ? &o->hud
+              : !strcmp(a, "--paused")     ? &o->paused
+              : !strcmp(a, "--no-vsync")   ? &o->no_vsync
+              : !strcmp(a, "--follow")     ? &o->follow
+              : !strcmp(a, "--no-opacity") ? &o->no_opacity
+              : !strcmp(a, "--elements")   ? &o->elements
+              : !strcmp(a, "--boxes")      ? &o->boxes
+              : !strcmp(a, "--no-cube")    ? &o->no_cube
+                                           : NULL;
+  if (!flag) return 0;
+  *flag = 1;
+  if (!o->render_opt) o->render_opt = a;
+  return 1;
+}
+
+/* An option given without its value (the last argument): its message. */
+static int missing_value(const char *a) {
+  static const char *known[] = {"--scene", "--diag", "--integrator", "--backend", "--precision", "--kernel",
+                                "--stretching", "--steps", "--diag-every", "--tracers", "--seed", "--order",
+                                "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
+                                "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity",
+                                "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop",
+                                "--viscosity", "--conserve", "--t-end", "--lcfl", "--vtk-dir", "--vtk-every",
+                                "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
+                                "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
+                                "--opacity-level", "--interop", "--record", "--fps", "--png-level", "--scene-dir",
+                                "--launch-ring", "--colour", NULL};
+  for (int k = 0; known[k]; ++k)
+    if (!strcmp(a, known[k])) return fail_usage("option %s needs a value", a);
+  return fail_usage("unknown option '%s'", a);
+}
+
+/* A simulation or batch option a with its value v: 0 taken, 2 a bad value (said), -1 not one of these. */
+static int parse_sim_option(opts *o, const char *a, const char *v) {
+  long long x;
+  double d;
+  if (!strcmp(a, "--scene")) o->scene = v;
+  else if (!strcmp(a, "--diag")) o->diag = v;
+  else if (!strcmp(a, "--checkpoint")) o->checkpoint = v;
+  else if (!strcmp(a, "--restart")) o->restart = v;
+  else if (!strcmp(a, "--checkpoint-every")) {
+    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --checkpoint-every: '%s' (expected an integer >= 1)", v);
+    o->checkpoint_every = x;
   }
-  const char *batch_opt = o.steps >= 0 ? "--steps" : o.diag ? "--diag" : o.diag_every > 0 ? "--diag-every"
-                          : o.vtk_dir ? "--vtk-dir" : o.vtk_every > 0 ? "--vtk-every"
-                          : o.checkpoint ? "--checkpoint" : o.checkpoint_every > 0 ? "--checkpoint-every"
-                          : o.restart ? "--restart" : o.accuracy_every > 0 ? "--accuracy-every" : NULL;
+  else if (!strcmp(a, "--accuracy-every")) {
+    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --accuracy-every: '%s' (expected an integer >= 1)", v);
+    o->accuracy_every = x;
+  } else if (!strcmp(a, "--launch-ring")) {
+    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --launch-ring: '%s' (expected a step number >= 1)", v);
+    if (o->n_launch >= APP_MAX_LAUNCHES) return fail_usage("too many --launch-ring (at most %d)", APP_MAX_LAUNCHES);
+    o->launch[o->n_launch++] = x;
+  }
+  else if (!strcmp(a, "--vtk-dir")) o->vtk_dir = v;
+  else if (!strcmp(a, "--vtk-every")) {
+    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --vtk-every: '%s' (expected an integer >= 1)", v);
+    o->vtk_every = x;
+  }
+  else if (!strcmp(a, "--integrator")) {
+    vx_integrator it;
+    if (vx_integrator_from_name(v, &it)) return fail_usage("bad value for --integrator: '%s' (expected euler, rk2 or rk4)", v);
+    o->ov.integrator = (int)it;
+  } else if (!strcmp(a, "--backend")) {
+    vx_backend b;
+    if (vx_backend_from_name(v, &b)) return fail_usage("bad value for --backend: '%s' (expected cpu, cuda or auto)", v);
+    o->ov.backend = (int)b;
+  } else if (!strcmp(a, "--precision")) {
+    vx_precision p;
+    if (vx_precision_from_name(v, &p)) return fail_usage("bad value for --precision: '%s' (expected double or float)", v);
+    o->ov.precision = (int)p;
+  } else if (!strcmp(a, "--kernel")) {
+    vx_kernel k;
+    if (vx_kernel_from_name(v, &k)) return fail_usage("bad value for --kernel: '%s' (expected singular, poly, rm, wl or gauss)", v);
+    o->ov.kernel = (int)k;
+  } else if (!strcmp(a, "--conserve")) {
+    if (vx_conserve_from_name(v, &o->ov.conserve))
+      return fail_usage("bad value for --conserve: '%s' (expected off, axial or full)", v);
+  } else if (!strcmp(a, "--stretching")) {
+    vx_stretching st;
+    if (vx_stretching_from_name(v, &st))
+      return fail_usage("bad value for --stretching: '%s' (expected classical, transpose or none)", v);
+    o->ov.stretching = (int)st;
+  } else if (!strcmp(a, "--steps")) {
+    if (parse_ll(v, 0, INT_MAX, &x)) return fail_usage("bad value for --steps: '%s' (expected an integer >= 0)", v);
+    o->steps = x;
+  } else if (!strcmp(a, "--diag-every")) {
+    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --diag-every: '%s' (expected an integer >= 1)", v);
+    o->diag_every = x;
+  } else if (!strcmp(a, "--tracers")) {
+    if (parse_ll(v, 0, 1LL << 30, &x)) return fail_usage("bad value for --tracers: '%s' (expected an integer in 0..2^30)", v);
+    o->ov.tracers = x;
+  } else if (!strcmp(a, "--seed")) {
+    if (parse_ll(v, 0, LLONG_MAX, &x)) return fail_usage("bad value for --seed: '%s' (expected an integer >= 0)", v);
+    o->ov.seed = x;
+  } else if (!strcmp(a, "--order")) {
+    if (parse_ll(v, 0, VX_PMAX, &x)) return fail_usage("bad value for --order: '%s' (expected an integer in 0..%d)", v, VX_PMAX);
+    o->ov.order = (int)x;
+  } else if (!strcmp(a, "--leaf-size")) {
+    if (parse_ll(v, 1, 1 << 20, &x)) return fail_usage("bad value for --leaf-size: '%s' (expected an integer >= 1)", v);
+    o->ov.leaf = (int)x;
+  } else if (!strcmp(a, "--energy-max")) {
+    if (parse_ll(v, 0, INT_MAX, &x)) return fail_usage("bad value for --energy-max: '%s' (expected an integer >= 0)", v);
+    o->energy_max = x;
+  } else if (!strcmp(a, "--dt")) {
+    if (parse_double(v, &o->ov.dt) || !(o->ov.dt >= VX_SCENE_DT_MIN && o->ov.dt <= VX_SCENE_DT_MAX))
+      return fail_usage("bad value for --dt: '%s' (expected a number in [%g, %g])", v, VX_SCENE_DT_MIN, VX_SCENE_DT_MAX);
+  } else if (!strcmp(a, "--relax") || !strcmp(a, "--remesh-h") || !strcmp(a, "--remesh-drop") ||
+             !strcmp(a, "--viscosity") || !strcmp(a, "--t-end") || !strcmp(a, "--lcfl")) {
+    double hi = !strcmp(a, "--relax") ? 1.0 : !strcmp(a, "--remesh-drop") ? 0.1 : !strcmp(a, "--lcfl") ? 10.0 : 1e6;
+    if (parse_double(v, &d) || !(d >= 0 && d <= hi)) return fail_usage("bad value for %s: '%s' (expected a number in [0, %g])", a, v, hi);
+    if (!strcmp(a, "--relax")) o->ov.relax = d;
+    else if (!strcmp(a, "--remesh-h")) o->ov.remesh_h = d;
+    else if (!strcmp(a, "--remesh-drop")) o->ov.remesh_drop = d;
+    else if (!strcmp(a, "--viscosity")) o->ov.viscosity = d;
+    else if (!strcmp(a, "--lcfl")) o->ov.lcfl = d;
+    else o->t_end = d;
+  } else if (!strcmp(a, "--relax-every") || !strcmp(a, "--remesh-every")) {
+    int every = !strcmp(a, "--relax-every");
+    if (parse_ll(v, every ? 1 : 0, 1000000, &x))
+      return fail_usage("bad value for %s: '%s' (expected an integer in %d..1000000)", a, v, every ? 1 : 0);
+    if (every) o->ov.relax_every = (int)x;
+    else o->ov.remesh_every = (int)x;
+  } else if (!strcmp(a, "--sigma")) {
+    if (parse_double(v, &o->ov.sigma) || !(o->ov.sigma >= VX_SCENE_LEN_MIN && o->ov.sigma <= VX_SCENE_LEN_MAX))
+      return fail_usage("bad value for --sigma: '%s' (expected a number in [%g, %g])", v, VX_SCENE_LEN_MIN, VX_SCENE_LEN_MAX);
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+/* A rendering option a with its value v: 0 taken, 2 a bad value (said), -1 unknown. */
+static int parse_render_option(opts *o, const char *a, const char *v) {
+  long long x;
+  double d;
+  if (!strcmp(a, "--frames")) {
+    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --frames: '%s' (expected an integer >= 1)", v);
+    o->frames = x;
+  } else if (!strcmp(a, "--steps-per-frame")) {
+    if (parse_ll(v, 0, 1 << 20, &x)) return fail_usage("bad value for --steps-per-frame: '%s' (expected an integer >= 0)", v);
+    o->steps_per_frame = x;
+  } else if (!strcmp(a, "--size")) {
+    int w = 0, h = 0;
+    char c = 0;
+    if (sscanf(v, "%dx%d%c", &w, &h, &c) != 2 || w < 16 || h < 16 || w > 16384 || h > 16384)
+      return fail_usage("bad value for --size: '%s' (expected WxH, e.g. 1920x1080, 16..16384 each)", v);
+    o->width = w;
+    o->height = h;
+    o->size_given = 1;
+  } else if (!strcmp(a, "--png-dir")) o->png_dir = v;
+  else if (!strcmp(a, "--scene-dir")) o->scene_dir = v;
+  else if (!strcmp(a, "--screenshot")) o->screenshot = v;
+  else if (!strcmp(a, "--record")) o->record = v;
+  else if (!strcmp(a, "--fps")) {
+    if (parse_double(v, &o->fps) || !(o->fps > 0 && o->fps <= 1000)) return fail_usage("bad value for --fps: '%s' (expected a number in (0, 1000])", v);
+  } else if (!strcmp(a, "--png-level")) {
+    if (parse_ll(v, 0, 9, &x)) return fail_usage("bad value for --png-level: '%s' (expected an integer in 0..9)", v);
+    o->png_level = x;
+  }
+  else if (!strcmp(a, "--fraction")) {
+    if (parse_double(v, &o->fraction) || !(o->fraction > 0 && o->fraction <= 1))
+      return fail_usage("bad value for --fraction: '%s' (expected a number in (0, 1])", v);
+    o->fraction_given = 1;
+  } else if (!strcmp(a, "--point-size") || !strcmp(a, "--intensity") || !strcmp(a, "--gain") || !strcmp(a, "--glow")) {
+    int glow = !strcmp(a, "--glow");
+    if (parse_double(v, &d) || !(glow ? d >= 0 : d > 0) || d > 1e3)
+      return fail_usage("bad value for %s: '%s' (expected a number %s)", a, v, glow ? ">= 0" : "> 0");
+    if (!strcmp(a, "--point-size")) o->point_size = d;
+    else if (!strcmp(a, "--intensity")) o->intensity = d;
+    else if (!strcmp(a, "--gain")) o->gain = d;
+    else o->glow = d;
+  } else if (!strcmp(a, "--ray-samples")) {
+    if (parse_ll(v, 1, 4096, &x)) return fail_usage("bad value for --ray-samples: '%s' (expected an integer in 1..4096)", v);
+    o->samples = x;
+  } else if (!strcmp(a, "--blur")) {
+    if (parse_ll(v, 0, 64, &x)) return fail_usage("bad value for --blur: '%s' (expected an integer in 0..64)", v);
+    o->blur = x;
+  } else if (!strcmp(a, "--opacity-scale")) {
+    if (parse_ll(v, 1, 16, &x)) return fail_usage("bad value for --opacity-scale: '%s' (expected an integer in 1..16)", v);
+    o->op_scale = x;
+  } else if (!strcmp(a, "--opacity-level")) {
+    if (parse_ll(v, 0, 8, &x) || x == 1) /* 8^8 cells = 64 MiB of counts */
+      return fail_usage("bad value for --opacity-level: '%s' (expected 0 or an integer in 2..8)", v);
+    o->opacity_level = x;
+  } else if (!strcmp(a, "--colour")) {
+    o->colour = v; /* checked by run_render: the names live with the colour modes (app_colour.c) */
+  } else if (!strcmp(a, "--interop")) {
+    if (strcmp(v, "auto") && strcmp(v, "off")) return fail_usage("bad value for --interop: '%s' (expected auto or off)", v);
+    o->interop_off = !strcmp(v, "off");
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+/* The mode the options ask for, run: batch, headless frames or the window. */
+static int run_mode(opts *o) {
+  int batch = o->headless && o->frames < 0 && !o->screenshot;
+  if (batch) {
+    if (o->render_opt) return fail_usage("%s is for rendering: add --frames N to --headless, or drop --headless", o->render_opt);
+    return run_batch(o);
+  }
+  const char *batch_opt = o->steps >= 0 ? "--steps" : o->diag ? "--diag" : o->diag_every > 0 ? "--diag-every"
+                          : o->vtk_dir ? "--vtk-dir" : o->vtk_every > 0 ? "--vtk-every"
+                          : o->checkpoint ? "--checkpoint" : o->checkpoint_every > 0 ? "--checkpoint-every"
+                          : o->restart ? "--restart" : o->accuracy_every > 0 ? "--accuracy-every" : NULL;
   if (batch_opt)
     return fail_usage("%s is for the batch mode (--headless without --frames); with frames use --steps-per-frame", batch_opt);
-  if (!o.headless) {
+  if (!o->headless) {
     const char *disp = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
     if ((!disp || !*disp) && (!wl || !*wl)) {
       fprintf(stderr, PROG ": no display to open a window on (DISPLAY is not set); run with --headless, e.g. " PROG
@@ -465,10 +474,32 @@ int main(int argc, char **argv) {
     }
   }
 #ifdef VX_HAVE_RENDER
-  return run_render(&o);
+  return run_render(o);
 #else
   fprintf(stderr, PROG ": this build has no renderer (configured with -DVX_ENABLE_RENDER=OFF); run the batch mode with "
                   "--headless (e.g. " PROG " --headless --scene leapfrog --steps 100)\n");
   return 2;
 #endif
+}
+
+int main(int argc, char **argv) {
+  opts o;
+  opts_default(&o);
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+    if (!strcmp(a, "--version")) { printf(PROG " %s (commit %s)\n", vx_version(), vx_git_commit()); return 0; }
+    if (parse_flag(&o, a)) continue;
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strncmp(a, "--", 2) && !v) return missing_value(a); /* every remaining known option takes a value */
+    int rc = parse_sim_option(&o, a, v);
+    if (rc == -1) {
+      rc = parse_render_option(&o, a, v);
+      if (rc == -1) return fail_usage("unknown option '%s'", a);
+      if (rc == 0 && !o.render_opt) o.render_opt = a;
+    }
+    if (rc) return rc;
+    ++i;
+  }
+  return run_mode(&o);
 }
