@@ -157,7 +157,31 @@ static void parse_orders(const char *s, bench_opts *o) {
   }
 }
 
-static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o) {
+/* A number in v (all of it, finite); 0, or -1. */
+static int parse_real(const char *v, double *x) {
+  char *end;
+  errno = 0;
+  *x = strtod(v, &end);
+  return *v == '\0' || *end != '\0' || errno == ERANGE || !isfinite(*x) ? -1 : 0;
+}
+
+/* A flag without a value (--json, --quiet, ...): 1 when flag is one (set), else 0. */
+static int parse_switch(const char *flag, const char *val, bench_opts *o) {
+  int *dst = !strcmp(flag, "--calibrate")     ? &o->calibrate
+             : !strcmp(flag, "--reg-correct") ? &o->reg_correct
+             : !strcmp(flag, "--json")        ? &o->json
+             : !strcmp(flag, "--vs-direct")   ? &o->vs_direct
+             : !strcmp(flag, "--readout")     ? &o->readout
+             : !strcmp(flag, "--quiet")       ? &o->quiet
+                                              : NULL;
+  if (!dst && strcmp(flag, "--no-gradient")) return 0;
+  if (val) usage_error("%s takes no value", flag);
+  if (dst) *dst = 1;
+  else o->gradient = 0;
+  return 1;
+}
+
+static void bench_defaults(const fmm_params *d, bench_opts *o) {
   memset(o, 0, sizeof *o);
   o->backend = VX_BACKEND_AUTO;
   o->n = 65536;
@@ -170,7 +194,10 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
   o->gradient = 1;
   o->repeat = 3;
   o->seed = 1;
+}
 
+static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o) {
+  bench_defaults(d, o);
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       print_usage(d);
@@ -187,7 +214,7 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
     if (len >= sizeof flag) usage_error("unknown flag '%s' (see --help)", a);
     memcpy(flag, a, len);
     flag[len] = '\0';
-
+    if (parse_switch(flag, val, o)) continue;
     if (!strcmp(flag, "--backend")) {
       const char *v = take_value(flag, val, argc, argv, &i);
       if (vx_backend_from_name(v, &o->backend) != 0) usage_error("--backend: expected cpu, cuda or auto, got '%s'", v);
@@ -218,18 +245,12 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
         usage_error("--kernel: expected singular, poly, rm, wl or gauss, got '%s'", v);
     } else if (!strcmp(flag, "--sigma")) {
       const char *v = take_value(flag, val, argc, argv, &i);
-      char *end;
-      errno = 0;
-      o->sigma = strtod(v, &end);
-      if (*v == '\0' || *end != '\0' || errno == ERANGE || !isfinite(o->sigma) || o->sigma < 0.0)
+      if (parse_real(v, &o->sigma) || o->sigma < 0.0)
         usage_error("--sigma: expected a finite number >= 0, got '%s'", v);
       sigma_set = 1;
     } else if (!strcmp(flag, "--reg-tol")) {
       const char *v = take_value(flag, val, argc, argv, &i);
-      char *end;
-      errno = 0;
-      o->reg_tol = strtod(v, &end);
-      if (*v == '\0' || *end != '\0' || errno == ERANGE || !(o->reg_tol >= 0.0 && o->reg_tol < 1.0))
+      if (parse_real(v, &o->reg_tol) || !(o->reg_tol >= 0.0 && o->reg_tol < 1.0))
         usage_error("--reg-tol: expected a number in [0, 1), got '%s'", v);
     } else if (!strcmp(flag, "--check")) {
       o->check = parse_int(flag, take_value(flag, val, argc, argv, &i), 0, MAX_N);
@@ -257,17 +278,6 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
     } else if (!strcmp(flag, "--sweep-orders")) {
       parse_orders(take_value(flag, val, argc, argv, &i), o);
       sweep = 1;
-    } else if (!strcmp(flag, "--no-gradient") || !strcmp(flag, "--json") || !strcmp(flag, "--vs-direct") ||
-               !strcmp(flag, "--quiet") || !strcmp(flag, "--reg-correct") || !strcmp(flag, "--calibrate") ||
-               !strcmp(flag, "--readout")) {
-      if (val) usage_error("%s takes no value", flag);
-      if (!strcmp(flag, "--no-gradient")) o->gradient = 0;
-      else if (!strcmp(flag, "--calibrate")) o->calibrate = 1;
-      else if (!strcmp(flag, "--reg-correct")) o->reg_correct = 1;
-      else if (!strcmp(flag, "--json")) o->json = 1;
-      else if (!strcmp(flag, "--vs-direct")) o->vs_direct = 1;
-      else if (!strcmp(flag, "--readout")) o->readout = 1;
-      else o->quiet = 1;
     } else {
       usage_error("unknown flag '%s' (see --help)", a);
     }
@@ -639,134 +649,166 @@ static void fit_units(int n, int k, const double x[][3], const double *t, double
 
 #define CAL_MAX_RUNS 32
 
+/* --calibrate's runs: per run the work counts, the measured phase medians (ms) and the level. */
+typedef struct {
+  fmm_cost_units work[CAL_MAX_RUNS];
+  double meas[CAL_MAX_RUNS][FMM_COST_PHASES];
+  int lev[CAL_MAX_RUNS], n;
+  vx_backend backend;           /* the backend the runs resolved to */
+} cal_runs;
+
+/* One calibration point set of n points: double, and the run's arrays (float copies or the same). */
+typedef struct {
+  double *pos, *str;
+  void *rpos, *rstr, *vel, *grad;
+  int is_float;
+} cal_points;
+
+static void cal_points_free(cal_points *c) {
+  if (c->is_float) free(c->rpos), free(c->rstr);
+  free(c->pos), free(c->str), free(c->vel), free(c->grad);
+  int f = c->is_float;
+  memset(c, 0, sizeof *c);
+  c->is_float = f;
+}
+
+static int cal_points_make(const bench_opts *o, int n, cal_points *c) {
+  cal_points_free(c);
+  const size_t m = 3 * (size_t)n, es = c->is_float ? sizeof(float) : sizeof(double);
+  if (!(c->pos = xcalloc(m, sizeof(double), "positions")) || !(c->str = xcalloc(m, sizeof(double), "strengths"))) return -1;
+  vx_pointset(o->dist, n, o->seed, c->pos, c->str);
+  c->rpos = c->pos, c->rstr = c->str;
+  if (c->is_float) {
+    c->rpos = c->rstr = NULL;
+    if (!(c->rpos = xcalloc(m, sizeof(float), "positions")) || !(c->rstr = xcalloc(m, sizeof(float), "strengths"))) return -1;
+    for (size_t i = 0; i < m; i++) ((float *)c->rpos)[i] = (float)c->pos[i], ((float *)c->rstr)[i] = (float)c->str[i];
+  }
+  if (!(c->vel = xcalloc(m, es, "velocities")) || !(c->grad = xcalloc(3 * m, es, "gradients"))) return -1;
+  return 0;
+}
+
+/* One calibration run: n points at level L, gradient g; its phase medians and work counts into R. */
+static int cal_run(const bench_opts *o, const fmm_params *base, const cal_points *c, int n, int L, int g, fmm_stats *st,
+                   double *tv, cal_runs *R) {
+  char err[512];
+  fmm_params p = *base;
+  p.levels = L, p.gradient = g, p.backend = o->backend, p.verbose = 0;
+  fmm_ctx *ctx = fmm_create(&p, err, sizeof err);
+  int rc = ctx ? 0 : -1;
+  fmm_io io = {.n_src = n, .src_pos = c->rpos, .src_str = c->rstr, .n_tgt = n, .tgt_pos = c->rpos, .vel = c->vel,
+               .grad = g ? c->grad : NULL, .on_device = 0};
+  if (ctx && !o->quiet) fprintf(stderr, "calibrate: n=%d level %d gradient %s...\n", n, L, g ? "on" : "off");
+  for (int r = -1; r < o->repeat && rc == 0; r++) {
+    fmm_stats w;
+    rc = fmm_evaluate(ctx, &io, r < 0 ? &w : &st[r], err, sizeof err);
+  }
+  if (rc == 0) {
+    double ph[N_PHASES], *m = R->meas[R->n];
+    for (int k = 0; k < N_PHASES; k++) {
+      for (int r = 0; r < o->repeat; r++) {
+        double t[N_PHASES];
+        phase_times(&st[r], t);
+        tv[r] = t[k];
+      }
+      ph[k] = median(tv, o->repeat);
+    }
+    for (int k = 0; k < 7; k++) m[k] = ph[k];
+    m[7] = ph[7] - (ph[0] + ph[1] + ph[2] + ph[3] + ph[4] + ph[5] + ph[6]);
+    if (m[7] < 0) m[7] = 0;
+    rc = fmm_cost_work(ctx, &io, L, &R->work[R->n], err, sizeof err);
+  }
+  if (rc) fprintf(stderr, PROG ": %s\n", err);
+  else R->lev[R->n++] = L, R->backend = fmm_get_params(ctx)->backend;
+  fmm_destroy(ctx);
+  return rc ? -1 : 0;
+}
+
+/* The unit costs: one least-squares fit per phase, in ns per unit of work. */
+static fmm_cost_units cal_fit(const cal_runs *R, int order) {
+  fmm_cost_units u;
+  memset(&u, 0, sizeof u);
+  u.order = order;
+  double x[CAL_MAX_RUNS][3] = {{0}}, t[CAL_MAX_RUNS] = {0}, c[3] = {0};
+  const fmm_cost_units *w = R->work;
+#define FIT(ph, K, X0, X1, X2)                                                   \
+  for (int i = 0; i < R->n; i++) {                                               \
+    x[i][0] = (X0), x[i][1] = (X1), x[i][2] = (X2), t[i] = 1e6 * R->meas[i][ph]; \
+  }                                                                              \
+  fit_units(R->n, K, (const double(*)[3])x, t, c)
+  FIT(0, 2, w[i].tree_pt, w[i].tree_cell, 0);
+  u.tree_pt = c[0], u.tree_cell = c[1];
+  FIT(1, 1, w[i].p2m, 0, 0);
+  u.p2m = c[0];
+  FIT(2, 1, w[i].m2m, 0, 0);
+  u.m2m = c[0];
+  FIT(3, 1, w[i].m2l, 0, 0);
+  u.m2l = c[0];
+  FIT(4, 1, w[i].l2l, 0, 0);
+  u.l2l = c[0];
+  FIT(5, 2, w[i].l2p_grad, w[i].l2p_vel, 0);
+  u.l2p_grad = c[0], u.l2p_vel = c[1];
+  FIT(6, 3, w[i].p2p_grad, w[i].p2p_vel, w[i].p2p_nbr);
+  u.p2p_grad = c[0], u.p2p_vel = c[1], u.p2p_nbr = c[2];
+  FIT(7, 1, w[i].other, 0, 0);
+  u.other = c[0];
+#undef FIT
+  return u;
+}
+
+/* The cost file on stdout: a header, each run's measured and refitted total as comments, the units. */
+static void cal_print(const bench_opts *o, const fmm_params *base, const cal_runs *R, const fmm_cost_units *u) {
+  char line[1024], dev[64];
+#ifdef _OPENMP
+  snprintf(dev, sizeof dev, "cpu, %d threads", omp_get_max_threads());
+#else
+  snprintf(dev, sizeof dev, "cpu, 1 thread");
+#endif
+  printf("# vortexfmm cost units (ns of wall time per unit of work; docs/MATH.md section 11)\n");
+  printf("# written by " PROG " --calibrate: %s, dist %s, order %d, repeat %d (medians), leaf %d\n",
+         R->backend == VX_BACKEND_CPU ? dev : "cuda", vx_dist_name(o->dist), base->order, o->repeat, base->leaf_size);
+  printf("# run: n level gradient | measured total ms | model total ms with these units\n");
+  for (int i = 0; i < R->n; i++) {
+    double pm[FMM_COST_PHASES], tm = 0;
+    for (int k = 0; k < FMM_COST_PHASES; k++) tm += R->meas[i][k];
+    const double tp = fmm_cost_phases(u, &R->work[i], base->order, pm);
+    printf("# %8.0f %d %s | %10.3f | %10.3f\n", R->work[i].p2m, R->lev[i], R->work[i].l2p_grad > 0 ? "on " : "off", tm, tp);
+  }
+  fmm_cost_format(line, sizeof line, R->backend, o->precision, u);
+  printf("%s\n", line);
+  fflush(stdout);
+}
+
 /* --calibrate: every phase timed (median of --repeat after a warm-up) on --dist point sets of a
  * few sizes, each at the levels around the leaf-size one, with and without gradients; unit costs
  * fitted per phase against the cost model's work counts (fmm_cost_work); printed as a cost file on
  * stdout, with each run's measured and refitted total as comments. 0 or 1. */
 static int calibrate(const bench_opts *o, const fmm_params *base) {
   static const int sizes[] = {1 << 14, 1 << 16};
-  const int ns = (int)(sizeof sizes / sizeof sizes[0]), is_float = o->precision == VX_FLOAT;
-  fmm_cost_units work[CAL_MAX_RUNS];
-  double meas[CAL_MAX_RUNS][FMM_COST_PHASES];
-  int lev[CAL_MAX_RUNS], nrun = 0, rc = 1;
-  char err[512];
-  double *pos = NULL, *str = NULL;
-  void *rpos = NULL, *rstr = NULL, *vel = NULL, *grad = NULL;
-  fmm_ctx *ctx = NULL;
+  static cal_runs R; /* large: off the stack */
+  cal_points c;
+  memset(&R, 0, sizeof R);
+  memset(&c, 0, sizeof c);
+  c.is_float = o->precision == VX_FLOAT;
+  int rc = 1;
   fmm_stats *st = xcalloc((size_t)o->repeat, sizeof(fmm_stats), "stats");
   double *tv = xcalloc((size_t)o->repeat, sizeof(double), "times");
-  if (!st || !tv) goto out;
-  for (int si = 0; si < ns; si++) {
+  for (size_t si = 0; st && tv && si < sizeof sizes / sizeof sizes[0]; si++) {
     const int n = sizes[si];
-    free(pos), free(str), free(vel), free(grad);
-    if (is_float) free(rpos), free(rstr);
-    rpos = rstr = vel = grad = NULL;
-    if (!(pos = xcalloc(3 * (size_t)n, sizeof(double), "positions")) || !(str = xcalloc(3 * (size_t)n, sizeof(double), "strengths")))
-      goto out;
-    vx_pointset(o->dist, n, o->seed, pos, str);
-    rpos = pos, rstr = str;
-    if (is_float) {
-      if (!(rpos = xcalloc(3 * (size_t)n, sizeof(float), "positions")) || !(rstr = xcalloc(3 * (size_t)n, sizeof(float), "strengths")))
-        goto out;
-      for (size_t i = 0; i < 3 * (size_t)n; i++) ((float *)rpos)[i] = (float)pos[i], ((float *)rstr)[i] = (float)str[i];
-    }
-    const size_t es = is_float ? sizeof(float) : sizeof(double);
-    if (!(vel = xcalloc(3 * (size_t)n, es, "velocities")) || !(grad = xcalloc(9 * (size_t)n, es, "gradients"))) goto out;
+    if (cal_points_make(o, n, &c)) goto out;
     int Lq = 2; /* the leaf-size level for uniform points: ceil(log8(n / leaf)) */
     while (Lq < 7 && (double)n / ldexp(1.0, 3 * Lq) > base->leaf_size) Lq++;
     for (int g = 1; g >= 0; g--)
-      for (int L = Lq - 1 < 2 ? 2 : Lq - 1; L <= Lq + 1 && L <= 7 && nrun < CAL_MAX_RUNS; L++) {
-        fmm_params p = *base;
-        p.levels = L, p.gradient = g, p.backend = o->backend, p.verbose = 0;
-        fmm_destroy(ctx);
-        if (!(ctx = fmm_create(&p, err, sizeof err))) {
-          fprintf(stderr, PROG ": %s\n", err);
-          goto out;
-        }
-        fmm_io io = {.n_src = n, .src_pos = rpos, .src_str = rstr, .n_tgt = n, .tgt_pos = rpos, .vel = vel,
-                     .grad = g ? grad : NULL, .on_device = 0};
-        if (!o->quiet) fprintf(stderr, "calibrate: n=%d level %d gradient %s...\n", n, L, g ? "on" : "off");
-        for (int r = -1; r < o->repeat; r++) {
-          fmm_stats w;
-          if (fmm_evaluate(ctx, &io, r < 0 ? &w : &st[r], err, sizeof err) != 0) {
-            fprintf(stderr, PROG ": %s\n", err);
-            goto out;
-          }
-        }
-        double ph[N_PHASES];
-        for (int k = 0; k < N_PHASES; k++) {
-          for (int r = 0; r < o->repeat; r++) {
-            double t[N_PHASES];
-            phase_times(&st[r], t);
-            tv[r] = t[k];
-          }
-          ph[k] = median(tv, o->repeat);
-        }
-        for (int k = 0; k < 7; k++) meas[nrun][k] = ph[k];
-        meas[nrun][7] = ph[7] - (ph[0] + ph[1] + ph[2] + ph[3] + ph[4] + ph[5] + ph[6]);
-        if (meas[nrun][7] < 0) meas[nrun][7] = 0;
-        if (fmm_cost_work(ctx, &io, L, &work[nrun], err, sizeof err) != 0) {
-          fprintf(stderr, PROG ": %s\n", err);
-          goto out;
-        }
-        lev[nrun] = L;
-        nrun++;
-      }
+      for (int L = Lq - 1 < 2 ? 2 : Lq - 1; L <= Lq + 1 && L <= 7 && R.n < CAL_MAX_RUNS; L++)
+        if (cal_run(o, base, &c, n, L, g, st, tv, &R)) goto out;
   }
-  {
-    fmm_cost_units u;
-    memset(&u, 0, sizeof u);
-    u.order = base->order;
-    double x[CAL_MAX_RUNS][3], t[CAL_MAX_RUNS], c[3];
-    /* one fit per phase, in ns per unit of work */
-#define FIT(ph, K, X0, X1, X2)                                                   \
-  for (int i = 0; i < nrun; i++) {                                               \
-    x[i][0] = (X0), x[i][1] = (X1), x[i][2] = (X2), t[i] = 1e6 * meas[i][ph];    \
-  }                                                                              \
-  fit_units(nrun, K, (const double(*)[3])x, t, c)
-    FIT(0, 2, work[i].tree_pt, work[i].tree_cell, 0);
-    u.tree_pt = c[0], u.tree_cell = c[1];
-    FIT(1, 1, work[i].p2m, 0, 0);
-    u.p2m = c[0];
-    FIT(2, 1, work[i].m2m, 0, 0);
-    u.m2m = c[0];
-    FIT(3, 1, work[i].m2l, 0, 0);
-    u.m2l = c[0];
-    FIT(4, 1, work[i].l2l, 0, 0);
-    u.l2l = c[0];
-    FIT(5, 2, work[i].l2p_grad, work[i].l2p_vel, 0);
-    u.l2p_grad = c[0], u.l2p_vel = c[1];
-    FIT(6, 3, work[i].p2p_grad, work[i].p2p_vel, work[i].p2p_nbr);
-    u.p2p_grad = c[0], u.p2p_vel = c[1], u.p2p_nbr = c[2];
-    FIT(7, 1, work[i].other, 0, 0);
-    u.other = c[0];
-#undef FIT
-    char line[1024], dev[64];
-#ifdef _OPENMP
-    snprintf(dev, sizeof dev, "cpu, %d threads", omp_get_max_threads());
-#else
-    snprintf(dev, sizeof dev, "cpu, 1 thread");
-#endif
-    const vx_backend be = fmm_get_params(ctx)->backend;
-    printf("# vortexfmm cost units (ns of wall time per unit of work; docs/MATH.md section 11)\n");
-    printf("# written by " PROG " --calibrate: %s, dist %s, order %d, repeat %d (medians), leaf %d\n",
-           be == VX_BACKEND_CPU ? dev : "cuda", vx_dist_name(o->dist), base->order, o->repeat, base->leaf_size);
-    printf("# run: n level gradient | measured total ms | model total ms with these units\n");
-    for (int i = 0; i < nrun; i++) {
-      double pm[FMM_COST_PHASES], tm = 0;
-      for (int k = 0; k < FMM_COST_PHASES; k++) tm += meas[i][k];
-      const double tp = fmm_cost_phases(&u, &work[i], base->order, pm);
-      printf("# %8.0f %d %s | %10.3f | %10.3f\n", work[i].p2m, lev[i], work[i].l2p_grad > 0 ? "on " : "off", tm, tp);
-    }
-    fmm_cost_format(line, sizeof line, be, o->precision, &u);
-    printf("%s\n", line);
-    fflush(stdout);
+  if (st && tv) {
+    fmm_cost_units u = cal_fit(&R, base->order);
+    cal_print(o, base, &R, &u);
+    rc = 0;
   }
-  rc = 0;
 out:
-  fmm_destroy(ctx);
-  if (is_float) free(rpos), free(rstr);
-  free(pos), free(str), free(vel), free(grad), free(st), free(tv);
+  cal_points_free(&c);
+  free(st), free(tv);
   return rc;
 }
 
