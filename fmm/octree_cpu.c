@@ -167,16 +167,15 @@ static void sort_small(int *v, int n) {
   }
 }
 
-/* From the level-L histogram (in map[L], counts) and the per-particle keys and ranks: the leaves,
- * their particle ranges, the particles in box order, then every coarser level. */
-static int build_set(oct_tree *t, oct_set s, const uint32_t *pkey, const int *prank, char *err, size_t errlen) {
+/* The leaves from the level-L histogram (in map[L], counts): an exclusive scan of the histogram
+ * (box offsets) fused with the scan of its 0/1 occupancy (compact index of each non-empty box);
+ * pass 1 sums both per chunk, pass 2 writes, per non-empty key, its offset and key into the compact
+ * arrays and turns the histogram into the map (compact index, -1 for empty) in place. */
+static int leaves_from_hist(oct_tree *t, oct_set s, char *err, size_t errlen) {
   const int L = t->L;
   const size_t ncell = cells_at(L);
   int *bin = s.map[L];
   char what[32];
-
-  /* Exclusive scan of the histogram (box offsets) fused with the scan of its 0/1 occupancy
-   * (compact index of each non-empty box): pass 1 sums both per chunk... */
   int nc = chunks_for(ncell);
   long long cnt_off[OCT_SCAN_CHUNKS + 1], box_off[OCT_SCAN_CHUNKS + 1];
 #pragma omp parallel for schedule(static)
@@ -196,8 +195,6 @@ static int build_set(oct_tree *t, oct_set s, const uint32_t *pkey, const int *pr
   if (!(*s.start = oct_alloc((size_t)nb + 1, sizeof(int), what, -1, err, errlen))) return -1;
   uint32_t *keys = s.key[L];
   int *start = *s.start;
-  /* ... pass 2 writes, per non-empty key, its offset and key into the compact arrays, and turns the
-   * histogram into the map (compact index, -1 for empty) in place. */
 #pragma omp parallel for schedule(static)
   for (int c = 0; c < nc; c++) {
     size_t b = ncell * (size_t)c / (size_t)nc, e = ncell * (size_t)(c + 1) / (size_t)nc;
@@ -215,17 +212,21 @@ static int build_set(oct_tree *t, oct_set s, const uint32_t *pkey, const int *pr
     }
   }
   start[nb] = s.n;
+  return 0;
+}
 
-  /* Scatter: global rank = box offset + local rank. */
+/* The particles in box order: global rank = box offset + local rank; then, because the atomics
+ * served the particles of a box in arbitrary order, each box ascending by original index, which
+ * makes the tree deterministic and identical to the GPU's. */
+static int order_particles(const oct_tree *t, oct_set s, const uint32_t *pkey, const int *prank, char *err, size_t errlen) {
+  char what[32];
+  const int nb = s.nbox[t->L];
   snprintf(what, sizeof what, "%s_order", s.name);
   if (!(*s.order = oct_alloc((size_t)s.n, sizeof(int), what, -1, err, errlen))) return -1;
   int *order = *s.order;
-  const int *map = bin;
+  const int *start = *s.start, *map = s.map[t->L];
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < s.n; i++) order[start[map[pkey[i]]] + prank[i]] = i;
-
-  /* The atomics served the particles of a box in arbitrary order; ascending original index makes
-   * the tree deterministic and identical to the GPU's. */
 #pragma omp parallel for schedule(dynamic, 256)
   for (int b = 0; b < nb; b++) {
     int m = start[b + 1] - start[b];
@@ -234,45 +235,56 @@ static int build_set(oct_tree *t, oct_set s, const uint32_t *pkey, const int *pr
     else
       qsort(order + start[b], (size_t)m, sizeof(int), cmp_int);
   }
+  return 0;
+}
 
-  /* Coarser levels: the level-(l+1) keys are ascending, so boxes with the same parent (key >> 3)
-   * are runs; a flag at each run start, scanned, numbers the parents. */
-  for (int l = L - 1; l >= 0; l--) {
-    const int n1 = s.nbox[l + 1];
-    const uint32_t *k1 = s.key[l + 1];
-    snprintf(what, sizeof what, "%s_parent", s.name);
-    int *par = s.parent[l + 1] = oct_alloc((size_t)n1, sizeof(int), what, l + 1, err, errlen);
-    if (!par) return -1;
+/* Level l from level l+1: the level-(l+1) keys are ascending, so boxes with the same parent
+ * (key >> 3) are runs; a flag at each run start, scanned, numbers the parents. */
+static int coarser_level(oct_set s, int l, char *err, size_t errlen) {
+  char what[32];
+  const int n1 = s.nbox[l + 1];
+  const uint32_t *k1 = s.key[l + 1];
+  snprintf(what, sizeof what, "%s_parent", s.name);
+  int *par = s.parent[l + 1] = oct_alloc((size_t)n1, sizeof(int), what, l + 1, err, errlen);
+  if (!par) return -1;
 #pragma omp parallel for schedule(static)
-    for (int b = 0; b < n1; b++) par[b] = b == 0 || (k1[b] >> 3) != (k1[b - 1] >> 3);
-    const int n0 = (int)scan_excl(par, n1); /* n0 <= n1: no overflow */
-    s.nbox[l] = n0;
-    snprintf(what, sizeof what, "%s_key", s.name);
-    if (!(s.key[l] = oct_alloc((size_t)n0, sizeof(uint32_t), what, l, err, errlen))) return -1;
-    snprintf(what, sizeof what, "%s_child", s.name);
-    if (!(s.child[l] = oct_alloc((size_t)n0 + 1, sizeof(int), what, l, err, errlen))) return -1;
-    snprintf(what, sizeof what, "%s_map", s.name);
-    if (!(s.map[l] = oct_alloc(cells_at(l), sizeof(int), what, l, err, errlen))) return -1;
-    uint32_t *k0 = s.key[l];
-    int *child = s.child[l], *map0 = s.map[l];
+  for (int b = 0; b < n1; b++) par[b] = b == 0 || (k1[b] >> 3) != (k1[b - 1] >> 3);
+  const int n0 = (int)scan_excl(par, n1); /* n0 <= n1: no overflow */
+  s.nbox[l] = n0;
+  snprintf(what, sizeof what, "%s_key", s.name);
+  if (!(s.key[l] = oct_alloc((size_t)n0, sizeof(uint32_t), what, l, err, errlen))) return -1;
+  snprintf(what, sizeof what, "%s_child", s.name);
+  if (!(s.child[l] = oct_alloc((size_t)n0 + 1, sizeof(int), what, l, err, errlen))) return -1;
+  snprintf(what, sizeof what, "%s_map", s.name);
+  if (!(s.map[l] = oct_alloc(cells_at(l), sizeof(int), what, l, err, errlen))) return -1;
+  uint32_t *k0 = s.key[l];
+  int *child = s.child[l], *map0 = s.map[l];
 #pragma omp parallel for schedule(static)
-    for (int b = 0; b < n1; b++) {
-      int first = b == 0 || (k1[b] >> 3) != (k1[b - 1] >> 3);
-      /* exclusive count of run starts before b, plus b's own flag, minus one: its parent */
-      int p = par[b] + first - 1;
-      par[b] = p;
-      if (first) {
-        k0[p] = k1[b] >> 3;
-        child[p] = b;
-      }
+  for (int b = 0; b < n1; b++) {
+    int first = b == 0 || (k1[b] >> 3) != (k1[b - 1] >> 3);
+    /* exclusive count of run starts before b, plus b's own flag, minus one: its parent */
+    int p = par[b] + first - 1;
+    par[b] = p;
+    if (first) {
+      k0[p] = k1[b] >> 3;
+      child[p] = b;
     }
-    child[n0] = n1;
-    const size_t nc0 = cells_at(l);
-#pragma omp parallel for schedule(static)
-    for (size_t k = 0; k < nc0; k++) map0[k] = -1;
-#pragma omp parallel for schedule(static)
-    for (int p = 0; p < n0; p++) map0[k0[p]] = p;
   }
+  child[n0] = n1;
+  const size_t nc0 = cells_at(l);
+#pragma omp parallel for schedule(static)
+  for (size_t k = 0; k < nc0; k++) map0[k] = -1;
+#pragma omp parallel for schedule(static)
+  for (int p = 0; p < n0; p++) map0[k0[p]] = p;
+  return 0;
+}
+
+/* From the level-L histogram (in map[L], counts) and the per-particle keys and ranks: the leaves,
+ * their particle ranges, the particles in box order, then every coarser level. */
+static int build_set(oct_tree *t, oct_set s, const uint32_t *pkey, const int *prank, char *err, size_t errlen) {
+  if (leaves_from_hist(t, s, err, errlen) || order_particles(t, s, pkey, prank, err, errlen)) return -1;
+  for (int l = t->L - 1; l >= 0; l--)
+    if (coarser_level(s, l, err, errlen)) return -1;
   return 0;
 }
 
