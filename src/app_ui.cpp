@@ -157,11 +157,15 @@ static void simulation_section(app *a) {
   ImGui::Combo("stretching", &s->stretching, stretch, 3);
 }
 
-/* Relaxation, remeshing, viscosity (vortex/sim.h: vx_sim_params), and what remeshing has done. */
+/* Relaxation, remeshing, viscosity (vortex/sim.h: vx_sim_params), and what remeshing has done.
+ * Closed at first, so that the panel with Look opened fits a 1080-high window; its header says
+ * what is on. */
 static void long_run_section(app *a) {
   app_settings *s = &a->set;
-  int on = s->relax > 0 || s->remesh_every > 0;
-  if (!ImGui::CollapsingHeader("Long run", on ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  char label[96];
+  snprintf(label, sizeof label, "Long run  (relax %s, remesh %s)###longrun", s->relax > 0 ? "on" : "off",
+           s->remesh_every > 0 ? "on" : "off");
+  if (!ImGui::CollapsingHeader(label)) return;
   input_double("relax factor (Enter)", &s->relax);
   hint("Pedrizzetti relaxation of alpha towards the vorticity's direction, f in [0, 1]; 0: off.");
   input_int("relax every (Enter)", &s->relax_every);
