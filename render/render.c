@@ -3,7 +3,8 @@
  *   1. tracers as additive sprites into a float (RGBA16F) target;
  *   2. composite into the output framebuffer: points reset by the opacity texture, glow, tone map
  *      (shaders/composite.frag, paper §3.2);
- *   3. overlays with alpha blending: elements coloured by |α|, leaf boxes, cube outline.
+ *   3. overlays with alpha blending: elements coloured by |α|, the non-empty histogram cells (B;
+ *      at most RD_BOXES_MAX of them), cube outline.
  * Device particles go through CUDA–GL interop (render_gpu.cu) and fall back, with a one-line
  * notice, to a device → host → glBufferSubData copy when the driver refuses to register. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -19,7 +20,8 @@
 #include "opacity.h"
 #include "render_gpu.h"
 
-/* Deepest level whose non-empty cells are drawn as boxes (at most 8^7 = 2M boxes). */
+/* The boxes (B: at most RD_BOXES_MAX, render.h) are found from the occupancy at no deeper than
+ * this level (8^7 = 2M bytes of it). */
 #define RD_BOXES_MAX_LEVEL 7
 
 typedef struct {
@@ -69,6 +71,7 @@ struct rd_renderer {
   int op_valid;
   rd_ray_params op_params;
   int op_blur;
+  rd_path op_path;     /* how the cached opacity image was made: a cached frame reports it (not "-") */
   long long op_version;
   float *host_op, *host_tmp;
   size_t cap_host_op, cap_host_tmp;
@@ -515,8 +518,10 @@ static int update_opacity(rd_renderer *r, const rd_camera *cam, const rd_style *
   rd_ray_params p;
   rd_ray_params_make(&p, cam, ow, oh, &hh, r->hist_total, s->samples);
   int blur = s->blur < 0 ? 0 : s->blur;
-  if (r->op_valid && r->op_version == r->hist_version && r->op_blur == blur && !memcmp(&p, &r->op_params, sizeof p))
+  if (r->op_valid && r->op_version == r->hist_version && r->op_blur == blur && !memcmp(&p, &r->op_params, sizeof p)) {
+    r->stats.opacity_path = r->op_path; /* O turned back on while paused: drawn from the cache, not off */
     return 0;
+  }
   double t0 = now_ms();
   size_t bytes = sizeof(float) * (size_t)ow * oh;
   if (r->hist_on_device) {
@@ -546,6 +551,7 @@ static int update_opacity(rd_renderer *r, const rd_camera *cam, const rd_style *
   r->op_blur = blur;
   r->op_version = r->hist_version;
   r->op_valid = 1;
+  r->op_path = r->stats.opacity_path;
   r->stats.opacity_w = ow;
   r->stats.opacity_h = oh;
   r->stats.opacity_fresh = 1;
@@ -553,39 +559,40 @@ static int update_opacity(rd_renderer *r, const rd_camera *cam, const rd_style *
   return 0;
 }
 
-/* The non-empty cells at level lb of the histogram cube as box instances (lower corner, side),
- * rebuilt when the histogram or the level changes. A level-lb cell holds the fine cells whose
- * Morton keys share its key as prefix: key >> 3(L - lb). */
-static int update_boxes(rd_renderer *r, int lb, char *err, size_t errlen) {
-  int L = r->hist_levels;
-  if (lb < 1 || lb > L) lb = L;
-  if (r->boxes_version == r->hist_version && r->boxes_level == lb) return 0;
-  r->n_boxes = 0;
-  r->boxes_version = r->hist_version;
-  r->boxes_level = lb;
-  if (lb > RD_BOXES_MAX_LEVEL || L > VX_LMAX) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "boxes not drawn: level %d is deeper than %d", lb, RD_BOXES_MAX_LEVEL);
-    notice(r, msg);
-    return 0;
-  }
+/* Occupancy of the level-lb cells of the level-L histogram (1: holds a particle), and how many are
+ * occupied. A level-lb cell holds the fine cells whose Morton keys share its key as prefix:
+ * key >> 3(L - lb). NULL when out of host memory. */
+static unsigned char *occupied_cells(const int *bins, int L, int lb, size_t *n) {
   size_t cells = (size_t)1 << (3 * L), coarse = (size_t)1 << (3 * lb);
   int shift = 3 * (L - lb);
-  if (r->hist_on_device) {
-    if (grow((void **)&r->host_bins, &r->cap_host_bins, sizeof(int) * cells, err, errlen) ||
-        rd_gpu_hist_download(r->gpu, r->host_bins, L, err, errlen))
-      return -1;
-  }
   unsigned char *occ = calloc(coarse, 1);
-  if (!occ) { snprintf(err, errlen, "out of host memory for the boxes"); return -1; }
+  if (!occ) return NULL;
   for (size_t c = 0; c < cells; ++c)
-    if (r->host_bins[c] > 0) occ[c >> shift] = 1;
-  size_t n = 0;
-  for (size_t c = 0; c < coarse; ++c) n += occ[c];
+    if (bins[c] > 0) occ[c >> shift] = 1;
+  *n = 0;
+  for (size_t c = 0; c < coarse; ++c) *n += occ[c];
+  return occ;
+}
+
+/* The level-l occupancy in occ becomes level l - 1's, in place (a parent's index is below its
+ * children's); returns how many parents are occupied. */
+static size_t coarsen_cells(unsigned char *occ, int l) {
+  size_t parents = (size_t)1 << (3 * (l - 1)), n = 0;
+  for (size_t c = 0; c < parents; ++c) {
+    unsigned char any = 0;
+    for (int k = 0; k < 8; ++k) any |= occ[8 * c + k];
+    occ[c] = any;
+    n += any;
+  }
+  return n;
+}
+
+/* The n occupied level-lb cells of occ as box instances (lower corner, side) in the box VBO. */
+static int upload_boxes(rd_renderer *r, const unsigned char *occ, int lb, size_t n, char *err, size_t errlen) {
   float *inst = malloc(sizeof(float) * 4 * (n ? n : 1));
-  if (!inst) { free(occ); snprintf(err, errlen, "out of host memory for %zu boxes", n); return -1; }
+  if (!inst) { snprintf(err, errlen, "out of host memory for %zu boxes", n); return -1; }
   double hw = ldexp(r->hist_side, -lb);
-  size_t k = 0;
+  size_t k = 0, coarse = (size_t)1 << (3 * lb);
   for (size_t c = 0; c < coarse; ++c) {
     if (!occ[c]) continue;
     int ix, iy, iz;
@@ -605,9 +612,39 @@ static int update_boxes(rd_renderer *r, int lb, char *err, size_t errlen) {
   }
   glBindBuffer(GL_ARRAY_BUFFER, 0);
   free(inst);
-  free(occ);
   r->n_boxes = (int)n;
-  return rd_gl_check("uploading the leaf boxes", err, errlen);
+  return rd_gl_check("uploading the histogram cells", err, errlen);
+}
+
+/* The non-empty histogram cells drawn by B: those of level lb (the octree's leaves' level) when
+ * they number at most RD_BOXES_MAX, else of the deepest coarser level whose do, so the wireframe
+ * outlines the flow instead of filling the screen. Rebuilt when the histogram or lb changes; the
+ * level drawn and the count go into the stats for the HUD. */
+static int update_boxes(rd_renderer *r, int lb, char *err, size_t errlen) {
+  int L = r->hist_levels;
+  if (lb < 1 || lb > L) lb = L;
+  if (r->boxes_version == r->hist_version && r->boxes_level == lb) return 0;
+  r->n_boxes = 0;
+  r->boxes_version = r->hist_version;
+  r->boxes_level = lb;
+  r->stats.boxes_level = 0;
+  r->stats.n_boxes = 0;
+  if (L > VX_LMAX || lb < 1) return 0;
+  if (r->hist_on_device) {
+    if (grow((void **)&r->host_bins, &r->cap_host_bins, sizeof(int) * ((size_t)1 << (3 * L)), err, errlen) ||
+        rd_gpu_hist_download(r->gpu, r->host_bins, L, err, errlen))
+      return -1;
+  }
+  int l = lb < RD_BOXES_MAX_LEVEL ? lb : RD_BOXES_MAX_LEVEL;
+  size_t n = 0;
+  unsigned char *occ = occupied_cells(r->host_bins, L, l, &n);
+  if (!occ) { snprintf(err, errlen, "out of host memory for the histogram cells"); return -1; }
+  for (; n > RD_BOXES_MAX && l > 1; --l) n = coarsen_cells(occ, l);
+  int rc = upload_boxes(r, occ, l, n, err, errlen);
+  free(occ);
+  r->stats.boxes_level = l;
+  r->stats.n_boxes = (int)n;
+  return rc;
 }
 
 /* ------------------------------------------------------------------ drawing */

@@ -1,8 +1,9 @@
 /* render.h — public API of the render module: OpenGL 3.3 drawing of the particle buffers it is
  * handed, in the look of the design paper §3.2: a fraction of the tracers drawn as additive
- * points, their brightness reset per pixel by an opacity counted along rays through the
- * finest-level occupancy histogram (bin[]) and smoothed over neighbouring pixels; optionally the
- * vortex elements coloured by |α|, the non-empty leaf boxes and the cube as wireframes.
+ * points, their brightness reset per pixel by an opacity counted along rays through an occupancy
+ * histogram of all particles (the engine's own bin[], rd_set_hist, or one binned here at a chosen
+ * level, rd_build_hist) and smoothed over neighbouring pixels; optionally the
+ * vortex elements coloured by |α|, the non-empty histogram cells and the cube as wireframes.
  *
  * Particles stay where they live: host arrays are uploaded with glBufferSubData; device arrays
  * (CUDA backend) are written straight into registered GL buffers by a kernel (CUDA–OpenGL
@@ -73,13 +74,18 @@ typedef struct {
   int show_elements;
   float element_size;   /* pixels */
   float alpha_ref;      /* |α| at the middle of the element colour map (<= 0: elements all one colour) */
-  int show_boxes;       /* wireframe of the non-empty cells of the histogram cube at boxes_level */
+  int show_boxes;       /* wireframe of the non-empty cells of the histogram cube at boxes_level, or of a
+                           coarser level when those are too many (rd_stats.boxes_level says which) */
   int boxes_level;      /* 1..histogram level (the octree's finest level: its leaves); 0: the histogram's */
   int show_cube;        /* wireframe of the histogram cube */
   int interop;          /* 1: CUDA–GL interop when the particles are on the device; 0: copy path */
 } rd_style;
 
 rd_style rd_style_default(void);
+
+/* The most histogram cells show_boxes draws: the deepest level at or above boxes_level whose
+ * non-empty cells are no more (a few thousand wireframe cubes already hide the flow). */
+#define RD_BOXES_MAX 2048
 
 typedef enum { RD_PATH_NONE = 0, RD_PATH_HOST, RD_PATH_INTEROP, RD_PATH_COPY } rd_path;
 const char *rd_path_name(rd_path p); /* "-", "host upload", "CUDA-GL interop", "device->host copy" */
@@ -95,6 +101,8 @@ typedef struct {
   int opacity_fresh;    /* 1: recomputed this frame; 0: the view and histogram did not change (cached) */
   int n_drawn;          /* tracers drawn */
   int hist_levels;      /* L of the histogram in use */
+  int boxes_level;      /* level of the histogram cells drawn by show_boxes (capped in count; 0: none) */
+  int n_boxes;          /* how many of them */
   int opacity_w, opacity_h;
   char notice[400];     /* last one-line notice (e.g. the interop fall-back), "" if none */
 } rd_stats;

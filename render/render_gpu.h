@@ -47,7 +47,7 @@ int rd_gpu_hist_build(rd_gpu *g, const void *d_pos, rd_real real, int n, int lev
                       size_t errlen);
 /* Copy a histogram of 8^levels counts (device or host) into the renderer's device bins. */
 int rd_gpu_hist_copy(rd_gpu *g, const int *bins, int on_device, int levels, char *err, size_t errlen);
-/* The renderer's device bins to the host (8^levels ints), e.g. for the leaf boxes. */
+/* The renderer's device bins to the host (8^levels ints), e.g. for the histogram cells drawn by B. */
 int rd_gpu_hist_download(rd_gpu *g, int *host, int levels, char *err, size_t errlen);
 /* Total count in the device bins (a reduction; 8 bytes come back). */
 int rd_gpu_hist_total(rd_gpu *g, int levels, long long *total, char *err, size_t errlen);

@@ -58,6 +58,21 @@ void app_series_add(app_series *s, const double *row);
 double app_series_median(app_series *s, int j);
 void app_series_free(app_series *s);
 
+/* The HUD's frame-time readout (app_series.c): the last APP_FRAMES_N frame times, and fps and
+ * ms / frame both read off their median, so the two always agree (fps = 1000 / ms) and one slow
+ * frame (a reset, a rebuild: seconds) moves neither. */
+#define APP_FRAMES_N 30
+typedef struct {
+  double ms[APP_FRAMES_N];
+  int n, next; /* frames held (<= APP_FRAMES_N); where the next one goes */
+} app_frames;
+void app_frames_add(app_frames *f, double ms);
+/* Median of the frames held (ms); 0 when none. */
+double app_frames_median(const app_frames *f);
+/* "22.8 fps  43.9 ms / frame (median of last 30 frames)" into out; the fps printed is 1000 / the
+ * ms printed, as rounded; "- fps" before the first frame. */
+void app_frames_text(const app_frames *f, char *out, size_t len);
+
 /* Seconds on the monotonic clock (app_series.c): the one clock of the program's timings. */
 double app_now(void);
 
@@ -180,6 +195,8 @@ typedef struct app {
   float up_fraction;
   int up_elements, up_interop, up_colour;
   int hist_level_built;
+  int hist_octree;          /* 1: the histogram is the engine's own bin[] (--opacity-level 0 after an FMM
+                               step); 0: binned again by the renderer at hist_level_built */
   int blown_up;             /* the blow-up rule held (vx_sim_health): no steps until a reset */
   char halt[256];           /* why the simulation stopped (blow-up or failed step), in red until a reset
                                or the next good step; "" while it runs */
@@ -188,8 +205,9 @@ typedef struct app {
   char message[256];        /* transient notice on screen */
   double message_until;
   char pending[256];        /* settings that wait for a reset */
-  /* HUD: last frame's numbers (ms) and smoothed rates */
-  double fps, ms_frame, ms_tree, ms_far, ms_near, ms_integrate, ms_remesh, ms_step, ms_render, ms_gpu, ms_probe, ms_upload; /* ms_probe: the readout's capture */
+  /* HUD: last frame's numbers (ms); the frame time shown is the median of the last frames */
+  app_frames frames_hud;
+  double ms_frame, ms_tree, ms_far, ms_near, ms_integrate, ms_remesh, ms_step, ms_render, ms_gpu, ms_probe, ms_upload; /* ms_probe: the readout's capture */
   int steps_last;           /* steps in the last frame */
   int levels;               /* octree level of the last evaluation */
   /* live accuracy readout (vortex/accuracy.h): a step's own evaluation against direct summation */
@@ -275,8 +293,9 @@ int app_run_window(const app_options *o);
 int app_run_headless(const app_options *o);
 
 /* app_ui.cpp: Dear ImGui. window: the GLFWwindow (its callbacks must be installed before) or
- * NULL for headless images (HUD only, no input). */
-int app_ui_init(void *window, float content_scale, char *err, size_t errlen);
+ * NULL for headless images (HUD only, no input). content_scale: the monitor's (GLFW content
+ * scale); fb_scale: framebuffer pixels per window unit (1 headless). */
+int app_ui_init(void *window, float content_scale, float fb_scale, char *err, size_t errlen);
 void app_ui_shutdown(void);
 /* Build and draw the panel, HUD and help into the current framebuffer (fb_w x fb_h pixels). */
 void app_ui_frame(app *a, int fb_w, int fb_h, double dt);

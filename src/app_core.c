@@ -718,6 +718,7 @@ static int hand_hist(app *a, char *err, size_t errlen) {
   if (!done && rd_build_hist(a->rd, level, err, errlen)) return -1;
   a->hist_state = a->state_version;
   a->hist_level_built = level;
+  a->hist_octree = done; /* the HUD says which of the two the opacity reads */
   return 0;
 }
 
@@ -735,7 +736,8 @@ static int hand_to_renderer(app *a, char *err, size_t errlen) {
   p.n_tracer = vx_sim_n_tracers(a->sim);
   p.real = P->precision == VX_FLOAT ? RD_F32 : RD_F64;
   p.on_device = on_device;
-  /* leaf boxes: the octree's finest level (its leaves), read off the histogram of the same cube */
+  /* histogram cells (B): asked at the octree's finest level (its leaves), read off the histogram
+   * of the same cube; the renderer draws a coarser level when they are too many (rd_stats) */
   a->set.style.boxes_level = a->levels > 0 ? a->levels : 0;
   const rd_style *st = &a->set.style;
   double t0 = app_now();

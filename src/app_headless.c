@@ -68,7 +68,7 @@ int app_run_headless(const app_options *o) {
     return 1;
   }
   snprintf(a.platform, sizeof a.platform, "%s", rd_headless_platform(hl));
-  if (app_gl_init(&a, err, sizeof err) || (o->hud && app_ui_init(NULL, 1.0f, err, sizeof err))) {
+  if (app_gl_init(&a, err, sizeof err) || (o->hud && app_ui_init(NULL, 1.0f, 1.0f, err, sizeof err))) {
     fprintf(stderr, "vortexfmm: %s\n", err);
     app_shutdown(&a);
     rd_headless_destroy(hl);
@@ -124,7 +124,7 @@ int app_run_headless(const app_options *o) {
     glFinish(); /* the frame is done when the GPU is: no swap paces a headless loop */
     double now = app_now();
     a.ms_frame = 1e3 * (now - t_prev);
-    a.fps = now > t_prev ? 1.0 / (now - t_prev) : 0.0;
+    app_frames_add(&a.frames_hud, a.ms_frame);
     t_prev = now;
     if (o->hud) {
       glBindFramebuffer(GL_FRAMEBUFFER, fbo);

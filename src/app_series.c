@@ -1,6 +1,9 @@
 /* app_series.c — rows of timings kept for the closing medians of batch, headless and window runs
- * (app.h: app_series), and the clock they are taken with (app_now). Host code, no GL. */
+ * (app.h: app_series), the HUD's frame-time readout (app_frames), and the clock they are taken
+ * with (app_now). Host code, no GL. Tested by tests/test_app_frames.c. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,4 +47,29 @@ double app_series_median(app_series *s, int j) {
 void app_series_free(app_series *s) {
   free(s->v);
   s->v = NULL;
+}
+
+void app_frames_add(app_frames *f, double ms) {
+  f->ms[f->next] = ms;
+  f->next = (f->next + 1) % APP_FRAMES_N;
+  if (f->n < APP_FRAMES_N) f->n++;
+}
+
+double app_frames_median(const app_frames *f) {
+  if (f->n <= 0) return 0.0;
+  double v[APP_FRAMES_N];
+  memcpy(v, f->ms, sizeof(double) * (size_t)f->n); /* the n held are the first n slots until full */
+  qsort(v, (size_t)f->n, sizeof *v, cmp_double);
+  return f->n % 2 ? v[f->n / 2] : 0.5 * (v[f->n / 2 - 1] + v[f->n / 2]);
+}
+
+void app_frames_text(const app_frames *f, char *out, size_t len) {
+  /* the fps comes from the ms as printed (0.1 ms), not from the unrounded median, so a reader who
+   * divides 1000 by the one gets the other to the last digit shown */
+  double ms = round(10.0 * app_frames_median(f)) / 10.0;
+  if (f->n <= 0 || !(ms > 0)) {
+    snprintf(out, len, "- fps  - ms / frame");
+    return;
+  }
+  snprintf(out, len, "%.1f fps  %.1f ms / frame (median of last %d frame%s)", 1000.0 / ms, ms, f->n, f->n == 1 ? "" : "s");
 }

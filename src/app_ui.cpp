@@ -2,6 +2,7 @@
  * GLFW and OpenGL 3 back ends): the settings panel, the HUD (timings, counts, time, live accuracy)
  * and the help overlay, the recording badge (red dot, time, file). The program's one C++ file; it only edits app.set and raises app.act_*
  * (app_core.c applies them), so nothing here touches the simulation or GL state directly. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,16 +14,36 @@
 #include "app.h"
 
 static bool g_ui = false, g_window = false;
+/* Window units per design unit (the sizes written below are for a scale-1 screen). */
+static float g_scale = 1.0f;
 
-int app_ui_init(void *window, float content_scale, char *err, size_t errlen) {
+/* HiDPI, scaled once. Dear ImGui lays out in window units (io.DisplaySize, the GLFW window size)
+ * and its OpenGL back end maps them onto framebuffer pixels by io.DisplayFramebufferScale. Where
+ * window units are pixels (X11, Windows: GLFW_SCALE_TO_MONITOR sized the window), the content
+ * scale must enlarge the UI; where a window unit is already several pixels (macOS, Wayland), that
+ * ratio does it and scaling by the content scale again would double it. So the UI is scaled by
+ * content / framebuffer scale, and the font is rasterized at the pixel size it is shown at (13 px
+ * times the content scale), drawn at 1 / framebuffer scale, so it is sharp in both cases. A move to
+ * a monitor of another scale is not followed. */
+static void set_scale(float content_scale, float fb_scale) {
+  float cs = content_scale > 0.5f ? content_scale : 1.0f, fs = fb_scale > 0.5f ? fb_scale : 1.0f;
+  ImGuiIO &io = ImGui::GetIO();
+  ImFontConfig cfg;
+  cfg.SizePixels = 13.0f * cs;
+  io.Fonts->AddFontDefault(&cfg);
+  io.FontGlobalScale = 1.0f / fs;
+  g_scale = cs / fs;
+  ImGui::GetStyle().ScaleAllSizes(g_scale);
+}
+
+int app_ui_init(void *window, float content_scale, float fb_scale, char *err, size_t errlen) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO &io = ImGui::GetIO();
   io.IniFilename = NULL; /* no imgui.ini in the working directory */
-  io.FontGlobalScale = content_scale > 0.5f ? content_scale : 1.0f;
   ImGui::StyleColorsDark();
   ImGui::GetStyle().WindowRounding = 4.0f;
-  ImGui::GetStyle().ScaleAllSizes(io.FontGlobalScale);
+  set_scale(content_scale, fb_scale);
   g_window = window != NULL;
   if (g_window && !ImGui_ImplGlfw_InitForOpenGL((GLFWwindow *)window, true)) {
     snprintf(err, errlen, "Dear ImGui: the GLFW back end failed to start");
@@ -136,11 +157,15 @@ static void simulation_section(app *a) {
   ImGui::Combo("stretching", &s->stretching, stretch, 3);
 }
 
-/* Relaxation, remeshing, viscosity (vortex/sim.h: vx_sim_params), and what remeshing has done. */
+/* Relaxation, remeshing, viscosity (vortex/sim.h: vx_sim_params), and what remeshing has done.
+ * Closed at first, so that the panel with Look opened fits a 1080-high window; its header says
+ * what is on. */
 static void long_run_section(app *a) {
   app_settings *s = &a->set;
-  int on = s->relax > 0 || s->remesh_every > 0;
-  if (!ImGui::CollapsingHeader("Long run", on ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  char label[96];
+  snprintf(label, sizeof label, "Long run  (relax %s, remesh %s)###longrun", s->relax > 0 ? "on" : "off",
+           s->remesh_every > 0 ? "on" : "off");
+  if (!ImGui::CollapsingHeader(label)) return;
   input_double("relax factor (Enter)", &s->relax);
   hint("Pedrizzetti relaxation of alpha towards the vorticity's direction, f in [0, 1]; 0: off.");
   input_int("relax every (Enter)", &s->relax_every);
@@ -232,7 +257,9 @@ static void look_section(app *a) {
   if (s->colour == APP_COLOUR_PLAIN) ImGui::ColorEdit3("tracers", st->tracer_rgb, ImGuiColorEditFlags_NoInputs);
   bool op = st->opacity != 0;
   if (ImGui::Checkbox("ray-counted opacity (O)", &op)) st->opacity = op;
-  hint("Paper 3.2: per-pixel opacity from rays through the occupancy histogram bin[] of ALL particles.");
+  hint("Paper 3.2: per-pixel opacity from rays through an occupancy histogram of ALL particles: by default one binned "
+       "again at level 6 (64^3 cells, --opacity-level); at level 0 the octree's own bin[] of the last FMM step. The HUD "
+       "says which.");
   ImGui::SliderFloat("gain", &st->gain, 0.001f, 10.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
   ImGui::SliderFloat("glow", &st->glow, 0.0f, 4.0f, "%.2f");
   ImGui::ColorEdit3("glow colour", st->glow_rgb, ImGuiColorEditFlags_NoInputs);
@@ -242,13 +269,18 @@ static void look_section(app *a) {
   ImGui::SliderInt("opacity 1/scale", &st->downscale, 1, 8);
   ImGui::SliderInt("histogram level", &s->opacity_level, 0, 8, s->opacity_level ? "%d" : "octree's");
   if (s->opacity_level == 1) s->opacity_level = 2;
-  hint("Cells per axis 2^level. 0: the octree's own finest level (the paper's bin[]), which a smoothing kernel may "
-       "cap low (the leapfrog scene: level 2).");
+  hint("Cells per axis 2^level, binned again from the particles each time they move (default 6). 0: the octree's own "
+       "finest-level bin[] (the paper's), read from the engine after an FMM step, no binning of its own; a smoothing "
+       "kernel may cap that level low (the leapfrog scene: level 2).");
   ImGui::ColorEdit3("background", st->bg_rgb, ImGuiColorEditFlags_NoInputs);
   bool el = st->show_elements != 0, bx = st->show_boxes != 0, cu = st->show_cube != 0, io = st->interop != 0;
   if (ImGui::Checkbox("elements by |alpha| (E)", &el)) st->show_elements = el;
   if (el) ImGui::SliderFloat("element size", &st->element_size, 0.5f, 16.0f, "%.1f px");
-  if (ImGui::Checkbox("leaf boxes (B)", &bx)) st->show_boxes = bx;
+  if (ImGui::Checkbox("histogram cells (B)", &bx)) st->show_boxes = bx;
+  char why[200];
+  snprintf(why, sizeof why, "The non-empty cells of the histogram at the octree's leaf level, or at the deepest coarser "
+           "level with at most %d of them; the HUD says which level.", RD_BOXES_MAX);
+  hint(why);
   ImGui::SameLine();
   if (ImGui::Checkbox("cube (X)", &cu)) st->show_cube = cu;
   if (s->backend == VX_BACKEND_CUDA && ImGui::Checkbox("CUDA-GL interop", &io)) st->interop = io;
@@ -274,8 +306,8 @@ static void view_section(app *a) {
 }
 
 /* While recording: a red dot, the time since it started, the video's length and its file. */
-static void recording_badge(app *a, int fb_w) {
-  ImGui::SetNextWindowPos(ImVec2(0.5f * fb_w, 10), ImGuiCond_Always, ImVec2(0.5f, 0));
+static void recording_badge(app *a, float disp_w) {
+  ImGui::SetNextWindowPos(ImVec2(0.5f * disp_w, 10 * g_scale), ImGuiCond_Always, ImVec2(0.5f, 0));
   ImGui::SetNextWindowBgAlpha(0.6f);
   ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                        ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs;
@@ -297,15 +329,23 @@ static void recording_badge(app *a, int fb_w) {
   ImGui::End();
 }
 
-static void panel(app *a) {
-  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(420 * ImGui::GetIO().FontGlobalScale, 0), ImGuiCond_FirstUseEver);
+/* The settings panel, top left. Its height follows its contents every frame (a section opened
+ * lengthens it), up to the window's height less the margins; only beyond that a scrollbar. The
+ * width is the user's (dragged), kept from frame to frame. Sizes in window units. */
+static void panel(app *a, float disp_h) {
+  static float width = 0.0f;
+  const float margin = 10.0f * g_scale;
+  if (width <= 0.0f) width = 420.0f * g_scale;
+  ImGui::SetNextWindowPos(ImVec2(margin, margin), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always); /* 0: fit the height to the contents */
+  ImGui::SetNextWindowSizeConstraints(ImVec2(260.0f * g_scale, 0.0f), ImVec2(FLT_MAX, disp_h - 2.0f * margin));
   ImGui::SetNextWindowBgAlpha(0.85f);
   if (!ImGui::Begin("vortexfmm  (Tab hides, H helps)", NULL, ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::End();
     return;
   }
-  ImGui::PushItemWidth(-200 * ImGui::GetIO().FontGlobalScale);
+  width = ImGui::GetWindowWidth();
+  ImGui::PushItemWidth(-200 * g_scale);
   simulation_section(a);
   long_run_section(a);
   solver_section(a);
@@ -360,10 +400,28 @@ static void hud_accuracy(const app *a) {
   ImGui::TextColored(kGrey, "  %d samples (%d with grad u) of step %lld, %.1f s ago; direct sum %.2f ms off the frame",
                      r->n_u, r->n_g, r->step, app_now() - r->captured_s, r->ms_direct);
 }
-static void hud(app *a, int fb_w) {
+/* Where the points and the opacity come from, and which histogram the opacity and B read: the
+ * engine's own bin[] (--opacity-level 0 after an FMM step) or one binned again by the renderer. */
+static void hud_histogram(const app *a, const rd_stats *rs) {
+  const rd_style *st = &a->set.style;
+  if (st->opacity && rs->opacity_path != RD_PATH_NONE)
+    ImGui::Text("points: %s   opacity: %s (%dx%d), histogram level %d %s", rd_path_name(rs->points_path),
+                rd_path_name(rs->opacity_path), rs->opacity_w, rs->opacity_h, rs->hist_levels,
+                a->hist_octree ? "(the octree's bin[])" : "(binned again, not the octree's)");
+  else
+    ImGui::Text("points: %s   opacity off", rd_path_name(rs->points_path));
+  if (!st->show_boxes || rs->boxes_level <= 0) return;
+  int want = st->boxes_level > 0 && st->boxes_level < rs->hist_levels ? st->boxes_level : rs->hist_levels;
+  if (rs->boxes_level < want)
+    ImGui::Text("B: %d histogram cells (level %d; level %d has more than %d)", rs->n_boxes, rs->boxes_level, want, RD_BOXES_MAX);
+  else
+    ImGui::Text("B: %d histogram cells (level %d)", rs->n_boxes, rs->boxes_level);
+}
+
+static void hud(app *a, float disp_w) {
   const vx_sim_params *P = vx_sim_params_get(a->sim);
   const rd_stats *rs = rd_get_stats(a->rd);
-  ImGui::SetNextWindowPos(ImVec2((float)fb_w - 10, 10), ImGuiCond_Always, ImVec2(1, 0));
+  ImGui::SetNextWindowPos(ImVec2(disp_w - 10 * g_scale, 10 * g_scale), ImGuiCond_Always, ImVec2(1, 0));
   ImGui::SetNextWindowBgAlpha(0.55f);
   ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                        ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs;
@@ -371,10 +429,13 @@ static void hud(app *a, int fb_w) {
     ImGui::End();
     return;
   }
-  ImGui::Text("%5.1f fps   %6.1f ms / frame", a->fps, a->ms_frame);
+  char ft[128];
+  app_frames_text(&a->frames_hud, ft, sizeof ft);
+  ImGui::TextUnformatted(ft);
   hud_sim(a);
   char opms[64];
-  if (rs->opacity_path == RD_PATH_NONE) snprintf(opms, sizeof opms, "opacity off");
+  if (!a->set.style.opacity) snprintf(opms, sizeof opms, "opacity off");
+  else if (rs->opacity_path == RD_PATH_NONE) snprintf(opms, sizeof opms, "opacity: no histogram yet");
   else if (rs->opacity_fresh) snprintf(opms, sizeof opms, "opacity %.1f ms", rs->t_opacity);
   else snprintf(opms, sizeof opms, "opacity cached");
   if (a->ms_gpu >= 0)
@@ -396,15 +457,14 @@ static void hud(app *a, int fb_w) {
   ImGui::Text("backend %s, %s%s%s", vx_backend_name(P->backend), vx_precision_name(P->precision),
               P->backend == VX_BACKEND_CUDA && a->gpu_name[0] ? ", " : "",
               P->backend == VX_BACKEND_CUDA ? a->gpu_name : "");
-  ImGui::Text("points: %s   opacity: %s (%dx%d, histogram level %d)", rd_path_name(rs->points_path),
-              rd_path_name(rs->opacity_path), rs->opacity_w, rs->opacity_h, rs->hist_levels);
+  hud_histogram(a, rs);
   if (rs->notice[0]) ImGui::TextColored(kYellow, "%s", rs->notice);
   ImGui::TextColored(kGrey, "%s", a->gl_desc);
   ImGui::End();
 }
 
-static void help(app *a, int fb_w, int fb_h) {
-  ImGui::SetNextWindowPos(ImVec2(0.5f * fb_w, 0.5f * fb_h), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+static void help(app *a, float disp_w, float disp_h) {
+  ImGui::SetNextWindowPos(ImVec2(0.5f * disp_w, 0.5f * disp_h), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowBgAlpha(0.9f);
   bool open = true;
   if (!ImGui::Begin("help (H or F1 closes)", &open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
@@ -419,7 +479,7 @@ static void help(app *a, int fb_w, int fb_h) {
       {"C", "the scene's camera (view, follow)"}, {"F", "follow the rings (centroid of the elements)"},
       {"O", "ray-counted opacity on / off"},     {"E", "vortex elements coloured by |alpha|"},
       {"K", "tracer colour: plain, ring, speed, vorticity, height"},
-      {"B / X", "octree leaf boxes / root cube"}, {"D", "FMM / direct summation"},
+      {"B / X", "histogram cells (level in the HUD) / root cube"}, {"D", "FMM / direct summation"},
       {"+ / -", "point size"},                   {"[ / ]", "fewer / more tracers drawn"},
       {"V", "vsync"},                            {"U / Tab", "HUD / panel"},
       {"P or F12", "screenshot (PNG)"},          {"M", "record a video (start / stop)"},
@@ -438,7 +498,8 @@ static void help(app *a, int fb_w, int fb_h) {
   }
   ImGui::Separator();
   ImGui::TextUnformatted("Brightness: a fraction of the tracers is drawn as additive points; each pixel's opacity");
-  ImGui::TextUnformatted("counts ALL particles along its ray through the octree's finest-level histogram (paper 3.2).");
+  ImGui::TextUnformatted("counts ALL particles along its ray through an occupancy histogram (paper 3.2): binned again");
+  ImGui::TextUnformatted("at level 6 by default, the octree's own bin[] with --opacity-level 0 (the HUD says which).");
   ImGui::End();
   if (!open) a->set.show_help = 0;
 }
@@ -446,7 +507,7 @@ static void help(app *a, int fb_w, int fb_h) {
 /* A horizontal bar of colour map f over [0, 1], lo and hi at its ends, title above. */
 static void colour_bar(const char *title, void (*f)(float, float *), float lo, float hi) {
   ImGui::TextUnformatted(title);
-  float w = 260.0f * ImGui::GetIO().FontGlobalScale, h = ImGui::GetTextLineHeight();
+  float w = 260.0f * g_scale, h = ImGui::GetTextLineHeight();
   ImVec2 p = ImGui::GetCursorScreenPos();
   ImDrawList *dl = ImGui::GetWindowDrawList();
   const int n = 32;
@@ -474,7 +535,7 @@ static void ring_legend(app *a) {
     float c[3];
     rd_category_rgb(r, c);
     if (r > 0) ImGui::SameLine();
-    ImGui::ColorButton("##ring", ImVec4(c[0], c[1], c[2], 1.0f), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+    ImGui::ColorButton("##ring", ImVec4(c[0], c[1], c[2], 1.0f), ImGuiColorEditFlags_NoTooltip, ImVec2(12 * g_scale, 12 * g_scale));
     ImGui::SameLine();
     ImGui::Text("%d", r);
   }
@@ -483,12 +544,12 @@ static void ring_legend(app *a) {
 /* Legend and colour bars, bottom left, whenever colour encodes something: the tracers' ring or
  * quantity (rd_tracer_map_rgb over the measured range), the elements' |alpha| (the element map
  * spans [0, 2 alpha_ref], render.h). */
-static void colour_legend(app *a, int fb_h) {
+static void colour_legend(app *a, float disp_h) {
   const rd_style *st = &a->set.style;
   const char *q = app_colour_quantity(a->set.colour);
   int ring = a->set.colour == APP_COLOUR_RING, el = st->show_elements && st->alpha_ref > 0;
   if (!q && !ring && !el) return;
-  ImGui::SetNextWindowPos(ImVec2(10, (float)fb_h - 10), ImGuiCond_Always, ImVec2(0, 1));
+  ImGui::SetNextWindowPos(ImVec2(10 * g_scale, disp_h - 10 * g_scale), ImGuiCond_Always, ImVec2(0, 1));
   ImGui::SetNextWindowBgAlpha(0.55f);
   ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                        ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs;
@@ -502,15 +563,16 @@ static void colour_legend(app *a, int fb_h) {
   ImGui::End();
 }
 
-/* All windows of one frame. */
-static void build(app *a, int fb_w, int fb_h) {
-  if (g_window && a->set.show_panel) panel(a);
-  if (a->set.show_hud || !g_window) hud(a, fb_w);
-  if (g_window && a->set.show_help) help(a, fb_w, fb_h);
-  if (g_window && app_record_active(a)) recording_badge(a, fb_w);
-  colour_legend(a, fb_h);
+/* All windows of one frame, placed in window units (io.DisplaySize; framebuffer pixels headless). */
+static void build(app *a) {
+  float w = ImGui::GetIO().DisplaySize.x, h = ImGui::GetIO().DisplaySize.y;
+  if (g_window && a->set.show_panel) panel(a, h);
+  if (a->set.show_hud || !g_window) hud(a, w);
+  if (g_window && a->set.show_help) help(a, w, h);
+  if (g_window && app_record_active(a)) recording_badge(a, w);
+  colour_legend(a, h);
   if (a->message[0] && app_now() < a->message_until) {
-    ImGui::SetNextWindowPos(ImVec2(0.5f * fb_w, (float)fb_h - 12), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowPos(ImVec2(0.5f * w, h - 12 * g_scale), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
     ImGui::SetNextWindowBgAlpha(0.7f);
     ImGui::Begin("message", NULL, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                                       ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoNav);
@@ -532,11 +594,11 @@ void app_ui_frame(app *a, int fb_w, int fb_h, double dt) {
     /* auto-sized windows take the size of the previous frame's contents (and stay hidden in their
      * first frame): a headless image has no next frame to settle in, so measure in one not drawn */
     ImGui::NewFrame();
-    build(a, fb_w, fb_h);
+    build(a);
     ImGui::EndFrame();
   }
   ImGui::NewFrame();
-  build(a, fb_w, fb_h);
+  build(a);
   ImGui::Render();
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }

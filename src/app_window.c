@@ -190,7 +190,10 @@ int app_run_window(const app_options *o) {
   glfwSetKeyCallback(win, on_key);
   float xs = 1.0f, ys = 1.0f;
   glfwGetWindowContentScale(win, &xs, &ys);
-  if (app_ui_init(win, xs, err, sizeof err)) {
+  int fbw0, fbh0, ww0, wh0; /* the UI scales by their ratio and the content scale once (app_ui.cpp) */
+  glfwGetFramebufferSize(win, &fbw0, &fbh0);
+  glfwGetWindowSize(win, &ww0, &wh0);
+  if (app_ui_init(win, xs, ww0 > 0 ? (float)fbw0 / (float)ww0 : 1.0f, err, sizeof err)) {
     fprintf(stderr, "vortexfmm: %s\n", err);
     app_shutdown(&a);
     glfwDestroyWindow(win);
@@ -228,7 +231,7 @@ int app_run_window(const app_options *o) {
     double now = app_now(), dt = now - t_prev;
     t_prev = now;
     a.ms_frame = 1e3 * dt;
-    if (dt > 0) a.fps = a.fps > 0 ? 0.9 * a.fps + 0.1 / dt : 1.0 / dt;
+    app_frames_add(&a.frames_hud, a.ms_frame);
     if (fbw <= 0 || fbh <= 0) { /* minimised */
       glfwWaitEventsTimeout(0.1);
       continue;
