@@ -16,15 +16,11 @@
 
 #include "accuracy.h"
 #include "sim.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+#include "test_check.h"
+#include "test_vortex.h"
 
 static uint64_t rng = 4242;
-static double urand(void) {
-  rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-  return (double)(rng >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-}
+static double urand(void) { return vx_test_lcg11(&rng); } /* in [-1, 1) */
 
 /* n random reals in the precision (positions in [0, 1], the rest in [-1, 1]) on the host and the device. */
 static int fill(vx_precision prec, size_t n, int positive, void **h, void **d) {
@@ -119,10 +115,7 @@ static int sim_case(int order, vx_acc_result *r) {
 
 int main(void) {
   char name[256];
-  if (!vx_cuda_available(name, sizeof name)) {
-    printf("no usable CUDA device: skipped\n");
-    return 77;
-  }
+  VX_TEST_NEED_CUDA(name);
   printf("device: %s\n", name);
   twin_case(VX_DOUBLE, VX_KERNEL_GAUSS, 1);
   twin_case(VX_FLOAT, VX_KERNEL_GAUSS, 1);

@@ -14,8 +14,7 @@
 
 #include "fmm.h"
 #include "pointsets.h"
-
-static int failures = 0;
+#include "test_check.h"
 
 static double rel_l2(const double *a, const double *b, size_t n) {
   double d = 0, s = 0;
@@ -103,10 +102,7 @@ static void check_set_params(int n, const double *pos, const double *str, double
 
 int main(void) {
   char name[256];
-  if (!vx_cuda_available(name, sizeof name)) {
-    printf("SKIP: no CUDA device (%s)\n", name);
-    return 77;
-  }
+  VX_TEST_NEED_CUDA(name);
   printf("device: %s\n", name);
   const int n = 20000;
   double *pos = malloc(sizeof(double) * 3 * n), *str = malloc(sizeof(double) * 3 * n);

@@ -17,16 +17,13 @@
 #include "launch.h"
 #include "sim.h"
 #include "sim_gpu.h"
+#include "test_check.h"
+#include "test_vortex.h"
 
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
 static char err[512];
 
 static uint64_t rng = 2024;
-static double urand(void) {
-  rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-  return (double)(rng >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-}
+static double urand(void) { return vx_test_lcg11(&rng); } /* in [-1, 1) */
 
 /* 1. the gather kernel and its CPU twin */
 static void gather_case(vx_precision prec) {
@@ -115,10 +112,7 @@ static void launch_case(const vx_scene *sc, vx_precision prec, double tol) {
 
 int main(void) {
   char name[128];
-  if (!vx_cuda_available(name, sizeof name)) {
-    printf("SKIP: no usable CUDA device\n");
-    return 77;
-  }
+  VX_TEST_NEED_CUDA(name);
   printf("device: %s\n", name);
   gather_case(VX_DOUBLE);
   gather_case(VX_FLOAT);

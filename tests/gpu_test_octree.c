@@ -28,8 +28,9 @@ int main(void) {
 #include <time.h>
 
 #include "octree_gpu.h"
+#include "test_check.h"
+#include "test_points.h"
 
-static int g_fail = 0;
 static cudaStream_t g_stream;
 static oct_tree_gpu g_reused; /* one tree for every case: its allocations are reused, grown and shrunk into */
 
@@ -42,42 +43,10 @@ static oct_tree_gpu g_reused; /* one tree for every case: its allocations are re
     }                                                                                                     \
   } while (0)
 
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes ? bytes : 1);
-  if (!p) {
-    fprintf(stderr, "gpu_test_octree: out of memory\n");
-    exit(EXIT_FAILURE);
-  }
-  return p;
-}
-
-/* ---------- point sets (the same generators as test_octree.c) ---------- */
-
-static double *uniform_pos(int n, uint64_t seed) {
-  double *p = xmalloc(3 * (size_t)n * sizeof(double));
-  for (size_t i = 0; i < 3 * (size_t)n; i++) p[i] = vx_rng_uniform(&seed);
-  return p;
-}
-
-/* Most points in a few tiny blobs, a fraction spread over a larger box: many empty boxes, very
- * uneven leaves (the blobs give leaves far longer than a warp sorts). */
-static double *clustered_pos(int n, uint64_t seed, double spread) {
-  double *p = xmalloc(3 * (size_t)n * sizeof(double));
-  const double blob[4][3] = {{0.1, 0.2, 0.3}, {0.8, 0.75, 0.2}, {0.5, 0.5, 0.9}, {0.31, 0.9, 0.62}};
-  for (int i = 0; i < n; i++) {
-    double u = vx_rng_uniform(&seed);
-    if (u >= spread) {
-      int b = (int)(vx_rng_uniform(&seed) * 4.0) & 3;
-      for (int k = 0; k < 3; k++) p[3 * i + k] = blob[b][k] + 2e-3 * (vx_rng_uniform(&seed) - 0.5);
-    } else {
-      for (int k = 0; k < 3; k++) p[3 * i + k] = -1.0 + 3.0 * vx_rng_uniform(&seed);
-    }
-  }
-  return p;
-}
+/* ---------- point sets (uniform and clustered: test_points.h, the same as test_octree.c's) ---------- */
 
 static double *rings_pos(int n, uint64_t seed) {
-  double *p = xmalloc(3 * (size_t)n * sizeof(double));
+  double *p = vx_test_xmalloc(3 * (size_t)n * sizeof(double));
   vx_pointset(VX_DIST_RINGS, n, seed, p, NULL);
   return p;
 }
@@ -163,7 +132,7 @@ static int check_bin(const oct_tree *c, const int *d_bin, int tgt, const char *l
   const int L = c->L;
   const size_t ncell = (size_t)1 << (3 * L);
   const int *map = tgt ? c->tgt_map[L] : c->src_map[L], *start = tgt ? c->tgt_start : c->src_start;
-  int *bin = xmalloc(ncell * sizeof(int)), *want = xmalloc(ncell * sizeof(int));
+  int *bin = vx_test_xmalloc(ncell * sizeof(int)), *want = vx_test_xmalloc(ncell * sizeof(int));
   CUDA_OK(cudaMemcpy(bin, d_bin, ncell * sizeof(int), cudaMemcpyDeviceToHost));
   for (size_t k = 0; k < ncell; k++) want[k] = map[k] >= 0 ? start[map[k] + 1] - start[map[k]] : 0;
   int rc = cmp_words(label, tgt ? "tgt_bin" : "src_bin", L, want, bin, ncell, entries);
@@ -185,7 +154,7 @@ static inputs make_inputs(const double *spos, int ns, const double *tpos, int nt
   const int cnt[2] = {ns, nt};
   void *h[2], *d[2];
   for (int s = 0; s < 2; s++) {
-    h[s] = xmalloc(3 * (size_t)cnt[s] * es);
+    h[s] = vx_test_xmalloc(3 * (size_t)cnt[s] * es);
     for (size_t i = 0; i < 3 * (size_t)cnt[s]; i++) {
       if (use_float)
         ((float *)h[s])[i] = (float)src[s][i];
@@ -254,7 +223,7 @@ static int run_case(const char *label, const double *spos, int ns, const double 
   if (oct_build_cpu(&c, in.h_src, ns, in.h_tgt, nt, use_float, &p, err, sizeof err) != 0) {
     fprintf(stderr, "FAIL %s: oct_build_cpu: %s\n", label, err);
     free_inputs(&in);
-    g_fail++;
+    failures++;
     return 1;
   }
   oct_tree_gpu fresh;
@@ -274,7 +243,7 @@ static int run_case(const char *label, const double *spos, int ns, const double 
          c.nbr_start[c.ntgt[c.L]], nil, entries / 3, rc ? "FAIL" : "identical");
   oct_free_cpu(&c);
   free_inputs(&in);
-  if (rc) g_fail++;
+  if (rc) failures++;
   return rc;
 }
 
@@ -293,7 +262,7 @@ static int run_error(const char *label, const double *spos, int ns, const double
   }
   printf("  %-34s both fail: \"%s\" %s\n", label, eg, rc ? "FAIL" : "ok");
   free_inputs(&in);
-  if (rc) g_fail++;
+  if (rc) failures++;
   return rc;
 }
 
@@ -327,7 +296,7 @@ static void time_build(const char *label, const double *spos, int ns, const doub
     double w0 = wall_ms();
     if (oct_build_gpu(&g, in.d_src, ns, in.d_tgt, nt, 0, &p, g_stream, err, sizeof err) != 0) {
       fprintf(stderr, "FAIL timing %s: %s\n", label, err);
-      g_fail++;
+      failures++;
       break;
     }
     CUDA_OK(cudaEventRecord(e1, g_stream));
@@ -357,25 +326,22 @@ static void time_build(const char *label, const double *spos, int ns, const doub
 
 int main(void) {
   char name[256];
-  if (!vx_cuda_available(name, sizeof name)) {
-    printf("SKIP: no CUDA device (%s)\n", name);
-    return 77;
-  }
+  VX_TEST_NEED_CUDA(name);
   printf("gpu_test_octree on %s: GPU tree (downloaded) == CPU tree, every array of every level\n", name);
   CUDA_OK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
   memset(&g_reused, 0, sizeof g_reused);
 
   const int n = 1 << 16;
-  double *u1 = uniform_pos(1 << 18, 1), *u2 = uniform_pos(1 << 18, 2);
-  double *c1 = clustered_pos(n, 3, 0.05), *c2 = clustered_pos(n, 4, 0.05), *c3 = clustered_pos(n, 5, 0.01);
+  double *u1 = vx_test_uniform_pos(1 << 18, 1), *u2 = vx_test_uniform_pos(1 << 18, 2);
+  double *c1 = vx_test_clustered_pos(n, 3, 0.05), *c2 = vx_test_clustered_pos(n, 4, 0.05), *c3 = vx_test_clustered_pos(n, 5, 0.01);
   double *r1 = rings_pos(n, 6), *r2 = rings_pos(n / 2, 7);
 
   /* shifted far from the origin, and flat (zero extent along z) */
-  double *off = xmalloc(3 * (size_t)n * sizeof(double)), *flat = xmalloc(3 * (size_t)n * sizeof(double));
+  double *off = vx_test_xmalloc(3 * (size_t)n * sizeof(double)), *flat = vx_test_xmalloc(3 * (size_t)n * sizeof(double));
   for (size_t i = 0; i < 3 * (size_t)n; i++) off[i] = 1e6 + (i % 3 == 1 ? -3e6 : 0.0) + u1[i] * 10.0;
   for (size_t i = 0; i < 3 * (size_t)n; i++) flat[i] = i % 3 == 2 ? 0.25 : u2[i];
   /* all sources at one point (one leaf holding every source), and everything at one point */
-  double *pt = xmalloc(3 * 5000 * sizeof(double));
+  double *pt = vx_test_xmalloc(3 * 5000 * sizeof(double));
   for (int i = 0; i < 5000; i++) pt[3 * i] = 0.3, pt[3 * i + 1] = 0.7, pt[3 * i + 2] = -0.2;
 
   const oct_params dflt = params(0, 64, 0, 0, 0.0);
@@ -422,7 +388,7 @@ int main(void) {
 
   printf("input errors (same message as the CPU build):\n");
   {
-    double *bad = uniform_pos(1000, 9);
+    double *bad = vx_test_uniform_pos(1000, 9);
     bad[3 * 777 + 1] = NAN;
     run_error("NaN source", bad, 1000, u2, 500, dflt);
     run_error("NaN target", u2, 500, bad, 1000, dflt);
@@ -442,7 +408,7 @@ int main(void) {
   printf("timing (information only; default parameters, leaf_size 64):\n");
   {
     const int big = 1 << 20;
-    double *b1 = uniform_pos(big, 11), *b2 = uniform_pos(big, 12);
+    double *b1 = vx_test_uniform_pos(big, 11), *b2 = vx_test_uniform_pos(big, 12);
     time_build("uniform 2^20, sources = targets", b1, big, b1, big, 1);
     time_build("uniform 2^20, sources != targets", b1, big, b2, big, 0);
     free(b1), free(b2);
@@ -450,8 +416,8 @@ int main(void) {
 
   free(u1), free(u2), free(c1), free(c2), free(c3), free(r1), free(r2), free(off), free(flat), free(pt);
   cudaStreamDestroy(g_stream);
-  if (g_fail) {
-    printf("gpu_test_octree: %d FAILED\n", g_fail);
+  if (failures) {
+    printf("gpu_test_octree: %d FAILED\n", failures);
     return EXIT_FAILURE;
   }
   printf("gpu_test_octree: all GPU trees identical to the CPU trees\n");

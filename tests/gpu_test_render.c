@@ -9,12 +9,10 @@
  *      state drawn through the host path, within a small pixel tolerance; the opacity textures agree.
  * Run on a GPU machine: ctest --test-dir build -L gpu -R render --output-on-failure
  * (VX_TEST_IMAGES=DIR keeps the three images as PNGs in DIR). */
+#include "test_check.h"
+
 #ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
-#include <stdio.h>
-int main(void) {
-  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
-  return 77;
-}
+VX_TEST_RENDER_OFF_MAIN
 #else
 #include <math.h>
 #include <stdio.h>
@@ -28,9 +26,6 @@ int main(void) {
 #include "render_gpu.h"
 #include "scene.h"
 #include "sim.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
 
 static void compare_floats(const char *what, const float *gpu, const float *cpu, size_t n, double atol, double rtol) {
   size_t bad = 0, worst = 0;
@@ -235,10 +230,7 @@ static void test_images(void) {
 
 int main(void) {
   char name[256];
-  if (!vx_cuda_available(name, sizeof name)) {
-    printf("SKIP: no usable CUDA device (%s)\n", name);
-    return 77;
-  }
+  VX_TEST_NEED_CUDA(name);
   printf("renderer on %s:\n", name);
   char err[512];
   rd_gpu *g = rd_gpu_create(err, sizeof err);
@@ -247,8 +239,6 @@ int main(void) {
   test_binning(g);
   rd_gpu_destroy(g);
   test_images();
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("GPU renderer checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("GPU renderer checks passed");
 }
 #endif /* VX_RENDER_OFF */

@@ -22,9 +22,8 @@
 #ifndef VX_RENDER_OFF
 #include "render_gpu.h"
 #endif
+#include "test_check.h"
 
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
 #define CHECK_OK(call) do { if (call) { FAIL("%s: %s", #call, err); goto done; } } while (0)
 
 static char err[512];
@@ -188,10 +187,7 @@ static void test_sim(void) {
 
 int main(void) {
   char name[256];
-  if (!vx_cuda_available(name, sizeof name)) {
-    printf("SKIP: no usable CUDA device (%s)\n", name);
-    return 77;
-  }
+  VX_TEST_NEED_CUDA(name);
   printf("tracer colour values on %s:\n", name);
   test_values(0);
   test_values(1);
@@ -200,7 +196,5 @@ int main(void) {
   test_pack();
 #endif
   test_sim();
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("tracer colour GPU twins agree\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("tracer colour GPU twins agree");
 }

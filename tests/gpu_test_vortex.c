@@ -25,15 +25,11 @@
 #include "sim.h"
 #include "sim_gpu.h"
 #include "stage.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+#include "test_check.h"
+#include "test_vortex.h"
 
 static uint64_t rng = 12345;
-static double urand(void) {
-  rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-  return (double)(rng >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-}
+static double urand(void) { return vx_test_lcg11(&rng); } /* in [-1, 1) */
 
 /* ---------------------------------------------------------------- 1. stage kernel twin */
 
@@ -317,10 +313,7 @@ static void compare_scene(const char *name, vx_precision gprec, int direct, doub
 
 int main(void) {
   char name[256];
-  if (!vx_cuda_available(name, sizeof name)) {
-    printf("skipped: no usable CUDA device (%s)\n", name);
-    return 77;
-  }
+  VX_TEST_NEED_CUDA(name);
   printf("device: %s\n", name);
   for (int prec = 0; prec < 2; ++prec)
     for (int st = 0; st < 3; ++st) {
@@ -354,7 +347,5 @@ int main(void) {
   compare_scene("oblique", VX_DOUBLE, 0, 2.5e-13, 6e-15);     /* 4.8e-14 / 1.4e-14; 8.9e-16 / 1.3e-15 */
   compare_scene("leapfrog", VX_DOUBLE, 1, 6e-14, 5e-15);      /* direct: 2.6e-15 / 1.3e-14; 9.3e-16 / 7.4e-16 */
   compare_scene("leapfrog", VX_FLOAT, 0, 1.5e-5, 3.5e-6);     /* float on cuda: 3.5e-6 / 2.8e-6; 6.6e-7 / 7.0e-7 */
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("all GPU vortex checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("all GPU vortex checks passed");
 }

@@ -24,12 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_check.h"
+
 #define CASE_TIMEOUT_S 20
 #define MAX_ARGS 64
 #define NOBODY 65534 /* the uid and gid a root run drops to for the permission cases */
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
 
 typedef struct {
   char name[128], want[512], opts[512], args[2048];

@@ -20,18 +20,11 @@
 #include <unistd.h>
 
 #include "test_check.h"
-
-static double *uniform_pos(int n, uint64_t seed) {
-  double *p = malloc(3 * (size_t)n * sizeof(double));
-  if (!p) exit(EXIT_FAILURE);
-  for (int i = 0; i < 3 * n; i++) p[i] = vx_rng_uniform(&seed);
-  return p;
-}
+#include "test_points.h"
 
 /* Points in two tight blobs and a sparse background: many empty boxes, uneven leaves. */
 static double *clustered_pos(int n, uint64_t seed) {
-  double *p = malloc(3 * (size_t)n * sizeof(double));
-  if (!p) exit(EXIT_FAILURE);
+  double *p = vx_test_alloc_pos(n);
   for (int i = 0; i < n; i++) {
     const double u = vx_rng_uniform(&seed), c = u < 0.45 ? 0.2 : 0.7, w = u < 0.9 ? 0.05 : 1.0;
     for (int k = 0; k < 3; k++) p[3 * i + k] = (u < 0.9 ? c : 0.0) + w * vx_rng_uniform(&seed);
@@ -112,7 +105,7 @@ static int stats_vs_tree(const char *label, const double *src, int ns, const dou
 static int test_stats(void) {
   printf("histogram statistics = the tree's:\n");
   const int n = 20000;
-  double *u = uniform_pos(n, 7), *c = clustered_pos(n, 8), *v = uniform_pos(n / 3, 9);
+  double *u = vx_test_uniform_pos(n, 7), *c = clustered_pos(n, 8), *v = vx_test_uniform_pos(n / 3, 9);
   int rc = 0;
   char name[64];
   for (int L = 2; L <= 5 && !rc; L++) {
@@ -247,8 +240,8 @@ int main(void) {
   rc |= test_prediction();
   rc |= test_file();
   rc |= test_engine();
-  if (rc || g_fail) {
-    fprintf(stderr, "test_fmm_cost: %d check(s) failed\n", g_fail);
+  if (rc || failures) {
+    fprintf(stderr, "test_fmm_cost: %d check(s) failed\n", failures);
     return EXIT_FAILURE;
   }
   printf("test_fmm_cost: all checks passed\n");

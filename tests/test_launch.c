@@ -270,11 +270,11 @@ static double csv_field(const char *line, int j) {
 }
 
 static int check_batch_cli(void) {
-  char csv[1024], cmd[4096], out[8192];
+  char csv[1024], args[4096], out[8192];
   snprintf(csv, sizeof csv, "%s/test_launch.csv", VX_BINARY_DIR);
-  snprintf(cmd, sizeof cmd, "'%s/vortexfmm' --headless --scene single_ring --backend cpu --tracers 256 --steps 2 --launch-ring 2 "
-           "--diag '%s' --diag-every 5 --quiet 2>&1", VX_BINARY_DIR, csv);
-  int rc = vx_test_shell(cmd, out, sizeof out);
+  snprintf(args, sizeof args, "--headless --scene single_ring --backend cpu --tracers 256 --steps 2 --launch-ring 2 "
+           "--diag '%s' --diag-every 5 --quiet", csv);
+  int rc = vx_test_run_program("", args, out, sizeof out);
   CHECK(rc == 0, "batch run with --launch-ring: exit %d: %s", rc, out);
   FILE *f = fopen(csv, "r");
   CHECK(f, "no diagnostics %s", csv);
@@ -307,8 +307,8 @@ int main(void) {
   check_checkpoint();
   check_float_and_bad();
   check_batch_cli();
-  if (g_fail) {
-    fprintf(stderr, "%d check(s) failed\n", g_fail);
+  if (failures) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
     return EXIT_FAILURE;
   }
   printf("test_launch: all checks passed\n");

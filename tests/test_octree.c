@@ -15,40 +15,9 @@
 #endif
 
 #include "test_check.h"
+#include "test_points.h"
 
-/* ---------- point sets ---------- */
-
-static double *alloc_pos(int n) {
-  double *p = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof(double));
-  if (!p) {
-    fprintf(stderr, "test_octree: out of memory\n");
-    exit(EXIT_FAILURE);
-  }
-  return p;
-}
-
-static double *uniform_pos(int n, uint64_t seed) {
-  double *p = alloc_pos(n);
-  for (int i = 0; i < 3 * n; i++) p[i] = vx_rng_uniform(&seed);
-  return p;
-}
-
-/* Most points in a few tiny blobs, a fraction spread over a larger box: many empty boxes, very
- * uneven leaves. */
-static double *clustered_pos(int n, uint64_t seed, double spread) {
-  double *p = alloc_pos(n);
-  const double blob[4][3] = {{0.1, 0.2, 0.3}, {0.8, 0.75, 0.2}, {0.5, 0.5, 0.9}, {0.31, 0.9, 0.62}};
-  for (int i = 0; i < n; i++) {
-    double u = vx_rng_uniform(&seed);
-    if (u >= spread) {
-      int b = (int)(vx_rng_uniform(&seed) * 4.0) & 3;
-      for (int k = 0; k < 3; k++) p[3 * i + k] = blob[b][k] + 2e-3 * (vx_rng_uniform(&seed) - 0.5);
-    } else {
-      for (int k = 0; k < 3; k++) p[3 * i + k] = -1.0 + 3.0 * vx_rng_uniform(&seed);
-    }
-  }
-  return p;
-}
+/* point sets: test_points.h */
 
 static oct_params params(int levels, int leaf, int max_level, size_t budget) {
   oct_params p;
@@ -202,7 +171,7 @@ static int check_set(const oct_tree *t, set_ref s, const double *pos, const char
       rc = 1;
     }
   free(seen);
-  if (rc) g_fail++;
+  if (rc) failures++;
   return rc;
 }
 
@@ -289,7 +258,7 @@ static int check_lists(const oct_tree *t, const char *label) {
   }
   free(sx);
   free(buf);
-  if (rc) g_fail++;
+  if (rc) failures++;
   return rc;
 }
 
@@ -300,7 +269,7 @@ static int run_case(const char *label, const double *spos, int ns, const double 
   char err[256];
   if (oct_build_cpu(&t, spos, ns, tpos, nt, 0, &p, err, sizeof err) != 0) {
     fprintf(stderr, "FAIL %s: oct_build_cpu: %s\n", label, err);
-    g_fail++;
+    failures++;
     return 1;
   }
   int rc = check_tree(&t, spos, ns, tpos, nt, label);
@@ -315,10 +284,10 @@ static int run_case(const char *label, const double *spos, int ns, const double 
 
 static int test_invariants(void) {
   const int n = 20000;
-  double *u1 = uniform_pos(n, 1), *u2 = uniform_pos(n, 2), *c1 = clustered_pos(n, 3, 0.05), *c2 = clustered_pos(n / 2, 4, 0.05);
-  double *c3 = clustered_pos(n, 6, 0.01);
-  double *u3 = uniform_pos(7000, 5);
-  double *same = alloc_pos(1000);
+  double *u1 = vx_test_uniform_pos(n, 1), *u2 = vx_test_uniform_pos(n, 2), *c1 = vx_test_clustered_pos(n, 3, 0.05), *c2 = vx_test_clustered_pos(n / 2, 4, 0.05);
+  double *c3 = vx_test_clustered_pos(n, 6, 0.01);
+  double *u3 = vx_test_uniform_pos(7000, 5);
+  double *same = vx_test_alloc_pos(1000);
   for (int i = 0; i < 1000; i++) same[3 * i] = 0.3, same[3 * i + 1] = 0.7, same[3 * i + 2] = -0.1;
   oct_params dflt = params(0, 64, 0, 0);
   int rc = 0;
@@ -369,7 +338,7 @@ static long long occupied_cells(const oct_tree *t, const double *pos, int n, int
 
 static int test_level_choice(void) {
   const int n = 50000;
-  double *u = uniform_pos(n, 11), *v = uniform_pos(n / 4, 12);
+  double *u = vx_test_uniform_pos(n, 11), *v = vx_test_uniform_pos(n / 4, 12);
   char err[256];
   oct_tree t;
   printf("level choice:\n");
@@ -473,7 +442,7 @@ static int test_level_choice(void) {
   do {                                                                                    \
     if ((n) > 0 && memcmp((a), (b), (size_t)(n) * sizeof(*(a))) != 0) {                  \
       fprintf(stderr, "FAIL %s: trees differ in %s at level %d\n", label, (what), (l)); \
-      g_fail++;                                                                           \
+      failures++;                                                                           \
       return 1;                                                                           \
     }                                                                                     \
   } while (0)
@@ -512,7 +481,7 @@ static int same_tree(const oct_tree *a, const oct_tree *b, const char *label) {
 
 static int test_determinism(void) {
   const int n = 30000;
-  double *c = clustered_pos(n, 21, 0.05), *u = uniform_pos(n, 22);
+  double *c = vx_test_clustered_pos(n, 21, 0.05), *u = vx_test_uniform_pos(n, 22);
   float *cf = malloc(3 * (size_t)n * sizeof(float)), *uf = malloc(3 * (size_t)n * sizeof(float));
   if (!cf || !uf) exit(EXIT_FAILURE);
   for (int i = 0; i < 3 * n; i++) cf[i] = (float)c[i], uf[i] = (float)u[i];
@@ -540,7 +509,7 @@ static int test_determinism(void) {
 
   /* tight clusters, capped low: leaves of thousands of particles (heavy atomic contention, and the
    * long-leaf sort path) */
-  double *tc = clustered_pos(n, 23, 0.01);
+  double *tc = vx_test_clustered_pos(n, 23, 0.01);
   oct_params q = params(0, 32, 4, 0);
   CHECK(oct_build_cpu(&a, tc, n, tc, n, 0, &q, err, sizeof err) == 0, "build: %s", err);
 #ifdef _OPENMP
@@ -574,12 +543,12 @@ static int test_determinism(void) {
 
 int main(void) {
   test_morton();
-  if (!g_fail) printf("morton keys: ok\n");
+  if (!failures) printf("morton keys: ok\n");
   test_invariants();
   test_level_choice();
   test_determinism();
-  if (g_fail) {
-    fprintf(stderr, "test_octree: %d check(s) FAILED\n", g_fail);
+  if (failures) {
+    fprintf(stderr, "test_octree: %d check(s) FAILED\n", failures);
     return EXIT_FAILURE;
   }
   printf("test_octree: all checks passed\n");

@@ -4,12 +4,10 @@
  * scales the distance; the matrices and the opacity's ray parameters agree on where a point is.
  * Tolerances a small factor above what was measured (2026-11-23, the values beside them): the
  * matrices are float, the camera state double. No GL needed. Run: ./build/tests/test_render_camera */
+#include "test_check.h"
+
 #ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
-#include <stdio.h>
-int main(void) {
-  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
-  return 77;
-}
+VX_TEST_RENDER_OFF_MAIN
 #else
 #include <math.h>
 #include <stdio.h>
@@ -18,9 +16,6 @@ int main(void) {
 
 #include "opacity.h"
 #include "render.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
 
 /* NDC x, y of world point p. */
 static void project(const float vp[16], const double p[3], double ndc[2]) {
@@ -146,8 +141,6 @@ int main(void) {
 
   check_look_at(w, h);
 
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("camera checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("camera checks passed");
 }
 #endif /* VX_RENDER_OFF */

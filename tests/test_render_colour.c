@@ -9,14 +9,12 @@
  * different ends of the map; speed and vorticity render. Skipped (77) only when EGL gives no
  * context (render/headless.c's exit 1 and line), as test_render_headless does.
  * Run: ctest -R render_colour */
-#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
-#include <stdio.h>
-int main(void) {
-  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
-  return 77;
-}
-#else
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include "test_check.h"
+
+#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
+VX_TEST_RENDER_OFF_MAIN
+#else
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,9 +23,6 @@ int main(void) {
 
 #include "render.h"
 #include "test_run.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
 
 static char out[65536];
 static const int W = 480, H = 270;
@@ -42,15 +37,7 @@ static const char *kScene =
     "[ring]\ncirculation = 1.0\nradius = 0.25\ncore = 0.03\nn_around = 64\nlayers = 0\n"
     "centre = 0.41827 0.5 0.62575\naxis = -0.54490 0 0.83832\ntracers = 4096\ntracer_spread = 0.04\n";
 
-static int run(const char *args) {
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "'%s/vortexfmm' %s 2>&1", VX_BINARY_DIR, args);
-  return vx_test_shell(cmd, out, sizeof out);
-}
-
-static int no_egl_context(int rc, const char *text) {
-  return rc == 1 && strstr(text, "cannot create a headless OpenGL context through EGL") != NULL;
-}
+static int run(const char *args) { return vx_test_run_program("", args, out, sizeof out); }
 
 /* Hue in degrees of a pixel coloured enough to have one (brightest channel >= 60, saturation >=
  * 0.25, so the dark blue background and grey wireframe are left out); -1 otherwise. */
@@ -144,7 +131,7 @@ int main(void) {
            scene, probe);
   int rc = run(args);
   remove(probe);
-  if (rc != 0 && no_egl_context(rc, out)) {
+  if (vx_test_no_egl(rc, out)) {
     remove(scene);
     rmdir(dir);
     printf("SKIP: EGL gives no OpenGL context here (install libegl-mesa0 libgl1-mesa-dri):\n%s", out);
@@ -188,8 +175,6 @@ int main(void) {
   free(height);
   remove(scene);
   rmdir(dir);
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("tracer colour checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("tracer colour checks passed");
 }
 #endif /* VX_RENDER_OFF */

@@ -7,32 +7,22 @@
  * gives no context (exit 1, "cannot create a headless OpenGL context through EGL", checked first by
  * forcing it with VX_EGL=none); any other failure of the probe, a crash included, fails the test.
  * Run: ctest -R render_errors */
-#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
-#include <stdio.h>
-int main(void) {
-  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
-  return 77;
-}
-#else
 #define _POSIX_C_SOURCE 200809L /* popen, mkdtemp, setenv */
+#include "test_check.h"
+
+#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
+VX_TEST_RENDER_OFF_MAIN
+#else
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "test_run.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
 
 static char out[65536];
 
 /* Run `env_prefix vortexfmm args`, output into out; the exit code (-1: killed, e.g. a crash). */
-static int run(const char *env_prefix, const char *args) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "%s '%s/vortexfmm' %s 2>&1", env_prefix, VX_BINARY_DIR, args);
-  return vx_test_shell(cmd, out, sizeof out);
-}
+static int run(const char *env_prefix, const char *args) { return vx_test_run_program(env_prefix, args, out, sizeof out); }
 
 static void expect(const char *env_prefix, const char *args, int code, const char *text1, const char *text2) {
   int rc = run(env_prefix, args);
@@ -41,12 +31,6 @@ static void expect(const char *env_prefix, const char *args, int code, const cha
          text2 ? " and " : "", text2 ? text2 : "");
   else
     printf("  ok (exit %d): %s vortexfmm %s\n", rc, env_prefix, args);
-}
-
-/* The program's answer when EGL gives no OpenGL context (render/headless.c: exit 1 and this
- * line). Only this skips the headless cases; any other failure of the probe, a crash included, fails. */
-static int no_egl_context(int rc, const char *text) {
-  return rc == 1 && strstr(text, "cannot create a headless OpenGL context through EGL") != NULL;
 }
 
 static int copy_file(const char *from, const char *to, const char *append) {
@@ -78,11 +62,11 @@ int main(void) {
 
   /* the answer the skip below relies on, forced (VX_EGL names no platform): one line, exit 1 */
   snprintf(args, sizeof args, "--headless --scene leapfrog %s", tiny);
-  expect("VX_EGL=none", args, 1, "vortexfmm: cannot create a headless OpenGL context through EGL", "VX_EGL=none");
+  expect("VX_EGL=none", args, 1, "vortexfmm: " VX_TEST_NO_EGL_LINE, "VX_EGL=none");
 
   /* headless cases: is there a context at all? Only EGL's "no context" skips them */
   int rc = run("", args);
-  if (no_egl_context(rc, out)) {
+  if (vx_test_no_egl(rc, out)) {
     printf("SKIP (headless cases): no EGL context here: %s", out);
     return failures ? EXIT_FAILURE : 77;
   }
@@ -135,8 +119,6 @@ int main(void) {
     printf("  (not Mesa: the old-OpenGL case is not checked)\n");
   }
 
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("error-path checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("error-path checks passed");
 }
 #endif /* VX_RENDER_OFF */

@@ -7,36 +7,26 @@
  * fails), the runs go through `xvfb-run -a` (EGL's default display on X11); with neither, the test
  * is skipped (77). Runs the program built beside the tests (CPU backend).
  * Run: ctest -R render_headless */
-#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
-#include <stdio.h>
-int main(void) {
-  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
-  return 77;
-}
-#else
 #define _POSIX_C_SOURCE 200809L /* popen, mkdtemp */
+#include "test_check.h"
+
+#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
+VX_TEST_RENDER_OFF_MAIN
+#else
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "render.h"
 #include "test_run.h"
 
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
-
 static char out[65536];
-static const char *prefix = ""; /* "" or "xvfb-run -a " */
+static const char *prefix = ""; /* "" or "xvfb-run -a": vx_test_headless_probe's answer */
 
 /* Run vortexfmm with args (stdout + stderr into out); the exit code, or -1. */
-static int run(const char *args) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "%s'%s/vortexfmm' %s 2>&1", prefix, VX_BINARY_DIR, args);
-  return vx_test_shell(cmd, out, sizeof out);
-}
+static int run(const char *args) { return vx_test_run_program(prefix, args, out, sizeof out); }
 
 typedef struct {
   unsigned char *rgb;
@@ -65,12 +55,6 @@ static double block_mean(const image *im, int bx, int by, int b) {
   return s / (b * b);
 }
 
-/* The program's answer when EGL gives no OpenGL context (render/headless.c: exit 1 and this
- * line; test_render_errors checks it). Only this skips; any other failure, a crash included, fails. */
-static int no_egl_context(int rc, const char *text) {
-  return rc == 1 && strstr(text, "cannot create a headless OpenGL context through EGL") != NULL;
-}
-
 static const char *kScene = "--scene leapfrog --backend cpu --tracers 8192 --integrator euler --size 480x270 --intensity 0.7";
 
 int main(void) {
@@ -81,29 +65,13 @@ int main(void) {
   /* can we render headless here, and how? */
   snprintf(shot, sizeof shot, "%s/probe.png", dir);
   snprintf(args, sizeof args, "--headless --scene leapfrog --backend cpu --tracers 64 --size 64x64 --frames 1 --quiet --screenshot '%s'", shot);
-  int rc = run(args);
-  if (rc != 0 && !no_egl_context(rc, out)) {
-    printf("FAIL: the headless probe failed otherwise than for want of an EGL context (exit %d):\n%s", rc, out);
-    return EXIT_FAILURE;
+  int rc = vx_test_headless_probe(args, &prefix, out, sizeof out);
+  if (rc == 77) {
+    printf("SKIP: no headless OpenGL here: neither EGL (device / surfaceless platform) nor xvfb-run gives a context "
+           "(install libegl-mesa0 libgl1-mesa-dri, or xvfb xauth):\n%s", out);
+    return 77;
   }
-  if (rc != 0) {
-    printf("  EGL gave no context (exit %d): %s", rc, out);
-    int have_xvfb = system("command -v xvfb-run > /dev/null 2>&1") == 0;
-    if (have_xvfb) {
-      prefix = "xvfb-run -a ";
-      rc = run(args);
-    }
-    if (!have_xvfb || no_egl_context(rc, out) || (rc != 0 && strstr(out, "xvfb-run: error"))) {
-      printf("SKIP: no headless OpenGL here: neither EGL (device / surfaceless platform) nor xvfb-run gives a context "
-             "(install libegl-mesa0 libgl1-mesa-dri, or xvfb xauth):\n%s", out);
-      return 77;
-    }
-    if (rc != 0) {
-      printf("FAIL: the probe under xvfb-run failed otherwise than for want of a context (exit %d):\n%s", rc, out);
-      return EXIT_FAILURE;
-    }
-    printf("  rendering through xvfb-run\n");
-  }
+  if (rc != 0) return EXIT_FAILURE;
 
   /* 1. three frames, three steps apart, PNGs and a screenshot of the last */
   snprintf(shot, sizeof shot, "%s/last.png", dir);
@@ -195,8 +163,6 @@ int main(void) {
   snprintf(path, sizeof path, "%s/probe.png", dir);
   remove(path);
   rmdir(dir);
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("headless rendering checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("headless rendering checks passed");
 }
 #endif /* VX_RENDER_OFF */

@@ -4,14 +4,12 @@
  * same run without the launch (the new ring's tracers are in view). Bad --launch-ring values exit 2.
  * Skipped (77) only when EGL gives no headless OpenGL context (the program's own answer).
  * Run: ctest -R render_launch */
-#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
-#include <stdio.h>
-int main(void) {
-  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
-  return 77;
-}
-#else
 #define _POSIX_C_SOURCE 200809L /* popen, mkdtemp */
+#include "test_check.h"
+
+#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
+VX_TEST_RENDER_OFF_MAIN
+#else
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +19,9 @@ int main(void) {
 #include "render.h"
 #include "test_run.h"
 
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
-
 static char out[65536];
 
-static int run(const char *args) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s/vortexfmm' %s 2>&1", VX_BINARY_DIR, args);
-  return vx_test_shell(cmd, out, sizeof out);
-}
+static int run(const char *args) { return vx_test_run_program("", args, out, sizeof out); }
 
 static double lum(const unsigned char *rgb, size_t i) { return 0.2126 * rgb[3 * i] + 0.7152 * rgb[3 * i + 1] + 0.0722 * rgb[3 * i + 2]; }
 
@@ -45,7 +36,7 @@ int main(void) {
   snprintf(b_png, sizeof b_png, "%s/launch.png", dir);
   snprintf(args, sizeof args, "%s --screenshot '%s'", kRun, a_png);
   int rc = run(args);
-  if (rc == 1 && strstr(out, "cannot create a headless OpenGL context through EGL")) {
+  if (vx_test_no_egl(rc, out)) {
     printf("SKIP: no headless OpenGL context through EGL here:\n%s", out);
     return 77;
   }

@@ -10,12 +10,10 @@
  *   4. rd_hist_build_cpu equals fmm_occupancy (same cube, same level, same Morton layout).
  * Tolerances a small factor above what was measured (2026-11-23; the values beside them).
  * No GL needed. Run: ./build/tests/test_render_opacity */
+#include "test_check.h"
+
 #ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
-#include <stdio.h>
-int main(void) {
-  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
-  return 77;
-}
+VX_TEST_RENDER_OFF_MAIN
 #else
 #include <math.h>
 #include <stdio.h>
@@ -26,9 +24,6 @@ int main(void) {
 #include "opacity.h"
 #include "pointsets.h"
 #include "render.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
 
 /* 4x4 inverse (column-major) by cofactors, in double. */
 static int invert4(const double m[16], double inv[16]) {
@@ -364,8 +359,6 @@ int main(void) {
   test_uniform();
   test_convergence();
   test_engine_histogram();
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("opacity checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("opacity checks passed");
 }
 #endif /* VX_RENDER_OFF */

@@ -12,14 +12,12 @@
  * a headless OpenGL context (EGL, else xvfb-run; the program's own "no context" answer, exit 1 —
  * any other failure of the probe fails) the e2e part is skipped, and the test reports 77 once the
  * unit part has passed. Run: ctest -R render_record */
-#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
-#include <stdio.h>
-int main(void) {
-  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
-  return 77;
-}
-#else
 #define _POSIX_C_SOURCE 200809L /* popen, mkdtemp, kill, nanosleep */
+#include "test_check.h"
+
+#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
+VX_TEST_RENDER_OFF_MAIN
+#else
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -35,18 +33,9 @@ int main(void) {
 #include "render.h"
 #include "test_run.h"
 
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
-
 static char dir[] = "/tmp/vx_render_record_XXXXXX";
 static char out[65536];
-static const char *prefix = ""; /* "" or "xvfb-run -a " */
-
-/* The program's answer when EGL gives no OpenGL context (render/headless.c: exit 1 and this
- * line; test_render_errors checks it). Only this skips; any other failure, a crash included, fails. */
-static int no_egl_context(int rc, const char *text) {
-  return rc == 1 && strstr(text, "cannot create a headless OpenGL context through EGL") != NULL;
-}
+static const char *prefix = ""; /* "" or "xvfb-run -a": vx_test_headless_probe's answer */
 
 static void sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -63,11 +52,7 @@ static int shell(const char *cmd) {
   return vx_test_shell(cmd, out, sizeof out);
 }
 
-static int run(const char *args) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "%s'%s/vortexfmm' %s 2>&1", prefix, VX_BINARY_DIR, args);
-  return shell(cmd);
-}
+static int run(const char *args) { return vx_test_run_program(prefix, args, out, sizeof out); }
 
 typedef struct {
   int frames, w, h;
@@ -387,29 +372,13 @@ int main(void) {
   char args[1024];
   snprintf(args, sizeof args, "--headless --scene leapfrog --backend cpu --tracers 64 --size 64x64 --frames 1 --quiet "
                               "--screenshot '%s/probe.png'", dir);
-  int rc = run(args);
-  if (rc != 0 && !no_egl_context(rc, out)) {
-    printf("FAIL: the headless probe failed otherwise than for want of an EGL context (exit %d):\n%s", rc, out);
-    return EXIT_FAILURE;
+  int rc = vx_test_headless_probe(args, &prefix, out, sizeof out);
+  if (rc == 77) {
+    printf("SKIP: the end-to-end part needs a headless OpenGL context (EGL or xvfb-run): %s", out);
+    return 77;
   }
-  if (rc != 0) {
-    int have_xvfb = system("command -v xvfb-run > /dev/null 2>&1") == 0;
-    if (have_xvfb) {
-      prefix = "xvfb-run -a ";
-      rc = run(args);
-    }
-    if (!have_xvfb || no_egl_context(rc, out) || (rc != 0 && strstr(out, "xvfb-run: error"))) {
-      printf("SKIP: the end-to-end part needs a headless OpenGL context (EGL or xvfb-run): %s", out);
-      return 77;
-    }
-    if (rc != 0) {
-      printf("FAIL: the probe under xvfb-run failed otherwise than for want of a context (exit %d):\n%s", rc, out);
-      return EXIT_FAILURE;
-    }
-  }
+  if (rc != 0) return EXIT_FAILURE;
   e2e();
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("recording checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("recording checks passed");
 }
 #endif /* VX_RENDER_OFF */

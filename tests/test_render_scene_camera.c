@@ -5,14 +5,12 @@
  * --scene-dir. And the shipped leapfrog opens side-on: two bands, one per ring, with a gap between.
  * Measured on llvmpipe (2026-11-23) beside each threshold. Skipped (77) only when EGL gives no
  * OpenGL context (the program's own answer). Run: ctest -R render_scene_camera */
-#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
-#include <stdio.h>
-int main(void) {
-  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
-  return 77;
-}
-#else
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include "test_check.h"
+
+#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
+VX_TEST_RENDER_OFF_MAIN
+#else
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,21 +19,18 @@ int main(void) {
 #include "render.h"
 #include "test_run.h"
 
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
-
 static char out[65536];
 static char dir[] = "/tmp/vx_scene_camera_XXXXXX";
 
 /* Render one frame of scene (a name in dir, or a built-in) into dir/NAME.png; the exit code. */
 static int render(const char *scene, const char *size, const char *extra, char *png, size_t pnglen) {
-  char cmd[4096];
+  char args[4096];
   snprintf(png, pnglen, "%s/%s.png", dir, scene);
-  snprintf(cmd, sizeof cmd,
-           "'%s/vortexfmm' --headless --scene-dir '%s' --scene %s --backend cpu --size %s --frames 1 --no-cube "
-           "--no-opacity --quiet %s --screenshot '%s' 2>&1",
-           VX_BINARY_DIR, dir, scene, size, extra, png);
-  return vx_test_shell(cmd, out, sizeof out);
+  snprintf(args, sizeof args,
+           "--headless --scene-dir '%s' --scene %s --backend cpu --size %s --frames 1 --no-cube --no-opacity --quiet %s "
+           "--screenshot '%s'",
+           dir, scene, size, extra, png);
+  return vx_test_run_program("", args, out, sizeof out);
 }
 
 /* Centre and spread of an image's light above the background, in pixels; the light per column. */
@@ -125,7 +120,7 @@ int main(void) {
   if (!mkdtemp(dir)) { printf("FAIL: cannot make a temporary directory\n"); return EXIT_FAILURE; }
   char png[1200];
   int rc = render("leapfrog", "64x64", "--tracers 64", png, sizeof png);
-  if (rc == 1 && strstr(out, "cannot create a headless OpenGL context through EGL")) {
+  if (vx_test_no_egl(rc, out)) {
     printf("SKIP: EGL gives no OpenGL context here:\n%s", out);
     return 77;
   }

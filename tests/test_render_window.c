@@ -3,35 +3,21 @@
  * frames and saves itself with --screenshot (panel and HUD included): the PNG must have the window's
  * size, show the rings (lit pixels in the middle) and the panel (lit pixels at the top left).
  * Skipped (77) without xvfb-run. Run: ctest -R render_window */
-#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
-#include <stdio.h>
-int main(void) {
-  printf("SKIP: this build has no renderer (-DVX_ENABLE_RENDER=OFF)\n");
-  return 77;
-}
-#else
 #define _POSIX_C_SOURCE 200809L /* popen, mkdtemp */
+#include "test_check.h"
+
+#ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
+VX_TEST_RENDER_OFF_MAIN
+#else
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "render.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+#include "test_run.h"
 
 static char out[65536];
-
-static int run(const char *cmdline) {
-  FILE *p = popen(cmdline, "r");
-  if (!p) return -1;
-  size_t n = fread(out, 1, sizeof out - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* Share of pixels in a rectangle brighter than the background by a margin. */
 static double lit_share(const unsigned char *rgb, int w, int x0, int y0, int x1, int y1) {
@@ -51,13 +37,12 @@ int main(void) {
   }
   char dir[] = "/tmp/vx_render_window_XXXXXX";
   if (!mkdtemp(dir)) { printf("FAIL: cannot make a temporary directory\n"); return EXIT_FAILURE; }
-  char shot[1200], cmd[4096];
+  char shot[1200], args[4096];
   snprintf(shot, sizeof shot, "%s/window.png", dir);
-  snprintf(cmd, sizeof cmd,
-           "xvfb-run -a -s '-screen 0 1024x768x24' '%s/vortexfmm' --scene leapfrog --backend cpu --tracers 8192 "
-           "--integrator euler --size 800x600 --frames 4 --screenshot '%s' 2>&1",
-           VX_BINARY_DIR, shot);
-  int rc = run(cmd);
+  snprintf(args, sizeof args,
+           "--scene leapfrog --backend cpu --tracers 8192 --integrator euler --size 800x600 --frames 4 --screenshot '%s'",
+           shot);
+  int rc = vx_test_run_program("xvfb-run -a -s '-screen 0 1024x768x24'", args, out, sizeof out);
   printf("%s", out);
   if (rc != 0) {
     if (strstr(out, "xvfb-run: error") || strstr(out, "Xvfb failed")) {
@@ -83,8 +68,6 @@ int main(void) {
   free(rgb);
   remove(shot);
   rmdir(dir);
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("window checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("window checks passed");
 }
 #endif /* VX_RENDER_OFF */

@@ -1,9 +1,13 @@
-/* test_run.h — tests only: run a shell command (e.g. the built vortexfmm) with stdout and stderr
- * captured. One home for what the CLI, checkpoint and render tests do. */
+/* test_run.h — tests only: run a shell command, or the vortexfmm built beside the tests, with
+ * stdout and stderr captured, and read the program's answer about headless OpenGL. One home for
+ * what the CLI, checkpoint, VTK and render tests do. Needs _POSIX_C_SOURCE >= 2 (popen), defined
+ * before the first #include. */
 #ifndef VX_TEST_RUN_H
 #define VX_TEST_RUN_H
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 /* cmd's output into out (NUL-terminated, cut at cap); its exit code, or -1 when it could not run
@@ -16,5 +20,56 @@ static inline int vx_test_shell(const char *cmd, char *out, size_t cap) {
   int st = pclose(p);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+#ifdef VX_BINARY_DIR /* tests/CMakeLists.txt defines it for every test */
+/* `prefix 'VX_BINARY_DIR/vortexfmm' args 2>&1`: prefix is what goes before the program ("" for
+ * nothing; e.g. "VX_EGL=none", "xvfb-run -a", "cd DIR &&"); output and exit code as vx_test_shell
+ * (-1 also for a command line too long to build). */
+static inline int vx_test_run_program(const char *prefix, const char *args, char *out, size_t cap) {
+  char cmd[8192];
+  int len = snprintf(cmd, sizeof cmd, "%s '%s/vortexfmm' %s 2>&1", prefix, VX_BINARY_DIR, args);
+  if (len < 0 || (size_t)len >= sizeof cmd) {
+    snprintf(out, cap, "test: the command line for 'vortexfmm %.200s' is too long\n", args);
+    return -1;
+  }
+  return vx_test_shell(cmd, out, cap);
+}
+#endif
+
+/* The program's own answer when EGL gives no headless OpenGL context (render/headless.c: exit 1 and
+ * this line; test_render_errors forces it with VX_EGL=none). Only this lets a headless test skip;
+ * any other failure, a crash included, fails it. */
+#define VX_TEST_NO_EGL_LINE "cannot create a headless OpenGL context through EGL"
+static inline int vx_test_no_egl(int rc, const char *out) {
+  return rc == 1 && strstr(out, VX_TEST_NO_EGL_LINE) != NULL;
+}
+
+#ifdef VX_BINARY_DIR
+/* Can the program render headless here, and how? Runs `vortexfmm args` (a small --headless probe)
+ * with nothing before it, and when EGL gives no context (vx_test_no_egl) through `xvfb-run -a`
+ * (EGL's default display on X11). 0: it renders, and *prefix is what to put before the program
+ * ("" or "xvfb-run -a"); 77: neither gives a context (the caller says SKIP; out holds the last
+ * answer); -1: the probe failed otherwise (a crash included), said here as FAIL. */
+static inline int vx_test_headless_probe(const char *args, const char **prefix, char *out, size_t cap) {
+  *prefix = "";
+  int rc = vx_test_run_program(*prefix, args, out, cap);
+  if (rc == 0) return 0;
+  if (!vx_test_no_egl(rc, out)) {
+    printf("FAIL: the headless probe failed otherwise than for want of an EGL context (exit %d):\n%s", rc, out);
+    return -1;
+  }
+  printf("  EGL gave no context (exit %d): %s", rc, out);
+  if (system("command -v xvfb-run > /dev/null 2>&1") != 0) return 77;
+  *prefix = "xvfb-run -a";
+  rc = vx_test_run_program(*prefix, args, out, cap);
+  if (vx_test_no_egl(rc, out) || (rc != 0 && strstr(out, "xvfb-run: error"))) return 77;
+  if (rc != 0) {
+    printf("FAIL: the probe under xvfb-run failed otherwise than for want of a context (exit %d):\n%s", rc, out);
+    return -1;
+  }
+  printf("  rendering through xvfb-run\n");
+  return 0;
+}
+#endif
 
 #endif

@@ -13,9 +13,9 @@
 #include "pointsets.h"
 #include "sph.h"
 #include "tables.h"
+#include "test_check.h"
 #include "translate.h"
 
-static int failures = 0;
 static void check(int ok, const char *what, double val, double thr) {
   printf("%-58s %10.3e  (threshold %.1e)  %s\n", what, val, thr, ok ? "ok" : "FAIL");
   if (!ok) failures++;
@@ -261,7 +261,5 @@ int main(void) {
     fmm_tables_free(&Tf);
   }
   fmm_tables_free(&T);
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("all translation checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("all translation checks passed");
 }

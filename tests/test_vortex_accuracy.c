@@ -16,16 +16,7 @@
 
 #include "accuracy.h"
 #include "sim.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                      \
-  do {                                        \
-    if (!(cond)) {                            \
-      printf("FAIL: " __VA_ARGS__);           \
-      printf("\n");                           \
-      ++failures;                             \
-    }                                         \
-  } while (0)
+#include "test_check.h"
 
 /* 1. eng = ref + e_i with ref = (1,0,0) and |e_i| = i/1000, i = 1..100: rms(ref) = 1, so
  * err_l2 = sqrt(Σ i²/100)/1000 = 0.0581678 and err_p99 = the 99th smallest |e| = 0.099. */
@@ -42,12 +33,12 @@ static void check_definitions(void) {
   }
   vx_acc_result r;
   vx_acc_stats(eng, ref, 100, 100, &r);
-  CHECK(fabs(r.u_l2 - 0.0581678) < 1e-6, "err_u_l2 %.7g, expected 0.0581678", r.u_l2);
-  CHECK(fabs(r.u_p99 - 0.099) < 1e-12, "err_u_p99 %.7g, expected 0.099", r.u_p99);
-  CHECK(fabs(r.g_l2 - 0.01) < 1e-12, "err_gu_l2 %.7g, expected 0.01", r.g_l2);
-  CHECK(r.g_p99 == 0.0, "err_gu_p99 %.7g, expected 0 (one sample in 100 is above the 99th percentile)", r.g_p99);
+  EXPECT(fabs(r.u_l2 - 0.0581678) < 1e-6, "err_u_l2 %.7g, expected 0.0581678", r.u_l2);
+  EXPECT(fabs(r.u_p99 - 0.099) < 1e-12, "err_u_p99 %.7g, expected 0.099", r.u_p99);
+  EXPECT(fabs(r.g_l2 - 0.01) < 1e-12, "err_gu_l2 %.7g, expected 0.01", r.g_l2);
+  EXPECT(r.g_p99 == 0.0, "err_gu_p99 %.7g, expected 0 (one sample in 100 is above the 99th percentile)", r.g_p99);
   vx_acc_stats(eng, ref, 100, 0, &r);
-  CHECK(isnan(r.g_l2) && isnan(r.g_p99) && r.n_g == 0, "no gradient samples: NaN expected");
+  EXPECT(isnan(r.g_l2) && isnan(r.g_p99) && r.n_g == 0, "no gradient samples: NaN expected");
 }
 
 static vx_sim *make_sim(int order, char *err, size_t errlen) {
@@ -90,15 +81,15 @@ static void cross_check(const vx_accuracy *acc, vx_sim *s, const state *st) {
   fmm_params fp = *fmm_get_params(vx_sim_engine(s));
   char err[256];
   fmm_ctx *f = fmm_create(&fp, err, sizeof err);
-  if (!f) { CHECK(0, "engine: %s", err); return; }
+  if (!f) { FAIL("engine: %s", err); return; }
   int n = st->ne + st->nt;
   double *u = malloc(sizeof(double) * 3 * n), *g = malloc(sizeof(double) * 9 * n);
   double *du = malloc(sizeof(double) * 3 * n), *dg = malloc(sizeof(double) * 9 * n);
   fmm_io io = {.n_src = st->ne, .src_pos = st->pos, .src_str = st->alpha, .n_tgt = n, .tgt_pos = st->pos,
                .vel = u, .grad = g, .on_device = 0, .n_grad = st->ne};
-  if (!u || !g || !du || !dg || fmm_evaluate(f, &io, NULL, err, sizeof err)) { CHECK(0, "fmm_evaluate: %s", err); goto out; }
+  if (!u || !g || !du || !dg || fmm_evaluate(f, &io, NULL, err, sizeof err)) { FAIL("fmm_evaluate: %s", err); goto out; }
   io.vel = du, io.grad = dg;
-  if (fmm_direct(f, &io, NULL, err, sizeof err)) { CHECK(0, "fmm_direct: %s", err); goto out; }
+  if (fmm_direct(f, &io, NULL, err, sizeof err)) { FAIL("fmm_direct: %s", err); goto out; }
   double worst_ref = 0.0, worst_eng = 0.0;
   for (int t = 0; t < k; t += 61) {
     int p = idx[t];
@@ -112,8 +103,8 @@ static void cross_check(const vx_accuracy *acc, vx_sim *s, const state *st) {
   }
   printf("cross-check: reference vs fmm_direct %.2e, kept engine values vs a fresh engine %.2e\n", worst_ref, worst_eng);
   /* measured 2.9e-15 (summation order) and 0 (the same engine on the same state) */
-  CHECK(worst_ref < 1e-13, "the readout's reference differs from fmm_direct by %.3g", worst_ref);
-  CHECK(worst_eng < 1e-13, "the readout's engine values differ from the step's engine by %.3g", worst_eng);
+  EXPECT(worst_ref < 1e-13, "the readout's reference differs from fmm_direct by %.3g", worst_ref);
+  EXPECT(worst_eng < 1e-13, "the readout's engine values differ from the step's engine by %.3g", worst_eng);
 out:
   fmm_destroy(f);
   free(u), free(g), free(du), free(dg);
@@ -126,20 +117,20 @@ static int measure(int order, vx_acc_result *r, int cross) {
   vx_accuracy *acc = vx_acc_create(VX_ACC_SAMPLE, 7, err, sizeof err);
   state st = {0, 0, NULL, NULL};
   int rc = -1;
-  if (!s || !acc) { CHECK(0, "setup: %s", err); goto out; }
-  if (grab(s, &st, err, sizeof err)) { CHECK(0, "state: %s", err); goto out; }
-  CHECK(vx_acc_request(acc, s) == 0, "request refused");
-  if (vx_sim_step(s, err, sizeof err)) { CHECK(0, "step: %s", err); goto out; }
-  CHECK(vx_acc_busy(acc), "no capture after the step");
-  if (vx_acc_poll(acc, 1, r, err, sizeof err) != 1) { CHECK(0, "poll: %s", err); goto out; }
-  CHECK(r->step == 0 && r->t == 0.0, "the figure measures step %lld t=%g, expected the step's start (0, 0)", r->step, r->t);
-  CHECK(r->n_u == VX_ACC_SAMPLE && r->n_g == VX_ACC_SAMPLE / 2, "samples %d / %d, expected %d / %d", r->n_u, r->n_g,
+  if (!s || !acc) { FAIL("setup: %s", err); goto out; }
+  if (grab(s, &st, err, sizeof err)) { FAIL("state: %s", err); goto out; }
+  EXPECT(vx_acc_request(acc, s) == 0, "request refused");
+  if (vx_sim_step(s, err, sizeof err)) { FAIL("step: %s", err); goto out; }
+  EXPECT(vx_acc_busy(acc), "no capture after the step");
+  if (vx_acc_poll(acc, 1, r, err, sizeof err) != 1) { FAIL("poll: %s", err); goto out; }
+  EXPECT(r->step == 0 && r->t == 0.0, "the figure measures step %lld t=%g, expected the step's start (0, 0)", r->step, r->t);
+  EXPECT(r->n_u == VX_ACC_SAMPLE && r->n_g == VX_ACC_SAMPLE / 2, "samples %d / %d, expected %d / %d", r->n_u, r->n_g,
         VX_ACC_SAMPLE, VX_ACC_SAMPLE / 2);
   printf("p = %d: %d elements, %d tracers: err_u_l2 %.3e p99 %.3e, err_gu_l2 %.3e p99 %.3e; capture %.3f ms, direct %.3f ms\n",
          order, st.ne, st.nt, r->u_l2, r->u_p99, r->g_l2, r->g_p99, r->ms_capture, r->ms_direct);
   if (cross) cross_check(acc, s, &st);
   vx_acc_result r2;
-  CHECK(vx_acc_poll(acc, 0, &r2, err, sizeof err) == 0, "a second figure from one capture");
+  EXPECT(vx_acc_poll(acc, 0, &r2, err, sizeof err) == 0, "a second figure from one capture");
   rc = 0;
 out:
   vx_acc_destroy(acc);
@@ -155,13 +146,13 @@ int main(void) {
     /* measured (2026 dev machine, seed 7): p = 8: err_u_l2 1.65e-5 p99 9.3e-5, err_gu_l2 3.08e-5 p99 1.34e-4;
      * p = 2: err_u_l2 1.66e-2 p99 5.1e-2, err_gu_l2 1.70e-2 p99 2.6e-2 (ratios 1005 and 552). Bands: a
      * factor 2 around each L2 figure, and the ratio above 300 for both. */
-    CHECK(hi.u_l2 > 0.8e-5 && hi.u_l2 < 3.3e-5, "p = 8 velocity error %.3g outside [0.8e-5, 3.3e-5]", hi.u_l2);
-    CHECK(hi.g_l2 > 1.5e-5 && hi.g_l2 < 6.2e-5, "p = 8 gradient error %.3g outside [1.5e-5, 6.2e-5]", hi.g_l2);
-    CHECK(lo.u_l2 > 0.8e-2 && lo.u_l2 < 3.3e-2, "p = 2 velocity error %.3g outside [0.8e-2, 3.3e-2]", lo.u_l2);
-    CHECK(lo.g_l2 > 0.8e-2 && lo.g_l2 < 3.4e-2, "p = 2 gradient error %.3g outside [0.8e-2, 3.4e-2]", lo.g_l2);
-    CHECK(lo.u_l2 > 300.0 * hi.u_l2, "p = 2 velocity error %.3g not 300x p = 8's %.3g", lo.u_l2, hi.u_l2);
-    CHECK(lo.g_l2 > 300.0 * hi.g_l2, "p = 2 gradient error %.3g not 300x p = 8's %.3g", lo.g_l2, hi.g_l2);
-    CHECK(lo.u_p99 > 100.0 * hi.u_p99 && lo.g_p99 > 100.0 * hi.g_p99, "p = 2's 99th percentiles not 100x p = 8's");
+    EXPECT(hi.u_l2 > 0.8e-5 && hi.u_l2 < 3.3e-5, "p = 8 velocity error %.3g outside [0.8e-5, 3.3e-5]", hi.u_l2);
+    EXPECT(hi.g_l2 > 1.5e-5 && hi.g_l2 < 6.2e-5, "p = 8 gradient error %.3g outside [1.5e-5, 6.2e-5]", hi.g_l2);
+    EXPECT(lo.u_l2 > 0.8e-2 && lo.u_l2 < 3.3e-2, "p = 2 velocity error %.3g outside [0.8e-2, 3.3e-2]", lo.u_l2);
+    EXPECT(lo.g_l2 > 0.8e-2 && lo.g_l2 < 3.4e-2, "p = 2 gradient error %.3g outside [0.8e-2, 3.4e-2]", lo.g_l2);
+    EXPECT(lo.u_l2 > 300.0 * hi.u_l2, "p = 2 velocity error %.3g not 300x p = 8's %.3g", lo.u_l2, hi.u_l2);
+    EXPECT(lo.g_l2 > 300.0 * hi.g_l2, "p = 2 gradient error %.3g not 300x p = 8's %.3g", lo.g_l2, hi.g_l2);
+    EXPECT(lo.u_p99 > 100.0 * hi.u_p99 && lo.g_p99 > 100.0 * hi.g_p99, "p = 2's 99th percentiles not 100x p = 8's");
   }
   if (failures) {
     printf("%d check(s) failed\n", failures);

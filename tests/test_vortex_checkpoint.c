@@ -16,30 +16,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "checkpoint.h"
 #include "diag.h"
 #include "scene.h"
 #include "sim.h"
+#include "test_check.h"
 #include "test_run.h"
+#include "test_vortex.h"
 
 #define N_STEPS 10
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
 
 static char ck_path[1024];
 
 /* One ring that remeshes, relaxes and substeps (the scene of the header). */
 static vx_sim *make_sim(vx_precision prec, char *err, size_t errlen) {
   vx_scene sc;
-  vx_scene_init(&sc);
-  snprintf(sc.name, sizeof sc.name, "ckpt_ring");
-  sc.n_rings = 1;
-  vx_ring_init(&sc.rings[0]);
-  sc.rings[0].n_around = 32;
-  sc.rings[0].tracers = 20;
+  vx_test_one_ring(&sc, "ckpt_ring", 32, 20);
   vx_sim_params p = vx_sim_params_from_scene(&sc);
   p.backend = VX_BACKEND_CPU;
   p.precision = prec;
@@ -242,11 +235,7 @@ static void refusals(void) {
 
 static char out[65536];
 
-static int run(const char *args) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s/vortexfmm' %s 2>&1", VX_BINARY_DIR, VX_BINARY_DIR, args);
-  return vx_test_shell(cmd, out, sizeof out);
-}
+static int run(const char *args) { return vx_test_run_program("cd '" VX_BINARY_DIR "' &&", args, out, sizeof out); }
 
 static int expect(const char *args, int code, const char *text) {
   int rc = run(args);
@@ -378,7 +367,5 @@ int main(void) {
     program_blowup();
   }
   remove(ck_path);
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("checkpoint and restart checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("checkpoint and restart checks passed");
 }

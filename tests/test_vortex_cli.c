@@ -7,20 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include "test_run.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+#include "test_check.h"
 
 static char out[16384];
 
 /* Run the program with args; its stdout+stderr into out; returns the exit code. */
-static int run(const char *args) {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s/vortexfmm' %s 2>&1", VX_BINARY_DIR, args);
-  return vx_test_shell(cmd, out, sizeof out);
-}
+static int run(const char *args) { return vx_test_run_program("", args, out, sizeof out); }
 
 static void expect(const char *args, int code, const char *text) {
   int rc = run(args);
@@ -134,7 +127,5 @@ int main(void) {
   remove(bad);
   remove(tiny);
   remove(csv);
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("command-line checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("command-line checks passed");
 }

@@ -23,18 +23,14 @@
 
 #include "diag.h"
 #include "sim.h"
+#include "test_vortex.h"
 
 static int failures = 0;
 
 static void scene_two_rings(vx_scene *sc) {
-  vx_scene_init(sc);
-  sc->n_rings = 2;
+  vx_test_two_rings(sc, 64);
   for (int r = 0; r < 2; ++r) {
-    vx_ring_init(&sc->rings[r]);
-    sc->rings[r].n_around = 64;
-    sc->rings[r].radius = 0.3;
-    sc->rings[r].centre[2] = r ? 0.575 : 0.425;
-    sc->rings[r].perturb_amp = 0.03 * r;
+    sc->rings[r].perturb_amp = 0.03 * r; /* a wavy front ring */
     sc->rings[r].perturb_mode = 3;
   }
 }

@@ -19,15 +19,11 @@
 #include "diag.h"
 #include "sim.h"
 #include "stage.h"
+#include "test_check.h"
+#include "test_vortex.h"
 
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
-
-static unsigned long long rng = 4242;
-static double urand(void) { /* in [-1, 1) */
-  rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (double)(rng >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-}
+static uint64_t rng = 4242;
+static double urand(void) { return vx_test_lcg11(&rng); } /* in [-1, 1) */
 
 static void test_random(vx_precision prec) {
   enum { N = 4000 };
@@ -93,12 +89,7 @@ static void test_ring(void) {
 /* One thick ring relaxing every step and remeshing every 4 steps with a coarse drop threshold. */
 static vx_sim *ring_sim(double relax, double drop, vx_conserve_mode mode, char *err, size_t errlen) {
   vx_scene sc;
-  vx_scene_init(&sc);
-  snprintf(sc.name, sizeof sc.name, "conserve_ring");
-  sc.n_rings = 1;
-  vx_ring_init(&sc.rings[0]);
-  sc.rings[0].n_around = 32;
-  sc.rings[0].tracers = 0;
+  vx_test_one_ring(&sc, "conserve_ring", 32, 0);
   vx_sim_params p = vx_sim_params_from_scene(&sc);
   p.backend = VX_BACKEND_CPU, p.precision = VX_DOUBLE, p.kernel = VX_KERNEL_GAUSS;
   p.sigma = 0.08, p.dt = 0.02, p.integrator = VX_RK2, p.order = 8, p.leaf_size = 16;

@@ -18,20 +18,14 @@
 
 #include "diag.h"
 #include "sim.h"
+#include "test_vortex.h"
 
-#define R0 0.3
+#define R0 0.3 /* the rings' radius (vx_test_two_rings) */
 #define STEPS 200
 
 static int run(int direct, int *swaps, double rmin[2], double rmax[2], vx_diag *last) {
   vx_scene sc;
-  vx_scene_init(&sc);
-  sc.n_rings = 2;
-  for (int r = 0; r < 2; ++r) {
-    vx_ring_init(&sc.rings[r]);
-    sc.rings[r].n_around = 96;
-    sc.rings[r].radius = R0;
-    sc.rings[r].centre[2] = r ? 0.575 : 0.425;
-  }
+  vx_test_two_rings(&sc, 96);
   vx_sim_params p = vx_sim_params_from_scene(&sc);
   p.backend = VX_BACKEND_CPU;
   p.precision = VX_DOUBLE;

@@ -24,12 +24,11 @@
 #include "diag.h"
 #include "scene.h"
 #include "sim.h"
+#include "test_check.h"
+#include "test_vortex.h"
 
 #define DT 0.12
 #define STEPS 15
-
-static int failures = 0;
-#define FAIL(...) do { fprintf(stderr, "FAIL: " __VA_ARGS__); fprintf(stderr, "\n"); ++failures; } while (0)
 
 static void ring_scene(vx_scene *sc) {
   vx_scene_init(sc);
@@ -85,15 +84,8 @@ static int run(int controls, vx_diag *d0, vx_diag *d, double *amax0, double *ama
 /* The two thin rings of the header, n_around 64 each. */
 static vx_sim *thin_pair(double relax, vx_precision prec, char *err, size_t errlen) {
   vx_scene sc;
-  vx_scene_init(&sc);
-  sc.n_rings = 2;
-  for (int r = 0; r < 2; ++r) {
-    vx_ring_init(&sc.rings[r]);
-    sc.rings[r].n_around = 64;
-    sc.rings[r].radius = 0.3;
-    sc.rings[r].centre[2] = r ? 0.575 : 0.425;
-    sc.rings[r].tracers = 0;
-  }
+  vx_test_two_rings(&sc, 64);
+  for (int r = 0; r < 2; ++r) sc.rings[r].tracers = 0;
   vx_sim_params p = vx_sim_params_from_scene(&sc);
   p.backend = VX_BACKEND_CPU;
   p.precision = prec;

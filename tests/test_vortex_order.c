@@ -11,28 +11,15 @@
 
 #include "sim.h"
 #include "stage.h"
+#include "test_check.h"
+#include "test_vortex.h"
 
 #define T_END 0.12
 #define NA 32
 
-static int failures = 0;
-#define CHECK(cond, ...)                      \
-  do {                                        \
-    if (!(cond)) {                            \
-      printf("FAIL: " __VA_ARGS__);           \
-      printf("\n");                           \
-      ++failures;                             \
-    }                                         \
-  } while (0)
-
 static void scene_two_rings(vx_scene *sc) {
-  vx_scene_init(sc);
-  sc->n_rings = 2;
+  vx_test_two_rings(sc, NA);
   for (int r = 0; r < 2; ++r) {
-    vx_ring_init(&sc->rings[r]);
-    sc->rings[r].n_around = NA;
-    sc->rings[r].radius = 0.3;
-    sc->rings[r].centre[2] = r ? 0.575 : 0.425;
     sc->rings[r].phase = 0.3 * r;          /* stations not aligned: no exact symmetry */
     sc->rings[r].perturb_amp = 0.05 * r;   /* and a wavy front ring, for non-trivial stretching */
     sc->rings[r].perturb_mode = 3;
@@ -75,9 +62,9 @@ static double err_max(const double *a, const double *b, int n) {
 static void test_stretch_formulas(void) {
   double g[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, a[3] = {1, -1, 2}, s[3];
   vx_stretch_d(0, g, a, s); /* (α·∇)u: Σ_j g[3i+j] α_j */
-  CHECK(s[0] == 5 && s[1] == 11 && s[2] == 17, "classical stretching (%g %g %g) != (5 11 17)", s[0], s[1], s[2]);
+  EXPECT(s[0] == 5 && s[1] == 11 && s[2] == 17, "classical stretching (%g %g %g) != (5 11 17)", s[0], s[1], s[2]);
   vx_stretch_d(1, g, a, s); /* (∇u)ᵀα: Σ_j g[3j+i] α_j */
-  CHECK(s[0] == 11 && s[1] == 13 && s[2] == 15, "transposed stretching (%g %g %g) != (11 13 15)", s[0], s[1], s[2]);
+  EXPECT(s[0] == 11 && s[1] == 13 && s[2] == 15, "transposed stretching (%g %g %g) != (11 13 15)", s[0], s[1], s[2]);
 }
 
 int main(void) {
@@ -100,12 +87,10 @@ int main(void) {
     for (int k = 0; k < 4; ++k) printf(" %.3e", e[k]);
     printf("  ratios %.2f %.2f %.2f (expect %.0f)\n", e[0] / e[1], e[1] / e[2], e[2] / e[3], want);
     double r = e[2] / e[3];
-    CHECK(r > 0.95 * want && r < 1.05 * want, "%s: last error ratio %.3f not within [0.95, 1.05] x %.0f", cases[c].name, r,
+    EXPECT(r > 0.95 * want && r < 1.05 * want, "%s: last error ratio %.3f not within [0.95, 1.05] x %.0f", cases[c].name, r,
           want);
   }
   free(ref);
   free(y);
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("all order checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("all order checks passed");
 }

@@ -17,15 +17,11 @@
 
 #include "remesh.h"
 #include "stage.h"
+#include "test_check.h"
+#include "test_vortex.h"
 
-static int failures = 0;
-#define FAIL(...) do { fprintf(stderr, "FAIL: " __VA_ARGS__); fprintf(stderr, "\n"); ++failures; } while (0)
-
-static unsigned long long rng = 12345;
-static double urand(void) {
-  rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (double)(rng >> 11) / 9007199254740992.0;
-}
+static uint64_t rng = 12345;
+static double urand(void) { return vx_test_lcg01(&rng); } /* in [0, 1) */
 
 /* Moments of a particle set: m0[k] = Σα_k, m1[i][k] = Σ x_i α_k, m2[i][k] = Σ x_i² α_k. */
 typedef struct { double m0[3], m1[3][3], m2[3][3], amax; } moments;

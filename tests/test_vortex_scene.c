@@ -8,9 +8,7 @@
 
 #include "diag.h"
 #include "scene.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+#include "test_check.h"
 
 static void expect_error(const char *text, const char *want) {
   vx_scene s;
@@ -138,7 +136,5 @@ int main(void) {
       FAIL("camera keys or description parsed wrong: '%s' follow %d", s.description, s.camera.follow);
     else printf("  ok: description '%s', camera (-1 0.5 0.425) -> (0.5 0.5 0.425), follow on\n", s.description);
   }
-  if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
-  printf("scene checks passed\n");
-  return EXIT_SUCCESS;
+  return vx_test_end("scene checks passed");
 }

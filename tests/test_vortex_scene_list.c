@@ -12,9 +12,7 @@
 #include <sys/stat.h>
 
 #include "scene.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+#include "test_check.h"
 
 static int put(const char *dir, const char *file, const char *text) {
   char path[1200];

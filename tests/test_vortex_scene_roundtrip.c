@@ -10,9 +10,7 @@
 #include <string.h>
 
 #include "scene.h"
-
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+#include "test_check.h"
 
 #define CMP(field) if (a->field != b->field) return #field
 #define CMP3(field) if (a->field[0] != b->field[0] || a->field[1] != b->field[1] || a->field[2] != b->field[2]) return #field

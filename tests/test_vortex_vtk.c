@@ -8,10 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
-static int failures = 0;
-#define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); ++failures; } while (0)
+#include "test_check.h"
+#include "test_run.h"
 
 static char out[65536];
 
@@ -19,13 +18,11 @@ static char out[65536];
 static int sh(const char *cmd) {
   char full[4096];
   snprintf(full, sizeof full, "%s 2>&1", cmd);
-  FILE *p = popen(full, "r");
-  if (!p) return -1;
-  size_t n = fread(out, 1, sizeof out - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return vx_test_shell(full, out, sizeof out);
 }
+
+/* Run the program with args; as sh. */
+static int run(const char *args) { return vx_test_run_program("", args, out, sizeof out); }
 
 static int write_file(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
@@ -39,9 +36,9 @@ static int write_file(const char *path, const char *text) {
 /* 4 steps, snapshots every 2: steps 0, 2, 4 checked by VTK against the CSV. */
 static void export_and_check(const char *dir, const char *scene, const char *extra) {
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s/vortexfmm' --headless --quiet --scene '%s/tiny.scene' --steps 4 --diag '%s/diag.csv' "
-           "--diag-every 1 --vtk-dir '%s/%s/new/dir' --vtk-every 2 %s", VX_BINARY_DIR, dir, dir, dir, scene, extra);
-  int rc = sh(cmd);
+  snprintf(cmd, sizeof cmd, "--headless --quiet --scene '%s/tiny.scene' --steps 4 --diag '%s/diag.csv' "
+           "--diag-every 1 --vtk-dir '%s/%s/new/dir' --vtk-every 2 %s", dir, dir, dir, scene, extra);
+  int rc = run(cmd);
   if (rc != 0) { FAIL("export run (%s) exit %d:\n%s", extra, rc, out); return; }
   snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s/../tests/check_vtp.py' '%s/%s/new/dir/tiny_ring.pvd' '%s/diag.csv' 32 10 0 2 4",
            VX_ASSETS_DIR, dir, scene, dir);
@@ -67,16 +64,15 @@ int main(void) {
   /* a directory that cannot be created (a file is in the way): one line, exit 1 */
   snprintf(path, sizeof path, "%s/a_file", dir);
   if (write_file(path, "x\n")) return EXIT_FAILURE;
-  snprintf(cmd, sizeof cmd, "'%s/vortexfmm' --headless --quiet --scene '%s/tiny.scene' --steps 1 --vtk-dir '%s/sub'",
-           VX_BINARY_DIR, dir, path);
-  int rc = sh(cmd);
+  snprintf(cmd, sizeof cmd, "--headless --quiet --scene '%s/tiny.scene' --steps 1 --vtk-dir '%s/sub'", dir, path);
+  int rc = run(cmd);
   if (rc != 1 || !strstr(out, "cannot create the VTK directory") || strchr(strstr(out, "VTK directory"), '\n') != strrchr(out, '\n'))
     FAIL("unwritable --vtk-dir: exit %d (want 1 and one line), output:\n%s", rc, out);
   else printf("  ok (exit 1): %s", strstr(out, "vortexfmm: cannot"));
 
   /* the export is a batch-mode option */
-  snprintf(cmd, sizeof cmd, "'%s/vortexfmm' --headless --scene '%s/tiny.scene' --frames 1 --vtk-dir '%s/x'", VX_BINARY_DIR, dir, dir);
-  rc = sh(cmd);
+  snprintf(cmd, sizeof cmd, "--headless --scene '%s/tiny.scene' --frames 1 --vtk-dir '%s/x'", dir, dir);
+  rc = run(cmd);
   if (rc != 2 || !strstr(out, "--vtk-dir is for the batch mode")) FAIL("--vtk-dir with --frames: exit %d, output:\n%s", rc, out);
   else printf("  ok (exit 2): --vtk-dir with --frames refused\n");
 

@@ -1,0 +1,48 @@
+/* test_vortex.h — tests only: inputs the vortex tests build in code. The leapfrog pair of rings
+ * (test_vortex_conservation, _leapfrog, _longrun, _order), one default ring (test_vortex_checkpoint,
+ * _conserve), and the tests' own random stream (the GPU twins' inputs, test_vortex_conserve and
+ * _remesh). One home for each, so that a test's scene reads as what it changes from these. */
+#ifndef VX_TEST_VORTEX_H
+#define VX_TEST_VORTEX_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "scene.h"
+
+/* Two coaxial rings of radius 0.3 about the box's vertical centre line, at z = 0.425 (ring 0, the
+ * rear) and 0.575 (ring 1): the leapfrog geometry; n_around elements each, the other ring fields
+ * as vx_ring_init leaves them. */
+static inline void vx_test_two_rings(vx_scene *sc, int n_around) {
+  vx_scene_init(sc);
+  sc->n_rings = 2;
+  for (int r = 0; r < 2; ++r) {
+    vx_ring_init(&sc->rings[r]);
+    sc->rings[r].n_around = n_around;
+    sc->rings[r].radius = 0.3;
+    sc->rings[r].centre[2] = r ? 0.575 : 0.425;
+  }
+}
+
+/* One ring as vx_ring_init leaves it but for n_around and tracers, in a scene named name. */
+static inline void vx_test_one_ring(vx_scene *sc, const char *name, int n_around, int tracers) {
+  vx_scene_init(sc);
+  snprintf(sc->name, sizeof sc->name, "%s", name);
+  sc->n_rings = 1;
+  vx_ring_init(&sc->rings[0]);
+  sc->rings[0].n_around = n_around;
+  sc->rings[0].tracers = tracers;
+}
+
+/* The tests' random stream: a 64-bit LCG (Knuth's MMIX constants) on *state, uniform in [0, 1).
+ * Not vx_rng_uniform (splitmix64): the thresholds of the tests that use it were measured on these
+ * numbers. */
+static inline double vx_test_lcg01(uint64_t *state) {
+  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(*state >> 11) * 0x1.0p-53;
+}
+
+/* The same stream, uniform in [-1, 1). */
+static inline double vx_test_lcg11(uint64_t *state) { return vx_test_lcg01(state) * 2.0 - 1.0; }
+
+#endif
