@@ -6,7 +6,8 @@
  *   (worse scaling, larger files) and drop the lookahead to save latency, which a file does not
  *   need; the cost is that the frames in flight (threads + lookahead, ~1 s) are lost on kill -9;
  *   no B-frames: decode order = presentation order, so the MP4 needs no composition offsets or
- *   edit list and the first frame shows at t = 0 in every player (costs some file size);
+ *   edit list and the first frame shows at t = 0 in every player (costs file size, ~18%, and
+ *   some speed: README "Videos");
  *   annexb = 0 and no repeated headers: NAL units come length-prefixed (4 bytes) as MP4 stores
  *   them, SPS/PPS go once into avcC. */
 #define _GNU_SOURCE /* sysconf(_SC_NPROCESSORS_ONLN) */

@@ -67,7 +67,7 @@ static int bench(const char *size, int frames) {
   rd_record_params p = rd_record_params_default(w, h);
   p.fps = 60;
   rd_recorder *r = rd_record_open(path, &p, err, sizeof err);
-  if (!r) { printf("%s\n", err); return 1; }
+  if (!r) { printf("%s\n", err); rmdir(dir); return 1; }
   const char *enc = rd_record_encoder(r);
   double t0 = now_s();
   int k = 0;
@@ -685,7 +685,7 @@ static int bench(const char *size, int frames) {
   rd_record_params p = rd_record_params_default(w, h);
   p.fps = 60;
   rd_recorder *r = rd_record_open(path, &p, err, sizeof err);
-  if (!r) { printf("%s\n", err); return 1; }
+  if (!r) { printf("%s\n", err); rmdir(dir); return 1; }
   const char *enc = rd_record_encoder(r);
   double t0 = now_s();
   int k = 0;
