@@ -1,12 +1,17 @@
 /* record.c — the recorder of record.h: a writer thread drains a bounded queue of frame buffers
- * into the stdin of an `ffmpeg` child (H.264 in fragmented MP4) or into PNG files. No GL here, so
- * tests drive it with synthetic frames (tests/test_render_record.c).
+ * into the stdin of an `ffmpeg` child (H.264 in fragmented MP4), into the in-process libx264
+ * encoder (encode_x264.h, writing fragmented MP4 itself through mp4.h), or into PNG files. No GL
+ * here, so tests drive it with synthetic frames (tests/test_render_record.c).
  *
- * Why a pipe to the ffmpeg program rather than linking libavcodec: no build dependency, NVENC
- * whenever the installed ffmpeg has it, and a crash or a kill of the encoder cannot take the
- * simulation down (nor the other way round: the fragments already written stay playable). */
+ * Why the ffmpeg program rather than linking libavcodec: no build dependency, NVENC whenever the
+ * installed ffmpeg has it, and a crash or a kill of the encoder cannot take the simulation down.
+ * Why libx264 in-process as well: GPU servers rarely have ffmpeg; libx264 is one small library
+ * (the .so can be carried with the binary), needs no process or pipe, and the MP4 around it is a
+ * few boxes (mp4.c). */
 #define _GNU_SOURCE /* pipe2 */
 #include "record.h"
+
+#include "encode_x264.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { REC_VIDEO = 0, REC_PNG = 1 };
+enum { REC_FFMPEG = 0, REC_PNG = 1, REC_X264 = 2 };
 #define REC_MAX_QUEUE 64
 
 struct rd_recorder {
@@ -33,7 +38,9 @@ struct rd_recorder {
   char encoder[32];
   char notice[600];
   pid_t pid;
-  int fd;                   /* ffmpeg's stdin */
+  int fd;                   /* ffmpeg's stdin, or the file the in-process encoder writes */
+  rd_x264 *x264;            /* the in-process encoder (REC_X264) */
+  long long in_file;        /* REC_X264: frames in the file's complete fragments, known at close */
   int log_fd;               /* ffmpeg's stderr: an unnamed temporary file, read at the end; -1: none */
   size_t frame_bytes;
   unsigned char *slot[REC_MAX_QUEUE];
@@ -103,38 +110,73 @@ static int has_encoder(const char *prog, const char *enc) {
   return found;
 }
 
-/* The encoder to use and, when it is not the first choice, why (notice). Probed once per program:
- * h264_nvenc is listed by Debian's ffmpeg even where no NVIDIA driver is, so it must open a frame. */
-static void choose_encoder(const char *prog, char *enc, size_t len, char *notice, size_t nlen) {
-  static char cached_prog[1024], cached_enc[32], cached_notice[600];
-  if (cached_enc[0] && !strcmp(cached_prog, prog)) {
-    snprintf(enc, len, "%s", cached_enc);
-    snprintf(notice, nlen, "%s", cached_notice);
-    return;
-  }
-  const char *forced = getenv("VX_RECORD_ENCODER");
-  notice[0] = 0;
-  if (forced && *forced) {
-    snprintf(enc, len, "%s", forced);
-    snprintf(notice, nlen, "encoder %s (VX_RECORD_ENCODER)", forced);
-  } else {
+/* Whether ffmpeg's h264_nvenc opens a frame here; listed: whether ffmpeg names it at all. Probed
+ * once per program: Debian's ffmpeg lists h264_nvenc even where no NVIDIA driver is. */
+static int nvenc_opens(const char *prog, int *listed) {
+  static char cached_prog[1024];
+  static int cached_listed, cached_opens;
+  if (!cached_prog[0] || strcmp(cached_prog, prog)) {
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "'%s' -v quiet -hide_banner -f lavfi -i color=c=black:s=256x256:r=1 -frames:v 1 "
                               "-c:v h264_nvenc -f null - </dev/null >/dev/null 2>&1", prog);
-    int nvenc_listed = has_encoder(prog, "h264_nvenc");
-    if (nvenc_listed && command_ok(cmd)) {
-      snprintf(enc, len, "h264_nvenc");
-    } else {
-      const char *fallback = has_encoder(prog, "libx264") ? "libx264" : "mpeg4";
-      snprintf(enc, len, "%s", fallback);
-      snprintf(notice, nlen, "encoding with %s: %s", fallback,
-               nvenc_listed ? "ffmpeg's h264_nvenc does not open here (no NVIDIA driver or encoder)"
-                            : "this ffmpeg has no h264_nvenc");
-    }
+    cached_listed = has_encoder(prog, "h264_nvenc");
+    cached_opens = cached_listed && command_ok(cmd);
+    snprintf(cached_prog, sizeof cached_prog, "%s", prog);
   }
-  snprintf(cached_prog, sizeof cached_prog, "%s", prog);
-  snprintf(cached_enc, sizeof cached_enc, "%s", enc);
-  snprintf(cached_notice, sizeof cached_notice, "%s", notice);
+  *listed = cached_listed;
+  return cached_opens;
+}
+
+typedef struct {
+  int kind;           /* REC_FFMPEG, REC_X264 or REC_PNG */
+  char encoder[32];   /* ffmpeg's -c:v (REC_FFMPEG) */
+  char notice[600];   /* why this is not the first choice ("" when it is) */
+} rec_choice;
+
+/* How to record (README "Videos" argues the order): $VX_RECORD_ENCODER when set ("x264": the
+ * in-process libx264; any other name: that encoder of ffmpeg); else ffmpeg's h264_nvenc when it
+ * opens (hardware: no CPU taken from the simulation), the in-process libx264 (no ffmpeg needed, no
+ * process, no pipe), ffmpeg's libx264 or mpeg4 (a build without libx264), PNG frames (nothing
+ * else). prog: the ffmpeg found, or NULL. 0, or -1 with err (x264 forced in a build without it). */
+static int choose_backend(const char *prog, const char *path, rec_choice *c, char *err, size_t errlen) {
+  const char *forced = getenv("VX_RECORD_ENCODER");
+  memset(c, 0, sizeof *c);
+  if (forced && !strcmp(forced, "x264")) {
+    if (!rd_x264_available()) {
+      snprintf(err, errlen, "cannot record %s: VX_RECORD_ENCODER=x264, but this build has no libx264 (install "
+                            "libx264-dev and configure again)", path);
+      return -1;
+    }
+    c->kind = REC_X264;
+    snprintf(c->notice, sizeof c->notice, "encoder libx264 in-process (VX_RECORD_ENCODER)");
+    return 0;
+  }
+  if (forced && *forced) {
+    c->kind = prog ? REC_FFMPEG : REC_PNG;
+    snprintf(c->encoder, sizeof c->encoder, "%s", forced);
+    if (prog) snprintf(c->notice, sizeof c->notice, "encoder %s of ffmpeg (VX_RECORD_ENCODER)", forced);
+    return 0;
+  }
+  int listed = 0;
+  if (prog && nvenc_opens(prog, &listed)) {
+    c->kind = REC_FFMPEG;
+    snprintf(c->encoder, sizeof c->encoder, "h264_nvenc");
+    return 0;
+  }
+  const char *why = !prog ? "ffmpeg (for NVENC) is not installed"
+                    : listed ? "ffmpeg's h264_nvenc does not open here (no NVIDIA driver or encoder)"
+                             : "this ffmpeg has no h264_nvenc";
+  if (rd_x264_available()) {
+    c->kind = REC_X264;
+    snprintf(c->notice, sizeof c->notice, "encoding with libx264 in-process: %s", why);
+  } else if (prog) {
+    c->kind = REC_FFMPEG;
+    snprintf(c->encoder, sizeof c->encoder, "%s", has_encoder(prog, "libx264") ? "libx264" : "mpeg4");
+    snprintf(c->notice, sizeof c->notice, "encoding with %s of ffmpeg: %s", c->encoder, why);
+  } else {
+    c->kind = REC_PNG;
+  }
+  return 0;
 }
 
 /* ------------------------------------------------------------------ the ffmpeg child */
@@ -266,9 +308,11 @@ static int write_all(int fd, const unsigned char *b, size_t n) {
   return 0;
 }
 
-/* One frame out: into ffmpeg's stdin, or as the next PNG. 0, or -1 with r->why. */
+/* One frame out: into ffmpeg's stdin, through the in-process encoder, or as the next PNG. 0, or
+ * -1 with r->why. */
 static int write_frame(rd_recorder *r, const unsigned char *px) {
-  if (r->kind == REC_VIDEO) {
+  if (r->kind == REC_X264) return rd_x264_frame(r->x264, px, r->why, sizeof r->why);
+  if (r->kind == REC_FFMPEG) {
     if (write_all(r->fd, px, r->frame_bytes) == 0) return 0;
     snprintf(r->why, sizeof r->why, "%s", errno == EPIPE ? "ffmpeg stopped reading frames" : strerror(errno));
     return -1;
@@ -422,36 +466,61 @@ static rd_recorder *open_png_instead(const char *path, const char *prog, const r
   return r;
 }
 
+/* Start ffmpeg on r (its log beside it). 0, or -1 with err. */
+static int open_ffmpeg(rd_recorder *r, const char *prog, char *err, size_t errlen) {
+  r->log_fd = ffmpeg_log_open();
+  return spawn_ffmpeg(r, prog, err, errlen);
+}
+
+/* Create r's file and the in-process encoder writing it (the MP4's header goes out now). 0, or -1
+ * with err. */
+static int open_x264(rd_recorder *r, char *err, size_t errlen) {
+  r->fd = open(r->tmp, r->in_place ? O_WRONLY | O_CLOEXEC : O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (r->fd < 0) {
+    snprintf(err, errlen, "cannot record %s: %s", r->target, strerror(errno));
+    return -1;
+  }
+  r->x264 = rd_x264_open(r->fd, r->target, &r->p, err, errlen);
+  return r->x264 ? 0 : -1;
+}
+
+/* Undo a video recorder that did not start: end ffmpeg (EOF on its stdin) or the encoder, remove
+ * the temporary file, free. */
+static void abandon_video(rd_recorder *r) {
+  rd_x264_destroy(r->x264);
+  if (r->fd >= 0) close(r->fd);
+  if (r->pid > 0) {
+    char why[256];
+    child_status(r->pid, why, sizeof why);
+  }
+  if (!r->in_place) unlink(r->tmp);
+  free_recorder(r);
+}
+
 rd_recorder *rd_record_open(const char *path, const rd_record_params *p, char *err, size_t errlen) {
   const char *name = p->program ? p->program : "ffmpeg";
   char prog[1024];
   struct stat sb;
   int exists = stat(path, &sb) == 0;
   if (exists && S_ISDIR(sb.st_mode)) { snprintf(err, errlen, "cannot record %s: %s", path, strerror(EISDIR)); return NULL; }
-  if (find_program(name, prog, sizeof prog)) return open_png_instead(path, name, p, err, errlen);
-  rd_recorder *r = new_recorder(p, REC_VIDEO, path, err, errlen);
+  int have_ffmpeg = find_program(name, prog, sizeof prog) == 0;
+  rec_choice c;
+  if (choose_backend(have_ffmpeg ? prog : NULL, path, &c, err, errlen)) return NULL;
+  if (c.kind == REC_PNG) return open_png_instead(path, name, p, err, errlen);
+  rd_recorder *r = new_recorder(p, c.kind, path, err, errlen);
   if (!r) return NULL;
+  snprintf(r->encoder, sizeof r->encoder, "%s", c.kind == REC_X264 ? "libx264 (in-process)" : c.encoder);
+  snprintf(r->notice, sizeof r->notice, "%s", c.notice);
   /* an existing device or FIFO (/dev/null) is written in place: a rename would put a regular file
    * where it was (io/atomic_file.h does the same for the other outputs) */
   r->in_place = exists && !S_ISREG(sb.st_mode);
   if (r->in_place) snprintf(r->tmp, sizeof r->tmp, "%s", path);
   else snprintf(r->tmp, sizeof r->tmp, "%s.tmp-%ld.mp4", path, (long)getpid());
-  choose_encoder(prog, r->encoder, sizeof r->encoder, r->notice, sizeof r->notice);
   ignore_sigpipe();
-  r->log_fd = ffmpeg_log_open();
-  if (spawn_ffmpeg(r, prog, err, errlen)) {
-    free_recorder(r);
-    return NULL;
-  }
-  if (start_writer(r, err, errlen)) {
-    close(r->fd);
-    char why[256];
-    child_status(r->pid, why, sizeof why);
-    if (!r->in_place) unlink(r->tmp);
-    free_recorder(r);
-    return NULL;
-  }
-  return r;
+  int rc = c.kind == REC_X264 ? open_x264(r, err, errlen) : open_ffmpeg(r, prog, err, errlen);
+  if (rc == 0 && start_writer(r, err, errlen) == 0) return r;
+  abandon_video(r);
+  return NULL;
 }
 
 int rd_record_frame(rd_recorder *r, const unsigned char *pixels, char *err, size_t errlen) {
@@ -507,6 +576,39 @@ static int finish_video(rd_recorder *r, char *why, size_t len, int *kept) {
   return rc;
 }
 
+/* Encode what the in-process encoder still holds into the last fragment (not after a failed
+ * write: the file then ends at its last complete fragment), sync, close, and move the file into
+ * place when it holds a frame. 0 when all went well; else -1 with why (*kept says whether a file
+ * is there). */
+static int finish_x264(rd_recorder *r, char *why, size_t len, int *kept) {
+  int rc = 0;
+  if (!r->failed && rd_x264_finish(r->x264, why, len)) rc = -1;
+  r->in_file = rd_x264_frames_written(r->x264);
+  rd_x264_destroy(r->x264);
+  r->x264 = NULL;
+  /* the file's data on disk before its name: a crash after the rename cannot leave it empty */
+  if (!r->in_place && fsync(r->fd) && !rc) {
+    snprintf(why, len, "fsync failed (%s)", strerror(errno));
+    rc = -1;
+  }
+  if (close(r->fd) && !rc) {
+    snprintf(why, len, "closing the file failed (%s)", strerror(errno));
+    rc = -1;
+  }
+  r->fd = -1;
+  if (r->in_place) {
+    *kept = rc == 0;
+    return rc;
+  }
+  *kept = r->in_file > 0 && rename(r->tmp, r->target) == 0;
+  if (!*kept && r->in_file > 0 && !rc) {
+    snprintf(why, len, "cannot rename the temporary file into place (%s)", strerror(errno));
+    rc = -1;
+  }
+  if (!*kept) unlink(r->tmp);
+  return rc;
+}
+
 int rd_record_close(rd_recorder *r, char *summary, size_t len) {
   if (summary && len) summary[0] = 0;
   if (!r) return 0;
@@ -517,15 +619,17 @@ int rd_record_close(rd_recorder *r, char *summary, size_t len) {
   if (r->thread_started) pthread_join(r->thread, NULL);
   char ended[256] = "";
   int kept = 1, bad = r->failed;
-  if (r->kind == REC_VIDEO && (finish_video(r, ended, sizeof ended, &kept) || !kept)) bad = 1;
-  if (!kept && !ended[0]) snprintf(ended, sizeof ended, "ffmpeg wrote nothing");
+  if (r->kind == REC_FFMPEG && (finish_video(r, ended, sizeof ended, &kept) || !kept)) bad = 1;
+  if (r->kind == REC_X264 && (finish_x264(r, ended, sizeof ended, &kept) || !kept)) bad = 1;
+  if (!kept && !ended[0]) snprintf(ended, sizeof ended, "%s wrote nothing", r->kind == REC_X264 ? "the encoder" : "ffmpeg");
+  long long frames = r->kind == REC_X264 ? r->in_file : r->written; /* the encoder's: those in the file */
   char how[800], what[1400];
   snprintf(how, sizeof how, "%s%s%s", r->why, r->why[0] && ended[0] ? "; " : "", ended);
   if (r->kind == REC_PNG)
     snprintf(what, sizeof what, "%lld PNG frames into %s/", r->written, r->target);
   else
-    snprintf(what, sizeof what, "%s: %lld frames, %dx%d at %g fps (%.2f s), %s", r->target, r->written, r->p.width & ~1,
-             r->p.height & ~1, r->p.fps, (double)r->written / r->p.fps, r->encoder);
+    snprintf(what, sizeof what, "%s: %lld frames, %dx%d at %g fps (%.2f s), %s", r->target, frames, r->p.width & ~1,
+             r->p.height & ~1, r->p.fps, (double)frames / r->p.fps, r->encoder);
   if (!bad)
     snprintf(summary, len, "recorded %s; the render loop waited for the writer %lld times", what, r->waits);
   else if (kept)

@@ -1,5 +1,5 @@
-/* record.h — recording rendered frames: an H.264 MP4 through the `ffmpeg` program, or a numbered
- * PNG sequence, written by a thread of its own fed through a bounded queue of frame buffers
+/* record.h — recording rendered frames: an H.264 MP4 through the `ffmpeg` program or the
+ * in-process libx264 encoder (encode_x264.h, mp4.h), or a numbered PNG sequence, written by a thread of its own fed through a bounded queue of frame buffers
  * (record.c, no GL), and the asynchronous read-back that feeds it: a ring of pixel-buffer objects,
  * glReadPixels into one while an older one is mapped (readback.c, GL).
  *
@@ -10,11 +10,13 @@
  *   at the end: rd_readback_flush(rb, sink, ctx, ...); rd_readback_destroy(rb);
  *               rd_record_close(rec, summary, sizeof summary)             one line: what was written
  *
- * An MP4 is written by ffmpeg (own process group: a Ctrl-C meant for us does not cut it short) to
- * FILE.tmp-PID.mp4 as fragmented MP4, renamed to FILE when it ends; a killed ffmpeg or a failed
- * write still leaves the fragments written so far, playable. Encoder: h264_nvenc when ffmpeg has
- * it and it opens, else libx264, else mpeg4 ($VX_RECORD_ENCODER forces one). Without ffmpeg on
- * PATH the frames go as PNGs into FILE's name without extension + "-frames/". */
+ * An MP4 is written as fragmented MP4 (a fragment per second) to FILE.tmp-PID.mp4, renamed to FILE
+ * when it ends; a kill (of ffmpeg or of us) or a failed write still leaves the fragments written so
+ * far, playable. Encoder, first that works: ffmpeg's h264_nvenc (hardware), libx264 in-process
+ * (when built with libx264), ffmpeg's libx264, ffmpeg's mpeg4; with none of these, PNGs into
+ * FILE's name without extension + "-frames/". $VX_RECORD_ENCODER forces one: "x264" the
+ * in-process encoder, any other name that encoder of ffmpeg. ffmpeg runs in its own process group
+ * (a Ctrl-C meant for us does not cut it short). */
 #ifndef RD_RECORD_H
 #define RD_RECORD_H
 
@@ -38,8 +40,8 @@ rd_record_params rd_record_params_default(int width, int height);
 
 typedef struct rd_recorder rd_recorder;
 
-/* Start ffmpeg writing an MP4 to path (or PNGs beside it when there is no ffmpeg: the notice says
- * so). NULL with a one-line err when nothing can be started. */
+/* Start writing an MP4 to path with the encoder chosen as above (or PNGs beside it when there is
+ * no encoder: the notice says so). NULL with a one-line err when nothing can be started. */
 rd_recorder *rd_record_open(const char *path, const rd_record_params *p, char *err, size_t errlen);
 /* PNG frames dir/frame_%05d.png (dir is created when missing). A dir that already holds
  * frame_NNNNN.png files (an earlier run's) is refused: the two runs would make one sequence. */
@@ -51,7 +53,8 @@ int rd_record_frame(rd_recorder *r, const unsigned char *pixels, char *err, size
 /* Frames accepted so far, and how often a caller had to wait for a free buffer. */
 long long rd_record_frames(const rd_recorder *r);
 long long rd_record_waits(const rd_recorder *r);
-/* Where it goes ("out.mp4" or "dir/") and the encoder ("libx264", "png"). */
+/* Where it goes ("out.mp4" or "dir/") and the encoder ("h264_nvenc", "libx264" (ffmpeg's),
+ * "libx264 (in-process)", "png"). */
 const char *rd_record_target(const rd_recorder *r);
 const char *rd_record_encoder(const rd_recorder *r);
 /* One line for the user when the encoder or the format is not the first choice ("" if none):
@@ -60,7 +63,7 @@ const char *rd_record_notice(const rd_recorder *r);
 /* The ffmpeg process (0: none); for tests. */
 long rd_record_child_pid(const rd_recorder *r);
 
-/* Write what is queued, end ffmpeg cleanly (it finalizes the file), rename the file into place,
+/* Write what is queued, end the encoder cleanly (the last fragment), rename the file into place,
  * free everything. summary: one line saying what was written and how it ended. 0 when all
  * frames were written, -1 when the recording ended early (summary says why; the file keeps what
  * was written). r may be NULL (0, empty summary). */
