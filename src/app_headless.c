@@ -41,10 +41,21 @@ static void print_breakdown(const app *a, const app_options *o, app_series *ft) 
           m[FT_TREE], m[FT_FAR], m[FT_NEAR], m[FT_INTEG], remesh, m[FT_RENDER], m[FT_GPU]);
 }
 
-int app_run_headless(const app_options *o) {
-  static app a;
-  char err[1024];
-  long long frames = o->frames > 0 ? o->frames : 1;
+/* What one headless run holds beside the app: the context, the frame count, the timings. */
+typedef struct {
+  const app_options *o;
+  app *a;
+  rd_headless *hl;
+  unsigned fbo;
+  long long frames, f;
+  double t0, t_last, t_prev, sim_ms, rd_ms; /* the progress line's window */
+  long long acc_n;
+  app_series ft;                             /* frames 0..FT_WARMUP left out */
+  int ui;                                    /* the HUD's ImGui is up */
+} headless_run;
+
+/* The options a headless run refuses before it starts; 0, or the exit code. */
+static int check_headless(const app_options *o, long long frames) {
   long long last_step = (frames - 1) * (long long)o->steps_per_frame; /* frame 0 takes no step */
   for (int i = 0; i < o->n_launch; ++i)
     if (o->launch_steps[i] > last_step) {
@@ -56,125 +67,131 @@ int app_run_headless(const app_options *o) {
     fprintf(stderr, "vortexfmm: cannot create --png-dir %s: %s\n", o->png_dir, strerror(errno));
     return 1;
   }
-  int rc = app_init(&a, o, 0, err, sizeof err);
-  if (rc) {
-    fprintf(stderr, "vortexfmm: %s\n", err);
-    return rc;
-  }
-  rd_headless *hl = rd_headless_create(o->width, o->height, err, sizeof err);
-  if (!hl) {
-    fprintf(stderr, "vortexfmm: %s\n", err);
-    app_shutdown(&a);
-    return 1;
-  }
-  snprintf(a.platform, sizeof a.platform, "%s", rd_headless_platform(hl));
-  if (app_gl_init(&a, err, sizeof err) || (o->hud && app_ui_init(NULL, 1.0f, 1.0f, err, sizeof err))) {
-    fprintf(stderr, "vortexfmm: %s\n", err);
-    app_shutdown(&a);
-    rd_headless_destroy(hl);
-    return 1;
+  return 0;
+}
+
+/* The app, the EGL context, GL, the HUD, the recording and the timing series; 0 or the exit code
+ * (what was made is undone by headless_end). */
+static int headless_start(headless_run *H, char *err, size_t errlen) {
+  const app_options *o = H->o;
+  app *a = H->a;
+  int rc = app_init(a, o, 0, err, errlen);
+  if (rc) return rc;
+  if (!(H->hl = rd_headless_create(o->width, o->height, err, errlen))) return 1;
+  snprintf(a->platform, sizeof a->platform, "%s", rd_headless_platform(H->hl));
+  if (app_gl_init(a, err, errlen)) return 1;
+  if (o->hud) {
+    if (app_ui_init(NULL, 1.0f, 1.0f, err, errlen)) return 1;
+    H->ui = 1;
   }
   if (!o->quiet)
     fprintf(stderr, "vortexfmm: headless %dx%d through %s: %s; %lld frames, %d steps per frame%s%s%s%s\n", o->width, o->height,
-            a.platform, a.gl_desc, frames, o->steps_per_frame, o->png_dir ? ", PNGs into " : "",
+            a->platform, a->gl_desc, H->frames, o->steps_per_frame, o->png_dir ? ", PNGs into " : "",
             o->png_dir ? o->png_dir : "", o->record ? ", video " : "", o->record ? o->record : "");
-  if ((o->record || o->png_dir) && app_record_start(&a, o->record, o->png_dir, o->width, o->height, err, sizeof err)) {
-    fprintf(stderr, "vortexfmm: %s\n", err);
-    if (o->hud) app_ui_shutdown();
-    app_shutdown(&a);
-    rd_headless_destroy(hl);
+  if ((o->record || o->png_dir) && app_record_start(a, o->record, o->png_dir, o->width, o->height, err, errlen)) return 1;
+  H->fbo = rd_headless_fbo(H->hl);
+  H->t0 = H->t_last = H->t_prev = app_now();
+  if (app_series_init(&H->ft, FT_N, FT_WARMUP + 1, H->frames)) {
+    snprintf(err, errlen, "out of host memory for %lld frame timings", H->ft.cap);
     return 1;
   }
-  unsigned fbo = rd_headless_fbo(hl);
-  double t0 = app_now(), t_last = t0, t_prev = t0, sim_ms = 0.0, rd_ms = 0.0;
-  long long acc_n = 0;
-  app_series ft; /* frames 0..FT_WARMUP left out */
-  if (app_series_init(&ft, FT_N, FT_WARMUP + 1, frames)) {
-    fprintf(stderr, "vortexfmm: out of host memory for %lld frame timings\n", ft.cap);
-    app_record_stop(&a);
-    app_shutdown(&a);
-    rd_headless_destroy(hl);
+  return 0;
+}
+
+/* One frame: the steps, the draw, the HUD, the recording and the screenshot. 0, or the exit code. */
+static int headless_frame(headless_run *H, char *err, size_t errlen) {
+  const app_options *o = H->o;
+  app *a = H->a;
+  a->set.running = H->f > 0; /* frame 0 is the initial state */
+  int u = app_update(a, err, errlen);
+  if (u == 3) {
+    size_t n = strlen(err);
+    snprintf(err + n, errlen - n, " (frame %lld)", H->f);
+    return 3;
+  }
+  if (u < 0 || app_draw(a, H->fbo, o->width, o->height, 1.0f, err, errlen)) return 1;
+  glFinish(); /* the frame is done when the GPU is: no swap paces a headless loop */
+  double now = app_now();
+  a->ms_frame = 1e3 * (now - H->t_prev);
+  app_frames_add(&a->frames_hud, a->ms_frame);
+  H->t_prev = now;
+  if (o->hud) {
+    glBindFramebuffer(GL_FRAMEBUFFER, H->fbo);
+    app_ui_frame(a, o->width, o->height, a->ms_frame * 1e-3);
+  }
+  if (app_record_frame(a, H->fbo, err, errlen)) return 1; /* --png-dir, --record */
+  if (H->f == H->frames - 1 && o->screenshot && app_save_png(H->fbo, o->width, o->height, o->screenshot, err, errlen))
     return 1;
+  return 0;
+}
+
+/* After a frame: its timings into the series, the launch line, the progress line once a second. */
+static void headless_report(headless_run *H) {
+  const app_options *o = H->o;
+  const app *a = H->a;
+  const double v[FT_N] = {a->ms_frame, a->ms_step,      a->ms_tree,   a->ms_far,
+                          a->ms_near,  a->ms_integrate, a->ms_remesh, a->ms_render, a->ms_gpu};
+  app_series_add(&H->ft, v);
+  if (a->launched_frame && !o->quiet) /* --launch-ring: the frame that takes the hitch, beside the usual ones */
+    fprintf(stderr, "vortexfmm: frame %lld launched a ring (now %d elements, %d tracers): launch %.2f ms, step %.2f ms, "
+                    "render %.2f ms, frame %.2f ms\n", H->f, vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim), a->ms_launch,
+            a->ms_step, a->ms_render, a->ms_frame);
+  H->sim_ms += a->ms_step;
+  H->rd_ms += a->ms_render;
+  H->acc_n++;
+  double now = app_now();
+  if (!o->quiet && (now - H->t_last >= 1.0 || H->f == H->frames - 1)) {
+    double rate = (H->f + 1) / (now - H->t0);
+    fprintf(stderr, "vortexfmm: frame %lld/%lld t=%.6g step %lld: %.1f ms sim + %.1f ms render per frame; %.1f fps, ETA %.0f s\n",
+            H->f + 1, H->frames, app_sim_time(a), app_sim_steps(a), H->sim_ms / H->acc_n, H->rd_ms / H->acc_n, rate,
+            (H->frames - H->f - 1) / rate);
+    H->t_last = now;
+    H->sim_ms = H->rd_ms = 0.0;
+    H->acc_n = 0;
   }
-  rc = 0;
-  long long f = 0;
-  for (; f < frames; ++f) {
-    if (app_interrupted()) {
-      fprintf(stderr, "vortexfmm: interrupted after %lld of %lld frames: finalizing the recording\n", f, frames);
-      rc = 130;
-      break;
-    }
-    a.set.running = f > 0; /* frame 0 is the initial state */
-    int u = app_update(&a, err, sizeof err);
-    if (u == 3) {
-      fprintf(stderr, "vortexfmm: %s (frame %lld)\n", err, f);
-      rc = 3;
-      break;
-    }
-    if (u < 0) {
-      fprintf(stderr, "vortexfmm: %s\n", err);
-      rc = 1;
-      break;
-    }
-    if (app_draw(&a, fbo, o->width, o->height, 1.0f, err, sizeof err)) {
-      fprintf(stderr, "vortexfmm: %s\n", err);
-      rc = 1;
-      break;
-    }
-    glFinish(); /* the frame is done when the GPU is: no swap paces a headless loop */
-    double now = app_now();
-    a.ms_frame = 1e3 * (now - t_prev);
-    app_frames_add(&a.frames_hud, a.ms_frame);
-    t_prev = now;
-    if (o->hud) {
-      glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-      app_ui_frame(&a, o->width, o->height, a.ms_frame * 1e-3);
-    }
-    if (app_record_frame(&a, fbo, err, sizeof err)) { /* --png-dir, --record */
-      fprintf(stderr, "vortexfmm: %s\n", err);
-      rc = 1;
-      break;
-    }
-    if (f == frames - 1 && o->screenshot) {
-      if (app_save_png(fbo, o->width, o->height, o->screenshot, err, sizeof err)) {
-        fprintf(stderr, "vortexfmm: %s\n", err);
-        rc = 1;
-        break;
-      }
-    }
-    {
-      const double v[FT_N] = {a.ms_frame, a.ms_step,      a.ms_tree,   a.ms_far,
-                              a.ms_near,  a.ms_integrate, a.ms_remesh, a.ms_render, a.ms_gpu};
-      app_series_add(&ft, v);
-    }
-    if (a.launched_frame && !o->quiet) /* --launch-ring: the frame that takes the hitch, beside the usual ones */
-      fprintf(stderr, "vortexfmm: frame %lld launched a ring (now %d elements, %d tracers): launch %.2f ms, step %.2f ms, "
-                      "render %.2f ms, frame %.2f ms\n", f, vx_sim_n_elements(a.sim), vx_sim_n_tracers(a.sim), a.ms_launch,
-              a.ms_step, a.ms_render, a.ms_frame);
-    sim_ms += a.ms_step;
-    rd_ms += a.ms_render;
-    acc_n++;
-    now = app_now();
-    if (!o->quiet && (now - t_last >= 1.0 || f == frames - 1)) {
-      double rate = (f + 1) / (now - t0);
-      fprintf(stderr, "vortexfmm: frame %lld/%lld t=%.6g step %lld: %.1f ms sim + %.1f ms render per frame; %.1f fps, ETA %.0f s\n",
-              f + 1, frames, app_sim_time(&a), app_sim_steps(&a), sim_ms / acc_n, rd_ms / acc_n, rate,
-              (frames - f - 1) / rate);
-      t_last = now;
-      sim_ms = rd_ms = 0.0;
-      acc_n = 0;
-    }
-  }
-  if (app_record_stop(&a) && (!rc || rc == 130)) rc = 1; /* the GL context is still current */
-  if (!rc) print_breakdown(&a, o, &ft);
-  app_series_free(&ft);
+}
+
+/* The recording finalized (the GL context still current), the closing lines, everything undone. */
+static int headless_end(headless_run *H, int rc) {
+  const app_options *o = H->o;
+  if (H->hl && app_record_stop(H->a) && (!rc || rc == 130)) rc = 1;
+  if (!rc) print_breakdown(H->a, o, &H->ft);
+  app_series_free(&H->ft);
   if (!rc && !o->quiet) {
-    fprintf(stderr, "vortexfmm: done: %lld frames in %.2f s", f, app_now() - t0);
+    fprintf(stderr, "vortexfmm: done: %lld frames in %.2f s", H->f, app_now() - H->t0);
     if (o->screenshot) fprintf(stderr, "; screenshot %s", o->screenshot);
     fprintf(stderr, "\n");
   }
-  if (o->hud) app_ui_shutdown();
-  app_shutdown(&a);
-  rd_headless_destroy(hl);
+  if (H->ui) app_ui_shutdown();
+  app_shutdown(H->a);
+  if (H->hl) rd_headless_destroy(H->hl);
   return rc;
+}
+
+int app_run_headless(const app_options *o) {
+  static app a;
+  char err[1024];
+  headless_run H;
+  memset(&H, 0, sizeof H);
+  H.o = o, H.a = &a;
+  H.frames = o->frames > 0 ? o->frames : 1;
+  int rc = check_headless(o, H.frames);
+  if (rc) return rc;
+  if ((rc = headless_start(&H, err, sizeof err)) != 0) {
+    fprintf(stderr, "vortexfmm: %s\n", err);
+    return headless_end(&H, rc);
+  }
+  for (; H.f < H.frames; ++H.f) {
+    if (app_interrupted()) {
+      fprintf(stderr, "vortexfmm: interrupted after %lld of %lld frames: finalizing the recording\n", H.f, H.frames);
+      rc = 130;
+      break;
+    }
+    if ((rc = headless_frame(&H, err, sizeof err)) != 0) {
+      fprintf(stderr, "vortexfmm: %s\n", err);
+      break;
+    }
+    headless_report(&H);
+  }
+  return headless_end(&H, rc);
 }
