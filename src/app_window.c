@@ -133,6 +133,132 @@ static void screenshot_name(const app *a, char *out, size_t len) {
   }
 }
 
+/* What one windowed run holds beside the app. */
+typedef struct {
+  const app_options *o;
+  app *a;
+  GLFWwindow *win;
+  win_state ws;
+  int ui;                 /* Dear ImGui is up */
+  long long frames;       /* --frames / --screenshot: the last frame; -1: until closed */
+  double t_prev;
+  int titled;             /* the scene the title names */
+} window_run;
+
+/* The window and its OpenGL 3.3 core context; 0, or the exit code with the reason said. */
+static int open_window(window_run *W, char *err, size_t errlen) {
+  const app_options *o = W->o;
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE); /* HiDPI: window size in screen coordinates */
+  glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+  char title[128];
+  snprintf(title, sizeof title, "vortexfmm - %s", W->a->scenes[W->a->set.scene].name);
+  if (!(W->win = glfwCreateWindow(o->width, o->height, title, NULL, NULL))) {
+    char ver[256], why[512];
+    snprintf(why, sizeof why, "%s", glfw_error);
+    probe_version(ver, sizeof ver);
+    snprintf(err, errlen, "cannot create an OpenGL 3.3 core window: OpenGL 3.3 core or newer is needed; this display "
+                          "offers OpenGL %s (%s)", ver, why);
+    return 1;
+  }
+  glfwMakeContextCurrent(W->win);
+  return rd_gl_init(0, err, errlen) || app_gl_init(W->a, err, errlen) ? 1 : 0;
+}
+
+/* Input callbacks (ours first: Dear ImGui chains to them) and the UI, scaled by the ratio of
+ * framebuffer to window units and the content scale once (app_ui.cpp). */
+static int start_ui(window_run *W, char *err, size_t errlen) {
+  app *a = W->a;
+  glfwSwapInterval(a->set.vsync ? 1 : 0);
+  a->cur.vsync = a->set.vsync;
+  W->ws.a = a;
+  glfwSetWindowUserPointer(W->win, &W->ws);
+  glfwSetMouseButtonCallback(W->win, on_mouse_button);
+  glfwSetCursorPosCallback(W->win, on_cursor);
+  glfwSetScrollCallback(W->win, on_scroll);
+  glfwSetKeyCallback(W->win, on_key);
+  float xs = 1.0f, ys = 1.0f;
+  int fbw0, fbh0, ww0, wh0;
+  glfwGetWindowContentScale(W->win, &xs, &ys);
+  glfwGetFramebufferSize(W->win, &fbw0, &fbh0);
+  glfwGetWindowSize(W->win, &ww0, &wh0);
+  if (app_ui_init(W->win, xs, ww0 > 0 ? (float)fbw0 / (float)ww0 : 1.0f, err, errlen)) return 1;
+  W->ui = 1;
+  return 0;
+}
+
+/* The screenshot a frame asks for (S/P key, or --screenshot at the last frame); 1 when the
+ * requested --screenshot failed. */
+static int frame_screenshot(window_run *W, int last, int fbw, int fbh) {
+  app *a = W->a;
+  const char *want = last ? W->o->screenshot : NULL;
+  if (!a->act_screenshot && !want) return 0;
+  char path[1100], err[1024];
+  if (want) snprintf(path, sizeof path, "%s", want);
+  else screenshot_name(a, path, sizeof path);
+  a->act_screenshot = 0;
+  if (app_save_png(0, fbw, fbh, path, err, sizeof err)) {
+    app_message(a, "%s", err);
+    if (want) fprintf(stderr, "vortexfmm: %s\n", err); /* --screenshot's failure is the run's */
+    return want != NULL;
+  }
+  app_message(a, "saved %s (%dx%d)", path, fbw, fbh);
+  return 0;
+}
+
+/* One frame: events, the simulation, the draw, the recording, the panel, a screenshot, the swap.
+ * 0 to go on, 1 when the run ends (done, or *rc an error). */
+static int window_frame(window_run *W, int *rc, char *err, size_t errlen) {
+  app *a = W->a;
+  glfwPollEvents();
+  if (a->set.vsync != a->cur.vsync) {
+    glfwSwapInterval(a->set.vsync ? 1 : 0);
+    a->cur.vsync = a->set.vsync;
+  }
+  /* a blow-up or a failed step pauses the simulation on screen (app_update returns 0); what
+   * comes back as an error is fatal: GL, or a backend that can no longer read the state */
+  if (app_update(a, err, errlen) != 0) return *rc = 1;
+  if (a->set.scene != W->titled) { /* a scene chosen in the panel: the title names it */
+    char title[128];
+    W->titled = a->set.scene;
+    snprintf(title, sizeof title, "vortexfmm - %s", a->scenes[W->titled].name);
+    glfwSetWindowTitle(W->win, title);
+  }
+  int fbw, fbh, ww, wh;
+  glfwGetFramebufferSize(W->win, &fbw, &fbh);
+  glfwGetWindowSize(W->win, &ww, &wh);
+  double now = app_now(), dt = now - W->t_prev;
+  W->t_prev = now;
+  a->ms_frame = 1e3 * dt;
+  app_frames_add(&a->frames_hud, a->ms_frame);
+  if (fbw <= 0 || fbh <= 0) { /* minimised */
+    glfwWaitEventsTimeout(0.1);
+    return 0;
+  }
+  float scale = ww > 0 ? (float)fbw / (float)ww : 1.0f; /* framebuffer pixels per window unit */
+  if (app_draw(a, 0, fbw, fbh, scale, err, errlen)) return *rc = 1;
+  app_record_window_frame(a, fbw, fbh); /* the scene without the panel */
+  if (app_interrupted()) a->act_quit = 1;
+  app_ui_frame(a, fbw, fbh, dt);
+  int last = W->frames > 0 && a->frame >= W->frames;
+  if (frame_screenshot(W, last, fbw, fbh)) *rc = 1;
+  glfwSwapBuffers(W->win);
+  return last;
+}
+
+/* Closing: a recording ends cleanly, then the UI, the app, the window and GLFW. */
+static int close_window(window_run *W, int rc) {
+  if (W->win) app_record_stop(W->a);
+  if (W->ui) app_ui_shutdown();
+  app_shutdown(W->a);
+  if (W->win) glfwDestroyWindow(W->win);
+  glfwTerminate();
+  return rc;
+}
+
 int app_run_window(const app_options *o) {
   const char *disp = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY"); /* main.c checked one is set */
   glfwSetErrorCallback(on_glfw_error);
@@ -142,129 +268,24 @@ int app_run_window(const app_options *o) {
     return 2;
   }
   static app a; /* large (scene lists); lives for the whole run */
-  char err[1024];
+  static window_run W;
+  char err[1024] = "";
+  memset(&W, 0, sizeof W);
+  W.o = o, W.a = &a;
   int rc = app_init(&a, o, 1, err, sizeof err);
+  if (!rc) rc = open_window(&W, err, sizeof err);
+  if (!rc) rc = start_ui(&W, err, sizeof err);
   if (rc) {
     fprintf(stderr, "vortexfmm: %s\n", err);
-    glfwTerminate();
-    return rc;
-  }
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE); /* HiDPI: window size in screen coordinates */
-  glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
-  char title[128];
-  snprintf(title, sizeof title, "vortexfmm - %s", a.scenes[a.set.scene].name);
-  GLFWwindow *win = glfwCreateWindow(o->width, o->height, title, NULL, NULL);
-  if (!win) {
-    char ver[256];
-    char why[512];
-    snprintf(why, sizeof why, "%s", glfw_error);
-    probe_version(ver, sizeof ver);
-    fprintf(stderr, "vortexfmm: cannot create an OpenGL 3.3 core window: OpenGL 3.3 core or newer is needed; this display "
-                    "offers OpenGL %s (%s)\n", ver, why);
-    app_shutdown(&a);
-    glfwTerminate();
-    return 1;
-  }
-  glfwMakeContextCurrent(win);
-  if (rd_gl_init(0, err, sizeof err) || app_gl_init(&a, err, sizeof err)) {
-    fprintf(stderr, "vortexfmm: %s\n", err);
-    app_shutdown(&a);
-    glfwDestroyWindow(win);
-    glfwTerminate();
-    return 1;
-  }
-  glfwSwapInterval(a.set.vsync ? 1 : 0);
-  a.cur.vsync = a.set.vsync;
-  win_state ws;
-  memset(&ws, 0, sizeof ws);
-  ws.a = &a;
-  glfwSetWindowUserPointer(win, &ws);
-  /* ours first: Dear ImGui chains to them */
-  glfwSetMouseButtonCallback(win, on_mouse_button);
-  glfwSetCursorPosCallback(win, on_cursor);
-  glfwSetScrollCallback(win, on_scroll);
-  glfwSetKeyCallback(win, on_key);
-  float xs = 1.0f, ys = 1.0f;
-  glfwGetWindowContentScale(win, &xs, &ys);
-  int fbw0, fbh0, ww0, wh0; /* the UI scales by their ratio and the content scale once (app_ui.cpp) */
-  glfwGetFramebufferSize(win, &fbw0, &fbh0);
-  glfwGetWindowSize(win, &ww0, &wh0);
-  if (app_ui_init(win, xs, ww0 > 0 ? (float)fbw0 / (float)ww0 : 1.0f, err, sizeof err)) {
-    fprintf(stderr, "vortexfmm: %s\n", err);
-    app_shutdown(&a);
-    glfwDestroyWindow(win);
-    glfwTerminate();
-    return 1;
+    return close_window(&W, rc);
   }
   if (!o->quiet) fprintf(stderr, "vortexfmm: window %dx%d, %s; press H for help\n", o->width, o->height, a.gl_desc);
-
-  long long frames = o->frames > 0 ? o->frames : (o->screenshot ? 60 : -1);
-  double t_prev = app_now();
-  int titled = a.set.scene;
-  rc = 0;
-  while (!glfwWindowShouldClose(win) && !a.act_quit) {
-    glfwPollEvents();
-    if (a.set.vsync != a.cur.vsync) {
-      glfwSwapInterval(a.set.vsync ? 1 : 0);
-      a.cur.vsync = a.set.vsync;
-    }
-    /* a blow-up or a failed step pauses the simulation on screen (app_update returns 0); what
-     * comes back as an error is fatal: GL, or a backend that can no longer read the state */
-    int u = app_update(&a, err, sizeof err);
-    if (u != 0) {
-      fprintf(stderr, "vortexfmm: %s\n", err);
-      rc = 1;
-      break;
-    }
-    if (a.set.scene != titled) { /* a scene chosen in the panel: the title names it */
-      titled = a.set.scene;
-      snprintf(title, sizeof title, "vortexfmm - %s", a.scenes[titled].name);
-      glfwSetWindowTitle(win, title);
-    }
-    int fbw, fbh, ww, wh;
-    glfwGetFramebufferSize(win, &fbw, &fbh);
-    glfwGetWindowSize(win, &ww, &wh);
-    double now = app_now(), dt = now - t_prev;
-    t_prev = now;
-    a.ms_frame = 1e3 * dt;
-    app_frames_add(&a.frames_hud, a.ms_frame);
-    if (fbw <= 0 || fbh <= 0) { /* minimised */
-      glfwWaitEventsTimeout(0.1);
-      continue;
-    }
-    float scale = ww > 0 ? (float)fbw / (float)ww : 1.0f; /* framebuffer pixels per window unit */
-    if (app_draw(&a, 0, fbw, fbh, scale, err, sizeof err)) {
-      fprintf(stderr, "vortexfmm: %s\n", err);
-      rc = 1;
-      break;
-    }
-    app_record_window_frame(&a, fbw, fbh); /* the scene without the panel */
-    if (app_interrupted()) a.act_quit = 1;
-    app_ui_frame(&a, fbw, fbh, dt);
-    int last = frames > 0 && a.frame >= frames;
-    if (a.act_screenshot || (last && o->screenshot)) {
-      char path[1100];
-      if (last && o->screenshot) snprintf(path, sizeof path, "%s", o->screenshot);
-      else screenshot_name(&a, path, sizeof path);
-      a.act_screenshot = 0;
-      if (app_save_png(0, fbw, fbh, path, err, sizeof err)) {
-        app_message(&a, "%s", err);
-        if (last && o->screenshot) rc = 1;
-      } else {
-        app_message(&a, "saved %s (%dx%d)", path, fbw, fbh);
-      }
-    }
-    glfwSwapBuffers(win);
-    if (last) break;
-  }
-  app_record_stop(&a); /* closing the window ends a recording cleanly */
-  app_ui_shutdown();
-  app_shutdown(&a);
-  glfwDestroyWindow(win);
-  glfwTerminate();
-  return rc;
+  W.frames = o->frames > 0 ? o->frames : (o->screenshot ? 60 : -1);
+  W.t_prev = app_now();
+  W.titled = a.set.scene;
+  err[0] = '\0';
+  while (!glfwWindowShouldClose(W.win) && !a.act_quit)
+    if (window_frame(&W, &rc, err, sizeof err)) break;
+  if (rc && err[0]) fprintf(stderr, "vortexfmm: %s\n", err);
+  return close_window(&W, rc);
 }
