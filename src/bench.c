@@ -20,6 +20,7 @@
 #endif
 
 #include "accuracy.h"
+#include "cli.h"
 #include "fmm.h"
 #include "octree.h" /* VX_LMAX */
 #include "pointsets.h"
@@ -118,18 +119,10 @@ static void print_usage(const fmm_params *d) {
 }
 
 /* 0 when s is a whole decimal integer in lo..hi. */
-static int try_int(const char *s, long long lo, long long hi, long long *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || errno == ERANGE || v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
 
 static long long parse_int(const char *flag, const char *s, long long lo, long long hi) {
   long long v = 0;
-  if (try_int(s, lo, hi, &v) != 0) usage_error("%s: expected an integer in %lld..%lld, got '%s'", flag, lo, hi, s);
+  if (vx_cli_int(s, lo, hi, &v) != 0) usage_error("%s: expected an integer in %lld..%lld, got '%s'", flag, lo, hi, s);
   return v;
 }
 
@@ -157,13 +150,6 @@ static void parse_orders(const char *s, bench_opts *o) {
   }
 }
 
-/* A number in v (all of it, finite); 0, or -1. */
-static int parse_real(const char *v, double *x) {
-  char *end;
-  errno = 0;
-  *x = strtod(v, &end);
-  return *v == '\0' || *end != '\0' || errno == ERANGE || !isfinite(*x) ? -1 : 0;
-}
 
 /* A flag without a value (--json, --quiet, ...): 1 when flag is one (set), else 0. */
 static int parse_switch(const char *flag, const char *val, bench_opts *o) {
@@ -231,7 +217,7 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
     } else if (!strcmp(flag, "--levels")) {
       const char *v = take_value(flag, val, argc, argv, &i);
       long long l = 0;
-      if (try_int(v, 0, VX_LMAX, &l) != 0 || l == 1)
+      if (vx_cli_int(v, 0, VX_LMAX, &l) != 0 || l == 1)
         usage_error("--levels: expected 0 (automatic) or an integer in 2..%d, got '%s'", VX_LMAX, v);
       o->levels = (int)l;
     } else if (!strcmp(flag, "--precision")) {
@@ -245,12 +231,12 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
         usage_error("--kernel: expected singular, poly, rm, wl or gauss, got '%s'", v);
     } else if (!strcmp(flag, "--sigma")) {
       const char *v = take_value(flag, val, argc, argv, &i);
-      if (parse_real(v, &o->sigma) || o->sigma < 0.0)
+      if (vx_cli_real(v, &o->sigma) || o->sigma < 0.0)
         usage_error("--sigma: expected a finite number >= 0, got '%s'", v);
       sigma_set = 1;
     } else if (!strcmp(flag, "--reg-tol")) {
       const char *v = take_value(flag, val, argc, argv, &i);
-      if (parse_real(v, &o->reg_tol) || !(o->reg_tol >= 0.0 && o->reg_tol < 1.0))
+      if (vx_cli_real(v, &o->reg_tol) || !(o->reg_tol >= 0.0 && o->reg_tol < 1.0))
         usage_error("--reg-tol: expected a number in [0, 1), got '%s'", v);
     } else if (!strcmp(flag, "--check")) {
       o->check = parse_int(flag, take_value(flag, val, argc, argv, &i), 0, MAX_N);

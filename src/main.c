@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "cli.h"
 #include "conserve.h"
 #include "scene.h"
 #include "sim.h"
@@ -137,22 +138,6 @@ static int fail_usage(const char *fmt, ...) {
   return 2;
 }
 
-static int parse_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || *end || errno || !isfinite(v)) return -1;
-  *out = v;
-  return 0;
-}
-static int parse_ll(const char *s, long long lo, long long hi, long long *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (end == s || *end || errno || v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
 
 typedef struct {
   int headless, quiet;
@@ -301,20 +286,20 @@ static int parse_sim_option(opts *o, const char *a, const char *v) {
   else if (!strcmp(a, "--checkpoint")) o->checkpoint = v;
   else if (!strcmp(a, "--restart")) o->restart = v;
   else if (!strcmp(a, "--checkpoint-every")) {
-    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --checkpoint-every: '%s' (expected an integer >= 1)", v);
+    if (vx_cli_int(v, 1, INT_MAX, &x)) return fail_usage("bad value for --checkpoint-every: '%s' (expected an integer >= 1)", v);
     o->checkpoint_every = x;
   }
   else if (!strcmp(a, "--accuracy-every")) {
-    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --accuracy-every: '%s' (expected an integer >= 1)", v);
+    if (vx_cli_int(v, 1, INT_MAX, &x)) return fail_usage("bad value for --accuracy-every: '%s' (expected an integer >= 1)", v);
     o->accuracy_every = x;
   } else if (!strcmp(a, "--launch-ring")) {
-    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --launch-ring: '%s' (expected a step number >= 1)", v);
+    if (vx_cli_int(v, 1, INT_MAX, &x)) return fail_usage("bad value for --launch-ring: '%s' (expected a step number >= 1)", v);
     if (o->n_launch >= APP_MAX_LAUNCHES) return fail_usage("too many --launch-ring (at most %d)", APP_MAX_LAUNCHES);
     o->launch[o->n_launch++] = x;
   }
   else if (!strcmp(a, "--vtk-dir")) o->vtk_dir = v;
   else if (!strcmp(a, "--vtk-every")) {
-    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --vtk-every: '%s' (expected an integer >= 1)", v);
+    if (vx_cli_int(v, 1, INT_MAX, &x)) return fail_usage("bad value for --vtk-every: '%s' (expected an integer >= 1)", v);
     o->vtk_every = x;
   }
   else if (!strcmp(a, "--integrator")) {
@@ -342,33 +327,33 @@ static int parse_sim_option(opts *o, const char *a, const char *v) {
       return fail_usage("bad value for --stretching: '%s' (expected classical, transpose or none)", v);
     o->ov.stretching = (int)st;
   } else if (!strcmp(a, "--steps")) {
-    if (parse_ll(v, 0, INT_MAX, &x)) return fail_usage("bad value for --steps: '%s' (expected an integer >= 0)", v);
+    if (vx_cli_int(v, 0, INT_MAX, &x)) return fail_usage("bad value for --steps: '%s' (expected an integer >= 0)", v);
     o->steps = x;
   } else if (!strcmp(a, "--diag-every")) {
-    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --diag-every: '%s' (expected an integer >= 1)", v);
+    if (vx_cli_int(v, 1, INT_MAX, &x)) return fail_usage("bad value for --diag-every: '%s' (expected an integer >= 1)", v);
     o->diag_every = x;
   } else if (!strcmp(a, "--tracers")) {
-    if (parse_ll(v, 0, 1LL << 30, &x)) return fail_usage("bad value for --tracers: '%s' (expected an integer in 0..2^30)", v);
+    if (vx_cli_int(v, 0, 1LL << 30, &x)) return fail_usage("bad value for --tracers: '%s' (expected an integer in 0..2^30)", v);
     o->ov.tracers = x;
   } else if (!strcmp(a, "--seed")) {
-    if (parse_ll(v, 0, LLONG_MAX, &x)) return fail_usage("bad value for --seed: '%s' (expected an integer >= 0)", v);
+    if (vx_cli_int(v, 0, LLONG_MAX, &x)) return fail_usage("bad value for --seed: '%s' (expected an integer >= 0)", v);
     o->ov.seed = x;
   } else if (!strcmp(a, "--order")) {
-    if (parse_ll(v, 0, VX_PMAX, &x)) return fail_usage("bad value for --order: '%s' (expected an integer in 0..%d)", v, VX_PMAX);
+    if (vx_cli_int(v, 0, VX_PMAX, &x)) return fail_usage("bad value for --order: '%s' (expected an integer in 0..%d)", v, VX_PMAX);
     o->ov.order = (int)x;
   } else if (!strcmp(a, "--leaf-size")) {
-    if (parse_ll(v, 1, 1 << 20, &x)) return fail_usage("bad value for --leaf-size: '%s' (expected an integer >= 1)", v);
+    if (vx_cli_int(v, 1, 1 << 20, &x)) return fail_usage("bad value for --leaf-size: '%s' (expected an integer >= 1)", v);
     o->ov.leaf = (int)x;
   } else if (!strcmp(a, "--energy-max")) {
-    if (parse_ll(v, 0, INT_MAX, &x)) return fail_usage("bad value for --energy-max: '%s' (expected an integer >= 0)", v);
+    if (vx_cli_int(v, 0, INT_MAX, &x)) return fail_usage("bad value for --energy-max: '%s' (expected an integer >= 0)", v);
     o->energy_max = x;
   } else if (!strcmp(a, "--dt")) {
-    if (parse_double(v, &o->ov.dt) || !(o->ov.dt >= VX_SCENE_DT_MIN && o->ov.dt <= VX_SCENE_DT_MAX))
+    if (vx_cli_real(v, &o->ov.dt) || !(o->ov.dt >= VX_SCENE_DT_MIN && o->ov.dt <= VX_SCENE_DT_MAX))
       return fail_usage("bad value for --dt: '%s' (expected a number in [%g, %g])", v, VX_SCENE_DT_MIN, VX_SCENE_DT_MAX);
   } else if (!strcmp(a, "--relax") || !strcmp(a, "--remesh-h") || !strcmp(a, "--remesh-drop") ||
              !strcmp(a, "--viscosity") || !strcmp(a, "--t-end") || !strcmp(a, "--lcfl")) {
     double hi = !strcmp(a, "--relax") ? 1.0 : !strcmp(a, "--remesh-drop") ? 0.1 : !strcmp(a, "--lcfl") ? 10.0 : 1e6;
-    if (parse_double(v, &d) || !(d >= 0 && d <= hi)) return fail_usage("bad value for %s: '%s' (expected a number in [0, %g])", a, v, hi);
+    if (vx_cli_real(v, &d) || !(d >= 0 && d <= hi)) return fail_usage("bad value for %s: '%s' (expected a number in [0, %g])", a, v, hi);
     if (!strcmp(a, "--relax")) o->ov.relax = d;
     else if (!strcmp(a, "--remesh-h")) o->ov.remesh_h = d;
     else if (!strcmp(a, "--remesh-drop")) o->ov.remesh_drop = d;
@@ -377,12 +362,12 @@ static int parse_sim_option(opts *o, const char *a, const char *v) {
     else o->t_end = d;
   } else if (!strcmp(a, "--relax-every") || !strcmp(a, "--remesh-every")) {
     int every = !strcmp(a, "--relax-every");
-    if (parse_ll(v, every ? 1 : 0, 1000000, &x))
+    if (vx_cli_int(v, every ? 1 : 0, 1000000, &x))
       return fail_usage("bad value for %s: '%s' (expected an integer in %d..1000000)", a, v, every ? 1 : 0);
     if (every) o->ov.relax_every = (int)x;
     else o->ov.remesh_every = (int)x;
   } else if (!strcmp(a, "--sigma")) {
-    if (parse_double(v, &o->ov.sigma) || !(o->ov.sigma >= VX_SCENE_LEN_MIN && o->ov.sigma <= VX_SCENE_LEN_MAX))
+    if (vx_cli_real(v, &o->ov.sigma) || !(o->ov.sigma >= VX_SCENE_LEN_MIN && o->ov.sigma <= VX_SCENE_LEN_MAX))
       return fail_usage("bad value for --sigma: '%s' (expected a number in [%g, %g])", v, VX_SCENE_LEN_MIN, VX_SCENE_LEN_MAX);
   } else {
     return -1;
@@ -395,10 +380,10 @@ static int parse_render_option(opts *o, const char *a, const char *v) {
   long long x;
   double d;
   if (!strcmp(a, "--frames")) {
-    if (parse_ll(v, 1, INT_MAX, &x)) return fail_usage("bad value for --frames: '%s' (expected an integer >= 1)", v);
+    if (vx_cli_int(v, 1, INT_MAX, &x)) return fail_usage("bad value for --frames: '%s' (expected an integer >= 1)", v);
     o->frames = x;
   } else if (!strcmp(a, "--steps-per-frame")) {
-    if (parse_ll(v, 0, 1 << 20, &x)) return fail_usage("bad value for --steps-per-frame: '%s' (expected an integer >= 0)", v);
+    if (vx_cli_int(v, 0, 1 << 20, &x)) return fail_usage("bad value for --steps-per-frame: '%s' (expected an integer >= 0)", v);
     o->steps_per_frame = x;
   } else if (!strcmp(a, "--size")) {
     int w = 0, h = 0;
@@ -413,34 +398,34 @@ static int parse_render_option(opts *o, const char *a, const char *v) {
   else if (!strcmp(a, "--screenshot")) o->screenshot = v;
   else if (!strcmp(a, "--record")) o->record = v;
   else if (!strcmp(a, "--fps")) {
-    if (parse_double(v, &o->fps) || !(o->fps > 0 && o->fps <= 1000)) return fail_usage("bad value for --fps: '%s' (expected a number in (0, 1000])", v);
+    if (vx_cli_real(v, &o->fps) || !(o->fps > 0 && o->fps <= 1000)) return fail_usage("bad value for --fps: '%s' (expected a number in (0, 1000])", v);
   } else if (!strcmp(a, "--png-level")) {
-    if (parse_ll(v, 0, 9, &x)) return fail_usage("bad value for --png-level: '%s' (expected an integer in 0..9)", v);
+    if (vx_cli_int(v, 0, 9, &x)) return fail_usage("bad value for --png-level: '%s' (expected an integer in 0..9)", v);
     o->png_level = x;
   }
   else if (!strcmp(a, "--fraction")) {
-    if (parse_double(v, &o->fraction) || !(o->fraction > 0 && o->fraction <= 1))
+    if (vx_cli_real(v, &o->fraction) || !(o->fraction > 0 && o->fraction <= 1))
       return fail_usage("bad value for --fraction: '%s' (expected a number in (0, 1])", v);
     o->fraction_given = 1;
   } else if (!strcmp(a, "--point-size") || !strcmp(a, "--intensity") || !strcmp(a, "--gain") || !strcmp(a, "--glow")) {
     int glow = !strcmp(a, "--glow");
-    if (parse_double(v, &d) || !(glow ? d >= 0 : d > 0) || d > 1e3)
+    if (vx_cli_real(v, &d) || !(glow ? d >= 0 : d > 0) || d > 1e3)
       return fail_usage("bad value for %s: '%s' (expected a number %s)", a, v, glow ? ">= 0" : "> 0");
     if (!strcmp(a, "--point-size")) o->point_size = d;
     else if (!strcmp(a, "--intensity")) o->intensity = d;
     else if (!strcmp(a, "--gain")) o->gain = d;
     else o->glow = d;
   } else if (!strcmp(a, "--ray-samples")) {
-    if (parse_ll(v, 1, 4096, &x)) return fail_usage("bad value for --ray-samples: '%s' (expected an integer in 1..4096)", v);
+    if (vx_cli_int(v, 1, 4096, &x)) return fail_usage("bad value for --ray-samples: '%s' (expected an integer in 1..4096)", v);
     o->samples = x;
   } else if (!strcmp(a, "--blur")) {
-    if (parse_ll(v, 0, 64, &x)) return fail_usage("bad value for --blur: '%s' (expected an integer in 0..64)", v);
+    if (vx_cli_int(v, 0, 64, &x)) return fail_usage("bad value for --blur: '%s' (expected an integer in 0..64)", v);
     o->blur = x;
   } else if (!strcmp(a, "--opacity-scale")) {
-    if (parse_ll(v, 1, 16, &x)) return fail_usage("bad value for --opacity-scale: '%s' (expected an integer in 1..16)", v);
+    if (vx_cli_int(v, 1, 16, &x)) return fail_usage("bad value for --opacity-scale: '%s' (expected an integer in 1..16)", v);
     o->op_scale = x;
   } else if (!strcmp(a, "--opacity-level")) {
-    if (parse_ll(v, 0, 8, &x) || x == 1) /* 8^8 cells = 64 MiB of counts */
+    if (vx_cli_int(v, 0, 8, &x) || x == 1) /* 8^8 cells = 64 MiB of counts */
       return fail_usage("bad value for --opacity-level: '%s' (expected 0 or an integer in 2..8)", v);
     o->opacity_level = x;
   } else if (!strcmp(a, "--colour")) {
