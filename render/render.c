@@ -7,8 +7,9 @@
  *      at most RD_BOXES_MAX of them), cube outline.
  * Device particles go through CUDA–GL interop (render_gpu.cu) and fall back, with a one-line
  * notice, to a device → host → glBufferSubData copy when the driver refuses to register. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L
 #include "render.h"
+#include "clock.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -79,11 +80,7 @@ struct rd_renderer {
   rd_stats stats;
 };
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
+static double now_ms(void) { return vx_clock_ms(); }
 
 static int grow(void **p, size_t *cap, size_t bytes, char *err, size_t errlen) {
   if (*cap >= bytes && *p) return 0;

@@ -1,7 +1,7 @@
 /* app_series.c — rows of timings kept for the closing medians of batch, headless and window runs
  * (app.h: app_series), the HUD's frame-time readout (app_frames), and the clock they are taken
  * with (app_now). Host code, no GL. Tested by tests/test_app_frames.c. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,12 +9,9 @@
 #include <time.h>
 
 #include "app.h"
+#include "clock.h"
 
-double app_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double app_now(void) { return 1e-3 * vx_clock_ms(); }
 
 static int cmp_double(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;

@@ -5,7 +5,7 @@
  * sampled targets (--check), the direct-summation time (--vs-direct), an order sweep and the cost
  * of the live accuracy readout (--readout, vortex/accuracy.h).
  * Run: build/vortexfmm-bench --help */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <math.h>
@@ -21,6 +21,7 @@
 
 #include "accuracy.h"
 #include "cli.h"
+#include "clock.h"
 #include "fmm.h"
 #include "octree.h" /* VX_LMAX */
 #include "pointsets.h"
@@ -277,11 +278,7 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
 
 /* ---------------------------------------------------------------- helpers */
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
+static double now_ms(void) { return vx_clock_ms(); }
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

@@ -1,9 +1,10 @@
 /* accuracy.c — the live accuracy readout (accuracy.h): the sample, the capture, the cpu worker
  * thread (the direct sum off the step's path) and the figure. The CUDA half is accuracy_gpu.cu;
  * the per-element math of both is accuracy_math.h. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, pthreads */
+#define _POSIX_C_SOURCE 200809L /* pthreads */
 
 #include "accuracy.h"
+#include "clock.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -54,11 +55,7 @@ struct vx_accuracy {
   const double *r_eng, *r_ref; /* the last figure's arrays (vx_acc_last_arrays) */
 };
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now_s(void) { return 1e-3 * vx_clock_ms(); }
 
 /* splitmix64 (Steele, Lea & Flood 2014): one well-mixed 64-bit value per counter. */
 static uint64_t mix64(uint64_t x) {

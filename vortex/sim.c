@@ -1,9 +1,10 @@
 /* sim.c — the vortex-particle simulation (sim.h): state in backend memory, the right-hand side
  * from one engine call per stage, the Runge–Kutta stages (CPU loop here, CUDA kernels in
  * sim_gpu.cu, both around stage_t.h), the blow-up check and the host getters. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L
 
 #include "sim.h"
+#include "clock.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -106,11 +107,7 @@ int vx_gpu_gather(vx_precision prec, void *d_dst, const void *d_src, const int *
 }
 #endif
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
+static double now_ms(void) { return vx_clock_ms(); }
 
 /* ------------------------------------------------------------------ memory */
 
