@@ -9,7 +9,15 @@
  * whatever depth the tree takes; the near field (adjacent leaf boxes) uses the regularized kernel
  * q, and every other pair closer than the kernel's cut-off r_c gets the difference between the
  * regularized and the singular kernel added (docs/MATH.md §10). docs/MATH.md has the derivations.
- * The module knows nothing of vortex dynamics or rendering. */
+ * The module knows nothing of vortex dynamics or rendering.
+ *
+ * What fmm/ exports on purpose besides this header — the shared pieces other modules' math and
+ * CUDA code build on; every other header here is internal:
+ *   hd.h          host/device and extern "C" macros (included by this header)
+ *   real_t.h      the precision templating of *_t.h math headers (re-included per instantiation)
+ *   cuda_check.h  the CUDA call checks (.cu files)
+ *   pair.h        the regularized pair kernels: a direct sum with the engine's own kernel
+ *   octree.h      Morton codes, cells and VX_LMAX of the occupancy histogram (the renderer's bins) */
 #ifndef VX_FMM_H
 #define VX_FMM_H
 
