@@ -16,10 +16,10 @@ mkdir -p "$out/corpus_scene" "$out/corpus_checkpoint"
 # the whole simulation is compiled in (a checkpoint builds a vx_sim); OpenMP from clang's libomp
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
        -fopenmp -std=c11 -Ifmm -Ivortex -Iio -Isrc)
-srcs=(fmm/*.c vortex/*.c io/atomic_file.c)
+srcs=(fmm/*.c vortex/*.c io/*.c)
 echo "fuzz: building with $cc"
-"$cc" "${flags[@]}" tests/fuzz/fuzz_scene.c "${srcs[@]}" -lm -o "$out/fuzz_scene"
-"$cc" "${flags[@]}" tests/fuzz/fuzz_checkpoint.c "${srcs[@]}" -lm -o "$out/fuzz_checkpoint"
+"$cc" "${flags[@]}" tests/fuzz/fuzz_scene.c "${srcs[@]}" -lm -lpthread -o "$out/fuzz_scene"
+"$cc" "${flags[@]}" tests/fuzz/fuzz_checkpoint.c "${srcs[@]}" -lm -lpthread -o "$out/fuzz_checkpoint"
 
 # seeds (small files only: libFuzzer's default -max_len comes from the corpus)
 cp assets/*.scene "$out/corpus_scene/"

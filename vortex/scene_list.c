@@ -34,7 +34,7 @@ static int scene_files(const char *dir, char ***names, int *count, char *err, si
     ++n;
   }
   closedir(d);
-  qsort(v, (size_t)n, sizeof *v, cmp_names);
+  if (n > 1) qsort(v, (size_t)n, sizeof *v, cmp_names); /* qsort wants a non-null array even for none */
   *names = v;
   *count = n;
   return 0;
