@@ -10,13 +10,18 @@
 #include "cost.h"
 #include "fmm_internal.h"
 
+int fmm_leaf_size(const fmm_params *p) {
+  if (p->leaf_size > 0) return p->leaf_size;
+  return p->backend == VX_BACKEND_CUDA ? VX_LEAF_GPU : VX_LEAF_CPU;
+}
+
 fmm_params fmm_params_default(void) {
   fmm_params p;
   memset(&p, 0, sizeof p);
   p.backend = VX_BACKEND_CPU;
   p.precision = VX_DOUBLE;
   p.order = 8;
-  p.leaf_size = 64;
+  p.leaf_size = 0; /* the backend's (fmm_leaf_size) */
   p.levels = 0;
   p.kernel = VX_KERNEL_SINGULAR;
   p.sigma = 0.0;
@@ -175,7 +180,7 @@ oct_params fmm_octree_params(const fmm_ctx *ctx) {
   oct_params op;
   memset(&op, 0, sizeof op);
   op.levels = ctx->prm.levels;
-  op.leaf_size = ctx->prm.leaf_size;
+  op.leaf_size = fmm_leaf_size(&ctx->prm); /* ctx->prm.backend is resolved (fmm_create) */
   op.hist_budget = ctx->prm.hist_budget;
   /* The far field is singular at any depth and the corrections restore the kernel within r_cut
    * (docs/MATH.md §10); unless reg_correct is set (and always for Rosenhead–Moore) the automatic
@@ -198,7 +203,7 @@ static int check_params(const fmm_params *p, char *err, size_t errlen) {
     snprintf(err, errlen, "expansion order %d out of range 0..%d", p->order, VX_PMAX);
     return -1;
   }
-  if (p->leaf_size < 1) { snprintf(err, errlen, "leaf size %d must be >= 1", p->leaf_size); return -1; }
+  if (p->leaf_size < 0) { snprintf(err, errlen, "leaf size %d must be >= 1 (or 0: the backend's)", p->leaf_size); return -1; }
   if (p->levels != 0 && (p->levels < 2 || p->levels > VX_LMAX)) {
     snprintf(err, errlen, "levels %d out of range 2..%d (or 0 for automatic)", p->levels, VX_LMAX);
     return -1;

@@ -37,11 +37,19 @@ typedef enum {
   VX_KERNEL_GAUSS = 4     /* Gaussian: q = erf(ρ/√2) - √(2/π) ρ e^{-ρ²/2} */
 } vx_kernel;
 
+/* The leaf sizes the automatic level aims at by default. The GPU's far field costs more per box
+ * and its near field less per pair than the CPU's, so fewer, fuller leaves: with 256 the level is
+ * within 8 % of the fastest forced level at every N = 2^14..2^24, uniform and rings (H100, float,
+ * p = 8, docs/BENCHMARKS.md "The automatic level on the GPU"); with 64 it was up to 4.3x slower. */
+#define VX_LEAF_CPU 64
+#define VX_LEAF_GPU 256
+
 typedef struct {
   vx_backend backend;
   vx_precision precision;
   int order;              /* p: highest degree kept in the expansions, 0..VX_PMAX */
-  int leaf_size;          /* mean sources per non-empty leaf the level choice aims at (default 64) */
+  int leaf_size;          /* mean sources per non-empty leaf the level choice aims at; 0 (the default):
+                             the backend's, VX_LEAF_CPU or VX_LEAF_GPU (fmm_leaf_size) */
   int levels;             /* 0: choose from leaf_size; otherwise the finest level, 2..VX_LMAX */
   vx_kernel kernel;
   double sigma;           /* core radius; ignored by VX_KERNEL_SINGULAR */
@@ -63,6 +71,8 @@ typedef struct {
 } fmm_params;
 
 /* Defaults: cpu, double, p = 8, q = 64, automatic levels, singular kernel, gradient on. */
+/* The leaf size in force: p->leaf_size, or the backend's default when it is 0. */
+int fmm_leaf_size(const fmm_params *p);
 fmm_params fmm_params_default(void);
 
 /* Wall-clock milliseconds per phase of the last evaluation, and tree facts. */

@@ -86,7 +86,7 @@ static int check_overrides(const app_overrides *ov, const vx_sim *s, const vx_ck
       {"--dt", ov->dt > 0, ov->dt, p->dt},
       {"--sigma", ov->sigma > 0, ov->sigma, p->sigma},
       {"--order", ov->order >= 0, ov->order, p->order},
-      {"--leaf-size", ov->leaf > 0, ov->leaf, p->leaf_size > 0 ? p->leaf_size : 64},
+      {"--leaf-size", ov->leaf > 0, ov->leaf, p->leaf_size},
       {"--tracers", ov->tracers >= 0, (double)ov->tracers, vx_sim_n_tracers(s)},
       {"--seed", ov->seed >= 0, (double)ov->seed, (double)m->seed},
       {"--relax", ov->relax >= 0, ov->relax, p->relax},

@@ -166,7 +166,7 @@ static void settings_from_sim(app *a) {
   s->kernel = (int)p->kernel;
   s->order = p->order;
   s->direct = p->direct;
-  s->leaf = p->leaf_size > 0 ? p->leaf_size : 64;
+  s->leaf = p->leaf_size; /* 0: the backend's */
   s->backend = (int)p->backend;
   s->precision = (int)p->precision;
   s->tracers = vx_sim_n_tracers(a->sim);

@@ -199,7 +199,7 @@ static void solver_section(app *a) {
   double sg = s->sigma;
   if (ImGui::InputDouble("sigma (Enter)", &sg, 0.0, 0.0, "%.5g", ImGuiInputTextFlags_EnterReturnsTrue) && sg > 0) s->sigma = sg;
   int leaf = s->leaf;
-  if (ImGui::InputInt("leaf size (Enter)", &leaf, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && leaf >= 1) s->leaf = leaf;
+  if (ImGui::InputInt("leaf size (Enter; 0: backend's)", &leaf, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && leaf >= 0) s->leaf = leaf;
   hint("Rebuilds the engine around the current particles (state kept).");
   int cuda = a->cuda_ok;
   const char *be[] = {"cpu (OpenMP)", "cuda"};

@@ -81,7 +81,7 @@ static void print_usage(const fmm_params *d) {
          "  --n N                       number of points, 1..%d (default 65536)\n"
          "  --dist uniform|sphere|rings point set (default uniform)\n"
          "  --order P                   expansion order, 0..%d (default %d)\n"
-         "  --leaf Q                    mean sources per leaf the level choice aims at (default %d)\n"
+         "  --leaf Q                    mean sources per leaf the level choice aims at (default %d: 64 cpu, 256 cuda)\n"
          "  --levels L                  finest octree level, 2..%d; 0 = automatic (default 0)\n"
          "  --level-rule leaf|cost      automatic level: mean leaf occupancy --leaf (default), or the cost\n"
          "                              model's least predicted time (CPU backend; docs/MATH.md section 11)\n"
@@ -748,7 +748,7 @@ static void cal_print(const bench_opts *o, const fmm_params *base, const cal_run
 #endif
   printf("# vortexfmm cost units (ns of wall time per unit of work; docs/MATH.md section 11)\n");
   printf("# written by " PROG " --calibrate: %s, dist %s, order %d, repeat %d (medians), leaf %d\n",
-         R->backend == VX_BACKEND_CPU ? dev : "cuda", vx_dist_name(o->dist), base->order, o->repeat, base->leaf_size);
+         R->backend == VX_BACKEND_CPU ? dev : "cuda", vx_dist_name(o->dist), base->order, o->repeat, fmm_leaf_size(base));
   printf("# run: n level gradient | measured total ms | model total ms with these units\n");
   for (int i = 0; i < R->n; i++) {
     double pm[FMM_COST_PHASES], tm = 0;
@@ -779,7 +779,7 @@ static int calibrate(const bench_opts *o, const fmm_params *base) {
     const int n = sizes[si];
     if (cal_points_make(o, n, &c)) goto out;
     int Lq = 2; /* the leaf-size level for uniform points: ceil(log8(n / leaf)) */
-    while (Lq < 7 && (double)n / ldexp(1.0, 3 * Lq) > base->leaf_size) Lq++;
+    while (Lq < 7 && (double)n / ldexp(1.0, 3 * Lq) > fmm_leaf_size(base)) Lq++;
     for (int g = 1; g >= 0; g--)
       for (int L = Lq - 1 < 2 ? 2 : Lq - 1; L <= Lq + 1 && L <= 7 && R.n < CAL_MAX_RUNS; L++)
         if (cal_run(o, base, &c, n, L, g, st, tv, &R)) goto out;
@@ -884,6 +884,7 @@ static int bench_engine(bench_run *B) {
   fmm_io io = {.n_src = B->o.n, .src_pos = B->rpos, .src_str = B->rstr, .n_tgt = B->o.n, .tgt_pos = B->rpos,
                .vel = B->vel, .grad = B->grad, .on_device = 0};
   B->ri = ri, B->io = io;
+  B->o.leaf = fmm_leaf_size(fmm_get_params(B->ctx)); /* 0 resolved: the rows say what ran */
   return 0;
 }
 

@@ -169,6 +169,7 @@ static void test_images(void) {
     return;
   }
   vx_sim_params prm = vx_sim_params_from_scene(&sc);
+  prm.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
   prm.tracers = 65536;
   prm.backend = VX_BACKEND_CUDA;
   vx_sim *gs = vx_sim_create(&prm, &sc, err, sizeof err);

@@ -145,6 +145,7 @@ static int sim_values(vx_backend b, float *out[3], int *nt) {
       vx_scene_load(path, &sc, err, sizeof err))
     return -1;
   vx_sim_params p = vx_sim_params_from_scene(&sc);
+  p.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
   p.backend = b;
   p.tracers = 2048;
   p.integrator = VX_EULER;

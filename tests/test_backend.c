@@ -52,7 +52,7 @@ int main(void) {
   struct { const char *what; fmm_params p; } bad[5];
   for (int i = 0; i < 5; ++i) bad[i].p = fmm_params_default();
   bad[0].what = "order 33"; bad[0].p.order = 33;
-  bad[1].what = "leaf size 0"; bad[1].p.leaf_size = 0;
+  bad[1].what = "leaf size -1"; bad[1].p.leaf_size = -1; /* 0 is valid: the backend's */
   bad[2].what = "levels 1"; bad[2].p.levels = 1;
   bad[3].what = "gauss kernel without sigma"; bad[3].p.kernel = VX_KERNEL_GAUSS;
   bad[4].what = "reg_tol 2"; bad[4].p.reg_tol = 2.0;

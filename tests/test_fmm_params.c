@@ -72,7 +72,7 @@ int main(void) {
   bad[nb].what = "precision", bad[nb++].p.precision = VX_FLOAT;
   bad[nb].what = "backend", bad[nb++].p.backend = VX_BACKEND_CUDA;
   bad[nb].what = "kernel without sigma", bad[nb].p.kernel = VX_KERNEL_WL, bad[nb++].p.sigma = 0.0;
-  bad[nb].what = "leaf size 0", bad[nb++].p.leaf_size = 0;
+  bad[nb].what = "leaf size -1", bad[nb++].p.leaf_size = -1; /* 0 is valid: the backend's */
   bad[nb].what = "reg_tol 2", bad[nb++].p.reg_tol = 2.0;
   /* a valid order change alongside an invalid level: nothing of it may stick */
   bad[nb].what = "order 4 with levels 1", bad[nb].p.order = 4, bad[nb++].p.levels = 1;

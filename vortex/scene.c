@@ -72,7 +72,7 @@ void vx_scene_init(vx_scene *s) {
   s->integrator = VX_RK4;
   s->stretching = VX_STRETCH_CLASSICAL;
   s->order = 8;
-  s->leaf_size = 64;
+  s->leaf_size = 0; /* the backend's */
   s->direct = 0;
   s->backend = VX_BACKEND_AUTO;
   s->precision = VX_DOUBLE;
@@ -224,7 +224,7 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
   if (!strcmp(k, "stretching"))
     return vx_stretching_from_name(v, &s->stretching) ? bad(c, k, v, "expected classical, transpose or none") : 0;
   if (!strcmp(k, "order")) return get_int(c, k, v, 0, VX_PMAX, &s->order);
-  if (!strcmp(k, "leaf_size")) return get_int(c, k, v, 1, 1 << 20, &s->leaf_size);
+  if (!strcmp(k, "leaf_size")) return get_int(c, k, v, 0, 1 << 20, &s->leaf_size); /* 0: the backend's */
   if (!strcmp(k, "solver")) {
     if (!strcmp(v, "fmm")) s->direct = 0;
     else if (!strcmp(v, "direct")) s->direct = 1;
