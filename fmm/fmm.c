@@ -31,13 +31,15 @@ fmm_params fmm_params_default(void) {
   return p;
 }
 
-int vx_buf_reserve(vx_buf *b, size_t bytes) {
-  if (bytes <= b->cap && b->ptr) return 0;
-  free(b->ptr);
-  b->ptr = malloc(bytes ? bytes : 1);
-  b->cap = b->ptr ? bytes : 0;
-  return b->ptr ? 0 : -1;
+int vx_host_reserve(void **p, size_t *cap, size_t bytes) {
+  if (*p && *cap >= bytes) return 0;
+  free(*p);
+  *p = malloc(bytes ? bytes : 1);
+  *cap = *p ? bytes : 0;
+  return *p ? 0 : -1;
 }
+
+int vx_buf_reserve(vx_buf *b, size_t bytes) { return vx_host_reserve(&b->ptr, &b->cap, bytes); }
 void vx_buf_free(vx_buf *b) {
   free(b->ptr);
   b->ptr = NULL;

@@ -186,6 +186,10 @@ int fmm_cost_load(const char *path, char *err, size_t errlen);
 /* Device memory for C programs that keep arrays on the GPU (fmm_io.on_device). In a CPU-only
  * build they fail with a message. 0 on success, -1 with err. */
 int vx_device_alloc(void **d_ptr, size_t bytes, char *err, size_t errlen);
+/* The grow-only rule for host memory (its device twin is cuda_check.h's vx_dev_reserve, which
+ * vx_device_alloc uses): grow *p to at least bytes, contents not kept, 0 bytes allocating 1.
+ * 0, or -1 (out of memory: *p NULL, *cap 0). */
+int vx_host_reserve(void **p, size_t *cap, size_t bytes);
 void vx_device_free(void *d_ptr);
 int vx_device_upload(void *d_dst, const void *src, size_t bytes, char *err, size_t errlen);
 int vx_device_download(void *dst, const void *d_src, size_t bytes, char *err, size_t errlen);

@@ -15,16 +15,17 @@ void vx_mem_free(vx_mem *b, int on_device) {
   b->cap = 0;
 }
 
+/* The rule itself lives in fmm/ (vx_host_reserve; vx_device_alloc over vx_dev_reserve): here only
+ * the choice of backend memory. */
 int vx_mem_reserve(vx_mem *b, size_t bytes, int on_device, char *err, size_t errlen) {
   if (b->p && b->cap >= bytes) return 0;
-  vx_mem_free(b, on_device);
-  if (bytes == 0) bytes = 1;
-  if (on_device) {
-    if (vx_device_alloc(&b->p, bytes, err, errlen)) return -1;
-  } else {
-    b->p = malloc(bytes);
-    if (!b->p) { snprintf(err, errlen, "out of host memory (%zu bytes of particle arrays)", bytes); return -1; }
+  if (!on_device) {
+    if (vx_host_reserve(&b->p, &b->cap, bytes) == 0) return 0;
+    snprintf(err, errlen, "out of host memory (%zu bytes of particle arrays)", bytes);
+    return -1;
   }
-  b->cap = bytes;
+  vx_mem_free(b, on_device);
+  if (vx_device_alloc(&b->p, bytes ? bytes : 1, err, errlen)) return -1;
+  b->cap = bytes ? bytes : 1;
   return 0;
 }

@@ -1,8 +1,8 @@
-/* mem.h — the grow-only buffer of backend memory that the vortex module's arrays live in: host
- * malloc on the cpu backend, device memory (fmm.h's vx_device_alloc) on cuda. One home for the
- * rule "grow when too small, contents not kept" (sim.c's state, remesh.c's scratch and outputs,
- * remesh_gpu.cu's outputs). Host code; compiles as C11 and C++. (fmm/ keeps a host-only twin,
- * fmm_internal.h's vx_buf, for its CPU engine.) */
+/* mem.h — the grow-only buffer of backend memory that the vortex module's arrays live in (sim.c's
+ * state, remesh.c's scratch and outputs, remesh_gpu.cu's outputs, the tracer colours): host memory
+ * on the cpu backend, device memory on cuda. The rule "grow when too small, contents not kept" has
+ * one home per kind of memory, in fmm/: vx_host_reserve (fmm.h) and vx_dev_reserve (cuda_check.h,
+ * under vx_device_alloc); this module only picks the backend's. Host code; C11 and C++. */
 #ifndef VX_MEM_H
 #define VX_MEM_H
 
