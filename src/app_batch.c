@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "conserve.h"
 #include "app_checkpoint.h"
 #include "atomic_file.h"
 #include "diag.h"
@@ -290,6 +291,10 @@ static void report(batch *b, double t_start) {
             r->n_u, r->n_g, r->step, r->u_l2, r->u_p99, r->g_l2, r->g_p99, b->acc_ms.n, app_series_median(&b->acc_ms, 0),
             app_series_median(&b->acc_ms, 1), app_series_median(&b->acc_ms, 2),
             P->backend == VX_BACKEND_CUDA ? "on the side stream" : "on a worker thread");
+  const vx_conserve_stats cs = vx_sim_conserve_stats(b->sim);
+  if (P->conserve != 0 && !b->o->quiet) /* how much the correction put back (vortex/conserve.h) */
+    fprintf(stderr, PROG ": conservative correction (%s): %lld relaxations put back a summed |dI|/|I| of %.3g, the drop "
+                    "threshold %.3g\n", vx_conserve_name(P->conserve), cs.relaxations, cs.di_relax, cs.di_drop);
 }
 
 int app_run_batch(const app_batch_options *o) {

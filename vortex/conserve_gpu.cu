@@ -7,15 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "conserve.h"
-
-#define vx_cuda_check(call)                                                                             \
-  do {                                                                                                  \
-    cudaError_t e_ = (call);                                                                            \
-    if (e_ != cudaSuccess) {                                                                            \
-      snprintf(err, errlen, "CUDA error in %s (%s:%d): %s", #call, __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      return -1;                                                                                        \
-    }                                                                                                   \
-  } while (0)
+#include "cuda_check.h"
 
 static const int kThreads = 128;
 
@@ -58,9 +50,9 @@ extern "C" int vx_moments_gpu(vx_precision prec, const void *pos, const void *al
     vx_moments_kernel<float><<<VX_CONSERVE_BLOCKS, kThreads>>>((const float *)pos, (const float *)alpha, n, d_out);
   else
     vx_moments_kernel<double><<<VX_CONSERVE_BLOCKS, kThreads>>>((const double *)pos, (const double *)alpha, n, d_out);
-  vx_cuda_check(cudaGetLastError());
+  VX_CUR(cudaGetLastError());
   double h[VX_CONSERVE_BLOCKS * VX_MOMENTS_N];
-  vx_cuda_check(cudaMemcpy(h, d_out, sizeof h, cudaMemcpyDeviceToHost));
+  VX_CUR(cudaMemcpy(h, d_out, sizeof h, cudaMemcpyDeviceToHost));
   for (int b = 0; b < VX_CONSERVE_BLOCKS; ++b)
     for (int c = 0; c < VX_MOMENTS_N; ++c) m[c] += h[b * VX_MOMENTS_N + c];
   return 0;
@@ -86,6 +78,6 @@ extern "C" int vx_conserve_apply_gpu(vx_precision prec, const void *pos, void *a
   if (g > 4096) g = 4096;
   if (prec == VX_FLOAT) vx_conserve_kernel_f<<<g, kThreads>>>((const float *)pos, (float *)alpha, n, c);
   else vx_conserve_kernel_d<<<g, kThreads>>>((const double *)pos, (double *)alpha, n, c);
-  vx_cuda_check(cudaGetLastError());
+  VX_CUR(cudaGetLastError());
   return 0;
 }
