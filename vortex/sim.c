@@ -467,11 +467,31 @@ static int element_moments(vx_sim *s, double *m, char *err, size_t errlen) {
   return vx_moments(s->prm.precision, s->on_device, s->pos, s->alpha, s->n_elem, s->cons, m, err, errlen);
 }
 
-/* Bring the elements' W and I back to those of m0 (the moments before a relaxation or a drop);
- * adds the relative impulse put back to *sum_di. */
+/* The impulse the correction restores: I of the moments m0; in the full mode less ½ c×W of m0, c the
+ * |α|-weighted centroid: taking W to zero at c moves I by exactly that (the λ term of conserve.h),
+ * so the origin-dependent part that the drift of W had put into I leaves with it. */
+static void restored_impulse(int mode, const double *m0, double *i_target) {
+  double c[3] = {0.0, 0.0, 0.0};
+  for (int k = 0; k < 3; ++k) {
+    i_target[k] = m0[3 + k];
+    if (mode == VX_CONSERVE_FULL && m0[6] > 0.0) c[k] = m0[7 + k] / m0[6];
+  }
+  i_target[0] -= 0.5 * (c[1] * m0[2] - c[2] * m0[1]);
+  i_target[1] -= 0.5 * (c[2] * m0[0] - c[0] * m0[2]);
+  i_target[2] -= 0.5 * (c[0] * m0[1] - c[1] * m0[0]);
+}
+
+/* Bring the elements' I back to that of m0 (the moments before a relaxation or a drop), and in the
+ * full mode W to zero, its value for any vorticity of compact support (∫ω dV = ∮ x (ω·n) dS = 0 since
+ * ∇·ω = 0; the classical stretching lets Σα drift, and a W ≠ 0 makes I depend on the origin: rings
+ * that travel 12 units then show a transverse "impulse" z×W/2, docs/VALIDATION.md §14); adds the
+ * relative impulse put back to *sum_di. */
 static int restore_invariants(vx_sim *s, const double *m0, double *sum_di, char *err, size_t errlen) {
+  const double w_zero[3] = {0.0, 0.0, 0.0};
+  double i_target[3];
+  restored_impulse(s->prm.conserve, m0, i_target);
   double di = 0.0;
-  if (vx_conserve(s->prm.precision, s->on_device, s->pos, s->alpha, s->n_elem, s->cons, m0, m0 + 3,
+  if (vx_conserve(s->prm.precision, s->on_device, s->pos, s->alpha, s->n_elem, s->cons, w_zero, i_target,
                   (vx_conserve_mode)s->prm.conserve, &di, err, errlen))
     return -1;
   *sum_di += di;
