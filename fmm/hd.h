@@ -10,6 +10,14 @@
 #define VX_HD
 #endif
 
+/* Unroll the next loop in device code (its bound a constant once inlined into an order-specialised
+ * kernel); nothing on the host. */
+#ifdef __CUDA_ARCH__
+#define VX_UNROLL _Pragma("unroll")
+#else
+#define VX_UNROLL
+#endif
+
 #ifdef __cplusplus
 #define VX_EXTERN_C_BEGIN extern "C" {
 #define VX_EXTERN_C_END }
