@@ -10,6 +10,14 @@
 #define VX_HD
 #endif
 
+/* For math that an order-specialised kernel unrolls: inlined always on the device, so that the
+ * order passed in becomes a constant in the callee's loops; plain inline on the host. */
+#ifdef __CUDACC__
+#define VX_HD_INLINE __host__ __device__ __forceinline__
+#else
+#define VX_HD_INLINE inline
+#endif
+
 /* Unroll the next loop in device code (its bound a constant once inlined into an order-specialised
  * kernel); nothing on the host. */
 #ifdef __CUDA_ARCH__

@@ -168,7 +168,7 @@ VX_HD static inline void VXF(rcr_translate)(const vx_real *in, vx_real *out, int
 
 /* rot_z_coef for (n, a) and (n, -a); pc, ps: their 3 components in, oc, os out (may alias them).
  * cm = cos aφ, sm = sin aφ; with a = 0 (cm = 1, sm = 0) oc = pc. */
-VX_HD static inline void VXF(rot_z_pair)(const vx_real *pc, const vx_real *ps, vx_real cm, vx_real sm, int forward,
+VX_HD_INLINE static void VXF(rot_z_pair)(const vx_real *pc, const vx_real *ps, vx_real cm, vx_real sm, int forward,
                                           vx_real *oc, vx_real *os) {
   vx_real s = forward ? sm : -sm;
   for (int c = 0; c < 3; ++c) {
@@ -179,7 +179,7 @@ VX_HD static inline void VXF(rot_z_pair)(const vx_real *pc, const vx_real *ps, v
 }
 
 /* rot_y_coef for (n, a) (row/column a of the cos block) and (n, -a) (row/column a-1 of the sin block). */
-VX_HD static inline void VXF(rot_y_pair)(const vx_real *in, int n, int a, const vx_real *tab, int forward, int kmax,
+VX_HD_INLINE static void VXF(rot_y_pair)(const vx_real *in, int n, int a, const vx_real *tab, int forward, int kmax,
                                           vx_real *oc, vx_real *os) {
   const int w = n + 1, r = a > 0 ? a - 1 : 0; /* a = 0: sin row 0 read (in range), its sum dropped */
   const vx_real *blk = tab + vx_roty_off(n), *sblk = blk + w * w;
@@ -204,7 +204,7 @@ VX_HD static inline void VXF(rot_y_pair)(const vx_real *in, int n, int a, const 
 }
 
 /* coax_m2l_coef for (j, a) and (j, -a): one factor B ρ^{-(j+n+1)} serves both; the loop runs to p. */
-VX_HD static inline void VXF(coax_m2l_pair)(const vx_real *in, int p, const vx_real *tab, const vx_real *ipow, int j,
+VX_HD_INLINE static void VXF(coax_m2l_pair)(const vx_real *in, int p, const vx_real *tab, const vx_real *ipow, int j,
                                              int a, vx_real *oc, vx_real *os) {
   const vx_real *tr = tab + vx_coax_idx(p, a, j, 0), *ip = ipow + j + 1;
   vx_real c0 = VX_R(0.0), c1 = VX_R(0.0), c2 = VX_R(0.0), s0 = VX_R(0.0), s1 = VX_R(0.0), s2 = VX_R(0.0);
@@ -221,7 +221,7 @@ VX_HD static inline void VXF(coax_m2l_pair)(const vx_real *in, int p, const vx_r
 }
 
 /* Store a pair into an expansion: (n, a), and (n, -a) when a > 0. */
-VX_HD static inline void VXF(put_pair)(vx_real *out, int n, int a, const vx_real *oc, const vx_real *os) {
+VX_HD_INLINE static void VXF(put_pair)(vx_real *out, int n, int a, const vx_real *oc, const vx_real *os) {
   for (int c = 0; c < 3; ++c) out[3 * VX_IDX(n, a) + c] = oc[c];
   if (a > 0)
     for (int c = 0; c < 3; ++c) out[3 * VX_IDX(n, -a) + c] = os[c];
@@ -229,26 +229,26 @@ VX_HD static inline void VXF(put_pair)(vx_real *out, int n, int a, const vx_real
 
 /* The four stages of a pair-wise M2L (rcr_translate, kind 2), each for pair (n, ±a); cs[2a],
  * cs[2a+1] = cos aφ, sin aφ. Stage 1: the source's pair rotated about z into w. */
-VX_HD static inline void VXF(m2l_pair_load)(const vx_real *in, int n, int a, const vx_real *cs, vx_real *w) {
+VX_HD_INLINE static void VXF(m2l_pair_load)(const vx_real *in, int n, int a, const vx_real *cs, vx_real *w) {
   vx_real oc[3], os[3];
   VXF(rot_z_pair)(in + 3 * VX_IDX(n, a), in + 3 * VX_IDX(n, -a), cs[2 * a], cs[2 * a + 1], 1, oc, os);
   VXF(put_pair)(w, n, a, oc, os);
 }
 /* Stage 2: rotated about y (forward) from w1 into w2. */
-VX_HD static inline void VXF(m2l_pair_roty)(const vx_real *w1, int n, int a, const vx_real *roty, int kmax, vx_real *w2) {
+VX_HD_INLINE static void VXF(m2l_pair_roty)(const vx_real *w1, int n, int a, const vx_real *roty, int kmax, vx_real *w2) {
   vx_real oc[3], os[3];
   VXF(rot_y_pair)(w1, n, a, roty, 1, kmax, oc, os);
   VXF(put_pair)(w2, n, a, oc, os);
 }
 /* Stage 3: the coaxial M2L from w2 into w1 (degree j = n of the local expansion). */
-VX_HD static inline void VXF(m2l_pair_coax)(const vx_real *w2, int p, const vx_real *coax, const vx_real *ipow, int n,
+VX_HD_INLINE static void VXF(m2l_pair_coax)(const vx_real *w2, int p, const vx_real *coax, const vx_real *ipow, int n,
                                              int a, vx_real *w1) {
   vx_real oc[3], os[3];
   VXF(coax_m2l_pair)(w2, p, coax, ipow, n, a, oc, os);
   VXF(put_pair)(w1, n, a, oc, os);
 }
 /* Stage 4: rotated back about y then z, added to acc[0..2] (n, a) and acc[3..5] (n, -a). */
-VX_HD static inline void VXF(m2l_pair_back)(const vx_real *w1, int n, int a, const vx_real *roty, int kmax,
+VX_HD_INLINE static void VXF(m2l_pair_back)(const vx_real *w1, int n, int a, const vx_real *roty, int kmax,
                                              const vx_real *cs, vx_real *acc) {
   vx_real oc[3], os[3];
   VXF(rot_y_pair)(w1, n, a, roty, 0, kmax, oc, os);
