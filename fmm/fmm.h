@@ -92,6 +92,8 @@ typedef struct {
                              the singular one over the pairs left to the singular far field (<= reg_tol) */
   double t_corr;          /* ms of the regularization corrections (pairs closer than r_c, not adjacent) */
   long long n_corr;       /* candidate correction pairs examined (CPU backend; 0 on the GPU) */
+  int m2l_kernel;         /* CUDA backend: the order of the order-specialised M2L kernel that ran (6, 8 or 12;
+                             environment VX_M2L=generic|auto), 0: the generic one (and on the CPU) */
 } fmm_stats;
 
 /* One evaluation's arrays: xyz-interleaved, in the context's precision (double or float).

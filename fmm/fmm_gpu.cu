@@ -39,6 +39,7 @@ typedef struct fmm_gpu {
   oct_tree_gpu tree;
   gpu_tables tab;
   int serial;   /* VX_FMM_SERIAL=1: near field after the far field on one stream (phase timing) */
+  int m2l_generic; /* VX_M2L=generic: the generic M2L kernel even where one specialised for the order exists */
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
@@ -77,6 +78,12 @@ static int smem_plan(const fmm_ctx *ctx, int p, int gradient, fmm_smem_plan *pla
   const fmm_gpu *G = (const fmm_gpu *)ctx->gpu;
   const size_t rs = ctx->prm.precision == VX_FLOAT ? sizeof(float) : sizeof(double);
   return fmm_smem_plan_make(p, rs, gradient, G->smem_optin, plan, err, errlen);
+}
+
+/* The order whose specialised M2L kernel (k_m2l_spec) runs for order p: p itself for 6, 8 and 12
+ * unless VX_M2L=generic; 0 (the generic k_m2l) otherwise. */
+static int m2l_spec_order(const fmm_gpu *G, int p) {
+  return !G->m2l_generic && (p == 6 || p == 8 || p == 12) ? p : 0;
 }
 
 #define VX_DOUBLE_INST
@@ -237,6 +244,12 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   {
     const char *s = getenv("VX_FMM_SERIAL");
     G->serial = s && s[0] == '1';
+    const char *m = getenv("VX_M2L");
+    if (m && *m && strcmp(m, "auto") && strcmp(m, "generic")) {
+      snprintf(err, errlen, "VX_M2L=%s: expected generic or auto", m);
+      goto fail;
+    }
+    G->m2l_generic = m && !strcmp(m, "generic");
   }
   VX_CU(cudaStreamCreateWithFlags(&G->s_far, cudaStreamNonBlocking));
   VX_CU(cudaStreamCreateWithFlags(&G->s_near, cudaStreamNonBlocking));

@@ -6,7 +6,9 @@
  *  - translations (M2M, M2L, L2L): one warp per translation; lanes own output coefficients and the
  *    five RCR stages (rot_z, rot_y, coaxial, rot_yᵀ, rot_zᵀ) are separated by __syncwarp;
  *    M2L runs a block per target box whose warps split its interaction list, M2M a block per
- *    parent whose warps split its children; L2L a warp per child.
+ *    parent whose warps split its children; L2L a warp per child. For p = 6, 8, 12 M2L runs
+ *    k_m2l_spec instead (issue 15; VX_M2L=generic keeps k_m2l): lanes own coefficient pairs
+ *    (n, ±a), four stages, the loops unrolled to the order.
  *  - P2M: lanes own columns m of the solid harmonics (degree raised by eq. 15), so no thread
  *    holds a whole expansion.
  *  - L2P: a warp per leaf forms its derivative expansions; then a thread per target.
@@ -198,6 +200,67 @@ __global__ void VXF(k_m2l)(VXF(dtab) T, const uint32_t *tkey, const uint32_t *sk
   __syncthreads();
   vx_real *out = L + vx_off_exp(b, nc);
   for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) {
+    vx_real s = VX_R(0.0);
+    for (int q = 0; q < W; ++q) s += ((vx_real *)vx_smem)[(size_t)q * per + i];
+    out[i] += s;
+  }
+}
+
+/* M2L specialised for order P (issue 15): as k_m2l a block per target box whose warps split its
+ * interaction list, but each lane owns coefficient pairs (n, ±a), t = lane, lane + 32, ...
+ * (translate_t.h's pair stages), so the rotations about z run in registers inside the load and the
+ * backward stage, the accumulator stays in registers and the loops unroll to P: four stages and
+ * three __syncwarp per translation instead of five of each. The warp's three scratch expansions
+ * Z, Y, X (9 nc reals: gpu_smem.c's plan for k_m2l) each keep one role, so the next translation's
+ * writes need no barrier after the last stage: Z was last read before the second barrier, Y before
+ * the third, X is next written after two barriers. At the end Z takes the accumulator for the
+ * block's sum, laid out as k_m2l's. */
+template <int P>
+__global__ void VXF(k_m2l_spec)(VXF(dtab) T, const uint32_t *tkey, const uint32_t *skey, const int *il_start,
+                                const int *il, const vx_real *M, vx_real *L) {
+  constexpr int NC = VX_NCOEF(P), NP = VX_NPAIR(P), J = (NP + 31) / 32;
+  extern __shared__ unsigned char vx_smem[];
+  const int W = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x % 32, b = blockIdx.x;
+  const size_t per = (size_t)9 * NC;
+  vx_real *Z = (vx_real *)vx_smem + (size_t)w * per, *Y = Z + 3 * NC, *X = Y + 3 * NC;
+  int n[J], a[J]; /* n = -1: no pair in this slot (the last slot of a lane past NP) */
+  vx_real acc[J][6];
+#pragma unroll
+  for (int j = 0; j < J; ++j) {
+    if (lane + 32 * j < NP) vx_pair_na(lane + 32 * j, &n[j], &a[j]);
+    else n[j] = -1, a[j] = 0;
+    for (int c = 0; c < 6; ++c) acc[j][c] = VX_R(0.0);
+  }
+  int tx, ty, tz;
+  oct_demorton3(tkey[b], &tx, &ty, &tz);
+  for (int k = il_start[b] + w; k < il_start[b + 1]; k += W) { /* warp-uniform trip count */
+    int s = il[k], sx, sy, sz;
+    oct_demorton3(skey[s], &sx, &sy, &sz);
+    const int g = vx_geo_index(sx - tx, sy - ty, sz - tz);
+    const vx_real *in = M + vx_off_exp(s, NC), *cs = T.geo_cs + (size_t)g * (P + 1) * 2;
+    const vx_real *roty = T.roty + (size_t)T.geo_theta[g] * T.roty_stride, *ipow = T.geo_ipow + (size_t)g * (2 * P + 2);
+#pragma unroll
+    for (int j = 0; j < J; ++j)
+      if (n[j] >= 0) VXF(m2l_pair_load)(in, n[j], a[j], cs, Z);
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < J; ++j)
+      if (n[j] >= 0) VXF(m2l_pair_roty)(Z, n[j], a[j], roty, P, Y);
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < J; ++j)
+      if (n[j] >= 0) VXF(m2l_pair_coax)(Y, P, T.m2l, ipow, n[j], a[j], X);
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < J; ++j)
+      if (n[j] >= 0) VXF(m2l_pair_back)(X, n[j], a[j], roty, P, cs, acc[j]);
+  }
+#pragma unroll
+  for (int j = 0; j < J; ++j)
+    if (n[j] >= 0) VXF(put_pair)(Z, n[j], a[j], acc[j], acc[j] + 3);
+  __syncthreads();
+  vx_real *out = L + vx_off_exp(b, NC);
+  for (int i = threadIdx.x; i < 3 * NC; i += blockDim.x) {
     vx_real s = VX_R(0.0);
     for (int q = 0; q < W; ++q) s += ((vx_real *)vx_smem)[(size_t)q * per + i];
     out[i] += s;
@@ -574,6 +637,8 @@ static int VXF(smem_optin)(const fmm_smem_plan *pl, char *err, size_t errlen) {
     size_t bytes;
   } k[] = {{(const void *)VXF(k_p2m), pl->p2m},   {(const void *)VXF(k_m2m), pl->m2m},
            {(const void *)VXF(k_l2l), pl->l2l},   {(const void *)VXF(k_m2l), pl->m2l},
+           {(const void *)VXF(k_m2l_spec)<6>, pl->m2l}, {(const void *)VXF(k_m2l_spec)<8>, pl->m2l},
+           {(const void *)VXF(k_m2l_spec)<12>, pl->m2l},
            {(const void *)VXF(k_l2p_deriv), pl->l2p_deriv}, {(const void *)VXF(k_l2p), pl->l2p}};
   for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i)
     if (k[i].bytes > FMM_SMEM_DEFAULT)
@@ -598,6 +663,7 @@ typedef struct {
   int L;
   double h;                       /* leaf width */
   int nleaf, CH, chunk_bound;     /* target leaves, targets per chunk (block size), chunk count bound */
+  int m2l_spec;                   /* the order of the specialised M2L kernel to run (k_m2l_spec), 0: k_m2l */
   int *coff, *cleaf;
   fmm_corr cr;
   vx_real *sx, *sy, *sz, *sax, *say, *saz, *tx, *ty, *tz; /* sources and targets in tree order, SoA */
@@ -738,12 +804,37 @@ static int VXF(eval_upward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, siz
   return 0;
 }
 
+/* The M2L of level l into Ll: the kernel specialised for the order when there is one and VX_M2L
+ * does not ask for the generic one (E->m2l_spec), else k_m2l; same grid, block and shared memory. */
+static int VXF(launch_m2l)(VXF(gpu_eval) *E, const VXF(dtab) *T, int l, vx_real *Ll, char *err, size_t errlen) {
+  const oct_tree_gpu *t = E->t;
+  const int nb = t->ntgt[l], nt = 32 * E->pl.w_m2l;
+  const size_t sm = E->pl.m2l;
+  const vx_real *Ml = (const vx_real *)E->G->mpole[l].ptr;
+  switch (E->m2l_spec) {
+  case 6:
+    VXF(k_m2l_spec)<6><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l], Ml, Ll);
+    break;
+  case 8:
+    VXF(k_m2l_spec)<8><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l], Ml, Ll);
+    break;
+  case 12:
+    VXF(k_m2l_spec)<12><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l], Ml, Ll);
+    break;
+  default:
+    VXF(k_m2l)<<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l], Ml, Ll);
+    break;
+  }
+  VX_CUR_LAUNCH(m2l);
+  return 0;
+}
+
 /* Step 6: the downward pass, level by level: L2L from the parent, then M2L from the interaction list. */
 static int VXF(eval_downward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, size_t errlen) {
   fmm_gpu *G = E->G;
   const oct_tree_gpu *t = E->t;
   const fmm_smem_plan *pl = &E->pl;
-  const int Wl = pl->w_l2l, Wm = pl->w_m2l;
+  const int Wl = pl->w_l2l;
   for (int l = 2; l <= E->L; ++l) {
     vx_real *Ll = (vx_real *)G->local[l].ptr;
     VX_CUR(cudaEventRecord(E->ev[EV_LVL + 2 * l], E->sf));
@@ -754,11 +845,7 @@ static int VXF(eval_downward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, s
       VX_CUR_LAUNCH(l2l);
     }
     VX_CUR(cudaEventRecord(E->ev[EV_LVL + 2 * l + 1], E->sf));
-    if (t->ntgt[l] > 0) {
-      VXF(k_m2l)<<<t->ntgt[l], 32 * Wm, pl->m2l, E->sf>>>(*T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l],
-                                                           (const vx_real *)G->mpole[l].ptr, Ll);
-      VX_CUR_LAUNCH(m2l);
-    }
+    if (t->ntgt[l] > 0 && VXF(launch_m2l)(E, T, l, Ll, err, errlen)) return -1;
     E->s.n_m2l += t->n_il[l];
   }
   VX_CUR(cudaEventRecord(E->ev[EV_DOWN], E->sf));
@@ -836,6 +923,8 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
   E.n_grad = (io->n_grad > 0 && io->n_grad < E.nt) ? io->n_grad : E.nt;
   E.rs = sizeof(vx_real);
   E.sf = E.G->s_far, E.sn = E.G->s_near, E.ev = E.G->ev;
+  E.m2l_spec = m2l_spec_order(E.G, E.p);
+  E.s.m2l_kernel = E.m2l_spec;
   if (E.nt == 0) { if (st) *st = E.s; return 0; }
   if (VXF(eval_inputs)(&E, io, err, errlen)) return -1;
   VX_CUR(cudaEventRecord(E.ev[EV_START], E.sf));

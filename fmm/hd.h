@@ -10,6 +10,22 @@
 #define VX_HD
 #endif
 
+/* For math that an order-specialised kernel unrolls: inlined always on the device, so that the
+ * order passed in becomes a constant in the callee's loops; plain inline on the host. */
+#ifdef __CUDACC__
+#define VX_HD_INLINE __host__ __device__ __forceinline__
+#else
+#define VX_HD_INLINE inline
+#endif
+
+/* Unroll the next loop in device code (its bound a constant once inlined into an order-specialised
+ * kernel); nothing on the host. */
+#ifdef __CUDA_ARCH__
+#define VX_UNROLL _Pragma("unroll")
+#else
+#define VX_UNROLL
+#endif
+
 #ifdef __cplusplus
 #define VX_EXTERN_C_BEGIN extern "C" {
 #define VX_EXTERN_C_END }

@@ -158,3 +158,120 @@ VX_HD static inline void VXF(rcr_translate)(const vx_real *in, vx_real *out, int
   VXF(rot_z)(w2, w1, p, cphi, sphi, 0);
   for (int i = 0; i < 3 * VX_NCOEF(p); ++i) out[i] += w1[i];
 }
+
+/* ---- Pair forms (issue 15): the M2L operators above for the two coefficients (n, a) and (n, -a),
+ * a >= 0, of one degree at once, so that one GPU lane holds both and rotates them about z in
+ * registers (fmm_gpu_t.cuh k_m2l_spec), with its index arithmetic done once per pair. The sums
+ * run in the same order as the *_coef forms. kmax >= n bounds their loops: the order, a
+ * compile-time constant in an order-specialised kernel, so that they unroll (VX_UNROLL). For
+ * a = 0 only (n, 0) exists: the (n, -a) outputs are 0 and put_pair stores (n, 0) alone. */
+
+/* rot_z_coef for (n, a) and (n, -a); pc, ps: their 3 components in, oc, os out (may alias them).
+ * cm = cos aφ, sm = sin aφ; with a = 0 (cm = 1, sm = 0) oc = pc. */
+VX_HD_INLINE static void VXF(rot_z_pair)(const vx_real *pc, const vx_real *ps, vx_real cm, vx_real sm, int forward,
+                                          vx_real *oc, vx_real *os) {
+  vx_real s = forward ? sm : -sm;
+  for (int c = 0; c < 3; ++c) {
+    vx_real x = pc[c], y = ps[c];
+    oc[c] = cm * x + s * y;
+    os[c] = -s * x + cm * y;
+  }
+}
+
+/* rot_y_coef for (n, a) (row/column a of the cos block) and (n, -a) (row/column a-1 of the sin block). */
+VX_HD_INLINE static void VXF(rot_y_pair)(const vx_real *in, int n, int a, const vx_real *tab, int forward, int kmax,
+                                          vx_real *oc, vx_real *os) {
+  const int w = n + 1, r = a > 0 ? a - 1 : 0; /* a = 0: sin row 0 read (in range), its sum dropped */
+  const vx_real *blk = tab + vx_roty_off(n), *sblk = blk + w * w;
+  const vx_real *dc = forward ? blk + a * w : blk + a, *ds = forward ? sblk + r * n : sblk + r;
+  const int sc = forward ? 1 : w, ss = forward ? 1 : n;
+  const vx_real *xc = in + 3 * VX_IDX(n, 0), *xs = in + 3 * VX_IDX(n, -1); /* (n, -k) at xs[-3(k-1)] */
+  vx_real c0 = VX_R(0.0), c1 = VX_R(0.0), c2 = VX_R(0.0), s0 = VX_R(0.0), s1 = VX_R(0.0), s2 = VX_R(0.0);
+  VX_UNROLL
+  for (int k = 0; k <= kmax; ++k) {
+    if (k <= n) {
+      vx_real d = dc[k * sc];
+      c0 += d * xc[3 * k]; c1 += d * xc[3 * k + 1]; c2 += d * xc[3 * k + 2];
+    }
+    if (k < n) {
+      vx_real d = ds[k * ss];
+      s0 += d * xs[-3 * k]; s1 += d * xs[-3 * k + 1]; s2 += d * xs[-3 * k + 2];
+    }
+  }
+  const int h = a > 0;
+  oc[0] = c0; oc[1] = c1; oc[2] = c2;
+  os[0] = h ? s0 : VX_R(0.0); os[1] = h ? s1 : VX_R(0.0); os[2] = h ? s2 : VX_R(0.0);
+}
+
+/* coax_m2l_coef for (j, a) and (j, -a): one factor B ρ^{-(j+n+1)} serves both; the loop runs to p. */
+VX_HD_INLINE static void VXF(coax_m2l_pair)(const vx_real *in, int p, const vx_real *tab, const vx_real *ipow, int j,
+                                             int a, vx_real *oc, vx_real *os) {
+  const vx_real *tr = tab + vx_coax_idx(p, a, j, 0), *ip = ipow + j + 1;
+  vx_real c0 = VX_R(0.0), c1 = VX_R(0.0), c2 = VX_R(0.0), s0 = VX_R(0.0), s1 = VX_R(0.0), s2 = VX_R(0.0);
+  VX_UNROLL
+  for (int n = 0; n <= p; ++n)
+    if (n >= a) {
+      const vx_real t = tr[n] * ip[n], *xc = in + 3 * VX_IDX(n, a), *xs = in + 3 * VX_IDX(n, -a);
+      c0 += t * xc[0]; c1 += t * xc[1]; c2 += t * xc[2];
+      s0 += t * xs[0]; s1 += t * xs[1]; s2 += t * xs[2];
+    }
+  const int h = a > 0;
+  oc[0] = c0; oc[1] = c1; oc[2] = c2;
+  os[0] = h ? s0 : VX_R(0.0); os[1] = h ? s1 : VX_R(0.0); os[2] = h ? s2 : VX_R(0.0);
+}
+
+/* Store a pair into an expansion: (n, a), and (n, -a) when a > 0. */
+VX_HD_INLINE static void VXF(put_pair)(vx_real *out, int n, int a, const vx_real *oc, const vx_real *os) {
+  for (int c = 0; c < 3; ++c) out[3 * VX_IDX(n, a) + c] = oc[c];
+  if (a > 0)
+    for (int c = 0; c < 3; ++c) out[3 * VX_IDX(n, -a) + c] = os[c];
+}
+
+/* The four stages of a pair-wise M2L (rcr_translate, kind 2), each for pair (n, ±a); cs[2a],
+ * cs[2a+1] = cos aφ, sin aφ. Stage 1: the source's pair rotated about z into w. */
+VX_HD_INLINE static void VXF(m2l_pair_load)(const vx_real *in, int n, int a, const vx_real *cs, vx_real *w) {
+  vx_real oc[3], os[3];
+  VXF(rot_z_pair)(in + 3 * VX_IDX(n, a), in + 3 * VX_IDX(n, -a), cs[2 * a], cs[2 * a + 1], 1, oc, os);
+  VXF(put_pair)(w, n, a, oc, os);
+}
+/* Stage 2: rotated about y (forward) from w1 into w2. */
+VX_HD_INLINE static void VXF(m2l_pair_roty)(const vx_real *w1, int n, int a, const vx_real *roty, int kmax, vx_real *w2) {
+  vx_real oc[3], os[3];
+  VXF(rot_y_pair)(w1, n, a, roty, 1, kmax, oc, os);
+  VXF(put_pair)(w2, n, a, oc, os);
+}
+/* Stage 3: the coaxial M2L from w2 into w1 (degree j = n of the local expansion). */
+VX_HD_INLINE static void VXF(m2l_pair_coax)(const vx_real *w2, int p, const vx_real *coax, const vx_real *ipow, int n,
+                                             int a, vx_real *w1) {
+  vx_real oc[3], os[3];
+  VXF(coax_m2l_pair)(w2, p, coax, ipow, n, a, oc, os);
+  VXF(put_pair)(w1, n, a, oc, os);
+}
+/* Stage 4: rotated back about y then z, added to acc[0..2] (n, a) and acc[3..5] (n, -a). */
+VX_HD_INLINE static void VXF(m2l_pair_back)(const vx_real *w1, int n, int a, const vx_real *roty, int kmax,
+                                             const vx_real *cs, vx_real *acc) {
+  vx_real oc[3], os[3];
+  VXF(rot_y_pair)(w1, n, a, roty, 0, kmax, oc, os);
+  VXF(rot_z_pair)(oc, os, cs[2 * a], cs[2 * a + 1], 0, oc, os);
+  for (int c = 0; c < 3; ++c) { acc[c] += oc[c]; acc[3 + c] += os[c]; }
+}
+
+/* rcr_translate's M2L by the four pair stages, each a pass over all pairs: the CPU twin of
+ * k_m2l_spec (whose lanes own pairs and separate the stages by __syncwarp). out += the translated
+ * in; w1, w2: scratch of 3·VX_NCOEF(p). */
+VX_HD static inline void VXF(rcr_m2l_pairs)(const vx_real *in, vx_real *out, int p, const vx_real *cs, const vx_real *roty,
+                                             const vx_real *coax, const vx_real *ipow, vx_real *w1, vx_real *w2) {
+  const int np = VX_NPAIR(p);
+  int n, a;
+  for (int t = 0; t < np; ++t) { vx_pair_na(t, &n, &a); VXF(m2l_pair_load)(in, n, a, cs, w1); }
+  for (int t = 0; t < np; ++t) { vx_pair_na(t, &n, &a); VXF(m2l_pair_roty)(w1, n, a, roty, p, w2); }
+  for (int t = 0; t < np; ++t) { vx_pair_na(t, &n, &a); VXF(m2l_pair_coax)(w2, p, coax, ipow, n, a, w1); }
+  for (int t = 0; t < np; ++t) {
+    vx_real acc[6] = {VX_R(0.0), VX_R(0.0), VX_R(0.0), VX_R(0.0), VX_R(0.0), VX_R(0.0)};
+    vx_pair_na(t, &n, &a);
+    VXF(m2l_pair_back)(w1, n, a, roty, p, cs, acc);
+    for (int c = 0; c < 3; ++c) out[3 * VX_IDX(n, a) + c] += acc[c];
+    if (a > 0)
+      for (int c = 0; c < 3; ++c) out[3 * VX_IDX(n, -a) + c] += acc[3 + c];
+  }
+}

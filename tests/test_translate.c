@@ -1,7 +1,8 @@
 /* test_translate.c — the expansion math checked against its definitions (docs/MATH.md §1–5):
  * real solid harmonics vs explicit Legendre formulas and the addition theorem; derivative maps vs
  * analytic gradients and Hessians; rotations orthogonal, invertible, equal to eq. 18 on column 0,
- * and equal to evaluating at rotated points; M2M, L2L exact; M2L vs direct P2L. Double and float.
+ * and equal to evaluating at rotated points; M2M, L2L exact; M2L vs direct P2L; the pair-wise M2L
+ * of the order-specialised GPU kernel (rcr_m2l_pairs) equal to rcr_translate's. Double and float.
  * Thresholds about 5x what was measured on x86-64 with gcc 12 -O3 (2026-11-23; the measured value
  * beside each): round-off, so a compiler that contracts differently may need a factor more, but a
  * lost term or a wrong sign shows as orders of magnitude. Run: build/tests/test_translate */
@@ -48,6 +49,62 @@ static void rand_vec(uint64_t *s, double r, double *v) {
 
 #define P 20
 #define NC VX_NCOEF(P)
+
+/* 7. The pair-wise M2L (rcr_m2l_pairs: the stages k_m2l_spec runs, lanes owning pairs (n, ±a)) equals
+ * rcr_translate's M2L to round-off, at the specialised orders and one more, in both precisions, on
+ * offsets with and without an azimuth (cs as the GPU tables hold it: cos aφ, sin aφ). */
+static void check_pairs(void) {
+  int t_ok = 1;
+  for (int t = 0; t < VX_NPAIR(VX_PMAX); ++t) {
+    int n, a;
+    vx_pair_na(t, &n, &a);
+    t_ok &= a >= 0 && a <= n && n * (n + 1) / 2 + a == t;
+  }
+  check(t_ok, "vx_pair_na inverts t = n(n+1)/2 + a up to VX_PMAX", t_ok ? 0.0 : 1.0, 0.5);
+  const int orders[4] = {6, 8, 12, 5}, offs[4][3] = {{2, 0, 0}, {0, 0, -2}, {3, 1, -2}, {-2, 3, 3}};
+  char err[256];
+  uint64_t seed = 77;
+  for (int k = 0; k < 4; ++k) {
+    const int p = orders[k], nc = VX_NCOEF(p);
+    fmm_tables T;
+    if (fmm_tables_build(&T, p, err, sizeof err)) { printf("tables (p=%d): %s\n", p, err); exit(EXIT_FAILURE); }
+    static double M[3 * VX_NCOEF(12)], L1[3 * VX_NCOEF(12)], L2[3 * VX_NCOEF(12)], w1[3 * VX_NCOEF(12)],
+        w2[3 * VX_NCOEF(12)];
+    static float Mf[3 * VX_NCOEF(12)], L1f[3 * VX_NCOEF(12)], L2f[3 * VX_NCOEF(12)], w1f[3 * VX_NCOEF(12)],
+        w2f[3 * VX_NCOEF(12)];
+    double ed = 0, ef = 0;
+    for (int o = 0; o < 4; ++o) {
+      const int g = vx_geo_index(offs[o][0], offs[o][1], offs[o][2]);
+      const double phi = atan2(T.geo_sphi[g], T.geo_cphi[g]);
+      double cs[2 * 13], ipow[2 * 12 + 2];
+      float csf[2 * 13], ipowf[2 * 12 + 2];
+      for (int a = 0; a <= p; ++a) cs[2 * a] = cos(a * phi), cs[2 * a + 1] = sin(a * phi);
+      ipow[0] = 1; for (int i = 1; i < 2 * p + 2; ++i) ipow[i] = ipow[i - 1] / T.geo_len[g];
+      for (int i = 0; i < 2 * p + 2; ++i) ipowf[i] = (float)ipow[i];
+      for (int i = 0; i < 2 * p + 2; ++i) csf[i] = (float)cs[i];
+      for (int i = 0; i < 3 * nc; ++i) M[i] = 2.0 * vx_rng_uniform(&seed) - 1.0, Mf[i] = (float)M[i];
+      const double *rt = T.roty + (size_t)T.geo_theta[g] * T.roty_stride;
+      const float *rtf = T.roty_f + (size_t)T.geo_theta[g] * T.roty_stride;
+      for (int i = 0; i < 3 * nc; ++i) L1[i] = L2[i] = 0.5, L1f[i] = L2f[i] = 0.5f; /* both add into out */
+      rcr_translate_d(M, L1, p, T.geo_cphi[g], T.geo_sphi[g], rt, T.m2l, ipow, 2, w1, w2);
+      rcr_m2l_pairs_d(M, L2, p, cs, rt, T.m2l, ipow, w1, w2);
+      rcr_translate_f(Mf, L1f, p, T.geo_cphi_f[g], T.geo_sphi_f[g], rtf, T.m2l_f, ipowf, 2, w1f, w2f);
+      rcr_m2l_pairs_f(Mf, L2f, p, csf, rtf, T.m2l_f, ipowf, w1f, w2f);
+      double nd = 0, nf = 0;
+      for (int i = 0; i < 3 * nc; ++i) nd = fmax(nd, fabs(L1[i])), nf = fmax(nf, fabs((double)L1f[i]));
+      for (int i = 0; i < 3 * nc; ++i) {
+        ed = fmax(ed, fabs(L2[i] - L1[i]) / nd);
+        ef = fmax(ef, fabs((double)L2f[i] - (double)L1f[i]) / nf);
+      }
+    }
+    char what[96];
+    snprintf(what, sizeof what, "pair-wise M2L == rcr_translate, p=%2d, double (max rel)", p);
+    check(ed < 1e-13, what, ed, 1e-13);
+    snprintf(what, sizeof what, "pair-wise M2L == rcr_translate, p=%2d, float (max rel)", p);
+    check(ef < 2e-6, what, ef, 2e-6);
+    fmm_tables_free(&T);
+  }
+}
 
 int main(void) {
   uint64_t seed = 12345;
@@ -261,5 +318,6 @@ int main(void) {
     fmm_tables_free(&Tf);
   }
   fmm_tables_free(&T);
+  check_pairs();
   return vx_test_end("all translation checks passed");
 }
