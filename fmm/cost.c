@@ -28,7 +28,9 @@ static fmm_cost_units cost_tab[2][2] = {
     /* cpu: double, float */
     {{8, 38.12, 1900, 582.8, 1095, 1695, 2054, 789.4, 675.7, 11.5, 6.476, 22.77, 46.11},
      {8, 40.94, 641.6, 201.5, 793.5, 854.2, 1052, 380.7, 276.6, 4.983, 3.138, 24.99, 4.958}},
-    /* cuda: not calibrated (no device time in issue 12's first step) */
+    /* cuda: not calibrated yet. `vortexfmm-bench --backend cuda --calibrate` prints the line (a cost
+     * file's, and this initializer as a comment) to paste here; until then level_rule = 1 keeps the
+     * leaf-size rule on the GPU, and says so when verbose */
     {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
 };
 
@@ -165,15 +167,7 @@ static void box27(const int *in, int *out, int *tmp, int n) {
 }
 
 static void fill_hist(const void *pos, int n, int pos_float, const double lo[3], double inv_side, int l, int *h) {
-  const int m = 1 << l;
-  for (int i = 0; i < n; i++) {
-    double x[3];
-    for (int k = 0; k < 3; k++)
-      x[k] = pos_float ? (double)((const float *)pos)[3 * (size_t)i + k] : ((const double *)pos)[3 * (size_t)i + k];
-    const uint32_t cx = oct_cell(x[0], lo[0], inv_side, l), cy = oct_cell(x[1], lo[1], inv_side, l),
-                   cz = oct_cell(x[2], lo[2], inv_side, l);
-    h[((size_t)cz * m + cy) * m + cx]++;
-  }
+  for (int i = 0; i < n; i++) h[fmm_cost_cell_of(pos, pos_float, (size_t)i, lo, inv_side, l)]++;
 }
 
 /* c (an (m/2)³ grid) = per parent cell, the sum of f(child) over its 8 children of the m³ grid a. */
@@ -182,14 +176,7 @@ static void coarsen(const int *a, int m, int *c, int count_nonempty) {
 #pragma omp parallel for schedule(static)
   for (int z = 0; z < h; z++)
     for (int y = 0; y < h; y++)
-      for (int x = 0; x < h; x++) {
-        int s = 0;
-        for (int q = 0; q < 8; q++) {
-          const int v = a[((size_t)(2 * z + (q >> 2)) * m + 2 * y + ((q >> 1) & 1)) * m + 2 * x + (q & 1)];
-          s += count_nonempty ? v > 0 : v;
-        }
-        c[((size_t)z * h + y) * h + x] = s;
-      }
+      for (int x = 0; x < h; x++) c[((size_t)z * h + y) * h + x] = fmm_cost_children(a, m, x, y, z, count_nonempty);
 }
 
 int fmm_cost_stats_build(const void *src_pos, int ns, const void *tgt_pos, int nt, int pos_float, const double lo[3],
@@ -333,23 +320,35 @@ double fmm_cost_predict(const fmm_ctx *ctx, const fmm_io *io, int L, double t_ms
   return fmm_cost_phases(u, &w, ctx->prm.order, t_ms);
 }
 
+int fmm_cost_pick_level(const fmm_cost_units *u, int p, const fmm_cost_stats *s, long long nt_grad, int lo_level,
+                        int hi_level, double *t_ms) {
+  if (lo_level < 2) lo_level = 2;
+  if (hi_level > s->top) hi_level = s->top;
+  int best = 0;
+  double tbest = HUGE_VAL, t[FMM_COST_PHASES];
+  for (int L = lo_level; L <= hi_level; L++) {
+    const fmm_cost_units w = fmm_cost_work_at(s, L, nt_grad);
+    const double tt = fmm_cost_phases(u, &w, p, t);
+    if (tt < tbest) tbest = tt, best = L;
+  }
+  if (t_ms) *t_ms = best ? tbest : 0.0;
+  return best;
+}
+
+int fmm_cost_best_level(const fmm_ctx *ctx, const fmm_cost_stats *s, int lo_level, int hi_level) {
+  const fmm_cost_units *u = fmm_cost_table(ctx->prm.backend, ctx->prm.precision);
+  if (!u) return 0;
+  /* the octree's callback does not see fmm_io.n_grad: every target counts as a gradient target */
+  return fmm_cost_pick_level(u, ctx->prm.order, s, grad_targets(&ctx->prm, (int)s->nt, 0), lo_level, hi_level, NULL);
+}
+
 int fmm_cost_choose_level(const void *arg, const void *src_pos, int ns, const void *tgt_pos, int nt, int pos_float,
                           const double lo[3], double side, int lo_level, int hi_level) {
   const fmm_ctx *ctx = (const fmm_ctx *)arg;
-  const fmm_cost_units *u = fmm_cost_table(ctx->prm.backend, ctx->prm.precision);
-  if (!u || ns <= 0 || nt <= 0) return 0;
+  if (!fmm_cost_table(ctx->prm.backend, ctx->prm.precision) || ns <= 0 || nt <= 0) return 0;
   if (hi_level > FMM_COST_LMAX) hi_level = FMM_COST_LMAX;
   if (lo_level > hi_level) return 0;
   fmm_cost_stats s;
   if (fmm_cost_stats_build(src_pos, ns, tgt_pos, nt, pos_float, lo, side, hi_level, &s)) return 0;
-  /* the callback does not see fmm_io.n_grad: every target counts as a gradient target */
-  const long long ng = grad_targets(&ctx->prm, nt, 0);
-  int best = 0;
-  double tbest = HUGE_VAL, t[FMM_COST_PHASES];
-  for (int L = lo_level; L <= hi_level; L++) {
-    const fmm_cost_units w = fmm_cost_work_at(&s, L, ng);
-    const double tt = fmm_cost_phases(u, &w, ctx->prm.order, t);
-    if (tt < tbest) tbest = tt, best = L;
-  }
-  return best;
+  return fmm_cost_best_level(ctx, &s, lo_level, hi_level);
 }

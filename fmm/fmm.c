@@ -191,10 +191,14 @@ oct_params fmm_octree_params(const fmm_ctx *ctx) {
     double rc = fmm_reg_cutoff(&ctx->prm);
     op.min_leaf_width = isfinite(rc) ? rc : DBL_MAX;
   }
-  /* issue 12: the cost model picks among the leaf-size level's neighbours under the same caps
-   * (the CUDA build has no histogram of host points to offer it, and no calibration yet) */
-  if (!op.levels && ctx->prm.level_rule == 1 && ctx->prm.backend == VX_BACKEND_CPU) {
-    op.choose_level = fmm_cost_choose_level;
+  /* issue 12: the cost model picks among the leaf-size level's neighbours under the same caps, from
+   * host histograms on the CPU and device ones on the GPU; without a table for the backend and
+   * precision the callbacks keep the leaf-size rule (level_rule_notice says so) */
+  if (!op.levels && ctx->prm.level_rule == 1) {
+    if (ctx->prm.backend == VX_BACKEND_CPU) op.choose_level = fmm_cost_choose_level;
+#ifdef VX_HAVE_CUDA
+    if (ctx->prm.backend == VX_BACKEND_CUDA) op.choose_level_dev = fmm_cost_choose_level_gpu;
+#endif
     op.choose_arg = ctx;
   }
   return op;
@@ -235,11 +239,11 @@ static int check_params(const fmm_params *p, char *err, size_t errlen) {
 static void level_rule_notice(const fmm_ctx *ctx) {
   const fmm_params *P = &ctx->prm;
   if (!P->verbose || P->level_rule != 1 || P->levels) return;
-  if (P->backend != VX_BACKEND_CPU)
-    fprintf(stderr, "vortexfmm: notice: the cost model chooses levels on the CPU backend only; the leaf-size rule stays\n");
-  else if (!fmm_cost_table(P->backend, P->precision))
-    fprintf(stderr, "vortexfmm: notice: no cost table for cpu %s (vortexfmm-bench --calibrate); the leaf-size rule stays\n",
-            P->precision == VX_FLOAT ? "float" : "double");
+  if (!fmm_cost_table(P->backend, P->precision))
+    fprintf(stderr,
+            "vortexfmm: notice: no cost table for %s %s (vortexfmm-bench --backend %s --calibrate, then --cost-file or "
+            "fmm/cost.c); the leaf-size rule stays\n",
+            vx_backend_name(P->backend), P->precision == VX_FLOAT ? "float" : "double", vx_backend_name(P->backend));
 }
 
 fmm_ctx *fmm_create(const fmm_params *params, char *err, size_t errlen) {

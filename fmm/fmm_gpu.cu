@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost.h"
 #include "cuda_check.h"
 #include "fmm_internal.h"
 #include "gpu_smem.h"
@@ -214,6 +215,8 @@ extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   if (G->s_far) cudaStreamSynchronize(G->s_far);
   if (G->s_near) cudaStreamSynchronize(G->s_near);
   oct_free_gpu(&G->tree);
+  fmm_cost_gpu_destroy(ctx->cost_gpu);
+  ctx->cost_gpu = NULL;
   tables_release(&G->tab);
   dbuf *all[] = {&G->src_soa, &G->tgt_soa, &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos,
                  &G->out_vel, &G->out_grad, &G->chunk_off, &G->chunk_leaf, &G->dloc};
@@ -237,6 +240,7 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   if (!G) { snprintf(err, errlen, "out of host memory"); return -1; }
   ctx->gpu = G;
   int optin = 0;
+  if (!(ctx->cost_gpu = fmm_cost_gpu_create())) { snprintf(err, errlen, "out of host memory"); goto fail; }
   VX_CU(cudaGetDevice(&G->device));
   VX_CU(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, G->device));
   G->smem_optin = (size_t)optin;

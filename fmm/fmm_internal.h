@@ -24,6 +24,7 @@ struct fmm_ctx {
   vx_buf occupancy;        /* dense target histogram for fmm_occupancy (CPU backend) */
   int evaluated;           /* a tree exists (fmm_occupancy is valid) */
   void *gpu;               /* GPU backend state (fmm_gpu.cu), NULL on the CPU backend */
+  struct fmm_cost_gpu *cost_gpu; /* the cost model's device buffers (cost_gpu.cu), with the GPU state */
   double reg_err;          /* the last evaluation's fmm_stats.reg_err */
 };
 

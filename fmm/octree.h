@@ -29,13 +29,19 @@ typedef struct {
   int max_level;       /* cap on the finest level (e.g. from the kernel's core size); 0: VX_LMAX */
   size_t hist_budget;  /* bytes allowed for the dense occupancy maps of all levels; 0: 256 MiB */
   double min_leaf_width; /* finest boxes at least this wide (regularized kernels need it); 0: none */
-  /* Optional, automatic levels only, oct_build_cpu only (the GPU build's positions are on the
-   * device): chooses the finest level among [lo_level, hi_level] (oct_level_candidates) from the
-   * points in the root cube (lo, side), e.g. issue 12's cost model (fmm/cost.h); returns 0 to keep
-   * the leaf-size rule. NULL: the leaf-size rule. */
+  /* Optional, automatic levels only, oct_build_cpu only (host positions): chooses the finest
+   * level among [lo_level, hi_level] (oct_level_candidates) from the points in the root cube
+   * (lo, side), e.g. issue 12's cost model (fmm/cost.h); returns 0 to keep the leaf-size rule.
+   * NULL: the leaf-size rule. */
   int (*choose_level)(const void *arg, const void *src_pos, int ns, const void *tgt_pos, int nt, int pos_float,
                       const double lo[3], double side, int lo_level, int hi_level);
-  const void *choose_arg;
+  /* The same for oct_build_gpu (device positions; stream: its cudaStream_t): returns the level, 0
+   * to keep the leaf-size rule, or -1 to fail the build with the reason in err. NULL: the
+   * leaf-size rule. */
+  int (*choose_level_dev)(const void *arg, const void *d_src_pos, int ns, const void *d_tgt_pos, int nt, int pos_float,
+                          const double lo[3], double side, int lo_level, int hi_level, void *stream, char *err,
+                          size_t errlen);
+  const void *choose_arg; /* the argument of either callback */
 } oct_params;
 
 typedef struct {
@@ -245,6 +251,12 @@ static inline void oct_level_candidates(const oct_params *p, long long cn, int l
   *lo = L0 - 1 > 2 ? L0 - 1 : 2;
   if (*lo > *hi) *lo = *hi;
   if (*hi < 2) *lo = *hi = 2;
+}
+
+/* A callback's choice Lc among the candidates [lo, hi] becomes the forced level of the build
+ * (outside them, e.g. 0: the leaf-size rule stays). Both builds take it this way. */
+static inline void oct_level_take(oct_params *p, int Lc, int lo, int hi) {
+  if (Lc >= lo && Lc <= hi) p->levels = Lc;
 }
 
 /* printf-style one-line error into err (shared by the CPU and GPU builds). */

@@ -458,7 +458,7 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
     int lo_level, hi_level;
     oct_level_candidates(&p, cn, lcap, VX_LMAX, &lo_level, &hi_level);
     const int Lc = p.choose_level(p.choose_arg, src_pos, ns, tgt_pos, nt, pos_float, t->lo, t->side, lo_level, hi_level);
-    if (Lc >= lo_level && Lc <= hi_level) p.levels = Lc;
+    oct_level_take(&p, Lc, lo_level, hi_level);
   }
   int L = oct_level_first(&p, cn, lcap, t->side, &t->capped);
   for (;;) {

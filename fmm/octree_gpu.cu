@@ -3,7 +3,8 @@
  * oct_build_cpu's, array for array: both compute the root cube with oct_root_cube and the level cap
  * with oct_level_cap (octree.h) from the same exact min/max, put every point in its cell with
  * oct_cell (double arithmetic, one shared inline function), choose the level by the same rule
- * (oct_level_first / oct_level_trials / oct_level_accept, octree.h), and
+ * (oct_level_first / oct_level_trials / oct_level_accept, octree.h, or a choose_level_dev callback
+ * such as the cost model's, taken with oct_level_take), and
  * put each leaf's particles in ascending original index.
  *
  * Pipeline (all on `stream`; three small host round trips for uniform data: the bounding box, the
@@ -729,6 +730,18 @@ fail:
   return -1;
 }
 
+/* Another rule (issue 12's cost model, from device statistics) picks among the candidates: its
+ * choice is used as a forced level, as oct_build_cpu does with choose_level. */
+static int choose_by_callback(oct_build *b, char *err, size_t errlen) {
+  int lo_level, hi_level;
+  oct_level_candidates(&b->p, b->cn, b->lcap, VX_LMAX, &lo_level, &hi_level);
+  const int Lc = b->p.choose_level_dev(b->p.choose_arg, b->src, b->ns, b->tgt, b->nt, b->pos_float, b->t->lo, b->t->side,
+                                       lo_level, hi_level, (void *)b->stream, err, errlen);
+  if (Lc < 0) return -1;
+  oct_level_take(&b->p, Lc, lo_level, hi_level);
+  return 0;
+}
+
 /* Step 3: the finest level, by the rule of octree.h (oct_level_first, oct_level_accept) as on the CPU. */
 static int build_choose_level(oct_build *b, char *err, size_t errlen) {
   oct_tree_gpu *t = b->t;
@@ -738,6 +751,7 @@ static int build_choose_level(oct_build *b, char *err, size_t errlen) {
   b->cn = b->choose_tgt ? b->nt : b->ns;
   b->opos = b->choose_tgt ? b->src : b->tgt;
   b->on = b->choose_tgt ? b->ns : b->nt;
+  if (!b->p.levels && b->p.choose_level_dev && choose_by_callback(b, err, errlen)) return -1;
   b->L = oct_level_first(&b->p, b->cn, b->lcap, t->side, &b->capped);
   /* Without trials the key is computed at L; with trials at the deepest level a trial can reach. */
   b->D = oct_level_trials(&b->p, b->capped) ? b->lcap : b->L;

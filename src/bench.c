@@ -84,11 +84,13 @@ static void print_usage(const fmm_params *d) {
          "  --leaf Q                    mean sources per leaf the level choice aims at (default %d: 64 cpu, 256 cuda)\n"
          "  --levels L                  finest octree level, 2..%d; 0 = automatic (default 0)\n"
          "  --level-rule leaf|cost      automatic level: mean leaf occupancy --leaf (default), or the cost\n"
-         "                              model's least predicted time (CPU backend; docs/MATH.md section 11)\n"
+         "                              model's least predicted time (either backend, once calibrated for it;\n"
+         "                              docs/MATH.md section 11)\n"
          "  --cost-file FILE            the cost model's unit costs (as --calibrate prints them) instead of\n"
          "                              the compiled-in table\n"
-         "  --calibrate                 time every phase at a few sizes and levels (--precision, --order,\n"
-         "                              --repeat apply) and print the fitted unit costs as a cost file\n"
+         "  --calibrate                 time every phase at a few sizes and levels (--backend, --precision,\n"
+         "                              --order, --repeat apply) and print the fitted unit costs as a cost\n"
+         "                              file (cuda: phases timed one after another, VX_FMM_SERIAL=1)\n"
          "  --precision double|float    arithmetic precision (default double)\n"
          "  --kernel singular|poly|rm|wl|gauss   smoothing kernel (default singular)\n"
          "  --sigma S                   core radius > 0, required by every kernel but singular\n"
@@ -424,6 +426,7 @@ static void print_json(const run_info *ri, int order, const run_result *r) {
   json_int(&j, "order", order);
   json_int(&j, "leaf", o->leaf);
   json_int(&j, "levels", r->levels);
+  json_str(&j, "level_rule", o->levels ? "forced" : o->level_rule ? "cost" : "leaf");
   json_str(&j, "precision", o->precision == VX_FLOAT ? "float" : "double");
   json_str(&j, "kernel", vx_kernel_name(o->kernel));
   json_num(&j, "sigma", ri->sigma);
@@ -481,7 +484,14 @@ static void print_table_header(const run_info *ri) {
            "reference speed\n",
            ri->n_check, ri->ref_backend);
   if (ri->t_direct >= 0.0) printf("# direct summation of all targets on %s: %.3f ms\n", ri->direct_backend, ri->t_direct);
-  printf("# times in ms (medians)%s\n", o->level_rule ? "; level chosen by the cost model" : "");
+  vx_backend be = VX_BACKEND_CPU;
+  fmm_cost_units cu;
+  vx_backend_from_name(ri->backend, &be);
+  if (o->level_rule && o->levels == 0 && fmm_cost_get(be, o->precision, &cu) != 0)
+    printf("# times in ms (medians); --level-rule cost asked, but %s %s has no cost table: the leaf-size rule chose\n",
+           ri->backend, o->precision == VX_FLOAT ? "float" : "double");
+  else
+    printf("# times in ms (medians)%s\n", o->level_rule && o->levels == 0 ? "; level chosen by the cost model" : "");
   printf("# 'model' rows: the cost model's predicted ms per phase at the level run (other = gather/scatter,\n"
          "# in total only)\n");
   if (o->kernel != VX_KERNEL_SINGULAR)
@@ -677,7 +687,7 @@ static int cal_run(const bench_opts *o, const fmm_params *base, const cal_points
                    double *tv, cal_runs *R) {
   char err[512];
   fmm_params p = *base;
-  p.levels = L, p.gradient = g, p.backend = o->backend, p.verbose = 0;
+  p.levels = L, p.gradient = g, p.verbose = 0; /* base->backend: resolved by calibrate */
   fmm_ctx *ctx = fmm_create(&p, err, sizeof err);
   int rc = ctx ? 0 : -1;
   fmm_io io = {.n_src = n, .src_pos = c->rpos, .src_str = c->rstr, .n_tgt = n, .tgt_pos = c->rpos, .vel = c->vel,
@@ -740,17 +750,29 @@ static fmm_cost_units cal_fit(const cal_runs *R, int order) {
   return u;
 }
 
-/* The cost file on stdout: a header, each run's measured and refitted total as comments, the units. */
-static void cal_print(const bench_opts *o, const fmm_params *base, const cal_runs *R, const fmm_cost_units *u) {
-  char line[1024], dev[64];
+/* The device the calibration ran on, in words. */
+static void cal_device(vx_backend b, char *dev, size_t len) {
+  if (b == VX_BACKEND_CUDA) {
+    char name[256] = "";
+    vx_cuda_available(name, sizeof name);
+    snprintf(dev, len, "cuda, %s, phases one after another (VX_FMM_SERIAL=1)", name[0] ? name : "device");
+    return;
+  }
 #ifdef _OPENMP
-  snprintf(dev, sizeof dev, "cpu, %d threads", omp_get_max_threads());
+  snprintf(dev, len, "cpu, %d threads", omp_get_max_threads());
 #else
-  snprintf(dev, sizeof dev, "cpu, 1 thread");
+  snprintf(dev, len, "cpu, 1 thread");
 #endif
+}
+
+/* The cost file on stdout: a header, each run's measured and refitted total as comments, the units
+ * as a cost-file line, and the same units as fmm/cost.c's table initializer (a comment, to paste). */
+static void cal_print(const bench_opts *o, const fmm_params *base, const cal_runs *R, const fmm_cost_units *u) {
+  char line[1024], dev[320];
+  cal_device(R->backend, dev, sizeof dev);
   printf("# vortexfmm cost units (ns of wall time per unit of work; docs/MATH.md section 11)\n");
-  printf("# written by " PROG " --calibrate: %s, dist %s, order %d, repeat %d (medians), leaf %d\n",
-         R->backend == VX_BACKEND_CPU ? dev : "cuda", vx_dist_name(o->dist), base->order, o->repeat, fmm_leaf_size(base));
+  printf("# written by " PROG " --calibrate: %s, dist %s, order %d, repeat %d (medians), leaf %d\n", dev,
+         vx_dist_name(o->dist), base->order, o->repeat, fmm_leaf_size(base));
   printf("# run: n level gradient | measured total ms | model total ms with these units\n");
   for (int i = 0; i < R->n; i++) {
     double pm[FMM_COST_PHASES], tm = 0;
@@ -758,6 +780,11 @@ static void cal_print(const bench_opts *o, const fmm_params *base, const cal_run
     const double tp = fmm_cost_phases(u, &R->work[i], base->order, pm);
     printf("# %8.0f %d %s | %10.3f | %10.3f\n", R->work[i].p2m, R->lev[i], R->work[i].l2p_grad > 0 ? "on " : "off", tm, tp);
   }
+  printf("# fmm/cost.c cost_tab[%d][%d] (%s %s): {%d, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, "
+         "%.4g}\n",
+         R->backend == VX_BACKEND_CUDA, o->precision == VX_FLOAT, vx_backend_name(R->backend),
+         o->precision == VX_FLOAT ? "float" : "double", u->order, u->tree_pt, u->tree_cell, u->p2m, u->m2m, u->m2l, u->l2l,
+         u->l2p_grad, u->l2p_vel, u->p2p_grad, u->p2p_vel, u->p2p_nbr, u->other);
   fmm_cost_format(line, sizeof line, R->backend, o->precision, u);
   printf("%s\n", line);
   fflush(stdout);
@@ -768,7 +795,15 @@ static void cal_print(const bench_opts *o, const fmm_params *base, const cal_run
  * fitted per phase against the cost model's work counts (fmm_cost_work); printed as a cost file on
  * stdout, with each run's measured and refitted total as comments. 0 or 1. */
 static int calibrate(const bench_opts *o, const fmm_params *base) {
-  static const int sizes[] = {1 << 14, 1 << 16};
+  /* the GPU's kernels fill the device only from about 2^18 points; the CPU's two sizes take minutes */
+  static const int cpu_sizes[] = {1 << 14, 1 << 16, 0}, gpu_sizes[] = {1 << 16, 1 << 18, 1 << 20, 1 << 22, 0};
+  const vx_backend be = o->backend != VX_BACKEND_AUTO ? o->backend : vx_cuda_available(NULL, 0) ? VX_BACKEND_CUDA : VX_BACKEND_CPU;
+  const int *sizes = be == VX_BACKEND_CUDA ? gpu_sizes : cpu_sizes;
+  fmm_params resolved = *base; /* the backend's leaf size sets the levels timed */
+  resolved.backend = be;
+  base = &resolved;
+  /* the GPU runs the near field beside the far field: the fit needs each phase on its own */
+  if (be == VX_BACKEND_CUDA && setenv("VX_FMM_SERIAL", "1", 1) != 0) return fprintf(stderr, PROG ": setenv failed\n"), 1;
   static cal_runs R; /* large: off the stack */
   cal_points c;
   memset(&R, 0, sizeof R);
@@ -777,7 +812,7 @@ static int calibrate(const bench_opts *o, const fmm_params *base) {
   int rc = 1;
   fmm_stats *st = xcalloc((size_t)o->repeat, sizeof(fmm_stats), "stats");
   double *tv = xcalloc((size_t)o->repeat, sizeof(double), "times");
-  for (size_t si = 0; st && tv && si < sizeof sizes / sizeof sizes[0]; si++) {
+  for (size_t si = 0; st && tv && sizes[si] > 0; si++) {
     const int n = sizes[si];
     if (cal_points_make(o, n, &c)) goto out;
     int Lq = 2; /* the leaf-size level for uniform points: ceil(log8(n / leaf)) */

@@ -3,7 +3,9 @@
  * oct_level_accept / oct_level_candidates) on hand-worked cases; the cost model's histogram
  * statistics against the octree actually built (non-empty boxes, M2L list sizes, neighbour-list
  * entries and near-field pairs per level, exactly, for uniform, clustered and separate target
- * sets); the order scaling of the prediction; the cost file's round trip and its refusals; and the
+ * sets); the per-cell functions the GPU's statistics kernels run (fmm/cost_gpu.cu), run on the
+ * host as their CPU twin, against the host build; the choice (fmm_cost_pick_level) against brute
+ * force; the order scaling of the prediction; the cost file's round trip and its refusals; and the
  * engine with level_rule = 1 (a candidate level, results identical to forcing that level) while
  * level_rule = 0 keeps the leaf-size level.
  * Run: ./build/tests/test_fmm_cost (exits non-zero and says what failed). */
@@ -120,6 +122,113 @@ static int test_stats(void) {
   return rc;
 }
 
+/* ---------- the device kernels' CPU twin ---------- */
+
+/* What fmm/cost_gpu.cu's kernels compute, run cell by cell on the host with the same per-cell
+ * functions of cost.h (fmm_cost_cell_of, fmm_cost_cell_fine, fmm_cost_cell_far,
+ * fmm_cost_children): the dense histogram of level top, then per level the terms and the counts
+ * coarsened into the parents. The GPU test checks the device against fmm_cost_stats_build; this one
+ * checks, without a device, that the kernels' arithmetic is that build's. */
+static int stats_by_cells(const double *src, int ns, const double *tgt, int nt, const double lo[3], double side, int top,
+                          fmm_cost_stats *s) {
+  memset(s, 0, sizeof *s);
+  s->top = top, s->ns = ns, s->nt = nt;
+  const size_t n3 = (size_t)1 << (3 * top);
+  int *S = calloc(n3, sizeof(int)), *T = calloc(n3, sizeof(int)), *S2 = malloc(n3 * sizeof(int)), *T2 = malloc(n3 * sizeof(int));
+  if (!S || !T || !S2 || !T2) return free(S), free(T), free(S2), free(T2), -1;
+  for (int i = 0; i < ns; i++) S[fmm_cost_cell_of(src, 0, (size_t)i, lo, 1.0 / side, top)]++;
+  for (int i = 0; i < nt; i++) T[fmm_cost_cell_of(tgt, 0, (size_t)i, lo, 1.0 / side, top)]++;
+  for (int l = top; l >= 2; l--) {
+    const int m = 1 << l, h = m / 2;
+    long long acc[4] = {0, 0, 0, 0}, far = 0;
+    for (int z = 0; z < m; z++)
+      for (int y = 0; y < m; y++)
+        for (int x = 0; x < m; x++) fmm_cost_cell_fine(S, T, m, x, y, z, acc);
+    for (int z = 0; z < h; z++)
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < h; x++) {
+          far += fmm_cost_cell_far(S, T, m, x, y, z);
+          S2[((size_t)z * h + y) * h + x] = fmm_cost_children(S, m, x, y, z, 0);
+          T2[((size_t)z * h + y) * h + x] = fmm_cost_children(T, m, x, y, z, 0);
+        }
+    s->nsrc[l] = acc[0], s->ntgt[l] = acc[1], s->p2p[l] = acc[2], s->nbr[l] = acc[3], s->m2l[l] = far - acc[3];
+    int *t = S; S = S2, S2 = t;
+    t = T, T = T2, T2 = t;
+  }
+  free(S), free(T), free(S2), free(T2);
+  return 0;
+}
+
+static int twin_case(const char *label, const double *src, int ns, const double *tgt, int nt, int top) {
+  oct_params p;
+  memset(&p, 0, sizeof p);
+  p.levels = 2, p.leaf_size = 64;
+  oct_tree t; /* for its root cube */
+  char err[256];
+  CHECK(oct_build_cpu(&t, src, ns, tgt, nt, 0, &p, err, sizeof err) == 0, "%s: build: %s", label, err);
+  fmm_cost_stats a, b;
+  CHECK(fmm_cost_stats_build(src, ns, tgt, nt, 0, t.lo, t.side, top, &a) == 0, "%s: statistics out of memory", label);
+  CHECK(stats_by_cells(src, ns, tgt, nt, t.lo, t.side, top, &b) == 0, "%s: twin out of memory", label);
+  for (int l = 2; l <= top; l++)
+    CHECK(a.nsrc[l] == b.nsrc[l] && a.ntgt[l] == b.ntgt[l] && a.m2l[l] == b.m2l[l] && a.p2p[l] == b.p2p[l] &&
+              a.nbr[l] == b.nbr[l],
+          "%s: level %d: build %lld/%lld/%lld/%lld/%lld, cells %lld/%lld/%lld/%lld/%lld", label, l, a.nsrc[l], a.ntgt[l],
+          a.m2l[l], a.p2p[l], a.nbr[l], b.nsrc[l], b.ntgt[l], b.m2l[l], b.p2p[l], b.nbr[l]);
+  printf("  %-34s top=%d: ok\n", label, top);
+  oct_free_cpu(&t);
+  return 0;
+}
+
+static int test_twin(void) {
+  printf("per-cell statistics (the GPU kernels' arithmetic) = the host build's:\n");
+  const int n = 20000;
+  double *u = vx_test_uniform_pos(n, 17), *c = clustered_pos(n, 18), *v = vx_test_uniform_pos(n / 3, 19);
+  int rc = 0;
+  for (int top = 2; top <= 6 && !rc; top += 2) {
+    rc |= twin_case("uniform, one set", u, n, u, n, top);
+    rc |= twin_case("clustered, one set", c, n, c, n, top);
+    rc |= twin_case("clustered src, uniform tgt", c, n, v, n / 3, top);
+  }
+  free(u), free(c), free(v);
+  return rc;
+}
+
+/* ---------- the choice ---------- */
+
+static int test_pick(void) {
+  const int n = 30000;
+  double *u = vx_test_uniform_pos(n, 21);
+  double mn[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, mx[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL}, lo[3], side;
+  for (int i = 0; i < 3 * n; i++) mn[i % 3] = fmin(mn[i % 3], u[i]), mx[i % 3] = fmax(mx[i % 3], u[i]);
+  CHECK(oct_root_cube(mn, mx, lo, &side) == 0, "root cube");
+  fmm_cost_stats s;
+  CHECK(fmm_cost_stats_build(u, n, u, n, 0, lo, side, 6, &s) == 0, "statistics out of memory");
+  fmm_cost_units cpu, only;
+  CHECK(fmm_cost_get(VX_BACKEND_CPU, VX_FLOAT, &cpu) == 0, "the CPU float table is compiled in");
+  for (int p = 4; p <= 16; p += 6) { /* the least of the predicted totals, by brute force */
+    int want = 0;
+    double tw = HUGE_VAL, t[FMM_COST_PHASES], tp = -1;
+    for (int L = 2; L <= 6; L++) {
+      const fmm_cost_units w = fmm_cost_work_at(&s, L, n);
+      const double tt = fmm_cost_phases(&cpu, &w, p, t);
+      if (tt < tw) tw = tt, want = L;
+    }
+    const int got = fmm_cost_pick_level(&cpu, p, &s, n, 2, 6, &tp);
+    CHECK(got == want && fabs(tp - tw) <= 1e-12 * tw, "order %d: picked %d (%g ms), brute force %d (%g ms)", p, got, tp, want, tw);
+  }
+  memset(&only, 0, sizeof only);
+  only.order = 8, only.m2l = 1; /* far field only: the coarsest candidate */
+  CHECK(fmm_cost_pick_level(&only, 8, &s, n, 3, 6, NULL) == 3, "M2L-only costs pick the coarsest level");
+  memset(&only, 0, sizeof only);
+  only.order = 8, only.p2p_grad = 1; /* near field only: the finest */
+  CHECK(fmm_cost_pick_level(&only, 8, &s, n, 3, 6, NULL) == 6, "P2P-only costs pick the finest level");
+  CHECK(fmm_cost_pick_level(&only, 8, &s, n, 3, 9, NULL) == 6, "candidates above the statistics' top are left out");
+  CHECK(fmm_cost_pick_level(&only, 8, &s, n, 5, 4, NULL) == 0, "an empty range picks nothing (the leaf-size rule)");
+  printf("the choice is the least predicted time: ok\n");
+  free(u);
+  return 0;
+}
+
 /* ---------- prediction, table, file ---------- */
 
 static int test_prediction(void) {
@@ -176,7 +285,10 @@ static int test_file(void) {
   }
   remove(path);
   fmm_cost_set(VX_BACKEND_CPU, VX_FLOAT, &keep);
-  CHECK(fmm_cost_get(VX_BACKEND_CUDA, VX_FLOAT, &got) != 0, "CUDA has no calibration yet");
+  /* the CUDA tables are compiled in once calibrated on a device (fmm/cost.c): valid when present */
+  for (int f = 0; f < 2; f++)
+    if (fmm_cost_get(VX_BACKEND_CUDA, f ? VX_FLOAT : VX_DOUBLE, &got) == 0)
+      CHECK(got.order >= 1 && got.order <= VX_PMAX, "the CUDA %s table's order %d", f ? "float" : "double", got.order);
   printf("cost file round trip and refusals: ok\n");
   return 0;
 }
@@ -237,6 +349,8 @@ int main(void) {
   int rc = 0;
   rc |= test_rule();
   rc |= test_stats();
+  rc |= test_twin();
+  rc |= test_pick();
   rc |= test_prediction();
   rc |= test_file();
   rc |= test_engine();
