@@ -341,14 +341,14 @@ int main(void) {
   /* tolerances (diagnostics, tracers) about 5x the larger of the two measurements beside them
    * (H200 / H100); the double tracers at a few ulps of the positions */
   compare_scene("single_ring", VX_DOUBLE, 0, 1.5e-13, 5e-15); /* 2.6e-14 / 2.2e-14; tracers 7.4e-16 / 3.7e-16 */
-  /* leapfrog with its full correction (conserve.h; W taken to zero every step): 2.2e-12 on the H100
-   * (2.0e-13 with the axial one, 4.0e-14 / 2.4e-15 without), the moments summed in another order on
+  /* leapfrog with its full correction (conserve.h; W taken to zero every step): 3.0e-13 and 2.2e-12
+   * in two H100 runs (2.0e-13 with the axial one, 4.0e-14 / 2.4e-15 without), the moments summed in another order on
    * each device and the correction's λ, set by a W that is round-off itself, differing by as much */
   compare_scene("leapfrog", VX_DOUBLE, 0, 1e-11, 5e-15);      /* tracers 2.2e-15 (H100) */
   compare_scene("headon", VX_DOUBLE, 0, 2e-11, 5e-15);        /* 4.4e-12 / 8.2e-13; 7.4e-16 / 7.4e-16 */
   compare_scene("oblique", VX_DOUBLE, 0, 2.5e-13, 6e-15);     /* 4.8e-14 / 1.4e-14; 8.9e-16 / 1.3e-15 */
-  compare_scene("leapfrog", VX_DOUBLE, 1, 3.5e-12, 5e-15);    /* direct: 7.0e-13 (H100, full correction; 2.6e-15 / 1.3e-14
-                                                                 without); tracers 2.2e-15 */
+  compare_scene("leapfrog", VX_DOUBLE, 1, 3.5e-12, 5e-15);    /* direct: 7.3e-14 and 7.0e-13 (two H100 runs, full
+                                                                 correction; 2.6e-15 / 1.3e-14 without); tracers 2.2e-15 */
   compare_scene("leapfrog", VX_FLOAT, 0, 1.5e-5, 3.5e-6);     /* float on cuda: 3.5e-6 / 2.8e-6; 6.6e-7 / 7.0e-7 */
   return vx_test_end("all GPU vortex checks passed");
 }
