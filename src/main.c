@@ -56,7 +56,7 @@ static void usage(FILE *f) {
           "  --relax F               Pedrizzetti relaxation factor in [0, 1] (scene's 'relax'; 0: off)\n"
           "  --relax-every K         steps between relaxations (scene's 'relax_every')\n"
           "  --conserve MODE         after each relaxation and drop threshold, restore nothing (off), the impulse\n"
-          "                          along its direction (axial) or W and I whole (full) (scene's 'conserve')\n"
+          "                          along its direction (axial) or I whole with W held at zero (full) (scene's 'conserve')\n"
           "  --remesh-every K        steps between remeshings onto the lattice (scene's 'remesh_every'; 0: off)\n"
           "  --remesh-h H            lattice spacing (scene's 'remesh_h'; 0: sigma)\n"
           "  --remesh-drop E         drop lattice nodes with |alpha| < E * max|alpha| (scene's 'remesh_drop')\n"

@@ -30,14 +30,6 @@ int main(void) {
 #include "test_check.h"
 #include "test_points.h"
 
-#define CUDA_OK(call)                                                                              \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      fprintf(stderr, "FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(EXIT_FAILURE);                                                                          \
-    }                                                                                              \
-  } while (0)
 
 static cudaStream_t g_stream;
 static fmm_cost_gpu *g_ws; /* one workspace for every case */

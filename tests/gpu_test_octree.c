@@ -34,14 +34,6 @@ int main(void) {
 static cudaStream_t g_stream;
 static oct_tree_gpu g_reused; /* one tree for every case: its allocations are reused, grown and shrunk into */
 
-#define CUDA_OK(call)                                                                                     \
-  do {                                                                                                    \
-    cudaError_t e_ = (call);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
-      fprintf(stderr, "FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));        \
-      exit(EXIT_FAILURE);                                                                                 \
-    }                                                                                                     \
-  } while (0)
 
 /* ---------- point sets (uniform and clustered: test_points.h, the same as test_octree.c's) ---------- */
 

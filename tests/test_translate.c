@@ -99,9 +99,9 @@ static void check_pairs(void) {
     }
     char what[96];
     snprintf(what, sizeof what, "pair-wise M2L == rcr_translate, p=%2d, double (max rel)", p);
-    check(ed < 1e-13, what, ed, 1e-13);
+    check(ed < 1e-15, what, ed, 1e-15); /* measured 0 .. 1.5e-16 */
     snprintf(what, sizeof what, "pair-wise M2L == rcr_translate, p=%2d, float (max rel)", p);
-    check(ef < 2e-6, what, ef, 2e-6);
+    check(ef < 6e-7, what, ef, 6e-7); /* measured 0: the same float operations; 5 ulp for a compiler that contracts */
     fmm_tables_free(&T);
   }
 }
