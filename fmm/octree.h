@@ -238,16 +238,17 @@ static inline int oct_level_accept(const oct_params *p, int L, int lcap, long lo
 }
 
 /* The levels a choose_level callback picks from: one coarser than the leaf-size rule's first trial
- * to two deeper (the trials go deeper for uniform data, and the factor of 8 between levels makes
- * the rule miss by one either way), within [2, min(lcap, top)] (top: the deepest level the
- * callback can examine). */
+ * to three deeper (the first trial assumes every box occupied; the trials go deeper where boxes are
+ * empty: rings of 2^16 and 2^22 points with leaves of 256 end three levels below it, and a range of
+ * two deeper kept the H100's cost rule from their best level, docs/BENCHMARKS.md), within
+ * [2, min(lcap, top)] (top: the deepest level the callback can examine). */
 static inline void oct_level_candidates(const oct_params *p, long long cn, int lcap, int top, int *lo, int *hi) {
   oct_params q = *p;
   int capped;
   q.levels = 0;
   const int L0 = oct_level_first(&q, cn, VX_LMAX, 1.0, &capped);
   const int cap = lcap < top ? lcap : top;
-  *hi = L0 + 2 < cap ? L0 + 2 : cap;
+  *hi = L0 + 3 < cap ? L0 + 3 : cap;
   *lo = L0 - 1 > 2 ? L0 - 1 : 2;
   if (*lo > *hi) *lo = *hi;
   if (*hi < 2) *lo = *hi = 2;
