@@ -65,7 +65,7 @@ typedef struct {
   size_t hist_budget;     /* bytes allowed for the occupancy histograms (default 256 MiB) */
   int level_rule;         /* automatic finest level (levels = 0): 0 (default) the leaf-size rule; 1 the cost
                              model's (issue 12, docs/MATH.md §11): the level of least predicted time among the
-                             leaf-size level -1 .. +2 under the same caps, on either backend (the GPU's
+                             leaf-size rule's first trial -1 .. +3 under the same caps, on either backend (the GPU's
                              statistics computed on the device); where the backend and precision have no
                              cost table (the CUDA backend until calibrated) the leaf-size rule stays */
   int verbose;            /* non-zero: notices (level caps, fall-backs) on stderr */
