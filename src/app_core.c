@@ -23,6 +23,7 @@
 #define READOUT_SEED 0x5eed     /* its sample's seed (a new sample each capture) */
 #define DEFAULT_HIST_LEVEL 5    /* octree's level wanted before the first evaluation tells it */
 #define DRAWN_TRACERS 65536     /* default number of tracers drawn (paper: 2^14 of 2^18) */
+#define APP_CPU_TRACERS 16384   /* the window's tracers on the CPU backend when the scene asks for more */
 
 void app_message(app *a, const char *fmt, ...) {
   va_list ap;
@@ -231,6 +232,20 @@ static int measure_state(app *a, char *err, size_t errlen) {
   return 0;
 }
 
+/* The window's tracer count on the CPU backend: a scene's own count (no --tracers, no panel value)
+ * above APP_CPU_TRACERS becomes APP_CPU_TRACERS, and the screen says so. The scenes are sized for
+ * the GPU (leapfrog: 262 144 tracers, seconds per RK4 step on two cores; docs/BENCHMARKS.md);
+ * headless images and batch runs keep the scene's count. */
+static void cpu_tracers(app *a, const vx_scene *sc, vx_sim_params *prm) {
+  const int cpu = prm->backend == VX_BACKEND_CPU || (prm->backend == VX_BACKEND_AUTO && !a->cuda_ok);
+  if (!a->window || !cpu || prm->tracers >= 0) return;
+  long long n = 0;
+  for (int r = 0; r < sc->n_rings; ++r) n += sc->rings[r].tracers;
+  if (n <= APP_CPU_TRACERS) return;
+  prm->tracers = APP_CPU_TRACERS;
+  app_message(a, "cpu backend: %d of the scene's %lld tracers (--tracers N, or the panel and R, for more)", APP_CPU_TRACERS, n);
+}
+
 /* A new simulation of scene index si with parameters prm; replaces the current one on success.
  * 0, or -1 with err (the current simulation is kept). */
 static int start_sim(app *a, int si, const vx_scene *sc, const vx_sim_params *prm, int keep_camera, char *err,
@@ -275,6 +290,7 @@ static int load_scene(app *a, int si, int fresh, char *err, size_t errlen) {
   if (vx_scene_load(a->scenes[si].path, &sc, err, errlen)) return -1;
   vx_sim_params prm = app_sim_params(&sc, &a->opt.ov);
   if (!fresh) params_from_settings(&prm, &a->set);
+  else cpu_tracers(a, &sc, &prm);
   prm.verbose = 0;
   rd_style keep = a->set.style;
   int keep_level = a->set.opacity_level, old_nt = a->sim ? vx_sim_n_tracers(a->sim) : -1;
@@ -357,6 +373,7 @@ int app_init(app *a, const app_options *o, int window, char *err, size_t errlen)
   a->set.show_hud = 1;
   vx_sim_params prm = app_sim_params(&sc, &o->ov);
   prm.verbose = 0;
+  cpu_tracers(a, &sc, &prm);
   a->tc_on_device = -1;
   if (start_sim(a, si, &sc, &prm, 0, err, errlen)) return 1;
   a->set.colour = a->cur.colour = app_colour_default(a, &sc);

@@ -30,6 +30,17 @@ static double lit_share(const unsigned char *rgb, int w, int x0, int y0, int x1,
   return all ? (double)lit / all : 0.0;
 }
 
+/* The window on the CPU backend without --tracers runs leapfrog with 16384 of its 262144 tracers
+ * and says so (app_core.c, cpu_tracers); --tracers keeps the count asked for (the run above). */
+static void cpu_tracer_count(void) {
+  int rc = vx_test_run_program("xvfb-run -a -s '-screen 0 1024x768x24'",
+                               "--scene leapfrog --backend cpu --integrator euler --size 320x200 --frames 1", out, sizeof out);
+  if (rc != 0) { FAIL("window run without --tracers: exit %d\n%s", rc, out); return; }
+  if (!strstr(out, "cpu backend: 16384 of the scene's 262144 tracers")) FAIL("no note of the CPU tracer count in:\n%s", out);
+  if (!strstr(out, "6940 elements, 16384 tracers")) FAIL("the scene did not start with 16384 tracers:\n%s", out);
+  printf("  cpu backend without --tracers: 16384 of 262144 tracers, said: ok\n");
+}
+
 int main(void) {
   if (system("command -v xvfb-run > /dev/null 2>&1") != 0) {
     printf("SKIP: xvfb-run not found (Debian: xvfb xauth)\n");
@@ -68,6 +79,7 @@ int main(void) {
   free(rgb);
   remove(shot);
   rmdir(dir);
+  cpu_tracer_count();
   return vx_test_end("window checks passed");
 }
 #endif /* VX_RENDER_OFF */
