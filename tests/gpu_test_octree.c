@@ -16,14 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_cuda.h"
+
 #ifndef VX_HAVE_CUDA
-int main(void) {
-  printf("SKIP: vortexfmm was built without CUDA\n");
-  return 77;
-}
+VX_TEST_NO_CUDA_MAIN
 #else
 
-#include <cuda_runtime.h>
 #include <math.h>
 #include <time.h>
 

@@ -59,18 +59,4 @@ static inline int vx_test_end(const char *passed) {
     }                                                               \
   } while (0)
 
-/* CUDA_OK(call): a CUDA runtime call in a GPU test's own setup; on failure says which, where and
- * why, and ends the test (the engine's calls report through their error strings instead). Defined
- * when cuda_runtime.h came first. */
-#ifdef CUDART_VERSION
-#define CUDA_OK(call)                                                                              \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      fprintf(stderr, "FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(EXIT_FAILURE);                                                                          \
-    }                                                                                              \
-  } while (0)
-#endif
-
 #endif
