@@ -83,6 +83,38 @@ VX_HD static inline void VXF(pair_bs)(int kernel, vx_real sigma, vx_real dx, vx_
   VXF(pair_accum)(g, h, dx, dy, dz, ax, ay, az, u, gr);
 }
 
+/* pair_bs split for the many pairs of one target (issue 15's fast P2P kernel, fmm_gpu_t.cuh): the
+ * same g, h (kernel_gh) and terms, but the gradient's -g ε α part, which does not depend on d, is
+ * summed over the pairs as w += g α and applied once by pair_split_grad, so a pair costs 3 FMAs
+ * there instead of 3 products and 6 additions. Over many pairs the result equals pair_bs's sum up to
+ * rounding (tests/test_pair.c). u[3]; H[9] += h d ⊗ (α × d) and w[3] += g α when H != NULL.
+ * Coincident points contribute nothing, as in pair_bs, but by zeroing g and h (selects) rather
+ * than by a branch, so that the pairs of several targets interleave in one straight-line block. */
+VX_HD static inline void VXF(pair_bs_split)(int kernel, vx_real sigma, vx_real dx, vx_real dy, vx_real dz, vx_real ax,
+                                             vx_real ay, vx_real az, vx_real *u, vx_real *H, vx_real *w) {
+  vx_real r2 = dx * dx + dy * dy + dz * dz, g, h;
+  VXF(kernel_gh)(kernel, r2, sigma, &g, &h); /* at r2 = 0 possibly inf: discarded below */
+  const int apart = r2 > VX_R(0.0);
+  g = apart ? g : VX_R(0.0);
+  h = apart ? h : VX_R(0.0);
+  vx_real cx = ay * dz - az * dy, cy = az * dx - ax * dz, cz = ax * dy - ay * dx; /* α × d */
+  u[0] += g * cx; u[1] += g * cy; u[2] += g * cz;
+  if (H) {
+    vx_real hx = h * dx, hy = h * dy, hz = h * dz;
+    H[0] += hx * cx; H[1] += hy * cx; H[2] += hz * cx;
+    H[3] += hx * cy; H[4] += hy * cy; H[5] += hz * cy;
+    H[6] += hx * cz; H[7] += hy * cz; H[8] += hz * cz;
+    w[0] += g * ax; w[1] += g * ay; w[2] += g * az;
+  }
+}
+
+/* The gradient of pair_bs_split's sums: gr_ij = H_ij - ε_ijl w_l (pair_accum's -g ε α, summed). */
+VX_HD static inline void VXF(pair_split_grad)(const vx_real *H, const vx_real *w, vx_real *gr) {
+  gr[0] = H[0];        gr[1] = H[1] - w[2]; gr[2] = H[2] + w[1];
+  gr[3] = H[3] + w[2]; gr[4] = H[4];        gr[5] = H[5] - w[0];
+  gr[6] = H[6] - w[1]; gr[7] = H[7] + w[0]; gr[8] = H[8];
+}
+
 /* The regularized minus the singular pair kernel, for a pair closer than the cut-off (r² < rc2;
  * nothing beyond it): added to a pair the far field summed as singular, it restores the
  * regularized kernel (docs/MATH.md §10). The singular g, h are formed exactly as kernel_gh's

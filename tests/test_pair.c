@@ -4,7 +4,11 @@
  *    branch point (poly's core edge ρ = 1, the Gaussian's series/erf switch at ρ = 1 and its
  *    singular shortcut at ρ² = VX_GAUSS_FAR2: 48 in float, 90 in double);
  *  - the closed forms themselves: h against a central difference of g (long double);
- *  - pair_bs: the velocity gradient against central differences of the velocity. */
+ *  - pair_bs: the velocity gradient against central differences of the velocity;
+ *  - pair_bs_split + pair_split_grad (the fast GPU P2P's form, issue 15) against pair_bs summed over
+ *    400 sources around one target (inside and outside the core, past the Gaussian's singular
+ *    shortcut, one coincident), double and float, every kernel: equal up to rounding; and the
+ *    coincident pair alone gives exact zeros (no inf or NaN leaks through the selects). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,9 +154,81 @@ static void check_gradient(void) {
   }
 }
 
+
+/* The sums over the n sources (s: x y z αx αy αz per source, relative to the target at the
+ * origin): pair_bs into u, gr; pair_bs_split + pair_split_grad into us, gs. Double, then float. */
+static void split_sums_d(int k, double sigma, const double *s, int n, double u[3], double gr[9], double us[3],
+                         double gs[9]) {
+  double H[9] = {0}, w[3] = {0, 0, 0};
+  for (int i = 0; i < 3; ++i) u[i] = us[i] = 0;
+  for (int i = 0; i < 9; ++i) gr[i] = 0;
+  for (const double *q = s; q < s + 6 * n; q += 6) {
+    pair_bs_d(k, sigma, -q[0], -q[1], -q[2], q[3], q[4], q[5], u, gr);
+    pair_bs_split_d(k, sigma, -q[0], -q[1], -q[2], q[3], q[4], q[5], us, H, w);
+  }
+  pair_split_grad_d(H, w, gs);
+}
+static void split_sums_f(int k, float sigma, const double *s, int n, double u[3], double gr[9], double us[3],
+                         double gs[9]) {
+  float a[3] = {0, 0, 0}, b[9] = {0}, c[3] = {0, 0, 0}, H[9] = {0}, w[3] = {0, 0, 0}, g2[9];
+  for (const double *q = s; q < s + 6 * n; q += 6) {
+    const float dx = -(float)q[0], dy = -(float)q[1], dz = -(float)q[2];
+    pair_bs_f(k, sigma, dx, dy, dz, (float)q[3], (float)q[4], (float)q[5], a, b);
+    pair_bs_split_f(k, sigma, dx, dy, dz, (float)q[3], (float)q[4], (float)q[5], c, H, w);
+  }
+  pair_split_grad_f(H, w, g2);
+  for (int i = 0; i < 3; ++i) u[i] = a[i], us[i] = c[i];
+  for (int i = 0; i < 9; ++i) gr[i] = b[i], gs[i] = g2[i];
+}
+
+/* pair_bs_split summed and finished equals pair_bs summed, within rounding of the sum of the
+ * pairs' magnitudes (a sign or index slip would be of order 1). */
+static void check_split(void) {
+  enum { NS = 400 };
+  static double s[6 * NS];
+  const double sigma = 0.3;
+  srand(11);
+  for (int j = 0; j < NS; ++j) { /* half within 1.5 σ, half out to 10 σ (ρ² > 90 there) */
+    const double ext = j % 2 ? 3.0 : 1.5 * sigma;
+    for (int c = 0; c < 6; ++c) s[6 * j + c] = (c < 3 ? ext : 1.0) * (2.0 * rand() / RAND_MAX - 1);
+  }
+  for (int c = 0; c < 3; ++c) s[c] = 0.0; /* source 0 coincides with the target */
+  char what[160];
+  for (int k = 0; k <= 4; ++k) {
+    /* the scale: Σ over pairs of each pair's largest |u_i| and |∂u_i/∂x_j| (double) */
+    double su = 0, sg = 0;
+    for (int j = 0; j < NS; ++j) {
+      double u[3] = {0, 0, 0}, gr[9] = {0}, mu = 0, mg = 0;
+      pair_bs_d(k, sigma, -s[6 * j], -s[6 * j + 1], -s[6 * j + 2], s[6 * j + 3], s[6 * j + 4], s[6 * j + 5], u, gr);
+      for (int i = 0; i < 3; ++i) mu = fmax(mu, fabs(u[i]));
+      for (int i = 0; i < 9; ++i) mg = fmax(mg, fabs(gr[i]));
+      su += mu, sg += mg;
+    }
+    for (int fl = 0; fl < 2; ++fl) {
+      double u[3], gr[9], us[3], gs[9], e = 0;
+      if (fl) split_sums_f(k, (float)sigma, s, NS, u, gr, us, gs);
+      else split_sums_d(k, sigma, s, NS, u, gr, us, gs);
+      for (int i = 0; i < 3; ++i) e = fmax(e, fabs(us[i] - u[i]) / su);
+      for (int i = 0; i < 9; ++i) e = fmax(e, fabs(gs[i] - gr[i]) / sg);
+      const double thr = fl ? 2e-6 : 1e-14;
+      snprintf(what, sizeof what, "%s pair_bs_split vs pair_bs, %d sources, %s", kname[k], NS, fl ? "float" : "double");
+      check(e <= thr, what, e, thr);
+      /* the coincident source alone: exact zeros */
+      double z = 0;
+      if (fl) split_sums_f(k, (float)sigma, s, 1, u, gr, us, gs);
+      else split_sums_d(k, sigma, s, 1, u, gr, us, gs);
+      for (int i = 0; i < 3; ++i) z += (us[i] != 0.0) + (u[i] != 0.0);
+      for (int i = 0; i < 9; ++i) z += (gs[i] != 0.0) + (gr[i] != 0.0);
+      snprintf(what, sizeof what, "%s pair_bs_split coincident pair: nonzero outputs, %s", kname[k], fl ? "float" : "double");
+      check(z == 0, what, z, 0);
+    }
+  }
+}
+
 int main(void) {
   check_kernels();
   check_gradient();
+  check_split();
   if (failures) {
     printf("%d check(s) FAILED\n", failures);
     return 1;
