@@ -95,6 +95,9 @@ typedef struct {
   long long n_corr;       /* candidate correction pairs examined (CPU backend; 0 on the GPU) */
   int m2l_kernel;         /* CUDA backend: the order of the order-specialised M2L kernel that ran (6, 8 or 12;
                              environment VX_M2L=generic|auto), 0: the generic one (and on the CPU) */
+  int p2p_kernel;         /* CUDA backend: the targets per thread T of the fast near-field kernel that ran
+                             (k_p2p_fast, 1, 2 or 4; environment VX_P2P=base|fast|fast1|fast2|fast4),
+                             0: the base one k_p2p (and on the CPU) */
 } fmm_stats;
 
 /* One evaluation's arrays: xyz-interleaved, in the context's precision (double or float).

@@ -41,6 +41,7 @@ typedef struct fmm_gpu {
   gpu_tables tab;
   int serial;   /* VX_FMM_SERIAL=1: near field after the far field on one stream (phase timing) */
   int m2l_generic; /* VX_M2L=generic: the generic M2L kernel even where one specialised for the order exists */
+  int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of the fast P2P kernel k_p2p_fast, 0: k_p2p */
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
@@ -85,6 +86,23 @@ static int smem_plan(const fmm_ctx *ctx, int p, int gradient, fmm_smem_plan *pla
  * unless VX_M2L=generic; 0 (the generic k_m2l) otherwise. */
 static int m2l_spec_order(const fmm_gpu *G, int p) {
   return !G->m2l_generic && (p == 6 || p == 8 || p == 12) ? p : 0;
+}
+
+/* What VX_P2P=fast means: k_p2p_fast with 2 targets a thread; and the P2P kernel without VX_P2P:
+ * k_p2p (0) until the fast one is measured on the GPU (issue 15). */
+#define VX_P2P_FAST_T 2
+#define VX_P2P_DEFAULT 0
+
+/* VX_P2P=base|fast|fast1|fast2|fast4 (unset or empty: VX_P2P_DEFAULT) as the targets per thread of
+ * k_p2p_fast, 0 for k_p2p; -1 for any other value. */
+static int p2p_variant(const char *v) {
+  if (!v || !*v) return VX_P2P_DEFAULT;
+  if (!strcmp(v, "base")) return 0;
+  if (!strcmp(v, "fast")) return VX_P2P_FAST_T;
+  if (!strcmp(v, "fast1")) return 1;
+  if (!strcmp(v, "fast2")) return 2;
+  if (!strcmp(v, "fast4")) return 4;
+  return -1;
 }
 
 #define VX_DOUBLE_INST
@@ -254,6 +272,12 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
       goto fail;
     }
     G->m2l_generic = m && !strcmp(m, "generic");
+    const char *pp = getenv("VX_P2P");
+    G->p2p_fast = p2p_variant(pp);
+    if (G->p2p_fast < 0) {
+      snprintf(err, errlen, "VX_P2P=%s: expected base, fast, fast1, fast2 or fast4", pp);
+      goto fail;
+    }
   }
   VX_CU(cudaStreamCreateWithFlags(&G->s_far, cudaStreamNonBlocking));
   VX_CU(cudaStreamCreateWithFlags(&G->s_near, cudaStreamNonBlocking));

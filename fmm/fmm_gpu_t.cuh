@@ -12,7 +12,9 @@
  *  - P2M: lanes own columns m of the solid harmonics (degree raised by eq. 15), so no thread
  *    holds a whole expansion.
  *  - L2P: a warp per leaf forms its derivative expansions; then a thread per target.
- *  - P2P, direct: one thread per target, sources staged through shared memory in tiles.
+ *  - P2P, direct: one thread per target, sources staged through shared memory in tiles. VX_P2P=fast
+ *    runs k_p2p_fast<K, T> instead (issue 15): T = 1, 2 or 4 targets a thread on the same chunks,
+ *    pair_bs_split's form of the pair sum, packed sources (see its banner).
  *  - regularization corrections (k_corr): as P2P, over the source leaves warp 0 finds within r_cut.
  *  - L2P and P2P run a block per target chunk (k_chunk_count): CH targets of one leaf. */
 
@@ -465,6 +467,212 @@ __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad,
   }
 }
 
+/* ---- P2P, fast variant (issue 15; VX_P2P=fast): k_p2p_fast<K, T> ----
+ * The same sums as k_p2p, arranged for the issue rate:
+ *  - T targets per thread (template): each source read from shared memory serves T pairs from
+ *    registers, and the T pairs' dependency chains interleave (ILP);
+ *  - the warp runs only the slots holding targets (nt = 0..T, warp-uniform), so a chunk's ragged
+ *    end costs no more lanes than in k_p2p;
+ *  - the gradient for the whole warp when any of its targets needs it (no divergence between
+ *    vortex elements and tracers; only gradient targets' rows are written);
+ *  - pair_bs_split (pair_t.h): the gradient's -g ε α summed as g α, applied once at the end;
+ *  - a source staged as two (float) or three (double) vectors: two or three shared loads, not six;
+ *  - each staged source's neighbour leaf by a forward-moving cursor, not a search from leaf 0,
+ *    and the neighbour ranges loaded and scanned by a warp rather than by one thread;
+ *  - launch bounds for 64 registers a thread in float (T <= 2), 8 to 16 small blocks per SM.
+ * Blocks are k_p2p's chunks (CH targets of one leaf, the same chunk list as L2P), each run by
+ * W = max(1, CH / 32T) warps; warp v's slot s of lane l is target v·32T + 32s + l of the chunk. */
+
+/* Sources per shared-memory tile: 12 KiB in float, 24 KiB in double. */
+#define VX_P2P_FAST_TILE 512
+/* Threads per block at most (T = 1 at CH = 128), and the blocks of that size an SM must hold,
+ * which caps the registers: 64 a thread in float at T <= 2; 128 at T = 4 or in double (T = 1, 2),
+ * whose accumulators alone are 15 T reals; 255 in double at T = 4. */
+#define VX_P2P_FAST_THREADS 128
+#define VX_P2P_FAST_MINB(T) (sizeof(vx_real) == 4 ? ((T) <= 2 ? 8 : 4) : ((T) <= 2 ? 4 : 2))
+
+#if defined(VX_FLOAT_INST)
+/* A tile of staged sources: (x, y, z, αx) and (αy, αz), a 16- and an 8-byte load a source. */
+typedef struct {
+  float4 a[VX_P2P_FAST_TILE];
+  float2 b[VX_P2P_FAST_TILE];
+} VXF(p2p_tile);
+__device__ static __forceinline__ void VXF(p2p_put)(VXF(p2p_tile) *t, int i, float x, float y, float z, float ax, float ay,
+                                                    float az) {
+  t->a[i] = make_float4(x, y, z, ax);
+  t->b[i] = make_float2(ay, az);
+}
+__device__ static __forceinline__ void VXF(p2p_get)(const VXF(p2p_tile) *t, int j, float s[6]) {
+  const float4 a = t->a[j];
+  const float2 b = t->b[j];
+  s[0] = a.x, s[1] = a.y, s[2] = a.z, s[3] = a.w, s[4] = b.x, s[5] = b.y;
+}
+#else
+/* A tile of staged sources: (x, y), (z, αx), (αy, αz), three 16-byte loads a source. */
+typedef struct {
+  double2 a[VX_P2P_FAST_TILE], b[VX_P2P_FAST_TILE], c[VX_P2P_FAST_TILE];
+} VXF(p2p_tile);
+__device__ static __forceinline__ void VXF(p2p_put)(VXF(p2p_tile) *t, int i, double x, double y, double z, double ax,
+                                                    double ay, double az) {
+  t->a[i] = make_double2(x, y);
+  t->b[i] = make_double2(z, ax);
+  t->c[i] = make_double2(ay, az);
+}
+__device__ static __forceinline__ void VXF(p2p_get)(const VXF(p2p_tile) *t, int j, double s[6]) {
+  const double2 a = t->a[j], b = t->b[j], c = t->c[j];
+  s[0] = a.x, s[1] = a.y, s[2] = b.x, s[3] = b.y, s[4] = c.x, s[5] = c.y;
+}
+#endif
+
+/* What k_p2p_fast reads and writes (k_p2p's arguments, and ch: the chunk size). */
+typedef struct {
+  int kernel, want_grad, n_grad, ch, nleaf;
+  vx_real sigma;
+  const int *chunk_leaf, *chunk_off, *order, *tstart, *sstart, *nbr_start, *nbr;
+  const vx_real *tx, *ty, *tz, *sx, *sy, *sz, *sax, *say, *saz;
+  vx_real *vn, *gn;
+} VXF(p2p_args);
+
+/* A thread's T targets: positions, and the sums of pair_bs_split (u, H, w). */
+template <int T>
+struct VXF(p2p_acc) {
+  vx_real x[T], y[T], z[T], u[T][3], H[T][9], w[T][3];
+};
+
+/* Leaf b's neighbour leaves, by warp 0 (lane q loads leaf q's range; nb <= 27): box[q] = first
+ * source of the q-th, pre[q] = sources before it, *total = pre[nb]. The caller syncs. */
+__device__ static __forceinline__ void VXF(p2p_nbr_scan)(int b, const VXF(p2p_args) &A, int *pre, int *box, int *total) {
+  const int lane = threadIdx.x;
+  if (lane >= 32) return;
+  const int nb = A.nbr_start[b + 1] - A.nbr_start[b];
+  int beg = 0, cnt = 0;
+  if (lane < nb) {
+    const int s = A.nbr[A.nbr_start[b] + lane];
+    beg = A.sstart[s], cnt = A.sstart[s + 1] - beg;
+  }
+  for (int o = 1; o < 32; o <<= 1) { /* inclusive scan of the counts */
+    const int v = __shfl_up_sync(0xffffffffu, cnt, o);
+    if (lane >= o) cnt += v;
+  }
+  if (lane < nb) box[lane] = beg, pre[lane + 1] = cnt;
+  if (lane == 0) pre[0] = 0;
+  if (lane == 31) *total = cnt;
+}
+
+/* Sources [c0, c0 + cnt) of the neighbour list into the tile, thread i taking c0 + i, c0 + i +
+ * blockDim.x, ...; *q, the leaf of the thread's last source, only moves forward (pre ascends, and
+ * so does each thread's source index across tiles), so a source's leaf costs a compare. */
+__device__ static __forceinline__ void VXF(p2p_stage)(VXF(p2p_tile) *st, int c0, int cnt, const int *pre, const int *box,
+                                                      int *q, const VXF(p2p_args) &A) {
+  for (int i = threadIdx.x; i < cnt; i += blockDim.x) {
+    const int gi = c0 + i;
+    while (pre[*q + 1] <= gi) ++*q;
+    const int j = box[*q] + gi - pre[*q];
+    VXF(p2p_put)(st, i, A.sx[j], A.sy[j], A.sz[j], A.sax[j], A.say[j], A.saz[j]);
+  }
+}
+
+/* Whether the chunk's target i (tree order k) needs the gradient. */
+__device__ static __forceinline__ int VXF(p2p_wants_grad)(const VXF(p2p_args) &A, int n, int i, int k) {
+  return i < n && A.want_grad && A.order[k] < A.n_grad;
+}
+
+/* The thread's targets (slot s: target i0 + 32 s of the chunk, k0 + i0 + 32 s in tree order;
+ * beyond the chunk's n, at the origin and never written) and zeroed sums. Returns whether any
+ * target of the warp needs the gradient. */
+template <int T>
+__device__ static __forceinline__ int VXF(p2p_slots)(const VXF(p2p_args) &A, int k0, int n, int i0, VXF(p2p_acc)<T> &a) {
+  int any = 0;
+#pragma unroll
+  for (int s = 0; s < T; ++s) {
+    const int i = i0 + 32 * s, on = i < n, k = k0 + i;
+    a.x[s] = on ? A.tx[k] : VX_R(0.0), a.y[s] = on ? A.ty[k] : VX_R(0.0), a.z[s] = on ? A.tz[k] : VX_R(0.0);
+    any |= VXF(p2p_wants_grad)(A, n, i, k);
+    for (int c = 0; c < 3; ++c) a.u[s][c] = a.w[s][c] = VX_R(0.0);
+    for (int c = 0; c < 9; ++c) a.H[s][c] = VX_R(0.0);
+  }
+  return __any_sync(0xffffffffu, any);
+}
+
+/* The pairs of a tile of cnt sources with the first NT of the thread's targets, the kernel K and
+ * the gradient flag G fixed at compile time (as tile_sum), each source loaded once for all NT. */
+template <int K, int G, int NT, int T>
+__device__ static __forceinline__ void VXF(tile_sum_fast)(vx_real sigma, const VXF(p2p_tile) *st, int cnt,
+                                                          VXF(p2p_acc)<T> &a) {
+#pragma unroll 2
+  for (int j = 0; j < cnt; ++j) {
+    vx_real s[6];
+    VXF(p2p_get)(st, j, s);
+#pragma unroll
+    for (int t = 0; t < NT; ++t)
+      VXF(pair_bs_split)(K, sigma, a.x[t] - s[0], a.y[t] - s[1], a.z[t] - s[2], s[3], s[4], s[5], a.u[t],
+                         G ? a.H[t] : NULL, a.w[t]);
+  }
+}
+/* tile_sum_fast for the warp's nt (1..T) slots holding targets: T itself unless the chunk ends in this warp. */
+template <int K, int G, int T>
+__device__ static __forceinline__ void VXF(tile_slots)(int nt, vx_real sigma, const VXF(p2p_tile) *st, int cnt,
+                                                       VXF(p2p_acc)<T> &a) {
+  if (nt == T) VXF(tile_sum_fast)<K, G, T, T>(sigma, st, cnt, a);
+  else if (nt == 1) VXF(tile_sum_fast)<K, G, 1, T>(sigma, st, cnt, a);
+  else if constexpr (T == 4) {
+    if (nt == 2) VXF(tile_sum_fast)<K, G, 2, T>(sigma, st, cnt, a);
+    else VXF(tile_sum_fast)<K, G, 3, T>(sigma, st, cnt, a);
+  }
+}
+/* tile_slots with the gradient flag g fixed at compile time. */
+template <int K, int T>
+__device__ static __forceinline__ void VXF(tile_dispatch_fast)(int g, int nt, vx_real sigma, const VXF(p2p_tile) *st,
+                                                               int cnt, VXF(p2p_acc)<T> &a) {
+  if (g) VXF(tile_slots)<K, 1, T>(nt, sigma, st, cnt, a);
+  else VXF(tile_slots)<K, 0, T>(nt, sigma, st, cnt, a);
+}
+
+/* The thread's targets' velocity, and gradient (pair_split_grad) where wanted, into vn/gn
+ * (un-prefixed). */
+template <int T>
+__device__ static __forceinline__ void VXF(p2p_write)(const VXF(p2p_args) &A, int k0, int n, int i0,
+                                                      const VXF(p2p_acc)<T> &a) {
+#pragma unroll
+  for (int s = 0; s < T; ++s) {
+    const int i = i0 + 32 * s, k = k0 + i;
+    if (i >= n) continue;
+    for (int c = 0; c < 3; ++c) A.vn[vx_off3(k, c)] = a.u[s][c];
+    if (!VXF(p2p_wants_grad)(A, n, i, k)) continue;
+    vx_real gr[9];
+    VXF(pair_split_grad)(a.H[s], a.w[s], gr);
+    for (int c = 0; c < 9; ++c) A.gn[vx_off9(k, c)] = gr[c];
+  }
+}
+
+/* P2P, fast variant: a block per target chunk (as k_p2p), W warps of T targets a thread; a kernel
+ * per pair kernel K (A.kernel), so that the Gaussian's registers do not constrain the singular one. */
+template <int K, int T>
+__global__ void __launch_bounds__(VX_P2P_FAST_THREADS, VX_P2P_FAST_MINB(T))
+    VXF(k_p2p_fast)(const __grid_constant__ VXF(p2p_args) A) {
+  __shared__ VXF(p2p_tile) st;
+  __shared__ int pre[28], box[27], total;
+  const int c = blockIdx.x;
+  if (c >= A.chunk_off[A.nleaf]) return;
+  const int b = A.chunk_leaf[c];
+  VXF(p2p_nbr_scan)(b, A, pre, box, &total);
+  const int k0 = A.tstart[b] + (c - A.chunk_off[b]) * A.ch, n = min(A.ch, A.tstart[b + 1] - k0);
+  const int w0 = (threadIdx.x >> 5) * 32 * T, nt = min(T, max(0, (n - w0 + 31) / 32)); /* warp-uniform */
+  VXF(p2p_acc)<T> a;
+  const int g = VXF(p2p_slots)<T>(A, k0, n, w0 + (threadIdx.x & 31), a);
+  __syncthreads();
+  const int ns = total;
+  int q = 0;
+  for (int c0 = 0; c0 < ns; c0 += VX_P2P_FAST_TILE) {
+    const int cnt = min(VX_P2P_FAST_TILE, ns - c0);
+    if (c0 > 0) __syncthreads(); /* the previous tile is read by every warp */
+    VXF(p2p_stage)(&st, c0, cnt, pre, box, &q, A);
+    __syncthreads();
+    if (nt > 0) VXF(tile_dispatch_fast)<K, T>(g, nt, A.sigma, &st, cnt, a);
+  }
+  VXF(p2p_write)<T>(A, k0, n, w0 + (threadIdx.x & 31), a);
+}
+
 /* The regularized-minus-singular kernel over a tile (pair_bs_regdiff), K and G fixed at compile
  * time as in tile_sum. */
 template <int K, int G>
@@ -664,6 +872,7 @@ typedef struct {
   double h;                       /* leaf width */
   int nleaf, CH, chunk_bound;     /* target leaves, targets per chunk (block size), chunk count bound */
   int m2l_spec;                   /* the order of the specialised M2L kernel to run (k_m2l_spec), 0: k_m2l */
+  int p2p_fast;                   /* targets per thread of the fast P2P kernel to run (k_p2p_fast), 0: k_p2p */
   int *coff, *cleaf;
   fmm_corr cr;
   vx_real *sx, *sy, *sz, *sax, *say, *saz, *tx, *ty, *tz; /* sources and targets in tree order, SoA */
@@ -756,6 +965,56 @@ static int VXF(eval_gather)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   return 0;
 }
 
+/* k_p2p_fast's arguments for this evaluation (k_p2p's, and the chunk size). */
+static VXF(p2p_args) VXF(p2p_args_of)(const VXF(gpu_eval) *E, vx_real *vn, vx_real *gn) {
+  const oct_tree_gpu *t = E->t;
+  VXF(p2p_args) A;
+  A.kernel = (int)E->P->kernel, A.want_grad = E->want_grad, A.n_grad = E->n_grad, A.ch = E->CH, A.nleaf = E->nleaf;
+  A.sigma = (vx_real)E->P->sigma;
+  A.chunk_leaf = E->cleaf, A.chunk_off = E->coff, A.order = t->tgt_order, A.tstart = t->tgt_start;
+  A.sstart = t->src_start, A.nbr_start = t->nbr_start, A.nbr = t->nbr;
+  A.tx = E->tx, A.ty = E->ty, A.tz = E->tz;
+  A.sx = E->sx, A.sy = E->sy, A.sz = E->sz, A.sax = E->sax, A.say = E->say, A.saz = E->saz;
+  A.vn = vn, A.gn = gn;
+  return A;
+}
+
+/* k_p2p_fast<K, T> for the pair kernel A.kernel: nb blocks of nthr threads on stream s. */
+template <int T>
+static void VXF(launch_p2p_fast)(const VXF(p2p_args) &A, int nb, int nthr, cudaStream_t s) {
+  switch (A.kernel) {
+  case 1: VXF(k_p2p_fast)<1, T><<<nb, nthr, 0, s>>>(A); break;
+  case 2: VXF(k_p2p_fast)<2, T><<<nb, nthr, 0, s>>>(A); break;
+  case 3: VXF(k_p2p_fast)<3, T><<<nb, nthr, 0, s>>>(A); break;
+  case 4: VXF(k_p2p_fast)<4, T><<<nb, nthr, 0, s>>>(A); break;
+  default: VXF(k_p2p_fast)<0, T><<<nb, nthr, 0, s>>>(A); break;
+  }
+}
+
+/* P2P into vn/gn: the kernel VX_P2P chose (E->p2p_fast): k_p2p_fast<T> with max(1, CH / 32T) warps
+ * a chunk, or k_p2p with CH threads; the same chunks either way. */
+static int VXF(launch_p2p)(VXF(gpu_eval) *E, vx_real *vn, vx_real *gn, char *err, size_t errlen) {
+  const oct_tree_gpu *t = E->t;
+  const fmm_params *P = E->P;
+  const int T = E->p2p_fast, nb = E->chunk_bound;
+  if (T == 0) {
+    VXF(k_p2p)<<<nb, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, E->want_grad, E->n_grad, E->nleaf, E->cleaf,
+                                        E->coff, t->tgt_order, t->tgt_start, t->src_start, t->nbr_start, t->nbr, E->tx,
+                                        E->ty, E->tz, E->sx, E->sy, E->sz, E->sax, E->say, E->saz, vn, gn);
+    VX_CUR_LAUNCH(p2p);
+    return 0;
+  }
+  const VXF(p2p_args) A = VXF(p2p_args_of)(E, vn, gn);
+  const int nthr = E->CH > 32 * T ? E->CH / T : 32;
+  switch (T) {
+  case 1: VXF(launch_p2p_fast)<1>(A, nb, nthr, E->sn); break;
+  case 2: VXF(launch_p2p_fast)<2>(A, nb, nthr, E->sn); break;
+  default: VXF(launch_p2p_fast)<4>(A, nb, nthr, E->sn); break;
+  }
+  VX_CUR_LAUNCH(p2p_fast);
+  return 0;
+}
+
 /* Step 4: the near field (P2P, then the regularization corrections) on its own stream, concurrent
  * with the far field (G->serial: after it, on the same stream, so that each phase can be timed alone). */
 static int VXF(eval_near)(VXF(gpu_eval) *E, char *err, size_t errlen) {
@@ -766,11 +1025,7 @@ static int VXF(eval_near)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   VX_CUR(cudaStreamWaitEvent(E->sn, E->ev[EV_GATHER], 0));
   VX_CUR(cudaEventRecord(E->ev[EV_NEAR0], E->sn));
   vx_real *vn = (vx_real *)E->G->vnear.ptr, *gn = (vx_real *)E->G->gnear.ptr;
-  VXF(k_p2p)<<<E->chunk_bound, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, E->want_grad, E->n_grad, E->nleaf,
-                                                  E->cleaf, E->coff, t->tgt_order, t->tgt_start, t->src_start, t->nbr_start,
-                                                  t->nbr, E->tx, E->ty, E->tz, E->sx, E->sy, E->sz, E->sax, E->say, E->saz,
-                                                  vn, gn);
-  VX_CUR_LAUNCH(p2p);
+  if (VXF(launch_p2p)(E, vn, gn, err, errlen)) return -1;
   VX_CUR(cudaEventRecord(E->ev[EV_CORR], E->sn));
   if (cr->on) {
     VXF(k_corr)<<<E->chunk_bound, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, (vx_real)cr->rc2, (vx_real)cr->rc2v,
@@ -925,6 +1180,8 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
   E.sf = E.G->s_far, E.sn = E.G->s_near, E.ev = E.G->ev;
   E.m2l_spec = m2l_spec_order(E.G, E.p);
   E.s.m2l_kernel = E.m2l_spec;
+  E.p2p_fast = E.G->p2p_fast;
+  E.s.p2p_kernel = E.p2p_fast;
   if (E.nt == 0) { if (st) *st = E.s; return 0; }
   if (VXF(eval_inputs)(&E, io, err, errlen)) return -1;
   VX_CUR(cudaEventRecord(E.ev[EV_START], E.sf));

@@ -349,6 +349,7 @@ typedef struct {
   long long n_m2l, n_p2p, n_corr;
   double r_cut, reg_err; /* regularization cut-off and the error committed (fmm_stats) */
   char m2l_kernel[16];   /* which M2L kernel ran: "specP" (order-specialised, CUDA), "generic", or "cpu" */
+  char p2p_kernel[16];   /* which near-field kernel ran: "fastT" (T targets a thread, CUDA), "base", or "cpu" */
   int have_err;
   double err_vel, err_grad, err_p99, err_max;
   int have_pred;
@@ -463,6 +464,7 @@ static void print_json(const run_info *ri, int order, const run_result *r) {
     json_num(&j, "readout_err_gu_l2", r->ro_g_l2);
   }
   json_str(&j, "m2l_kernel", r->m2l_kernel);
+  json_str(&j, "p2p_kernel", r->p2p_kernel);
   json_int(&j, "n_m2l", r->n_m2l);
   json_int(&j, "n_p2p", r->n_p2p);
   json_int(&j, "n_corr", r->n_corr);
@@ -510,7 +512,7 @@ static void print_table_row(const run_info *ri, int order, const run_result *r) 
   printf(" %9.3f %10.3f %12lld %12lld %9.3g %9.2e", r->t[9], r->t[7], r->n_m2l, r->n_p2p, r->r_cut, r->reg_err);
   if (r->have_err) printf(" %9.2e %9.2e %9.2e %9.2e", r->err_vel, r->err_grad, r->err_p99, r->err_max);
   if (ri->o->vs_direct) printf(" %8.2f", ri->t_direct / r->t[7]);
-  printf("  m2l=%s%s\n", r->m2l_kernel, r->level_capped ? "  (level capped)" : "");
+  printf("  m2l=%s p2p=%s%s\n", r->m2l_kernel, r->p2p_kernel, r->level_capped ? "  (level capped)" : "");
   if (r->have_pred) { /* the cost model's prediction beside it: its error per phase is visible */
     printf("%5s %3d", "model", r->levels);
     for (int p = 0; p < 7; p++) printf(" %9.3f", r->pred[p]);
@@ -1052,6 +1054,9 @@ static int bench_order(bench_run *B, int oi) {
   if (strcmp(B->ri.backend, "cuda")) snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "cpu");
   else if (last->m2l_kernel) snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "spec%d", last->m2l_kernel);
   else snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "generic");
+  if (strcmp(B->ri.backend, "cuda")) snprintf(res.p2p_kernel, sizeof res.p2p_kernel, "cpu");
+  else if (last->p2p_kernel) snprintf(res.p2p_kernel, sizeof res.p2p_kernel, "fast%d", last->p2p_kernel);
+  else snprintf(res.p2p_kernel, sizeof res.p2p_kernel, "base");
   char perr[256];
   res.pred_total = fmm_cost_predict(B->ctx, &B->io, res.levels, res.pred, perr, sizeof perr);
   res.have_pred = res.pred_total >= 0.0;
