@@ -1,0 +1,273 @@
+/* gpu_test_p2p_fast.c — the fast near-field kernel (k_p2p_fast, issue 15; VX_P2P=fast) against the
+ * base one (k_p2p) and the CPU engine (label gpu; skipped without a device). In every case each of
+ * VX_P2P=fast1, fast2, fast4 and fast (T targets a thread) runs beside VX_P2P=base and the CPU:
+ *  - the kernel that ran is the one asked for (fmm_stats.p2p_kernel: T, 0 for base);
+ *  - fast vs base: velocity and gradient within 1e-12 relative (L2) in double, 1e-5 in float (they
+ *    differ only in the near field's rounding: same tree, far field and corrections);
+ *  - fast vs the CPU engine: the same thresholds (gpu_test_fmm's GPU-vs-CPU twins);
+ *  - gradient rows at and beyond n_grad left untouched.
+ * Cases: uniform, rings, and a cluster (uniform with 4000 of the points in a ball of radius 0.02:
+ * a leaf of thousands, more sources than one shared-memory tile of either kernel, 512 in
+ * k_p2p_fast and 1024 in k_p2p, checked on the CPU's occupancy), random strengths; targets =
+ * sources, and 15000 other targets of which only the first 10000 want the gradient (n_grad: both
+ * kinds mixed in leaves and warps); singular and Gaussian kernels, poly, Rosenhead-Moore and
+ * Winckelmans-Leonard; gradient on and off; float and double; leaf size 256 (at this N levels 2 to
+ * 4: chunks of 64 targets, where fast4's warp fills 2 of its 4 slots, and of 128, all 4), leaf size
+ * 64 (chunks of 32 or 64), and a forced level 2 (several chunks a leaf). Then the fast kernel run
+ * twice: bitwise identical; VX_P2P=fast3 refused.
+ * Run: build/tests/gpu_test_p2p_fast */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmm.h"
+#include "pointsets.h"
+#include "test_check.h"
+
+#define N_SRC 20000
+#define N_OTHER 15000      /* targets apart from the sources */
+#define N_OTHER_GRAD 10000 /* of which those that want the gradient */
+#define N_CLUSTER 4000     /* points of the cluster set in its ball */
+#define SENTINEL 7.0       /* gradient rows past n_grad must keep it */
+
+/* The point sets: pointsets.h's uniform and rings, and uniform with a dense ball. */
+typedef enum { SET_UNIFORM, SET_RINGS, SET_CLUSTER } point_set;
+static const char *const set_name[3] = {"uniform", "rings", "cluster"};
+
+/* One evaluation's points, host arrays in double. */
+typedef struct {
+  int n_src, n_tgt, n_grad;
+  const double *spos, *sstr, *tpos;
+} points;
+
+/* One case: the point set, the targets, the precision, the gradient, the tree and the kernel. */
+typedef struct {
+  point_set set;
+  int other_tgt, fl, grad, leaf, levels;
+  vx_kernel kern;
+} p2p_case;
+
+static double rel_l2(const double *a, const double *b, size_t n) {
+  double d = 0, s = 0;
+  for (size_t i = 0; i < n; ++i) { d += (a[i] - b[i]) * (a[i] - b[i]); s += b[i] * b[i]; }
+  return s > 0 ? sqrt(d / s) : sqrt(d);
+}
+
+static void report(int ok, const char *what, double v, double thr) {
+  printf("%-84s %9.2e (<= %.0e) %s\n", what, v, thr, ok ? "ok" : "FAIL");
+  if (!ok) failures++;
+}
+
+/* The largest leaf's target count of a CPU engine's last evaluation (fmm_occupancy's bins). */
+static int largest_leaf(fmm_ctx *ctx) {
+  int L, ondev, m = 0;
+  double lo[3], side;
+  const int *bins;
+  if (fmm_occupancy(ctx, &L, lo, &side, &bins, &ondev) || ondev) return -1;
+  for (long long i = 0; i < 1ll << (3 * L); ++i) m = bins[i] > m ? bins[i] : m;
+  return m;
+}
+
+/* The FMM of pt on backend be with VX_P2P set to p2p (NULL: unset), host arrays in prm's
+ * precision; u (3 n_tgt) and g (9 n_tgt, SENTINEL where not written) back in double; the stats in
+ * *st; on the CPU the largest leaf in *max_leaf when it is not NULL. */
+static void eval(vx_backend be, fmm_params prm, const char *p2p, const points *pt, double *u, double *g, fmm_stats *st,
+                 int *max_leaf) {
+  char err[256];
+  if (p2p) setenv("VX_P2P", p2p, 1);
+  else unsetenv("VX_P2P");
+  prm.backend = be;
+  fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
+  if (!ctx) { printf("fmm_create(%s, VX_P2P=%s): %s\n", vx_backend_name(be), p2p ? p2p : "", err); exit(EXIT_FAILURE); }
+  const int fl = prm.precision == VX_FLOAT, ns = pt->n_src, nt = pt->n_tgt;
+  const size_t rs = fl ? sizeof(float) : sizeof(double);
+  void *P = malloc(rs * 3 * ns), *S = malloc(rs * 3 * ns), *X = malloc(rs * 3 * nt), *U = malloc(rs * 3 * nt),
+       *G = malloc(rs * 9 * nt);
+  if (!P || !S || !X || !U || !G) { printf("out of memory\n"); exit(EXIT_FAILURE); }
+  for (int i = 0; i < 3 * ns; ++i) {
+    if (fl) ((float *)P)[i] = (float)pt->spos[i], ((float *)S)[i] = (float)pt->sstr[i];
+    else ((double *)P)[i] = pt->spos[i], ((double *)S)[i] = pt->sstr[i];
+  }
+  for (int i = 0; i < 3 * nt; ++i) {
+    if (fl) ((float *)X)[i] = (float)pt->tpos[i];
+    else ((double *)X)[i] = pt->tpos[i];
+  }
+  for (int i = 0; i < 9 * nt; ++i) {
+    if (fl) ((float *)G)[i] = (float)SENTINEL;
+    else ((double *)G)[i] = SENTINEL;
+  }
+  fmm_io io = {.n_src = ns, .src_pos = P, .src_str = S, .n_tgt = nt, .tgt_pos = X, .vel = U,
+               .grad = prm.gradient ? G : NULL, .on_device = 0, .n_grad = pt->n_grad};
+  memset(st, 0, sizeof *st);
+  if (fmm_evaluate(ctx, &io, st, err, sizeof err)) { printf("fmm on %s: %s\n", vx_backend_name(be), err); exit(EXIT_FAILURE); }
+  for (int i = 0; i < 3 * nt; ++i) u[i] = fl ? ((float *)U)[i] : ((double *)U)[i];
+  for (int i = 0; i < 9 * nt; ++i) g[i] = fl ? ((float *)G)[i] : ((double *)G)[i];
+  if (max_leaf) *max_leaf = largest_leaf(ctx);
+  free(P), free(S), free(X), free(U), free(G);
+  fmm_destroy(ctx);
+}
+
+/* The case's parameters: p = 8, the case's kernel with a core a little under the points' spacing
+ * (uniform and cluster: 0.03, the cluster's points then deep inside each other's cores; rings,
+ * whose tubes hold the points ~6e-3 apart: 0.003). */
+static fmm_params case_params(const p2p_case *c) {
+  fmm_params prm = fmm_params_default();
+  prm.order = 8;
+  prm.precision = c->fl ? VX_FLOAT : VX_DOUBLE;
+  prm.gradient = c->grad;
+  prm.leaf_size = c->leaf; /* set on both backends: the twins compare one tree */
+  prm.levels = c->levels;
+  prm.kernel = c->kern;
+  prm.sigma = c->set == SET_RINGS ? 0.003 : 0.03;
+  return prm;
+}
+
+/* Velocities and the gradient rows [0, n_grad) of a against b: the larger relative L2 error. */
+static double rel_err(const double *ua, const double *ga, const double *ub, const double *gb, const points *pt, int grad) {
+  double e = rel_l2(ua, ub, 3 * (size_t)pt->n_tgt);
+  if (grad) e = fmax(e, rel_l2(ga, gb, 9 * (size_t)pt->n_grad));
+  return e;
+}
+
+/* Gradient rows [n_grad, n_tgt) (all rows without the gradient) still hold SENTINEL. */
+static int rows_untouched(const double *g, const points *pt, int grad) {
+  for (size_t i = grad ? 9 * (size_t)pt->n_grad : 0; i < 9 * (size_t)pt->n_tgt; ++i)
+    if (g[i] != SENTINEL) return 0;
+  return 1;
+}
+
+/* One case: CPU, base, then each fast variant against both. w: 6 arrays of 9 n_tgt doubles. */
+static void check_case(const p2p_case *c, const points *pt, double *w[6]) {
+  static const char *const variant[4] = {"fast1", "fast2", "fast4", "fast"};
+  static const int want_t[4] = {1, 2, 4, 2};
+  double *uc = w[0], *gc = w[1], *ub = w[2], *gb = w[3], *uf = w[4], *gf = w[5];
+  const fmm_params prm = case_params(c);
+  const double thr = c->fl ? 1e-5 : 1e-12;
+  fmm_stats sc, sb, sf;
+  int big = 0;
+  char tag[160], what[240];
+  eval(VX_BACKEND_CPU, prm, NULL, pt, uc, gc, &sc, &big);
+  eval(VX_BACKEND_CUDA, prm, "base", pt, ub, gb, &sb, NULL);
+  snprintf(tag, sizeof tag, "%-7s %s %-8s %s %s leaf=%3d L=%d", set_name[c->set], c->other_tgt ? "other" : "same ",
+           vx_kernel_name(c->kern), c->fl ? "float " : "double", c->grad ? "grad" : "vel ", c->leaf, sb.levels);
+  snprintf(what, sizeof what, "%s: base vs CPU (largest leaf %d)", tag, big);
+  report(sb.p2p_kernel == 0 && rel_err(ub, gb, uc, gc, pt, c->grad) <= thr, what, rel_err(ub, gb, uc, gc, pt, c->grad), thr);
+  if (c->set == SET_CLUSTER && !c->other_tgt) { /* targets = sources: the bins count sources too */
+    printf("%s: the largest leaf holds %d sources, more than a tile of either kernel (1024) %s\n", tag, big,
+           big > 1024 ? "ok" : "FAIL");
+    if (big <= 1024) failures++;
+  }
+  for (int v = 0; v < 4; ++v) {
+    eval(VX_BACKEND_CUDA, prm, variant[v], pt, uf, gf, &sf, NULL);
+    const double eb = rel_err(uf, gf, ub, gb, pt, c->grad), ec = rel_err(uf, gf, uc, gc, pt, c->grad);
+    snprintf(what, sizeof what, "%s: %s ran T=%d (want %d), vs base", tag, variant[v], sf.p2p_kernel, want_t[v]);
+    report(sf.p2p_kernel == want_t[v] && sf.levels == sb.levels && eb <= thr, what, eb, thr);
+    snprintf(what, sizeof what, "%s: %s vs CPU, rows past n_grad untouched", tag, variant[v]);
+    report(ec <= thr && rows_untouched(gf, pt, c->grad), what, ec, thr);
+  }
+}
+
+/* The cases: every combination of point set, targets, kernel (singular, Gaussian), precision and
+ * gradient at leaf size 256; the algebraic kernels with other targets and gradients; leaf size 64
+ * and a forced level 2. Returns the count written to out. */
+static int make_cases(p2p_case *out) {
+  int n = 0;
+  for (int d = SET_UNIFORM; d <= SET_CLUSTER; ++d)
+    for (int o = 0; o < 2; ++o)
+      for (int k = 0; k < 2; ++k)
+        for (int fl = 0; fl < 2; ++fl)
+          for (int gr = 0; gr < 2; ++gr)
+            out[n++] = (p2p_case){(point_set)d, o, fl, !gr, VX_LEAF_GPU, 0, k ? VX_KERNEL_GAUSS : VX_KERNEL_SINGULAR};
+  for (int k = VX_KERNEL_POLY; k <= VX_KERNEL_WL; ++k)
+    for (int fl = 0; fl < 2; ++fl) out[n++] = (p2p_case){SET_RINGS, 1, fl, 1, VX_LEAF_GPU, 0, (vx_kernel)k};
+  for (int d = SET_UNIFORM; d <= SET_RINGS; ++d)
+    for (int fl = 0; fl < 2; ++fl) {
+      out[n++] = (p2p_case){(point_set)d, 1, fl, 1, VX_LEAF_CPU, 0, VX_KERNEL_SINGULAR};
+      out[n++] = (p2p_case){(point_set)d, 0, fl, 1, VX_LEAF_GPU, 2, d ? VX_KERNEL_GAUSS : VX_KERNEL_SINGULAR};
+    }
+  return n;
+}
+
+/* n positions of the set from seed: pointsets.h's, or for the cluster uniform ones of which the
+ * first N_CLUSTER are moved into the ball of radius 0.02 about (0.3, 0.6, 0.45). */
+static void set_points(point_set set, int n, uint64_t seed, double *pos) {
+  vx_pointset(set == SET_RINGS ? VX_DIST_RINGS : VX_DIST_UNIFORM, n, seed, pos, NULL);
+  if (set != SET_CLUSTER) return;
+  const double c[3] = {0.3, 0.6, 0.45};
+  uint64_t s = seed ^ 0x5bd1e995u;
+  for (int i = 0; i < N_CLUSTER && i < n; ++i) {
+    double d[3], r2;
+    do { /* uniform in the ball by rejection from its cube */
+      for (int k = 0; k < 3; ++k) d[k] = 2.0 * vx_rng_uniform(&s) - 1.0;
+      r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    } while (r2 > 1.0);
+    for (int k = 0; k < 3; ++k) pos[3 * i + k] = c[k] + 0.02 * d[k];
+  }
+}
+
+/* The points of a case: N_SRC of the set with random strengths in [-1, 1]^3 (no symmetry hides a
+ * missed pair), and as targets the sources or N_OTHER points of the same set from another seed. */
+static points make_points(point_set set, int other, double *spos, double *sstr, double *tpos) {
+  set_points(set, N_SRC, 500 + set, spos);
+  uint64_t s = 900 + set;
+  for (int i = 0; i < 3 * N_SRC; ++i) sstr[i] = 2.0 * vx_rng_uniform(&s) - 1.0;
+  points pt = {N_SRC, N_SRC, N_SRC, spos, sstr, spos};
+  if (other) {
+    set_points(set, N_OTHER, 700 + set, tpos);
+    pt.n_tgt = N_OTHER, pt.n_grad = N_OTHER_GRAD, pt.tpos = tpos;
+  }
+  return pt;
+}
+
+/* The fast kernel twice: bitwise identical (no races), float and double. */
+static void check_repeatable(const points *pt, double *w[6]) {
+  for (int fl = 0; fl < 2; ++fl) {
+    const p2p_case c = {SET_CLUSTER, 0, fl, 1, VX_LEAF_GPU, 0, VX_KERNEL_SINGULAR};
+    const fmm_params prm = case_params(&c);
+    fmm_stats s1, s2;
+    eval(VX_BACKEND_CUDA, prm, "fast", pt, w[0], w[1], &s1, NULL);
+    eval(VX_BACKEND_CUDA, prm, "fast", pt, w[2], w[3], &s2, NULL);
+    const size_t n = (size_t)pt->n_tgt;
+    const int same = !memcmp(w[0], w[2], sizeof(double) * 3 * n) && !memcmp(w[1], w[3], sizeof(double) * 9 * n);
+    report(same, fl ? "fast run twice, float: bitwise identical" : "fast run twice, double: bitwise identical",
+           same ? 0.0 : 1.0, 0);
+  }
+}
+
+/* An unknown VX_P2P is refused when the engine is created, naming the variable. */
+static void check_refused(void) {
+  char err[256];
+  fmm_params prm = fmm_params_default();
+  prm.backend = VX_BACKEND_CUDA;
+  setenv("VX_P2P", "fast3", 1);
+  fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
+  report(ctx == NULL && strstr(err, "VX_P2P") != NULL, "VX_P2P=fast3 refused by fmm_create", ctx ? 1.0 : 0.0, 0);
+  fmm_destroy(ctx);
+  unsetenv("VX_P2P");
+}
+
+int main(void) {
+  char name[256];
+  VX_TEST_NEED_CUDA(name);
+  printf("device: %s\n", name);
+  double *spos = malloc(sizeof(double) * 3 * N_SRC), *sstr = malloc(sizeof(double) * 3 * N_SRC);
+  double *tpos = malloc(sizeof(double) * 3 * N_OTHER), *w[6];
+  for (int i = 0; i < 6; ++i) w[i] = malloc(sizeof(double) * 9 * N_SRC); /* N_SRC >= N_OTHER */
+  if (!spos || !sstr || !tpos) { printf("out of memory\n"); return EXIT_FAILURE; }
+  for (int i = 0; i < 6; ++i)
+    if (!w[i]) { printf("out of memory\n"); return EXIT_FAILURE; }
+  p2p_case cases[80];
+  const int nc = make_cases(cases);
+  for (int i = 0; i < nc; ++i) {
+    const points pt = make_points(cases[i].set, cases[i].other_tgt, spos, sstr, tpos);
+    check_case(&cases[i], &pt, w);
+  }
+  const points pt = make_points(SET_CLUSTER, 0, spos, sstr, tpos);
+  check_repeatable(&pt, w);
+  check_refused();
+  free(spos), free(sstr), free(tpos);
+  for (int i = 0; i < 6; ++i) free(w[i]);
+  return vx_test_end("all fast-P2P checks passed");
+}
