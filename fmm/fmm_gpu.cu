@@ -41,7 +41,7 @@ typedef struct fmm_gpu {
   gpu_tables tab;
   int serial;   /* VX_FMM_SERIAL=1: near field after the far field on one stream (phase timing) */
   int m2l_generic; /* VX_M2L=generic: the generic M2L kernel even where one specialised for the order exists */
-  int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of the fast P2P kernel k_p2p_fast, 0: k_p2p */
+  int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of k_p2p_fast, 0: k_p2p, VX_P2P_AUTO: p2p_for_kernel */
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
@@ -88,21 +88,30 @@ static int m2l_spec_order(const fmm_gpu *G, int p) {
   return !G->m2l_generic && (p == 6 || p == 8 || p == 12) ? p : 0;
 }
 
-/* What VX_P2P=fast means: k_p2p_fast with 2 targets a thread; and the P2P kernel without VX_P2P:
- * k_p2p (0) until the fast one is measured on the GPU (issue 15). */
+/* What VX_P2P=fast means: k_p2p_fast with 2 targets a thread. */
 #define VX_P2P_FAST_T 2
-#define VX_P2P_DEFAULT 0
+/* VX_P2P unset: chosen per pair kernel (p2p_for_kernel). */
+#define VX_P2P_AUTO 100
 
-/* VX_P2P=base|fast|fast1|fast2|fast4 (unset or empty: VX_P2P_DEFAULT) as the targets per thread of
+/* VX_P2P=base|fast|fast1|fast2|fast4 (unset or empty: VX_P2P_AUTO) as the targets per thread of
  * k_p2p_fast, 0 for k_p2p; -1 for any other value. */
 static int p2p_variant(const char *v) {
-  if (!v || !*v) return VX_P2P_DEFAULT;
+  if (!v || !*v) return VX_P2P_AUTO;
   if (!strcmp(v, "base")) return 0;
   if (!strcmp(v, "fast")) return VX_P2P_FAST_T;
   if (!strcmp(v, "fast1")) return 1;
   if (!strcmp(v, "fast2")) return 2;
   if (!strcmp(v, "fast4")) return 4;
   return -1;
+}
+
+/* The P2P kernel an evaluation runs: VX_P2P's, else k_p2p_fast<2> for every pair kernel but the
+ * Gaussian, which keeps k_p2p: on the H100 (docs/BENCHMARKS.md, 2026-11-24) fast2 took P2P at 2^20
+ * from 15.1 to 13.7 ms (singular, uniform) and 103.6 to 78.9 ms at 2^24, but the thick-cored
+ * leapfrog scene, whose pairs mostly take the Gaussian's erf/exp branch, from 15.3 to 16.4 ms. */
+static int p2p_for_kernel(const fmm_gpu *G, int kernel) {
+  if (G->p2p_fast != VX_P2P_AUTO) return G->p2p_fast;
+  return kernel == VX_KERNEL_GAUSS ? 0 : VX_P2P_FAST_T;
 }
 
 #define VX_DOUBLE_INST

@@ -1180,7 +1180,7 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
   E.sf = E.G->s_far, E.sn = E.G->s_near, E.ev = E.G->ev;
   E.m2l_spec = m2l_spec_order(E.G, E.p);
   E.s.m2l_kernel = E.m2l_spec;
-  E.p2p_fast = E.G->p2p_fast;
+  E.p2p_fast = p2p_for_kernel(E.G, E.P->kernel);
   E.s.p2p_kernel = E.p2p_fast;
   if (E.nt == 0) { if (st) *st = E.s; return 0; }
   if (VXF(eval_inputs)(&E, io, err, errlen)) return -1;

@@ -248,6 +248,22 @@ static void check_refused(void) {
   unsetenv("VX_P2P");
 }
 
+/* VX_P2P unset: fast2 for the singular kernel, base (0) for the Gaussian (fmm_gpu.cu, p2p_for_kernel). */
+static void check_default(const points *pt, double **w) {
+  fmm_params prm = fmm_params_default();
+  fmm_stats st;
+  const int kernel[2] = {VX_KERNEL_SINGULAR, VX_KERNEL_GAUSS}, want[2] = {2, 0};
+  for (int k = 0; k < 2; ++k) {
+    prm.kernel = kernel[k];
+    prm.sigma = 0.01;
+    eval(VX_BACKEND_CUDA, prm, NULL, pt, w[0], w[1], &st, NULL);
+    char what[96];
+    snprintf(what, sizeof what, "VX_P2P unset, %s kernel: ran T=%d (want %d)", kernel[k] ? "gauss" : "singular",
+             st.p2p_kernel, want[k]);
+    report(st.p2p_kernel == want[k], what, st.p2p_kernel, want[k]);
+  }
+}
+
 int main(void) {
   char name[256];
   VX_TEST_NEED_CUDA(name);
@@ -267,6 +283,7 @@ int main(void) {
   const points pt = make_points(SET_CLUSTER, 0, spos, sstr, tpos);
   check_repeatable(&pt, w);
   check_refused();
+  check_default(&pt, w);
   free(spos), free(sstr), free(tpos);
   for (int i = 0; i < 6; ++i) free(w[i]);
   return vx_test_end("all fast-P2P checks passed");
