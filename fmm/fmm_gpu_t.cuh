@@ -179,6 +179,17 @@ __global__ void VXF(k_l2l)(VXF(dtab) T, int nbox, const int *parent, const uint3
                 T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.l2l, NULL, 1, lane, n0, m0);
 }
 
+/* The M2L kernels' epilogue: the block's W warp accumulators (3 nc reals each, per reals apart in
+ * shared memory from smem) summed into the target box's local expansion out. */
+__device__ static __forceinline__ void VXF(m2l_block_sum)(const vx_real *smem, int W, size_t per, int nc, vx_real *out) {
+  __syncthreads();
+  for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) {
+    vx_real s = VX_R(0.0);
+    for (int q = 0; q < W; ++q) s += smem[(size_t)q * per + i];
+    out[i] += s;
+  }
+}
+
 /* M2L: a block per target box at level l; warps split its interaction list, then reduce. */
 __global__ void VXF(k_m2l)(VXF(dtab) T, const uint32_t *tkey, const uint32_t *skey, const int *il_start, const int *il,
                            const vx_real *M, vx_real *L) {
@@ -199,13 +210,7 @@ __global__ void VXF(k_m2l)(VXF(dtab) T, const uint32_t *tkey, const uint32_t *sk
                   T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2l, T.geo_ipow + (size_t)g * (2 * p + 2), 2, lane,
                   n0, m0);
   }
-  __syncthreads();
-  vx_real *out = L + vx_off_exp(b, nc);
-  for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) {
-    vx_real s = VX_R(0.0);
-    for (int q = 0; q < W; ++q) s += ((vx_real *)vx_smem)[(size_t)q * per + i];
-    out[i] += s;
-  }
+  VXF(m2l_block_sum)((const vx_real *)vx_smem, W, per, nc, L + vx_off_exp(b, nc));
 }
 
 /* M2L specialised for order P (issue 15): as k_m2l a block per target box whose warps split its
@@ -260,13 +265,7 @@ __global__ void VXF(k_m2l_spec)(VXF(dtab) T, const uint32_t *tkey, const uint32_
 #pragma unroll
   for (int j = 0; j < J; ++j)
     if (n[j] >= 0) VXF(put_pair)(Z, n[j], a[j], acc[j], acc[j] + 3);
-  __syncthreads();
-  vx_real *out = L + vx_off_exp(b, NC);
-  for (int i = threadIdx.x; i < 3 * NC; i += blockDim.x) {
-    vx_real s = VX_R(0.0);
-    for (int q = 0; q < W; ++q) s += ((vx_real *)vx_smem)[(size_t)q * per + i];
-    out[i] += s;
-  }
+  VXF(m2l_block_sum)((const vx_real *)vx_smem, W, per, NC, L + vx_off_exp(b, NC));
 }
 
 /* L2P, first step: the derivative expansions of each target leaf's local expansion (sph_deriv,
