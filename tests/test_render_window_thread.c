@@ -9,6 +9,9 @@
  *   - the state shown moved on: the last frame shows step S >= 1, and the part of the picture
  *     beside the panel and the HUD is the one the frame loop draws after S steps (--sim-thread off
  *     --frames S: the same state from the same view, pixel for pixel), unlike step 0's.
+ *   - keys typed while steps run (xdotool; left out without it): reset, launch, removal, pause,
+ *     single step, quit are all answered, the reset within a step and a second, the frames going on
+ *     meanwhile.
  * VX_TEST_SIM_THREAD=off runs the first window with the steps in the frame loop: then it must fail
  * (a frame lasts a step). Skipped (77) without xvfb-run. Run: ctest -R render_window_thread */
 #define _POSIX_C_SOURCE 200809L /* popen, mkdtemp */
@@ -102,6 +105,53 @@ static int check_pace(const char *dir, pace *p) {
   return 0;
 }
 
+/* Keys while steps are in flight (xdotool types into the window; each waits up to a minute for the
+ * program's answer in its log): R resets, L launches a ring, Shift+L removes it, Space pauses, N
+ * steps, Space runs, Q quits. Each is answered, the program exits 0, the reset within a step and a
+ * second (it waits for the rest of the step in flight; the second: the key's delivery and the log's
+ * polling), and the frames go on meanwhile. 0; 77 when xdotool
+ * or Xvfb is missing; 1 (said). */
+static int check_keys(const char *dir) {
+  if (system("command -v xdotool > /dev/null 2>&1") != 0) {
+    printf("  keys: skipped (no xdotool; Debian: xdotool)\n");
+    return 0;
+  }
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && " XVFB " sh -c '"
+           "until_log() { i=0; until grep -q \"$1\" log; do i=$((i+1)); [ $i -gt 240 ] && return 1; sleep 0.25; done; }; "
+           "\"%s/vortexfmm\" " SCENE " 2> log & pid=$!; "
+           "w=$(timeout 60 xdotool search --sync --name \"^vortexfmm - \" | head -n 1); "
+           "if [ -z \"$w\" ]; then echo \"test: no window\"; kill $pid; wait $pid; cat log; exit 9; fi; "
+           "until_log \"press H for help\"; xdotool windowfocus --sync $w; sleep 1; "
+           "t0=$(date +%%s%%N); xdotool key --window $w r; until_log \"reset: leapfrog\" || echo \"test: R unanswered\"; "
+           "echo \"test: reset answered after $(( ($(date +%%s%%N) - t0) / 1000000 )) ms\"; "
+           "xdotool key --window $w l; until_log \"ring 2 launched\" || echo \"test: L unanswered\"; "
+           "xdotool key --window $w shift+l; until_log \"launched ring removed\" || echo \"test: Shift+L unanswered\"; "
+           "xdotool key --window $w space; sleep 1; xdotool key --window $w n; sleep 1; xdotool key --window $w space; sleep 1; "
+           "xdotool key --window $w q; wait $pid; rc=$?; cat log; exit $rc' 2>&1",
+           dir, VX_BINARY_DIR);
+  int rc = vx_test_shell(cmd, out, sizeof out);
+  if (rc != 0 && (strstr(out, "xvfb-run: error") || strstr(out, "Xvfb failed"))) return 77;
+  pace p;
+  const char *at = strstr(out, "test: reset answered after ");
+  long reset_ms = at ? atol(at + strlen("test: reset answered after ")) : -1;
+  if (rc != 0 || strstr(out, "unanswered") || read_pace(out, &p) || reset_ms < 0) {
+    printf("%s", out);
+    FAIL("keys while steps ran: exit %d, or a key unanswered (the lines above say which)", rc);
+    return 1;
+  }
+  double busy_fps = p.busy_s > 0 ? p.busy_frames / p.busy_s : 0.0;
+  printf("  keys R, L, Shift+L, Space, N, Space, Q while steps of %.0f ms ran: all answered, the reset after %ld ms (at "
+         "most %.0f); %.1f fps while steps ran, the longest frame %.0f ms\n",
+         p.ms_step, reset_ms, p.ms_step + 1000.0, busy_fps, p.longest_ms);
+  EXPECT(reset_ms <= p.ms_step + 1000.0, "the reset took %ld ms, more than a step (%.0f ms) and a second", reset_ms, p.ms_step);
+  EXPECT(busy_fps >= MIN_FPS, "%.1f frames per second while steps ran, fewer than %.1f", busy_fps, MIN_FPS);
+  EXPECT(p.longest_ms <= MAX_FRAME_STEP * p.ms_step, "a frame lasted %.0f ms, more than %.1f of a step (%.0f ms)",
+         p.longest_ms, MAX_FRAME_STEP, p.ms_step);
+  return 0;
+}
+
 /* The last frame against the frame loop's picture of the same step, and of step 0. */
 static int check_shown(const char *dir, const pace *p) {
   char args[2048], path[3][1200];
@@ -138,6 +188,7 @@ int main(void) {
   memset(&p, 0, sizeof p);
   int rc = check_pace(dir, &p);
   if (!rc && p.shown >= 1) rc = check_shown(dir, &p);
+  if (!rc) rc = check_keys(dir);
   if (rc == 77) {
     printf("SKIP: Xvfb does not start here\n");
     return 77;
