@@ -3,12 +3,17 @@
  *   app_core.c      the simulation's life (scene, reset, engine rebuilt with the state kept),
  *                   settings applied live, the frame's steps, the accuracy readout's requests
  *                   (vortex/accuracy.h), hand-off to the renderer
+ *   app_steps.c     a batch of steps: in the render loop, or on the window's simulation thread
+ *   app_shown.c     the state on screen: what the renderer and the HUD read (a copy on that thread's path)
  *   app_window.c    the GLFW window: context, input (orbit / pan / zoom, shortcuts), frame loop
  *   app_headless.c  EGL frames into PNG files (--headless --frames N)
  *   app_record.c    recording: a video (--record, or M in the window) and --png-dir frames
  *   app_ui.cpp      the Dear ImGui panel, HUD and help overlay (the one C++ file)
  * The panel and the keys only edit app.set (and raise app.act_*); app_update applies the
- * difference to what is in effect (app.cur), through the vx_sim setters where physics allows. */
+ * difference to what is in effect (app.cur), through the vx_sim setters where physics allows.
+ * In the window on the cpu backend the steps run on a thread of their own (app_stepper) while the
+ * render loop draws the last completed state (app_shown); app_update applies the settings and the
+ * actions between two batches of steps, when the simulation is the render thread's again. */
 #ifndef VX_APP_H
 #define VX_APP_H
 
@@ -72,6 +77,20 @@ double app_frames_median(const app_frames *f);
 /* "22.8 fps  43.9 ms / frame (median of last 30 frames)" into out; the fps printed is 1000 / the
  * ms printed, as rounded; "- fps" before the first frame. */
 void app_frames_text(const app_frames *f, char *out, size_t len);
+
+/* The HUD's steps per second (app_series.c): steps completed over the wall time between the ends of
+ * the last APP_RATE_N batches of steps, so that a batch of seconds on the simulation thread and a
+ * step per frame in the render loop read alike. Cleared while the steps stop (paused). */
+#define APP_RATE_N 8
+typedef struct {
+  double t[APP_RATE_N];     /* when a batch ended (app_now) */
+  long long steps[APP_RATE_N]; /* steps completed by then */
+  int n, next;
+} app_rate;
+void app_rate_add(app_rate *r, double t, long long steps);
+void app_rate_clear(app_rate *r);
+/* Steps per second over the batches held; 0 with fewer than two. */
+double app_rate_per_s(const app_rate *r);
 
 /* Seconds on the monotonic clock (app_series.c): the one clock of the program's timings. */
 double app_now(void);
@@ -144,7 +163,78 @@ typedef struct {
   int n_launch;                  /* takes each of these steps, before its steps */
   int colour;               /* app_colour (--colour); -1: ring for a scene of several rings, else plain */
   /* (tracer colours: see app_colour below) */
+  int sim_thread;           /* window, cpu backend: steps on their own thread; -1 (auto): unless --frames,
+                               --screenshot or --record asks for a frame per batch of steps */
+  void (*wake)(void);       /* window: called on the simulation thread when a batch ends (or NULL) */
 } app_options;
+
+/* A batch of time steps and what came of it (app_steps.c). */
+typedef struct {
+  int n;                    /* steps asked */
+  int tried, done;          /* steps begun (a failed one included) and completed */
+  int rc;                   /* 0; VX_SIM_BLOWUP or -1 when a step blew up or failed (err says why) */
+  int health;               /* the blow-up rule after the batch (vx_sim_health): 0, VX_SIM_BLOWUP, -1 */
+  double lcfl;              /* vx_health.lcfl after it */
+  int levels;               /* octree levels of the last evaluation */
+  double ms_tree, ms_far, ms_near, ms_integrate, ms_remesh, ms_step; /* summed over its steps */
+  double t0, t1;            /* wall clock at its start and end (app_now) */
+  char err[512];
+} app_steps;
+
+/* The window's simulation thread (app_steps.c): it runs one batch at a time; between batches the
+ * simulation is the caller's. */
+typedef struct app_stepper app_stepper;
+/* done (may be NULL) is called on the thread after each batch, once it can be taken. */
+app_stepper *app_stepper_create(void (*done)(void), char *err, size_t errlen);
+/* Ends the batch in flight after its current step, waits for it, joins the thread (NULL: no-op). */
+void app_stepper_destroy(app_stepper *w);
+/* Run j->n steps of sim on the thread (j->n > 0); the thread must hold no batch (app_stepper_take). */
+void app_stepper_start(app_stepper *w, vx_sim *sim, const app_steps *j);
+/* Ask the batch in flight to end after the step it is in (nothing when none is). */
+void app_stepper_stop(app_stepper *w);
+/* 1 while the thread holds a batch (running, or finished and not yet taken): the simulation is its. */
+int app_stepper_held(app_stepper *w);
+/* The finished batch into *j: 1, after which the simulation is the caller's; 0 while it runs or when
+ * none was handed. Never blocks. */
+int app_stepper_take(app_stepper *w, app_steps *j);
+/* Run j->n steps of sim in the calling thread (w NULL), or on behalf of w (which may end the batch
+ * early), then the blow-up rule; reads and writes nothing but sim and *j. */
+void app_steps_run(vx_sim *sim, app_steps *j, app_stepper *w);
+
+/* The state on screen (app_shown.c): what the renderer is handed and the HUD and the recording read,
+ * taken from the simulation when it is the render thread's. In the render loop the particles are the
+ * simulation's own arrays (device memory on cuda: interop); with the simulation thread they are host
+ * copies, which the thread never writes, so a frame never shows a state half stepped. */
+typedef struct {
+  long long version;        /* app.state_version it was taken at */
+  rd_particles p;           /* positions and strengths (p.value: the tracer colours, set at the hand-over) */
+  void *pos, *alpha;        /* the copies (simulation thread) */
+  size_t cap_pos, cap_alpha;
+  double t;                 /* simulated time and steps across engine rebuilds */
+  long long steps;
+  int n_rings, n_added, substeps;
+  vx_sim_params prm;        /* the parameters in effect */
+  vx_remesh_stats remesh;
+} app_shown;
+
+/* Frames per second the window draws while the simulation thread runs a batch and nothing else
+ * happens (app_window.c: idle_wait); input draws at once. */
+#define APP_IDLE_FPS 10.0
+
+/* The window's pace (app_window.c's closing line): frames drawn, steps completed, and the frames drawn
+ * while a batch of steps was in flight. */
+typedef struct {
+  long long frames, steps;
+  double t0;                /* when the first frame began */
+  double step_ms;           /* the steps' own time (vx_step_stats.t_step), summed */
+  long long busy_frames;    /* frames that overlapped a batch (drawn while one ran, or that ran one) */
+  double busy_s;            /* wall time the batches took, summed */
+  double longest_busy_ms;   /* the longest of those frames */
+  int busy;                 /* this frame overlaps a batch (app_update says) */
+  int in_flight;            /* this frame is drawn while the simulation thread runs a batch */
+  int threaded;             /* the batches run on the simulation thread (app_core.c: steps_threaded) */
+  double batch_t0;          /* when that batch began (app_now) */
+} app_pace;
 
 /* What the panel and the keys edit. */
 typedef struct {
@@ -190,6 +280,11 @@ typedef struct app {
   double ms_launch;         /* wall time of the last launch or removal (ms) */
   int launched_frame;       /* rings launched (scripted or not) by this frame's app_update */
   long long state_version;  /* changes whenever the particles change */
+  long long eval_version;   /* the state the engine's last evaluation belongs to (its occupancy histogram) */
+  app_stepper *stepper;     /* the simulation thread (window; used while the backend is cpu), or NULL */
+  app_shown shown;          /* the state on screen */
+  app_rate rate;            /* steps per second */
+  app_pace pace;
   long long hist_state;     /* state_version the histogram was built from */
   long long up_state;       /* what the point buffers hold: state, fraction, elements shown, interop */
   float up_fraction;
@@ -257,9 +352,16 @@ int app_save_png(unsigned fbo, int w, int h, const char *path, char *err, size_t
 void app_shutdown(app *a);
 /* A transient one-line message on screen (and on stderr). */
 void app_message(app *a, const char *fmt, ...);
-/* Simulated time and steps across engine rebuilds. */
+/* Simulated time and steps across engine rebuilds: the simulation's own, read while it is the render
+ * thread's (the screen shows a->shown's). */
 double app_sim_time(const app *a);
 long long app_sim_steps(const app *a);
+
+/* app_shown.c. The state on screen taken from the simulation, which must be the render thread's: its
+ * readouts, and its particles by reference, or (copy: the simulation thread's path) copied into host
+ * memory when the state changed since the last copy. 0, or -1 with err. */
+int app_shown_take(app *a, int copy, char *err, size_t errlen);
+void app_shown_free(app_shown *s);
 
 /* app_colour.c. Forget the tracers' colour data (a new simulation: new tracers, maybe another
  * backend); made again when next drawn. The default mode of a scene: ring when it has several rings. */

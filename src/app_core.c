@@ -345,6 +345,13 @@ done:
   return rc;
 }
 
+/* The window steps on a thread of its own (while the backend is cpu: steps_threaded) unless told
+ * not to, or, left to choose, when --frames, --screenshot or --record asks that each frame follow
+ * its batch of steps, as headless frames do (the same images, whatever the machine's speed). */
+static int wants_thread(const app_options *o) {
+  return o->sim_thread >= 0 ? o->sim_thread : !(o->frames > 0 || o->screenshot || o->record);
+}
+
 int app_init(app *a, const app_options *o, int window, char *err, size_t errlen) {
   memset(a, 0, sizeof *a);
   a->opt = *o;
@@ -377,6 +384,7 @@ int app_init(app *a, const app_options *o, int window, char *err, size_t errlen)
   a->tc_on_device = -1;
   if (start_sim(a, si, &sc, &prm, 0, err, errlen)) return 1;
   a->set.colour = a->cur.colour = app_colour_default(a, &sc);
+  if (window && wants_thread(o) && !(a->stepper = app_stepper_create(o->wake, err, errlen))) return 1;
   if (!o->quiet) {
     const vx_sim_params *P = vx_sim_params_get(a->sim);
     fprintf(stderr,
@@ -396,6 +404,8 @@ int app_gl_init(app *a, char *err, size_t errlen) {
 }
 
 void app_shutdown(app *a) {
+  app_stepper_destroy(a->stepper); /* after the step in flight: the simulation is the caller's again */
+  a->stepper = NULL;
   rd_destroy(a->rd);
   a->rd = NULL;
   vx_acc_destroy(a->acc); /* waits for a direct sum in flight */
@@ -403,6 +413,7 @@ void app_shutdown(app *a) {
   app_colour_free(a); /* device buffers go before the simulation (and its device) */
   vx_sim_destroy(a->sim);
   a->sim = NULL;
+  app_shown_free(&a->shown);
 }
 
 /* ------------------------------------------------------------------ settings */
@@ -635,8 +646,17 @@ static void scripted_launches(app *a, int n) {
     if (a->opt.launch_steps[i] > done && a->opt.launch_steps[i] <= done + n) launch_ring(a, " (--launch-ring)");
 }
 
-/* Actions raised by keys and panel that are not settings: reset, camera home, scene saved, rings
- * launched and removed. */
+/* The view's own action, taken in every frame (the simulation thread's batch in flight or not):
+ * the scene's camera, its view and its follow mode where it sets one. */
+static void take_view_actions(app *a) {
+  if (!a->act_camera_reset) return;
+  a->act_camera_reset = 0;
+  rd_camera_reset(&a->cam);
+  if (a->scene.camera.follow >= 0) a->set.follow = a->scene.camera.follow;
+}
+
+/* Actions raised by keys and panel that change the simulation or read it: reset, scene saved,
+ * rings launched and removed. */
 static void take_actions(app *a) {
   if (a->act_save_scene) {
     a->act_save_scene = 0;
@@ -647,11 +667,6 @@ static void take_actions(app *a) {
     char e2[512];
     if (load_scene(a, a->set.scene, 0, e2, sizeof e2)) app_message(a, "reset failed: %s", e2);
     else app_message(a, "reset: %s, %d tracers", a->scenes[a->set.scene].name, vx_sim_n_tracers(a->sim));
-  }
-  if (a->act_camera_reset) { /* the scene's camera: its view, and its follow mode where it sets one */
-    a->act_camera_reset = 0;
-    rd_camera_reset(&a->cam);
-    if (a->scene.camera.follow >= 0) a->set.follow = a->scene.camera.follow;
   }
   if (a->act_launch) {
     a->act_launch = 0;
@@ -685,45 +700,42 @@ static int sim_stopped(app *a, int rc, char *err, size_t errlen) {
   return 0;
 }
 
-/* n steps, their phase times summed for the HUD, then the blow-up rule (vx_sim_health).
- * 0, or what sim_stopped makes of a blow-up or failure. */
-static int run_steps(app *a, int n, char *err, size_t errlen) {
-  double tree = 0, far = 0, near = 0, integ = 0, remesh = 0, step = 0;
-  int rc = 0;
-  for (int i = 0; i < n; ++i) {
-    rc = vx_sim_step(a->sim, err, errlen);
-    a->state_version++; /* a failed step may have moved (or remeshed) the particles too */
-    if (rc) break;
-    const vx_step_stats *st = vx_sim_last_stats(a->sim);
-    tree += st->t_tree;
-    far += st->t_far;
-    near += st->t_near;
-    integ += st->t_integrate;
-    remesh += st->t_remesh;
-    step += st->t_step;
-    a->levels = st->levels;
+/* A batch's outcome: the state's version, the HUD's numbers and the pace, then what sim_stopped
+ * makes of a blow-up or failure (run_steps and the simulation thread's batches alike). 0, or
+ * sim_stopped's. */
+static int finish_steps(app *a, const app_steps *j, char *err, size_t errlen) {
+  a->state_version += j->tried; /* a failed step may have moved (or remeshed) the particles too */
+  if (j->tried > 0) a->eval_version = a->state_version;
+  if (j->done > 0) a->levels = j->levels;
+  a->steps_last = j->done;
+  a->ms_tree = j->ms_tree, a->ms_far = j->ms_far, a->ms_near = j->ms_near;
+  a->ms_integrate = j->ms_integrate, a->ms_remesh = j->ms_remesh, a->ms_step = j->ms_step;
+  a->pace.steps += j->done;
+  a->pace.step_ms += j->ms_step;
+  if (j->tried > 0) a->pace.busy_s += j->t1 - j->t0;
+  if (j->done > 0) app_rate_add(&a->rate, j->t1, a->pace.steps);
+  if (j->n == 0) app_rate_clear(&a->rate); /* paused: the rate starts again with the steps */
+  if (j->rc) {
+    snprintf(err, errlen, "%s", j->err);
+    return sim_stopped(a, j->rc, err, errlen);
   }
-  a->ms_tree = tree, a->ms_far = far, a->ms_near = near;
-  a->ms_integrate = integ, a->ms_remesh = remesh, a->ms_step = step;
-  if (rc) return sim_stopped(a, rc, err, errlen);
-  if (n == 0) return 0;
+  if (j->tried == 0) return 0;
   a->halt[0] = 0; /* a good step: a failed one's notice is over */
-  vx_health h;
-  rc = vx_sim_health(a->sim, &h, err, errlen);
-  if (rc < 0) return -1;
-  a->lcfl = h.lcfl;
-  return rc ? sim_stopped(a, rc, err, errlen) : 0;
+  if (j->health) snprintf(err, errlen, "%s", j->err);
+  if (j->health < 0) return -1;
+  a->lcfl = j->lcfl;
+  return j->health ? sim_stopped(a, j->health, err, errlen) : 0;
 }
 
-/* The octree's occupancy histogram for the opacity, when the state moved or the level changed. */
-static int hand_hist(app *a, char *err, size_t errlen) {
-  const vx_sim_params *P = vx_sim_params_get(a->sim);
+/* The octree's occupancy histogram for the opacity, when the state shown moved or the level changed:
+ * the engine's own bin[] (paper §2.1) when asked for, readable (the simulation is the render
+ * thread's) and of this state's evaluation (FMM, not direct summation); else binned again by the
+ * renderer from the particles it holds. */
+static int hand_hist(app *a, int readable, char *err, size_t errlen) {
   int level = a->set.opacity_level > 0 ? a->set.opacity_level : (a->levels > 0 ? a->levels : DEFAULT_HIST_LEVEL);
-  if (a->hist_state == a->state_version && a->hist_level_built == level) return 0;
+  if (a->hist_state == a->shown.version && a->hist_level_built == level) return 0;
   int done = 0;
-  /* the engine's own bin[] (paper §2.1) of the last evaluation, when it is the octree's level
-   * and that evaluation was of this state's step (FMM, not direct summation) */
-  if (a->set.opacity_level == 0 && !P->direct && a->steps_last > 0) {
+  if (readable && a->set.opacity_level == 0 && !a->shown.prm.direct && a->eval_version == a->shown.version) {
     rd_hist h;
     memset(&h, 0, sizeof h);
     if (fmm_occupancy(vx_sim_engine(a->sim), &h.levels, h.lo, &h.side, &h.bins, &h.on_device) == 0) {
@@ -733,42 +745,37 @@ static int hand_hist(app *a, char *err, size_t errlen) {
     }
   }
   if (!done && rd_build_hist(a->rd, level, err, errlen)) return -1;
-  a->hist_state = a->state_version;
+  a->hist_state = a->shown.version;
   a->hist_level_built = level;
   a->hist_octree = done; /* the HUD says which of the two the opacity reads */
   return 0;
 }
 
-/* Particles (when they changed: a remeshing changes their count too) and histogram to the
- * renderer; the camera follows the rings. A blown-up state is drawn as it is, but neither binned
- * nor followed: its positions may not be finite (the last good histogram and camera stay). */
-static int hand_to_renderer(app *a, char *err, size_t errlen) {
-  int on_device = 0;
-  const vx_sim_params *P = vx_sim_params_get(a->sim);
-  rd_particles p;
-  memset(&p, 0, sizeof p);
-  p.pos = vx_sim_positions_raw(a->sim, &on_device);
-  p.alpha = vx_sim_strengths_raw(a->sim, NULL);
-  p.n_elem = vx_sim_n_elements(a->sim);
-  p.n_tracer = vx_sim_n_tracers(a->sim);
-  p.real = P->precision == VX_FLOAT ? RD_F32 : RD_F64;
-  p.on_device = on_device;
+/* The state on screen (a->shown) to the renderer: its particles when they changed (a remeshing
+ * changes their count too) and its histogram; the camera follows the rings. readable: the simulation
+ * is the render thread's, so the tracer colours (made from its field) and the engine's histogram may
+ * be taken; while the simulation thread holds it, a new colour mode waits for the batch's end. A
+ * blown-up state is drawn as it is, but neither binned nor followed: its positions may not be finite
+ * (the last good histogram and camera stay). */
+static int hand_to_renderer(app *a, int readable, char *err, size_t errlen) {
+  rd_particles *p = &a->shown.p;
   /* histogram cells (B): asked at the octree's finest level (its leaves), read off the histogram
    * of the same cube; the renderer draws a coarser level when they are too many (rd_stats) */
   a->set.style.boxes_level = a->levels > 0 ? a->levels : 0;
   const rd_style *st = &a->set.style;
   double t0 = app_now();
-  if (app_colour_prepare(a, &p, err, errlen)) return -1;
-  if (a->up_state != a->state_version || a->up_fraction != st->fraction || a->up_elements != st->show_elements ||
-      a->up_interop != st->interop || a->up_colour != a->set.colour) { /* the point buffers change with the particles */
-    if (rd_set_particles(a->rd, &p, st, err, errlen)) return -1;
-    a->up_state = a->state_version;
+  if (readable && app_colour_prepare(a, p, err, errlen)) return -1;
+  int colour = readable ? a->set.colour : a->up_colour;
+  if (a->up_state != a->shown.version || a->up_fraction != st->fraction || a->up_elements != st->show_elements ||
+      a->up_interop != st->interop || a->up_colour != colour) { /* the point buffers change with the particles */
+    if (rd_set_particles(a->rd, p, st, err, errlen)) return -1;
+    a->up_state = a->shown.version;
     a->up_fraction = st->fraction;
     a->up_elements = st->show_elements;
     a->up_interop = st->interop;
-    a->up_colour = a->set.colour;
+    a->up_colour = colour;
   }
-  if (!a->blown_up && (st->opacity || st->show_boxes || st->show_cube) && hand_hist(a, err, errlen)) return -1;
+  if (!a->blown_up && (st->opacity || st->show_boxes || st->show_cube) && hand_hist(a, readable, err, errlen)) return -1;
   a->ms_upload = 1e3 * (app_now() - t0);
   if (a->set.follow && !a->blown_up) {
     double c[3];
@@ -778,19 +785,85 @@ static int hand_to_renderer(app *a, char *err, size_t errlen) {
   return 0;
 }
 
+/* Whether the steps run on the simulation thread: the window's choice (a->stepper), and only while
+ * the backend is cpu. On cuda a step takes milliseconds and the renderer reads the particles in
+ * device memory (interop) that a step there would be writing: the render loop steps, as it did. */
+static int steps_threaded(const app *a) {
+  return a->stepper && vx_sim_params_get(a->sim)->backend == VX_BACKEND_CPU;
+}
+
+/* The panel or the keys asked for what only the render thread does to the simulation between two
+ * batches (a setting, an action, a pause, a colour made from the flow): the batch in flight then
+ * ends after its current step. */
+static int wants_sim(const app *a) {
+  const app_settings *s = &a->set, *c = &a->cur;
+  if (a->act_step || a->act_reset || a->act_save_scene || a->act_launch || a->act_unlaunch || !s->running) return 1;
+  return s->dt != c->dt || s->sigma != c->sigma || s->integrator != c->integrator || s->stretching != c->stretching ||
+         s->kernel != c->kernel || s->order != c->order || s->direct != c->direct || s->relax != c->relax ||
+         s->relax_every != c->relax_every || s->lcfl != c->lcfl || s->remesh_every != c->remesh_every ||
+         s->remesh_h != c->remesh_h || s->remesh_drop != c->remesh_drop || s->viscosity != c->viscosity ||
+         s->leaf != c->leaf || s->backend != c->backend || s->precision != c->precision || s->scene != c->scene ||
+         s->colour != a->up_colour;
+}
+
+/* A frame while the simulation thread holds the simulation: the last completed state is drawn; what
+ * the UI asked of the simulation waits for the batch's end, which it hastens. */
+static int update_in_flight(app *a, char *err, size_t errlen) {
+  if (wants_sim(a)) app_stepper_stop(a->stepper);
+  a->pace.busy = a->pace.in_flight = 1;
+  if (hand_to_renderer(a, 0, err, errlen)) return -1;
+  a->frame++;
+  return 0;
+}
+
+/* n steps in the render loop, then their state to the renderer. 0, or finish_steps' code. */
+static int run_steps(app *a, int n, char *err, size_t errlen) {
+  app_steps j;
+  memset(&j, 0, sizeof j);
+  j.n = n;
+  a->pace.busy = n > 0;
+  app_steps_run(a->sim, &j, NULL);
+  int rc = finish_steps(a, &j, err, errlen);
+  if (rc) return rc;
+  readout_poll(a);
+  return app_shown_take(a, 0, err, errlen) || hand_to_renderer(a, 1, err, errlen) ? -1 : 0;
+}
+
+/* The simulation thread's path: the state as it is now goes on screen (copied), then the next n
+ * steps go to the thread; the simulation is not read again until they are taken back. */
+static int start_steps(app *a, int n, char *err, size_t errlen) {
+  app_steps j;
+  memset(&j, 0, sizeof j);
+  j.n = n;
+  if (n == 0) (void)finish_steps(a, &j, err, errlen); /* nothing to run: the HUD says paused */
+  readout_poll(a);
+  if (app_shown_take(a, 1, err, errlen) || hand_to_renderer(a, 1, err, errlen)) return -1;
+  if (n == 0) return 0;
+  a->pace.busy = a->pace.in_flight = 1;
+  a->pace.batch_t0 = app_now();
+  app_stepper_start(a->stepper, a->sim, &j);
+  return 0;
+}
+
 int app_update(app *a, char *err, size_t errlen) {
+  take_view_actions(a);
+  a->pace.busy = a->pace.in_flight = 0;
+  if (a->stepper && app_stepper_held(a->stepper)) { /* a batch on the simulation thread */
+    app_steps j;
+    if (!app_stepper_take(a->stepper, &j)) return update_in_flight(a, err, errlen);
+    int rc = finish_steps(a, &j, err, errlen);
+    if (rc) return rc;
+  }
   apply_settings(a);
   a->launched_frame = 0;
   take_actions(a);
   int n = a->blown_up ? 0 : (a->set.running ? a->set.steps_per_frame : (a->act_step ? 1 : 0));
   a->act_step = 0;
   scripted_launches(a, n);
-  a->steps_last = n;
   readout_request(a, n);
-  int rc = run_steps(a, n, err, errlen);
+  a->pace.threaded = steps_threaded(a);
+  int rc = a->pace.threaded ? start_steps(a, n, err, errlen) : run_steps(a, n, err, errlen);
   if (rc) return rc;
-  readout_poll(a);
-  if (hand_to_renderer(a, err, errlen)) return -1;
   a->frame++;
   return 0;
 }

@@ -121,9 +121,10 @@ void app_record_window_frame(app *a, int fb_w, int fb_h) {
     app_record_stop(a);
     return;
   }
-  /* each video frame is the simulation advanced by the frame's steps: while paused nothing is
-   * recorded, so the video's time runs with the simulated time */
-  long long steps = app_sim_steps(a);
+  /* each video frame is a new state on screen, the simulation advanced by a batch of steps: while
+   * paused (or while the simulation thread's batch is in flight) nothing is recorded, so the video's
+   * time runs with the simulated time */
+  long long steps = a->shown.steps;
   if (steps == a->rec_last_step) return;
   a->rec_last_step = steps;
   if (app_record_frame(a, 0, err, sizeof err)) {

@@ -1,6 +1,6 @@
 /* app_series.c — rows of timings kept for the closing medians of batch, headless and window runs
- * (app.h: app_series), the HUD's frame-time readout (app_frames), and the clock they are taken
- * with (app_now). Host code, no GL. Tested by tests/test_app_frames.c. */
+ * (app.h: app_series), the HUD's frame-time readout (app_frames) and steps per second (app_rate),
+ * and the clock they are taken with (app_now). Host code, no GL. Tested by tests/test_app_frames.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -69,4 +69,20 @@ void app_frames_text(const app_frames *f, char *out, size_t len) {
     return;
   }
   snprintf(out, len, "%.1f fps  %.1f ms / frame (median of last %d frame%s)", 1000.0 / ms, ms, f->n, f->n == 1 ? "" : "s");
+}
+
+void app_rate_add(app_rate *r, double t, long long steps) {
+  r->t[r->next] = t;
+  r->steps[r->next] = steps;
+  r->next = (r->next + 1) % APP_RATE_N;
+  if (r->n < APP_RATE_N) r->n++;
+}
+
+void app_rate_clear(app_rate *r) { r->n = r->next = 0; }
+
+double app_rate_per_s(const app_rate *r) {
+  if (r->n < 2) return 0.0;
+  int last = (r->next + APP_RATE_N - 1) % APP_RATE_N, first = (r->next + APP_RATE_N - r->n) % APP_RATE_N;
+  double dt = r->t[last] - r->t[first];
+  return dt > 0 ? (double)(r->steps[last] - r->steps[first]) / dt : 0.0;
 }

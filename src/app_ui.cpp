@@ -179,7 +179,7 @@ static void long_run_section(app *a) {
   hint("After remeshing, lattice nodes with |alpha| < this times max|alpha| are dropped (0..0.1).");
   input_double("viscosity (Enter)", &s->viscosity);
   hint("Kinematic viscosity, applied at each remeshing (needs remeshing on).");
-  const vx_remesh_stats *R = vx_sim_remesh_stats(a->sim);
+  const vx_remesh_stats *R = &a->shown.remesh;
   if (R->count > 0)
     ImGui::Text("remeshings: %lld; last: %d -> %d elements\n(%d nodes), h %.3g, c2 %.3g, %.1f ms", R->count, R->n_before,
                 R->n_after, R->n_nodes, R->h, R->c2, R->ms);
@@ -214,7 +214,7 @@ static void solver_section(app *a) {
 static void particles_section(app *a) {
   app_settings *s = &a->set;
   if (!ImGui::CollapsingHeader("Particles", ImGuiTreeNodeFlags_DefaultOpen)) return;
-  ImGui::Text("%d elements, %d tracers", vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim));
+  ImGui::Text("%d elements, %d tracers", a->shown.p.n_elem, a->shown.p.n_tracer);
   int nt = (int)s->tracers;
   if (ImGui::InputInt("tracers (Enter)", &nt, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && nt >= 0) s->tracers = nt;
   hint("New tracers are seeded at the next reset (R).");
@@ -234,10 +234,8 @@ static void launch_section(app *a) {
   if (ImGui::Button("Launch (L)")) a->act_launch = 1;
   ImGui::SameLine();
   if (ImGui::Button("Remove last (Shift+L)")) a->act_unlaunch = 1;
-  int n;
-  (void)vx_sim_added_rings(a->sim, &n);
   ImGui::SameLine();
-  ImGui::TextColored(kGrey, "%d launched", n);
+  ImGui::TextColored(kGrey, "%d launched", a->shown.n_added);
   hint("Remove last takes out the newest launched ring's elements (after a remeshing: the lattice nodes its "
        "elements weighed most in) and its tracers.");
 }
@@ -357,9 +355,28 @@ static void panel(app *a, float disp_h) {
   ImGui::End();
 }
 
+/* The pace of the simulation: steps per second over the last batches and the time of one step,
+ * beside the render loop's frame rate on the line above (with the simulation thread the two are
+ * apart: the frames go on while a step runs), and the step in flight. */
+static void hud_pace(app *a) {
+  double rate = app_rate_per_s(&a->rate);
+  const char *where = a->pace.threaded ? "simulation thread" : "in the frame loop";
+  char line[160];
+  if (rate > 0 && a->steps_last > 0)
+    snprintf(line, sizeof line, "steps: %.3g / s, %.1f ms / step (%s)", rate, a->ms_step / a->steps_last, where);
+  else if (a->steps_last > 0)
+    snprintf(line, sizeof line, "steps: %.1f ms / step (%s)", a->ms_step / a->steps_last, where);
+  else
+    snprintf(line, sizeof line, "steps: - (%s)", where);
+  ImGui::TextUnformatted(line);
+  if (a->pace.in_flight)
+    ImGui::Text("shown: step %lld; the next in flight for %.1f s (frames: %.0f / s unless you act)", a->shown.steps,
+                app_now() - a->pace.batch_t0, APP_IDLE_FPS);
+}
+
 /* The HUD's simulation lines: step timings by phase, or why nothing steps; stability; remeshing. */
 static void hud_sim(app *a) {
-  const vx_sim_params *P = vx_sim_params_get(a->sim);
+  const vx_sim_params *P = &a->shown.prm;
   if (a->halt[0]) {
     ImGui::TextColored(kRed, "%s (R resets)", a->halt);
   } else if (a->steps_last > 0) {
@@ -367,20 +384,21 @@ static void hud_sim(app *a) {
     if (P->remesh_every > 0 || a->ms_remesh > 0) snprintf(remesh, sizeof remesh, "  remesh %.1f", a->ms_remesh);
     ImGui::Text("sim %.1f ms (%d step%s): tree %.1f  far %.1f  near %.1f  integrate %.1f%s", a->ms_step, a->steps_last,
                 a->steps_last > 1 ? "s" : "", a->ms_tree, a->ms_far, a->ms_near, a->ms_integrate, remesh);
-  } else {
+  } else if (!a->pace.in_flight) {
     ImGui::TextColored(kGrey, "sim paused (Space runs, N steps)");
   }
+  if (!a->halt[0]) hud_pace(a);
   if (a->advice[0]) ImGui::TextColored(kYellow, "%s", a->advice);
   if (a->lcfl > 0 && P->lcfl > 0) /* substeps on: the step is split while dt*max|grad u| > lcfl */
     ImGui::TextColored(a->lcfl > VX_SIM_MAX_SUBSTEPS * P->lcfl ? kYellow : ImGui::GetStyle().Colors[ImGuiCol_Text],
-                       "LCFL dt*max|grad u| = %.3g: %d substep%s (target %.2g)", a->lcfl, vx_sim_last_stats(a->sim)->substeps,
-                       vx_sim_last_stats(a->sim)->substeps == 1 ? "" : "s", P->lcfl);
+                       "LCFL dt*max|grad u| = %.3g: %d substep%s (target %.2g)", a->lcfl, a->shown.substeps,
+                       a->shown.substeps == 1 ? "" : "s", P->lcfl);
   else if (a->lcfl > 0)
     ImGui::TextColored(a->lcfl > VX_SIM_LCFL_MAX ? kYellow : ImGui::GetStyle().Colors[ImGuiCol_Text],
                        "LCFL dt*max|grad u| = %.3g (unstable above %.1f)", a->lcfl, VX_SIM_LCFL_MAX);
   else
     ImGui::TextColored(kGrey, "LCFL dt*max|grad u|: not measured yet");
-  const vx_remesh_stats *R = vx_sim_remesh_stats(a->sim);
+  const vx_remesh_stats *R = &a->shown.remesh;
   if (P->remesh_every > 0 || R->count > 0)
     ImGui::Text("remeshings: %lld (every %d steps), last %.1f ms: %d -> %d elements", R->count, P->remesh_every, R->ms,
                 R->n_before, R->n_after);
@@ -419,7 +437,7 @@ static void hud_histogram(const app *a, const rd_stats *rs) {
 }
 
 static void hud(app *a, float disp_w) {
-  const vx_sim_params *P = vx_sim_params_get(a->sim);
+  const vx_sim_params *P = &a->shown.prm;
   const rd_stats *rs = rd_get_stats(a->rd);
   ImGui::SetNextWindowPos(ImVec2(disp_w - 10 * g_scale, 10 * g_scale), ImGuiCond_Always, ImVec2(1, 0));
   ImGui::SetNextWindowBgAlpha(0.55f);
@@ -442,8 +460,8 @@ static void hud(app *a, float disp_w) {
     ImGui::Text("render %.1f ms (GPU %.2f ms), %s", a->ms_render, a->ms_gpu, opms);
   else
     ImGui::Text("render %.1f ms, %s", a->ms_render, opms);
-  ImGui::Text("%d elements, %d tracers (%d drawn)", vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim), rs->n_drawn);
-  ImGui::Text("t = %.5g   step %lld   dt %.3g %s", app_sim_time(a), app_sim_steps(a), P->dt,
+  ImGui::Text("%d elements, %d tracers (%d drawn)", a->shown.p.n_elem, a->shown.p.n_tracer, rs->n_drawn);
+  ImGui::Text("t = %.5g   step %lld   dt %.3g %s", a->shown.t, a->shown.steps, P->dt,
               vx_integrator_name(P->integrator));
   if (P->direct) {
     ImGui::Text("direct summation (exact), kernel %s", vx_kernel_name(P->kernel));
@@ -529,7 +547,7 @@ static void colour_bar(const char *title, void (*f)(float, float *), float lo, f
 
 /* Each ring's colour, for the tracers coloured by ring. */
 static void ring_legend(app *a) {
-  int n = vx_sim_n_rings(a->sim) < RD_CATEGORIES ? vx_sim_n_rings(a->sim) : RD_CATEGORIES;
+  int n = a->shown.n_rings < RD_CATEGORIES ? a->shown.n_rings : RD_CATEGORIES;
   ImGui::TextUnformatted("tracers by ring seeded around:");
   for (int r = 0; r < n; ++r) {
     float c[3];

@@ -209,6 +209,40 @@ static int frame_screenshot(window_run *W, int last, int fbw, int fbh) {
   return 0;
 }
 
+/* A frame into the pace: counted, and when it overlapped a batch of steps, its length. */
+static void count_frame(app_pace *p, double ms) {
+  p->frames++;
+  if (!p->busy) return;
+  p->busy_frames++;
+  if (ms > p->longest_busy_ms) p->longest_busy_ms = ms;
+}
+
+/* The closing line (not --quiet): the render loop's frames per second, the simulation's steps per
+ * second, and the frames drawn per second of the time batches of steps were in flight, with the
+ * longest of them (in the frame loop a frame that steps lasts the step: the window froze). */
+static void print_pace(const app *a) {
+  const app_pace *p = &a->pace;
+  double wall = app_now() - p->t0, busy = p->busy_s + (p->in_flight ? app_now() - p->batch_t0 : 0.0);
+  if (a->opt.quiet || wall <= 0) return;
+  fprintf(stderr,
+          "vortexfmm: window: %lld frames in %.2f s (%.1f fps); %lld steps (%.3g steps/s, %.0f ms per step, %s); while "
+          "steps ran: %lld frames in %.2f s (%.1f fps), the longest %.0f ms; shown: step %lld\n",
+          p->frames, wall, p->frames / wall, p->steps, p->steps / wall, p->steps ? p->step_ms / p->steps : 0.0,
+          p->threaded ? "simulation thread" : "in the frame loop", p->busy_frames, busy,
+          busy > 0 ? p->busy_frames / busy : 0.0, p->longest_busy_ms, a->shown.steps);
+}
+
+/* While the simulation thread runs a batch, a frame that nothing asked for is drawn at most
+ * APP_IDLE_FPS times a second: it would show the same state from the same view, and where OpenGL is
+ * software (Mesa's llvmpipe) each frame costs the CPU time the step needs (measured in
+ * docs/BENCHMARKS.md). Input, a finished batch (the thread posts an empty event) or a resize ends
+ * the wait at once, so the window answers as fast as it draws. */
+static void idle_wait(const app *a, double t_frame) {
+  if (!a->pace.in_flight) return;
+  double left = 1.0 / APP_IDLE_FPS - (app_now() - t_frame);
+  if (left > 0) glfwWaitEventsTimeout(left);
+}
+
 /* One frame: events, the simulation, the draw, the recording, the panel, a screenshot, the swap.
  * 0 to go on, 1 when the run ends (done, or *rc an error). */
 static int window_frame(window_run *W, int *rc, char *err, size_t errlen) {
@@ -221,9 +255,9 @@ static int window_frame(window_run *W, int *rc, char *err, size_t errlen) {
   /* a blow-up or a failed step pauses the simulation on screen (app_update returns 0); what
    * comes back as an error is fatal: GL, or a backend that can no longer read the state */
   if (app_update(a, err, errlen) != 0) return *rc = 1;
-  if (a->set.scene != W->titled) { /* a scene chosen in the panel: the title names it */
+  if (a->cur.scene != W->titled) { /* a scene chosen in the panel, once loaded: the title names it */
     char title[128];
-    W->titled = a->set.scene;
+    W->titled = a->cur.scene;
     snprintf(title, sizeof title, "vortexfmm - %s", a->scenes[W->titled].name);
     glfwSetWindowTitle(W->win, title);
   }
@@ -234,6 +268,7 @@ static int window_frame(window_run *W, int *rc, char *err, size_t errlen) {
   W->t_prev = now;
   a->ms_frame = 1e3 * dt;
   app_frames_add(&a->frames_hud, a->ms_frame);
+  count_frame(&a->pace, a->ms_frame);
   if (fbw <= 0 || fbh <= 0) { /* minimised */
     glfwWaitEventsTimeout(0.1);
     return 0;
@@ -246,12 +281,16 @@ static int window_frame(window_run *W, int *rc, char *err, size_t errlen) {
   int last = W->frames > 0 && a->frame >= W->frames;
   if (frame_screenshot(W, last, fbw, fbh)) *rc = 1;
   glfwSwapBuffers(W->win);
+  idle_wait(a, now);
   return last;
 }
 
-/* Closing: a recording ends cleanly, then the UI, the app, the window and GLFW. */
+/* Closing: a recording ends cleanly, then the UI, the app (the simulation thread's step in flight
+ * ends first: the window is hidden meanwhile), the window and GLFW. */
 static int close_window(window_run *W, int rc) {
   if (W->win) app_record_stop(W->a);
+  if (W->win && W->ui) print_pace(W->a);
+  if (W->win) glfwHideWindow(W->win);
   if (W->ui) app_ui_shutdown();
   app_shutdown(W->a);
   if (W->win) glfwDestroyWindow(W->win);
@@ -271,18 +310,22 @@ int app_run_window(const app_options *o) {
   static window_run W;
   char err[1024] = "";
   memset(&W, 0, sizeof W);
+  app_options wo = *o;
+  wo.wake = glfwPostEmptyEvent; /* a batch of steps ended: the frame loop's wait ends (idle_wait) */
   W.o = o, W.a = &a;
-  int rc = app_init(&a, o, 1, err, sizeof err);
+  int rc = app_init(&a, &wo, 1, err, sizeof err);
   if (!rc) rc = open_window(&W, err, sizeof err);
   if (!rc) rc = start_ui(&W, err, sizeof err);
   if (rc) {
     fprintf(stderr, "vortexfmm: %s\n", err);
     return close_window(&W, rc);
   }
-  if (!o->quiet) fprintf(stderr, "vortexfmm: window %dx%d, %s; press H for help\n", o->width, o->height, a.gl_desc);
+  if (!o->quiet)
+    fprintf(stderr, "vortexfmm: window %dx%d, %s; steps %s; press H for help\n", o->width, o->height, a.gl_desc,
+            a.stepper ? "on a thread of their own while the backend is cpu" : "in the frame loop");
   W.frames = o->frames > 0 ? o->frames : (o->screenshot ? 60 : -1);
-  W.t_prev = app_now();
-  W.titled = a.set.scene;
+  W.t_prev = a.pace.t0 = app_now();
+  W.titled = a.cur.scene;
   err[0] = '\0';
   while (!glfwWindowShouldClose(W.win) && !a.act_quit)
     if (window_frame(&W, &rc, err, sizeof err)) break;

@@ -97,6 +97,9 @@ static void usage(FILE *f) {
           "  --hud                   headless: draw the HUD into the images too\n"
           "  --paused                window: start paused (Space runs)\n"
           "  --no-vsync              window: do not wait for the display's refresh\n"
+          "  --sim-thread auto|on|off  window, cpu backend: run the steps on a thread of their own, so that the window\n"
+          "                          draws the last completed state and answers while a step runs (auto: on, unless\n"
+          "                          --frames, --screenshot or --record asks for a frame after each batch of steps)\n"
           "  --follow                keep the camera on the centroid of the vortex elements (default: the scene's\n"
           "                          camera_follow; F toggles, C returns to the scene's camera)\n"
           "  --scene-dir DIR         more scenes for the panel's scene list (and for --scene NAME), besides the\n"
@@ -162,6 +165,7 @@ typedef struct {
   const char *colour;
   long long samples, blur, op_scale;
   int no_opacity, elements, boxes, no_cube, interop_off;
+  int sim_thread;           /* --sim-thread: 1 on, 0 off, -1 auto */
 } opts;
 
 /* ------------------------------------------------------------------ batch mode (app_batch.c) */
@@ -204,6 +208,7 @@ static int run_render(const opts *o) {
   ao.follow = o->follow;
   ao.opacity_level = (int)o->opacity_level;
   ao.fraction_given = o->fraction_given;
+  ao.sim_thread = o->sim_thread;
   rd_style s = rd_style_default();
   if (o->fraction_given) s.fraction = (float)o->fraction;
   if (o->point_size > 0) s.point_size = (float)o->point_size;
@@ -236,6 +241,7 @@ static void opts_default(opts *o) {
   o->samples = o->blur = o->op_scale = -1;
   o->fps = 30.0;
   o->png_level = -1;
+  o->sim_thread = -1;
   app_overrides_init(&o->ov);
 }
 
@@ -271,7 +277,7 @@ static int missing_value(const char *a) {
                                 "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
                                 "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
                                 "--opacity-level", "--interop", "--record", "--fps", "--png-level", "--scene-dir",
-                                "--launch-ring", "--colour", NULL};
+                                "--launch-ring", "--colour", "--sim-thread", NULL};
   for (int k = 0; known[k]; ++k)
     if (!strcmp(a, known[k])) return fail_usage("option %s needs a value", a);
   return fail_usage("unknown option '%s'", a);
@@ -430,6 +436,10 @@ static int parse_render_option(opts *o, const char *a, const char *v) {
     o->opacity_level = x;
   } else if (!strcmp(a, "--colour")) {
     o->colour = v; /* checked by run_render: the names live with the colour modes (app_colour.c) */
+  } else if (!strcmp(a, "--sim-thread")) {
+    if (strcmp(v, "auto") && strcmp(v, "on") && strcmp(v, "off"))
+      return fail_usage("bad value for --sim-thread: '%s' (expected auto, on or off)", v);
+    o->sim_thread = !strcmp(v, "auto") ? -1 : !strcmp(v, "on");
   } else if (!strcmp(a, "--interop")) {
     if (strcmp(v, "auto") && strcmp(v, "off")) return fail_usage("bad value for --interop: '%s' (expected auto or off)", v);
     o->interop_off = !strcmp(v, "off");
