@@ -415,26 +415,12 @@ vx_sim *vx_sim_create(const vx_sim_params *prm, const vx_scene *scene, char *err
 
 /* ------------------------------------------------------------------ stepping */
 
-/* One engine call at the current state y: velocity at [elements, tracers], gradient too unless
- * stretching is off (at the elements; at the tracers too with tracer_grad, for their vorticity). */
-static int evaluate(vx_sim *s, int tracer_grad, char *err, size_t errlen) {
-  fmm_io io;
-  memset(&io, 0, sizeof io);
-  io.n_src = s->n_elem;
-  io.src_pos = s->pos;
-  io.src_str = s->alpha;
-  io.n_tgt = s->n_tot;
-  io.tgt_pos = s->pos;
-  io.vel = s->vel;
-  io.grad = s->prm.stretching == VX_STRETCH_NONE ? NULL : s->grad;
-  io.on_device = s->on_device;
-  io.n_grad = tracer_grad && io.grad ? s->n_tot : s->n_elem; /* tracers are passive: velocity only, unless coloured */
+/* One engine call, its phase times added to the step's statistics. */
+static int engine_call(vx_sim *s, fmm_io *io, char *err, size_t errlen) {
   fmm_stats st;
   memset(&st, 0, sizeof st);
-  int rc = s->prm.direct ? fmm_direct(s->fmm, &io, &st, err, errlen) : fmm_evaluate(s->fmm, &io, &st, err, errlen);
+  int rc = s->prm.direct ? fmm_direct(s->fmm, io, &st, err, errlen) : fmm_evaluate(s->fmm, io, &st, err, errlen);
   if (rc) return -1;
-  s->field_ok = 1;
-  s->field_grad = io.n_grad == s->n_tot;
   vx_step_stats *S = &s->stats;
   S->t_tree += st.t_tree;
   S->t_far += st.t_p2m + st.t_m2m + st.t_m2l + st.t_l2l + st.t_l2p;
@@ -447,6 +433,44 @@ static int evaluate(vx_sim *s, int tracer_grad, char *err, size_t errlen) {
   E->n_m2l += st.n_m2l, E->n_p2p += st.n_p2p;
   E->levels = st.levels, E->level_capped = st.level_capped;
   E->n_src_leaves = st.n_src_leaves, E->n_tgt_leaves = st.n_tgt_leaves;
+  return 0;
+}
+
+/* VX_SPLIT_TARGETS=1 (a measurement switch, docs/BENCHMARKS.md): the tracers in an engine call of
+ * their own, with their own octree level, instead of one call over elements and tracers. */
+static int split_targets(void) {
+  const char *v = getenv("VX_SPLIT_TARGETS");
+  return v && !strcmp(v, "1");
+}
+
+/* One engine call at the current state y: velocity at [elements, tracers], gradient too unless
+ * stretching is off (at the elements; at the tracers too with tracer_grad, for their vorticity).
+ * With split_targets, two calls: the elements, then the tracers. */
+static int evaluate(vx_sim *s, int tracer_grad, char *err, size_t errlen) {
+  fmm_io io;
+  memset(&io, 0, sizeof io);
+  io.n_src = s->n_elem;
+  io.src_pos = s->pos;
+  io.src_str = s->alpha;
+  io.n_tgt = s->n_tot;
+  io.tgt_pos = s->pos;
+  io.vel = s->vel;
+  io.grad = s->prm.stretching == VX_STRETCH_NONE ? NULL : s->grad;
+  io.on_device = s->on_device;
+  io.n_grad = tracer_grad && io.grad ? s->n_tot : s->n_elem; /* tracers are passive: velocity only, unless coloured */
+  int split = s->n_tracer > 0 && s->n_elem > 0 && split_targets();
+  if (split) io.n_tgt = io.n_grad = s->n_elem;
+  if (engine_call(s, &io, err, errlen)) return -1;
+  if (split) {
+    size_t r3 = 3 * s->rs * (size_t)s->n_elem;
+    io.n_tgt = io.n_grad = s->n_tracer;
+    io.tgt_pos = (const char *)s->pos + r3;
+    io.vel = (char *)s->vel + r3;
+    io.grad = tracer_grad && io.grad ? (char *)io.grad + 3 * r3 : NULL;
+    if (engine_call(s, &io, err, errlen)) return -1;
+  }
+  s->field_ok = 1;
+  s->field_grad = (tracer_grad && s->prm.stretching != VX_STRETCH_NONE) || s->n_tracer == 0;
   return 0;
 }
 
