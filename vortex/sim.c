@@ -433,6 +433,7 @@ static int engine_call(vx_sim *s, fmm_io *io, char *err, size_t errlen) {
   E->n_m2l += st.n_m2l, E->n_p2p += st.n_p2p;
   E->levels = st.levels, E->level_capped = st.level_capped;
   E->n_src_leaves = st.n_src_leaves, E->n_tgt_leaves = st.n_tgt_leaves;
+  E->r_cut = st.r_cut, E->reg_err = fmax(E->reg_err, st.reg_err);
   return 0;
 }
 
