@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "scene.h"
+#include "sim.h"
 
 /* Two coaxial rings of radius 0.3 about the box's vertical centre line, at z = 0.425 (ring 0, the
  * rear) and 0.575 (ring 1): the leapfrog geometry; n_around elements each, the other ring fields
@@ -32,6 +33,24 @@ static inline void vx_test_one_ring(vx_scene *sc, const char *name, int n_around
   vx_ring_init(&sc->rings[0]);
   sc->rings[0].n_around = n_around;
   sc->rings[0].tracers = tracers;
+}
+
+/* The shipped leapfrog scene cut to 2 x 64 stations (1024 elements) with 4096 tracers, CPU, double,
+ * order p, no remeshing or viscosity (the scene's particles as generated): the evaluation-level
+ * tests' small run (test_vortex_accuracy, test_vortex_split). NULL and err on failure. */
+static inline vx_sim *vx_test_small_leapfrog(int order, int direct, char *err, size_t errlen) {
+  vx_scene sc;
+  if (vx_scene_load(VX_ASSETS_DIR "/leapfrog.scene", &sc, err, errlen)) return NULL;
+  for (int r = 0; r < sc.n_rings; ++r) sc.rings[r].n_around = 64;
+  vx_sim_params p = vx_sim_params_from_scene(&sc);
+  p.backend = VX_BACKEND_CPU;
+  p.precision = VX_DOUBLE;
+  p.order = order;
+  p.tracers = 4096;
+  p.remesh_every = 0;
+  p.viscosity = 0.0;
+  p.direct = direct;
+  return vx_sim_create(&p, &sc, err, errlen);
 }
 
 /* The tests' random stream: a 64-bit LCG (Knuth's MMIX constants) on *state, uniform in [0, 1).

@@ -17,6 +17,7 @@
 #include "accuracy.h"
 #include "sim.h"
 #include "test_check.h"
+#include "test_vortex.h"
 
 /* 1. eng = ref + e_i with ref = (1,0,0) and |e_i| = i/1000, i = 1..100: rms(ref) = 1, so
  * err_l2 = sqrt(Σ i²/100)/1000 = 0.0581678 and err_p99 = the 99th smallest |e| = 0.099. */
@@ -39,20 +40,6 @@ static void check_definitions(void) {
   EXPECT(r.g_p99 == 0.0, "err_gu_p99 %.7g, expected 0 (one sample in 100 is above the 99th percentile)", r.g_p99);
   vx_acc_stats(eng, ref, 100, 0, &r);
   EXPECT(isnan(r.g_l2) && isnan(r.g_p99) && r.n_g == 0, "no gradient samples: NaN expected");
-}
-
-static vx_sim *make_sim(int order, char *err, size_t errlen) {
-  vx_scene sc;
-  if (vx_scene_load(VX_ASSETS_DIR "/leapfrog.scene", &sc, err, errlen)) return NULL;
-  for (int r = 0; r < sc.n_rings; ++r) sc.rings[r].n_around = 64; /* 2 x 64 x 8 = 1024 elements */
-  vx_sim_params p = vx_sim_params_from_scene(&sc);
-  p.backend = VX_BACKEND_CPU;
-  p.precision = VX_DOUBLE;
-  p.order = order;
-  p.tracers = 4096;
-  p.remesh_every = 0; /* one step, the scene's particles as generated */
-  p.viscosity = 0.0;
-  return vx_sim_create(&p, &sc, err, errlen);
 }
 
 /* The state at the step's start, for the cross-checks: particles (elements then tracers), strengths. */
@@ -113,7 +100,7 @@ out:
 /* 2. One step at `order` with the readout armed; the figure into *r. */
 static int measure(int order, vx_acc_result *r, int cross) {
   char err[256];
-  vx_sim *s = make_sim(order, err, sizeof err);
+  vx_sim *s = vx_test_small_leapfrog(order, 0, err, sizeof err);
   vx_accuracy *acc = vx_acc_create(VX_ACC_SAMPLE, 7, err, sizeof err);
   state st = {0, 0, NULL, NULL};
   int rc = -1;

@@ -14,30 +14,17 @@
 
 #include "sim.h"
 #include "test_check.h"
+#include "test_vortex.h"
 
 #define STEPS 2
 
-static vx_sim *make_sim(int direct, char *err, size_t errlen) {
-  vx_scene sc;
-  if (vx_scene_load(VX_ASSETS_DIR "/leapfrog.scene", &sc, err, errlen)) return NULL;
-  for (int r = 0; r < sc.n_rings; ++r) sc.rings[r].n_around = 64;
-  vx_sim_params p = vx_sim_params_from_scene(&sc);
-  p.backend = VX_BACKEND_CPU;
-  p.precision = VX_DOUBLE;
-  p.order = 8;
-  p.tracers = 4096;
-  p.remesh_every = 0;
-  p.viscosity = 0.0;
-  p.direct = direct;
-  return vx_sim_create(&p, &sc, err, errlen);
-}
 
 /* Run STEPS steps with VX_SPLIT_TARGETS=split (2: direct summation, not split); positions (elements then tracers) and strengths
  * before and after into p0/p1/a1 (allocated here), the last step's engine calls into *evals. */
 static int run(int split, double **p0, double **p1, double **a1, int *ne, int *nt, int *evals) {
   char err[256];
   setenv("VX_SPLIT_TARGETS", split == 1 ? "1" : "0", 1);
-  vx_sim *s = make_sim(split == 2, err, sizeof err);
+  vx_sim *s = vx_test_small_leapfrog(8, split == 2, err, sizeof err);
   if (!s) { printf("create: %s\n", err); return -1; }
   *ne = vx_sim_n_elements(s), *nt = vx_sim_n_tracers(s);
   size_t np = 3 * (size_t)(*ne + *nt);
