@@ -12,8 +12,9 @@
  *  - P2M: lanes own columns m of the solid harmonics (degree raised by eq. 15), so no thread
  *    holds a whole expansion.
  *  - L2P: a warp per leaf forms its derivative expansions; then a thread per target.
- *  - P2P, direct: one thread per target, sources staged through shared memory in tiles. VX_P2P=fast
- *    runs k_p2p_fast<K, T> instead (issue 15): T = 1, 2 or 4 targets a thread on the same chunks,
+ *  - P2P, direct: one thread per target, sources staged through shared memory in tiles (k_p2p, the
+ *    Gaussian's default), or k_p2p_fast<K, T> (issue 15; the other pair kernels' default, VX_P2P
+ *    chooses: fmm_gpu.cu p2p_for_kernel): T = 1, 2 or 4 targets a thread on the same chunks,
  *    pair_bs_split's form of the pair sum, packed sources (see its banner).
  *  - regularization corrections (k_corr): as P2P, over the source leaves warp 0 finds within r_cut.
  *  - L2P and P2P run a block per target chunk (k_chunk_count): CH targets of one leaf. */
@@ -466,7 +467,7 @@ __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad,
   }
 }
 
-/* ---- P2P, fast variant (issue 15; VX_P2P=fast): k_p2p_fast<K, T> ----
+/* ---- P2P, fast variant (issue 15; the default but for the Gaussian, VX_P2P=fast*): k_p2p_fast<K, T> ----
  * The same sums as k_p2p, arranged for the issue rate:
  *  - T targets per thread (template): each source read from shared memory serves T pairs from
  *    registers, and the T pairs' dependency chains interleave (ILP);
@@ -990,7 +991,7 @@ static void VXF(launch_p2p_fast)(const VXF(p2p_args) &A, int nb, int nthr, cudaS
   }
 }
 
-/* P2P into vn/gn: the kernel VX_P2P chose (E->p2p_fast): k_p2p_fast<T> with max(1, CH / 32T) warps
+/* P2P into vn/gn: the kernel p2p_for_kernel chose (E->p2p_fast): k_p2p_fast<T> with max(1, CH / 32T) warps
  * a chunk, or k_p2p with CH threads; the same chunks either way. */
 static int VXF(launch_p2p)(VXF(gpu_eval) *E, vx_real *vn, vx_real *gn, char *err, size_t errlen) {
   const oct_tree_gpu *t = E->t;

@@ -49,6 +49,7 @@ struct vx_sim {
    * (the arrays were regrown for another element count) */
   int field_ok, field_grad;
   int want_tracer_grad;      /* the last stage of each step computes ∇u at the tracers too */
+  int split_targets;         /* VX_SPLIT_TARGETS=1 at creation (split_targets): tracers in a call of their own */
   double max_gradu;          /* max |∇u| over the elements, last measured */
   /* the health reduction of the current state, kept so that the step's own check (substeps) and
    * the caller's vx_sim_health after it cost one reduction and one device read-back, not two */
@@ -316,6 +317,13 @@ static int start_health(vx_sim *s, char *err, size_t errlen) {
 
 /* The simulation around given particles (host doubles, copied): engine, backend arrays, rings.
  * No remeshing and no blow-up reference yet: the two ways of starting differ there. */
+/* VX_SPLIT_TARGETS=1 (a measurement switch, docs/BENCHMARKS.md): the tracers in an engine call of
+ * their own, with their own octree level, instead of one call over elements and tracers. */
+static int split_targets(void) {
+  const char *v = getenv("VX_SPLIT_TARGETS");
+  return v && !strcmp(v, "1");
+}
+
 static vx_sim *sim_alloc(const vx_sim_params *prm, int n_elem, int n_tracer, const double *pos, const double *alpha,
                          const int *ring, char *err, size_t errlen) {
   if (check_params(prm, err, errlen)) return NULL;
@@ -327,6 +335,7 @@ static vx_sim *sim_alloc(const vx_sim_params *prm, int n_elem, int n_tracer, con
   if (!s) { snprintf(err, errlen, "out of memory"); return NULL; }
   s->prm = *prm;
   s->health_id = -1; /* no health reduction kept yet */
+  s->split_targets = split_targets();
   fmm_params fp = engine_params(prm);
   s->fmm = fmm_create(&fp, err, errlen);
   if (!s->fmm) { free(s); return NULL; }
@@ -437,16 +446,9 @@ static int engine_call(vx_sim *s, fmm_io *io, char *err, size_t errlen) {
   return 0;
 }
 
-/* VX_SPLIT_TARGETS=1 (a measurement switch, docs/BENCHMARKS.md): the tracers in an engine call of
- * their own, with their own octree level, instead of one call over elements and tracers. */
-static int split_targets(void) {
-  const char *v = getenv("VX_SPLIT_TARGETS");
-  return v && !strcmp(v, "1");
-}
-
 /* One engine call at the current state y: velocity at [elements, tracers], gradient too unless
  * stretching is off (at the elements; at the tracers too with tracer_grad, for their vorticity).
- * With split_targets, two calls: the elements, then the tracers. */
+ * With s->split_targets, two calls: the elements, then the tracers. */
 static int evaluate(vx_sim *s, int tracer_grad, char *err, size_t errlen) {
   fmm_io io;
   memset(&io, 0, sizeof io);
@@ -459,7 +461,7 @@ static int evaluate(vx_sim *s, int tracer_grad, char *err, size_t errlen) {
   io.grad = s->prm.stretching == VX_STRETCH_NONE ? NULL : s->grad;
   io.on_device = s->on_device;
   io.n_grad = tracer_grad && io.grad ? s->n_tot : s->n_elem; /* tracers are passive: velocity only, unless coloured */
-  int split = s->n_tracer > 0 && s->n_elem > 0 && split_targets();
+  int split = s->n_tracer > 0 && s->n_elem > 0 && s->split_targets;
   if (split) io.n_tgt = io.n_grad = s->n_elem;
   if (engine_call(s, &io, err, errlen)) return -1;
   if (split) {
