@@ -406,6 +406,11 @@ int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, con
   (void)ctx; (void)levels; (void)lo; (void)side; (void)bins;
   return -1;
 }
+int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen) {
+  (void)p; (void)fl; (void)l; (void)M; (void)L;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
 int vx_device_alloc(void **d_ptr, size_t bytes, char *err, size_t errlen) {
   (void)bytes;
   *d_ptr = NULL;

@@ -2,6 +2,7 @@
  * device, and the FMM / direct-sum pipelines of fmm_gpu_t.cuh in double and float. Nothing of the
  * particle data leaves the device between evaluations when the caller passes device pointers
  * (fmm_io.on_device); host arrays are staged and the copy time is reported apart (t_copy). */
+#include <cuda_pipeline.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,17 +31,22 @@ typedef struct {
   int roty_stride;
   dbuf roty, m2m, l2l, m2l, geo_theta, geo_len, geo_cs, geo_ipow;
   dbuf raise;        /* L2P: the factors A, B of sph_raise for n < p, at n(n+1)/2 + |m| */
+  dbuf dense;        /* k_m2l_dense's operators of every offset (dense_build), built at its first use */
+  int dense_ok;      /* dense holds them for the tables' order and the context's precision */
 } gpu_tables;
 
 typedef struct fmm_gpu {
   int device;
   size_t smem_optin; /* cudaDevAttrMaxSharedMemoryPerBlockOptin: the kernels' plans fit in it (gpu_smem.h) */
+  int n_sm;          /* cudaDevAttrMultiProcessorCount */
   cudaStream_t s_far, s_near;
   cudaEvent_t ev[EV_COUNT];
   oct_tree_gpu tree;
   gpu_tables tab;
   int serial;   /* VX_FMM_SERIAL=1: near field after the far field on one stream (phase timing) */
   int m2l_generic; /* VX_M2L=generic: the generic M2L kernel even where one specialised for the order exists */
+  int m2l_dense;   /* VX_M2L: dense 1 (k_m2l_dense at every level >= 3 it serves), auto 0 (where the
+                      level is full enough: m2l_dense_pays), generic or spec -1 (never) */
   int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of k_p2p_fast, 0: k_p2p, VX_P2P_AUTO: p2p_for_kernel */
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
@@ -70,8 +76,10 @@ static void gpu_release(dbuf *b) {
   b->cap = 0;
 }
 static void tables_release(gpu_tables *D) {
-  dbuf *all[] = {&D->roty, &D->m2m, &D->l2l, &D->m2l, &D->geo_theta, &D->geo_len, &D->geo_cs, &D->geo_ipow, &D->raise};
+  dbuf *all[] = {&D->roty, &D->m2m, &D->l2l, &D->m2l, &D->geo_theta, &D->geo_len, &D->geo_cs, &D->geo_ipow, &D->raise,
+                 &D->dense};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
+  D->dense_ok = 0;
 }
 
 /* The kernels' shared memory for order p within the device's limit: 0, or -1 naming the order and
@@ -113,6 +121,25 @@ static int p2p_for_kernel(const fmm_gpu *G, int kernel) {
   if (G->p2p_fast != VX_P2P_AUTO) return G->p2p_fast;
   return kernel == VX_KERNEL_GAUSS ? 0 : VX_P2P_FAST_T;
 }
+
+/* One 16-byte shared-memory load into registers (k_m2l_dense's rows of D). */
+__device__ static __forceinline__ void dense_ld(const float *p, float *o) {
+  const float4 v = *(const float4 *)p;
+  o[0] = v.x, o[1] = v.y, o[2] = v.z, o[3] = v.w;
+}
+__device__ static __forceinline__ void dense_ld(const double *p, double *o) {
+  const double2 v = *(const double2 *)p;
+  o[0] = v.x, o[1] = v.y;
+}
+
+/* Whether the dense M2L pays at a level whose translations fill `fill` of the tiles' slots
+ * (n_il over 189 per target slot of the launched tiles): below, most of its products would multiply
+ * zero columns of absent sources, and k_m2l_spec's per-translation work is cheaper. */
+#define VX_M2L_DENSE_FILL 0.5
+/* ... and when its blocks (8 per tile of parents) are at least this many per SM: on fewer, the few
+ * long blocks of a coarse level leave most of the device idle (H100: level 4 of 2^20 points, 64
+ * blocks, 6.3 ms against k_m2l_spec's 1.9). */
+#define VX_M2L_DENSE_WAVES 2.0
 
 #define VX_DOUBLE_INST
 #include "real_t.h"
@@ -271,16 +298,18 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   VX_CU(cudaGetDevice(&G->device));
   VX_CU(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, G->device));
   G->smem_optin = (size_t)optin;
+  VX_CU(cudaDeviceGetAttribute(&G->n_sm, cudaDevAttrMultiProcessorCount, G->device));
   if (fmm_gpu_check_params(ctx, &ctx->prm, err, errlen)) goto fail;
   {
     const char *s = getenv("VX_FMM_SERIAL");
     G->serial = s && s[0] == '1';
     const char *m = getenv("VX_M2L");
-    if (m && *m && strcmp(m, "auto") && strcmp(m, "generic")) {
-      snprintf(err, errlen, "VX_M2L=%s: expected generic or auto", m);
+    if (m && *m && strcmp(m, "auto") && strcmp(m, "generic") && strcmp(m, "spec") && strcmp(m, "dense")) {
+      snprintf(err, errlen, "VX_M2L=%s: expected auto, dense, spec or generic", m);
       goto fail;
     }
     G->m2l_generic = m && !strcmp(m, "generic");
+    G->m2l_dense = m && !strcmp(m, "dense") ? 1 : m && (!strcmp(m, "spec") || !strcmp(m, "generic")) ? -1 : 0;
     const char *pp = getenv("VX_P2P");
     G->p2p_fast = p2p_variant(pp);
     if (G->p2p_fast < 0) {
@@ -334,6 +363,19 @@ extern "C" int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double
   *side = G->tree.side;
   *bins = G->tree.tgt_bin;
   return 0;
+}
+
+extern "C" int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen) {
+  if (l < 3 || l > 6) { snprintf(err, errlen, "level %d out of 3..6", l); return -1; }
+  switch (p * 2 + (fl ? 1 : 0)) {
+  case 12: return m2l_dense_full_d<6>(l, M, L, err, errlen);
+  case 13: return m2l_dense_full_f<6>(l, M, L, err, errlen);
+  case 16: return m2l_dense_full_d<8>(l, M, L, err, errlen);
+  case 17: return m2l_dense_full_f<8>(l, M, L, err, errlen);
+  case 24: return m2l_dense_full_d<12>(l, M, L, err, errlen);
+  case 25: return m2l_dense_full_f<12>(l, M, L, err, errlen);
+  default: snprintf(err, errlen, "no dense M2L kernel for order %d", p); return -1;
+  }
 }
 
 extern "C" int vx_device_alloc(void **d_ptr, size_t bytes, char *err, size_t errlen) {

@@ -269,6 +269,165 @@ __global__ void VXF(k_m2l_spec)(VXF(dtab) T, const uint32_t *tkey, const uint32_
   VXF(m2l_block_sum)((const vx_real *)vx_smem, W, per, NC, L + vx_off_exp(b, NC));
 }
 
+/* ---- Dense M2L (issue 15): each translation as a product with its offset's operator D_g
+ * (fmm_m2l_dense, tables.h; built from rcr_translate, the math's one home), the translations of a
+ * level grouped by offset so that one staged operator serves a tile of targets.
+ * A block takes one octant q and a tile of TJ parents at level l-1; its targets are those parents'
+ * children of octant q, which share the 189 offsets v of that octant (children of the parent's
+ * neighbours not adjacent to the target: per axis d ∈ [-2-c, 3-c] for the octant bit c, |v|∞ ≥ 2,
+ * as k_il lists them); the sources are found in src_map. The block runs through the stages
+ * (offset, chunk of KC k-rows): a stage stages D_g's rows — as [k][row], each warp's P+1 rows
+ * padded to RP for 16-byte loads (dense_build) — and the TJ sources' multipoles, [j][3k + c] (zero
+ * where a target has no source), into shared memory with cp.async, double-buffered so that the
+ * next stage's copies run during this stage's product. Warp w owns rows w(P+1) .. w(P+1)+P of
+ * every target's local expansion, lane its columns (FMM c, target j) = (32cc + lane) / TJ, % TJ:
+ * D's entries are warp-broadcast, the sources' row stride 3KC is odd (no bank conflicts), and the
+ * accumulators stay in registers across all offsets. Each target's sum runs over the offsets in a
+ * fixed order: repeatable, whatever else is in its tile. */
+#ifndef VX_DENSE_MINB
+#define VX_DENSE_MINB(P) ((P) <= 8 && VX_DENSE_TJF == 64 ? 2 : 1)
+#endif
+template <int P> struct VXF(dense_cfg) {
+  static constexpr int NC = (P + 1) * (P + 1);
+  static constexpr int RW = P + 1;                                  /* rows a warp; warps a block */
+  static constexpr int VEC = 16 / (int)sizeof(vx_real);             /* reals of a 16-byte copy */
+  static constexpr int RP = (RW + VEC - 1) / VEC * VEC;             /* a warp's rows, padded */
+  static constexpr int TR = RW * RP;                                /* reals of one k-row of D */
+#ifndef VX_DENSE_TJF
+#define VX_DENSE_TJF 64
+#endif
+  static constexpr int TJ = sizeof(vx_real) == 4 ? VX_DENSE_TJF : 32; /* targets (parents) a tile */
+  static constexpr int CPL = 3 * TJ / 32;                           /* columns a lane */
+  static constexpr int KB = 68 * 1024 / (2 * (TR + 3 * TJ) * (int)sizeof(vx_real)); /* two stages in 68 KB */
+  static constexpr int KO = (KB < NC ? KB : NC) | 1;                /* odd: 3 KO, the sources' row stride, too */
+  static constexpr int KC = KO > NC ? NC : KO;                      /* k-rows a stage */
+  static constexpr int NCH = (NC + KC - 1) / KC;                    /* stages an offset */
+  static constexpr int STAGE = KC * TR + TJ * 3 * KC;               /* reals of one stage's buffer */
+  static constexpr size_t SMEM = 2 * (size_t)STAGE * sizeof(vx_real) + 4 * TJ * sizeof(int) + 192;
+  static constexpr size_t TAB = (size_t)VX_GEO_N * NC * TR;         /* reals of the device table */
+};
+
+/* Queue stage i's copies (offset vs[i / NCH], k-rows from KC·(i % NCH)) into buffer buf. */
+template <int P>
+__device__ static __forceinline__ void VXF(dense_stage)(int i, vx_real *buf, const vx_real *__restrict__ D,
+                                                        const unsigned char *vs, const int *tc, int q, int top,
+                                                        const int *__restrict__ smap, const vx_real *__restrict__ M) {
+  typedef VXF(dense_cfg)<P> C;
+  const int slot = vs[i / C::NCH], k0 = C::KC * (i % C::NCH), kc = C::NC - k0 < C::KC ? C::NC - k0 : C::KC;
+  const int dx = slot / 36 - 2 - (q & 1), dy = slot / 6 % 6 - 2 - ((q >> 1) & 1), dz = slot % 6 - 2 - (q >> 2);
+  const vx_real *Dg = D + ((size_t)vx_geo_index(dx, dy, dz) * C::NC + k0) * C::TR;
+  for (int e = threadIdx.x; e < kc * (C::TR / C::VEC); e += blockDim.x)
+    __pipeline_memcpy_async(buf + e * C::VEC, Dg + e * C::VEC, 16);
+  vx_real *Bs = buf + C::KC * C::TR;
+  const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  int smine = -1; /* lane k finds the source of target w + RW·k */
+  const int jm = w + C::RW * lane;
+  if (lane < (C::TJ + C::RW - 1) / C::RW && jm < C::TJ && tc[jm] >= 0) {
+    const int sx = (tc[jm] & 1023) + dx, sy = ((tc[jm] >> 10) & 1023) + dy, sz = (tc[jm] >> 20) + dz;
+    if (sx >= 0 && sy >= 0 && sz >= 0 && sx <= top && sy <= top && sz <= top)
+      smine = smap[oct_morton3((uint32_t)sx, (uint32_t)sy, (uint32_t)sz)];
+  }
+  for (int k = 0, j = w; j < C::TJ; ++k, j += C::RW) {
+    const int sj = __shfl_sync(0xffffffffu, smine, k);
+    const vx_real *in = M + (sj >= 0 ? vx_off_exp(sj, C::NC) : 0) + 3 * k0;
+    for (int e = lane; e < 3 * kc; e += 32)
+      __pipeline_memcpy_async(Bs + j * 3 * C::KC + e, in + e, sizeof(vx_real), sj >= 0 ? 0 : sizeof(vx_real));
+  }
+}
+
+template <int P>
+__global__ void __launch_bounds__(32 * (P + 1), VX_DENSE_MINB(P)) VXF(k_m2l_dense)(const vx_real *__restrict__ D, int l, int npar,
+                                                               const int *__restrict__ pchild, const uint32_t *__restrict__ tkey,
+                                                               const int *__restrict__ smap, const vx_real *__restrict__ M,
+                                                               vx_real *__restrict__ L) {
+  typedef VXF(dense_cfg)<P> C;
+  extern __shared__ unsigned char vx_smem[];
+  vx_real *buf0 = (vx_real *)vx_smem, *buf1 = buf0 + C::STAGE;
+  int *tbox = (int *)(buf1 + C::STAGE), *tc = tbox + C::TJ; /* target box, its packed coordinates (-1: none) */
+  unsigned char *vs = (unsigned char *)(tc + C::TJ);         /* the octant's 189 offset slots */
+  const int q = blockIdx.y, w = threadIdx.x >> 5, lane = threadIdx.x & 31, top = (1 << l) - 1;
+  int me = -1;
+  if (threadIdx.x < C::TJ) {
+    const int par = blockIdx.x * C::TJ + threadIdx.x;
+    int x = 0, y = 0, z = 0;
+    if (par < npar)
+      for (int c = pchild[par]; c < pchild[par + 1]; ++c)
+        if ((tkey[c] & 7u) == (uint32_t)q) me = c;
+    if (me >= 0) oct_demorton3(tkey[me], &x, &y, &z);
+    tbox[threadIdx.x] = me;
+    tc[threadIdx.x] = me >= 0 ? x | y << 10 | z << 20 : -1;
+  }
+  if (threadIdx.x == 0)
+    for (int slot = 0, n = 0; slot < 216; ++slot) {
+      const int dx = slot / 36 - 2 - (q & 1), dy = slot / 6 % 6 - 2 - ((q >> 1) & 1), dz = slot % 6 - 2 - (q >> 2);
+      if (abs(dx) > 1 || abs(dy) > 1 || abs(dz) > 1) vs[n++] = (unsigned char)slot;
+    }
+  if (!__syncthreads_or(me >= 0)) return;
+  vx_real acc[C::RW][C::CPL];
+#pragma unroll
+  for (int i = 0; i < C::RW; ++i)
+#pragma unroll
+    for (int cc = 0; cc < C::CPL; ++cc) acc[i][cc] = VX_R(0.0);
+  const int nst = 189 * C::NCH;
+  VXF(dense_stage)<P>(0, buf0, D, vs, tc, q, top, smap, M);
+  __pipeline_commit();
+  for (int i = 0; i < nst; ++i) {
+    vx_real *cur = (i & 1) ? buf1 : buf0;
+    if (i + 1 < nst) VXF(dense_stage)<P>(i + 1, (i & 1) ? buf0 : buf1, D, vs, tc, q, top, smap, M);
+    __pipeline_commit();
+    __pipeline_wait_prior(1);
+    __syncthreads();
+    const int kc = C::NC - C::KC * (i % C::NCH) < C::KC ? C::NC - C::KC * (i % C::NCH) : C::KC;
+    const vx_real *Ts = cur + w * C::RP, *Bs = cur + C::KC * C::TR + lane * 3 * C::KC;
+#pragma unroll 1 /* nvcc 13.0 at unroll 3 computed wrong sums for some orders (gpu_test_m2l_dense) */
+    for (int k = 0; k < kc; ++k) {
+      vx_real tv[C::RP], bv[C::CPL];
+#pragma unroll
+      for (int v = 0; v < C::RP; v += C::VEC) dense_ld(Ts + k * C::TR + v, tv + v);
+#pragma unroll
+      for (int cc = 0; cc < C::CPL; ++cc) bv[cc] = Bs[(32 * cc % C::TJ) * 3 * C::KC + 3 * k + 32 * cc / C::TJ];
+#pragma unroll
+      for (int i2 = 0; i2 < C::RW; ++i2)
+#pragma unroll
+        for (int cc = 0; cc < C::CPL; ++cc) acc[i2][cc] += tv[i2] * bv[cc];
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int cc = 0; cc < C::CPL; ++cc) {
+    const int c = 32 * cc / C::TJ, t = tbox[32 * cc % C::TJ + lane];
+    if (t < 0) continue;
+    vx_real *out = L + vx_off_exp(t, C::NC) + c;
+#pragma unroll
+    for (int i = 0; i < C::RW; ++i) out[3 * (w * C::RW + i)] += acc[i][cc];
+  }
+}
+
+/* The dense operators of order P for every offset, in k_m2l_dense's layout ([g][k][w·RP + i] =
+ * D_g[w(P+1) + i][k], padding 0), into *out (malloc'd; the caller frees). -1: out of host memory. */
+template <int P>
+static int VXF(dense_build)(const fmm_tables *T, vx_real **out) {
+  typedef VXF(dense_cfg)<P> C;
+  vx_real *tab = (vx_real *)calloc(C::TAB, sizeof(vx_real));
+  double *Dg = (double *)malloc(sizeof(double) * C::NC * C::NC);
+  int rc = tab && Dg ? 0 : -1;
+  for (int dx = -3; dx <= 3 && !rc; ++dx)
+    for (int dy = -3; dy <= 3 && !rc; ++dy)
+      for (int dz = -3; dz <= 3 && !rc; ++dz) {
+        if (abs(dx) <= 1 && abs(dy) <= 1 && abs(dz) <= 1) continue;
+        const int g = vx_geo_index(dx, dy, dz);
+        if ((rc = fmm_m2l_dense(T, g, Dg))) break;
+        vx_real *o = tab + (size_t)g * C::NC * C::TR;
+        for (int k = 0; k < C::NC; ++k)
+          for (int w = 0; w < C::RW; ++w)
+            for (int i = 0; i < C::RW; ++i) o[(size_t)k * C::TR + w * C::RP + i] = (vx_real)Dg[(size_t)(w * C::RW + i) * C::NC + k];
+      }
+  free(Dg);
+  if (rc) { free(tab); tab = NULL; }
+  *out = tab;
+  return rc;
+}
+
 /* L2P, first step: the derivative expansions of each target leaf's local expansion (sph_deriv,
  * docs/MATH.md §3), a warp per leaf, built in shared memory (from the local expansion staged
  * there too when stage_l): threads 0..2 form ∂x ∂y ∂z (3·n1 reals), then, when the leaf holds a
@@ -1059,13 +1218,112 @@ static int VXF(eval_upward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, siz
   return 0;
 }
 
-/* The M2L of level l into Ll: the kernel specialised for the order when there is one and VX_M2L
- * does not ask for the generic one (E->m2l_spec), else k_m2l; same grid, block and shared memory. */
+/* k_m2l_dense<P> for level l >= 3 into Ll, its operators built and uploaded at the first call for
+ * this order and precision (gpu_tables.dense). */
+template <int P>
+static int VXF(launch_m2l_dense)(VXF(gpu_eval) *E, int l, vx_real *Ll, char *err, size_t errlen) {
+  typedef VXF(dense_cfg)<P> C;
+  gpu_tables *D = &E->G->tab;
+  if (!D->dense_ok) {
+    vx_real *host = NULL;
+    if (VXF(dense_build)<P>(&E->ctx->tab, &host)) {
+      snprintf(err, errlen, "out of host memory for the dense M2L operators (order %d)", P);
+      return -1;
+    }
+    int rc = gpu_reserve(&D->dense, sizeof(vx_real) * C::TAB, "dense M2L operators", err, errlen);
+    if (!rc && cudaMemcpy(D->dense.ptr, host, sizeof(vx_real) * C::TAB, cudaMemcpyHostToDevice) != cudaSuccess) {
+      snprintf(err, errlen, "CUDA error uploading the dense M2L operators: %s", cudaGetErrorString(cudaGetLastError()));
+      rc = -1;
+    }
+    free(host);
+    if (rc) return -1;
+    VX_CUR(cudaFuncSetAttribute(VXF(k_m2l_dense)<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM));
+    D->dense_ok = 1;
+  }
+  const oct_tree_gpu *t = E->t;
+  const dim3 grid((unsigned)vx_ceil_div(t->ntgt[l - 1], C::TJ), 8);
+  VXF(k_m2l_dense)<P><<<grid, 32 * C::RW, C::SMEM, E->sf>>>((const vx_real *)D->dense.ptr, l, t->ntgt[l - 1],
+                                                         t->tgt_child[l - 1], t->tgt_key[l], t->src_map[l],
+                                                         (const vx_real *)E->G->mpole[l].ptr, Ll);
+  VX_CUR_LAUNCH(m2l_dense);
+  E->s.m2l_dense_levels++;
+  return 0;
+}
+
+/* fmm_gpu_m2l_dense_full in this precision for order P: the full level l and its parents built on
+ * the host, k_m2l_dense<P> run once on the legacy stream. */
+template <int P>
+static int VXF(m2l_dense_full)(int l, const double *M, double *L, char *err, size_t errlen) {
+  typedef VXF(dense_cfg)<P> C;
+  const int nb = 1 << (3 * l), np = nb / 8;
+  const size_t ne = (size_t)nb * 3 * C::NC;
+  fmm_tables T;
+  if (fmm_tables_build(&T, P, err, errlen)) return -1;
+  vx_real *tab = NULL, *hM = (vx_real *)malloc(sizeof(vx_real) * ne);
+  int *child = (int *)malloc(sizeof(int) * (np + 1)), *map = (int *)malloc(sizeof(int) * nb);
+  uint32_t *key = (uint32_t *)malloc(sizeof(uint32_t) * nb);
+  void *dD = NULL, *dM = NULL, *dL = NULL, *dchild = NULL, *dmap = NULL, *dkey = NULL;
+  int rc = -1;
+  if (VXF(dense_build)<P>(&T, &tab) || !hM || !child || !map || !key) { snprintf(err, errlen, "out of host memory"); goto done; }
+  for (int b = 0; b < nb; ++b) key[b] = (uint32_t)b, map[b] = b;
+  for (int q = 0; q <= np; ++q) child[q] = 8 * q;
+  for (size_t i = 0; i < ne; ++i) hM[i] = (vx_real)M[i];
+  VX_CU(cudaMalloc(&dD, sizeof(vx_real) * C::TAB));
+  VX_CU(cudaMalloc(&dM, sizeof(vx_real) * ne));
+  VX_CU(cudaMalloc(&dL, sizeof(vx_real) * ne));
+  VX_CU(cudaMalloc(&dchild, sizeof(int) * (np + 1)));
+  VX_CU(cudaMalloc(&dmap, sizeof(int) * nb));
+  VX_CU(cudaMalloc(&dkey, sizeof(uint32_t) * nb));
+  VX_CU(cudaMemcpy(dD, tab, sizeof(vx_real) * C::TAB, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(dM, hM, sizeof(vx_real) * ne, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemset(dL, 0, sizeof(vx_real) * ne));
+  VX_CU(cudaMemcpy(dchild, child, sizeof(int) * (np + 1), cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(dmap, map, sizeof(int) * nb, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(dkey, key, sizeof(uint32_t) * nb, cudaMemcpyHostToDevice));
+  VX_CU(cudaFuncSetAttribute(VXF(k_m2l_dense)<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM));
+  VXF(k_m2l_dense)<P><<<dim3((unsigned)vx_ceil_div(np, C::TJ), 8), 32 * C::RW, C::SMEM>>>(
+      (const vx_real *)dD, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap, (const vx_real *)dM,
+      (vx_real *)dL);
+  VX_CU(cudaGetLastError());
+  VX_CU(cudaMemcpy(hM, dL, sizeof(vx_real) * ne, cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < ne; ++i) L[i] = (double)hM[i];
+  rc = 0;
+fail:
+done:
+  cudaFree(dD); cudaFree(dM); cudaFree(dL); cudaFree(dchild); cudaFree(dmap); cudaFree(dkey);
+  free(tab); free(hM); free(child); free(map); free(key);
+  fmm_tables_free(&T);
+  return rc;
+}
+
+/* Whether level l's M2L runs k_m2l_dense: an order it is built for (that of k_m2l_spec), its ~70 KB
+ * of shared memory within the device's opt-in (not on sm_75), l >= 3 (its targets are found
+ * through their parents), and VX_M2L=dense, or under auto a level with
+ * blocks enough to fill the device VX_M2L_DENSE_WAVES times over whose translations fill at least
+ * VX_M2L_DENSE_FILL of the launched tiles' 189 slots a target. */
+static int VXF(m2l_dense_pays)(const VXF(gpu_eval) *E, int l) {
+  const oct_tree_gpu *t = E->t;
+  const size_t sm = E->m2l_spec == 6 ? VXF(dense_cfg)<6>::SMEM : E->m2l_spec == 8 ? VXF(dense_cfg)<8>::SMEM
+                                                                                 : VXF(dense_cfg)<12>::SMEM;
+  if (!E->m2l_spec || E->G->m2l_dense < 0 || sm > E->G->smem_optin || l < 3 || t->ntgt[l - 1] <= 0) return 0;
+  if (E->G->m2l_dense > 0) return 1;
+  const int tj = VXF(dense_cfg)<8>::TJ, tiles = vx_ceil_div(t->ntgt[l - 1], tj); /* TJ: the same for every order */
+  return 8.0 * tiles >= VX_M2L_DENSE_WAVES * E->G->n_sm && t->n_il[l] >= VX_M2L_DENSE_FILL * 8.0 * 189.0 * tj * tiles;
+}
+
+/* The M2L of level l into Ll: k_m2l_dense where m2l_dense_pays; else the kernel specialised for
+ * the order when there is one and VX_M2L does not ask for the generic one (E->m2l_spec), else
+ * k_m2l; those two on the same grid, block and shared memory. */
 static int VXF(launch_m2l)(VXF(gpu_eval) *E, const VXF(dtab) *T, int l, vx_real *Ll, char *err, size_t errlen) {
   const oct_tree_gpu *t = E->t;
   const int nb = t->ntgt[l], nt = 32 * E->pl.w_m2l;
   const size_t sm = E->pl.m2l;
   const vx_real *Ml = (const vx_real *)E->G->mpole[l].ptr;
+  if (VXF(m2l_dense_pays)(E, l)) switch (E->m2l_spec) {
+    case 6: return VXF(launch_m2l_dense)<6>(E, l, Ll, err, errlen);
+    case 8: return VXF(launch_m2l_dense)<8>(E, l, Ll, err, errlen);
+    default: return VXF(launch_m2l_dense)<12>(E, l, Ll, err, errlen);
+    }
   switch (E->m2l_spec) {
   case 6:
     VXF(k_m2l_spec)<6><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l], Ml, Ll);

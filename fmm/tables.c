@@ -144,6 +144,29 @@ oom:
   return -1;
 }
 
+int fmm_m2l_dense(const fmm_tables *T, int g, double *D) {
+  const int p = T->p, nc = VX_NCOEF(p);
+  double *in = calloc(3 * (size_t)nc, sizeof(double)), *out = malloc(sizeof(double) * 3 * nc);
+  double *w1 = malloc(sizeof(double) * 3 * nc), *w2 = malloc(sizeof(double) * 3 * nc), ipow[2 * VX_PMAX + 2];
+  if (!in || !out || !w1 || !w2) { free(in); free(out); free(w1); free(w2); return -1; }
+  const double ir = 1.0 / T->geo_len[g]; /* the CPU engine's powers (cpu_m2l), by the same products */
+  ipow[0] = 1.0;
+  for (int i = 1; i <= 2 * p + 1; ++i) ipow[i] = ipow[i - 1] * ir;
+  /* three unit multipoles a call, one in each of the fused FMMs' components */
+  for (int k0 = 0; k0 < nc; k0 += 3) {
+    for (int c = 0; c < 3 && k0 + c < nc; ++c) in[3 * (k0 + c) + c] = 1.0;
+    memset(out, 0, sizeof(double) * 3 * nc);
+    rcr_translate_d(in, out, p, T->geo_cphi[g], T->geo_sphi[g], T->roty + (size_t)T->geo_theta[g] * T->roty_stride, T->m2l,
+                    ipow, 2, w1, w2);
+    for (int c = 0; c < 3 && k0 + c < nc; ++c) {
+      in[3 * (k0 + c) + c] = 0.0;
+      for (int r = 0; r < nc; ++r) D[(size_t)r * nc + k0 + c] = out[3 * r + c];
+    }
+  }
+  free(in); free(out); free(w1); free(w2);
+  return 0;
+}
+
 void fmm_tables_free(fmm_tables *t) {
   free(t->roty); free(t->roty_f);
   free(t->m2m); free(t->l2l); free(t->m2l);

@@ -32,6 +32,14 @@ typedef struct {
 int fmm_tables_build(fmm_tables *t, int p, char *err, size_t errlen);
 void fmm_tables_free(fmm_tables *t);
 
+/* The M2L operator of box offset g (|v|∞ = 2 or 3; source centre - target centre in box widths) as a
+ * dense nc × nc matrix, nc = VX_NCOEF(T->p): D[r·nc + k] = coefficient r of the local expansion that
+ * rcr_translate (kind 2, the CPU engine's M2L) makes of the unit multipole e_k, in double. Linear, and
+ * the same for each of the three fused Laplace FMMs, so out[3r+c] += Σ_k D[r·nc+k]·in[3k+c] is that
+ * translation (m2l_dense_apply, translate_t.h): the GPU's dense M2L (k_m2l_dense) multiplies by it.
+ * Out of host memory: -1. */
+int fmm_m2l_dense(const fmm_tables *T, int g, double *D);
+
 /* The real y-rotation D_y(β) of degrees 0..p (p <= VX_PMAX) by exact quadrature (used by the tables and tests):
  * out gets vx_roty_off(p+1) entries in the block layout of translate_t.h. */
 void fmm_roty_matrix(double beta, int p, double *out);

@@ -256,6 +256,20 @@ VX_HD_INLINE static void VXF(m2l_pair_back)(const vx_real *w1, int n, int a, con
   for (int c = 0; c < 3; ++c) { acc[c] += oc[c]; acc[3 + c] += os[c]; }
 }
 
+/* An M2L by its dense operator D (fmm_m2l_dense, tables.h: D[r·nc + k], nc = VX_NCOEF(p)):
+ * out[3r+c] += Σ_k D[r·nc+k]·in[3k+c] for each of the three fused FMMs c, k ascending — the CPU twin
+ * of k_m2l_dense, whose threads run the same product over the offsets of a tile of target boxes. */
+VX_HD static inline void VXF(m2l_dense_apply)(const vx_real *D, const vx_real *in, vx_real *out, int nc) {
+  for (int r = 0; r < nc; ++r) {
+    vx_real a0 = VX_R(0.0), a1 = VX_R(0.0), a2 = VX_R(0.0);
+    for (int k = 0; k < nc; ++k) {
+      const vx_real d = D[(size_t)r * nc + k];
+      a0 += d * in[3 * k], a1 += d * in[3 * k + 1], a2 += d * in[3 * k + 2];
+    }
+    out[3 * r] += a0, out[3 * r + 1] += a1, out[3 * r + 2] += a2;
+  }
+}
+
 /* rcr_translate's M2L by the four pair stages, each a pass over all pairs: the CPU twin of
  * k_m2l_spec (whose lanes own pairs and separate the stages by __syncwarp). out += the translated
  * in; w1, w2: scratch of 3·VX_NCOEF(p). */

@@ -348,7 +348,8 @@ typedef struct {
   int levels, level_capped;
   long long n_m2l, n_p2p, n_corr;
   double r_cut, reg_err; /* regularization cut-off and the error committed (fmm_stats) */
-  char m2l_kernel[16];   /* which M2L kernel ran: "specP" (order-specialised, CUDA), "generic", or "cpu" */
+  char m2l_kernel[24];   /* which M2L kernel ran: "specP" (order-specialised, CUDA), "specP+denseK" (K levels
+                            by the dense kernel), "generic", or "cpu" */
   char p2p_kernel[16];   /* which near-field kernel ran: "fastT" (T targets a thread, CUDA), "base", or "cpu" */
   int have_err;
   double err_vel, err_grad, err_p99, err_max;
@@ -1052,6 +1053,8 @@ static int bench_order(bench_run *B, int oi) {
   res.n_m2l = last->n_m2l, res.n_p2p = last->n_p2p, res.n_corr = last->n_corr;
   res.r_cut = last->r_cut, res.reg_err = last->reg_err;
   if (strcmp(B->ri.backend, "cuda")) snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "cpu");
+  else if (last->m2l_dense_levels)
+    snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "spec%d+dense%d", last->m2l_kernel, last->m2l_dense_levels);
   else if (last->m2l_kernel) snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "spec%d", last->m2l_kernel);
   else snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "generic");
   if (strcmp(B->ri.backend, "cuda")) snprintf(res.p2p_kernel, sizeof res.p2p_kernel, "cpu");
