@@ -133,9 +133,11 @@ __device__ static __forceinline__ void dense_ld(const double *p, double *o) {
 }
 
 /* Whether the dense M2L pays at a level whose translations fill `fill` of the tiles' slots
- * (n_il over 189 per target slot of the launched tiles): below, most of its products would multiply
- * zero columns of absent sources, and k_m2l_spec's per-translation work is cheaper. */
-#define VX_M2L_DENSE_FILL 0.5
+ * (n_il over 189 per target slot of the launched tiles): it multiplies every slot, a source there
+ * or not, at 1.55 ns a slot against k_m2l_spec's 2.7 ns a translation (H100, float p = 8, levels 5
+ * and 6 of uniform points), so it breaks even at a fill of 0.57; 0.65 leaves a margin (2^22 rings:
+ * one level dense at 0.5 ran 3.8 % slower; docs/BENCHMARKS.md). */
+#define VX_M2L_DENSE_FILL 0.65
 /* ... and when its blocks (8 per tile of parents) are at least this many per SM: on fewer, the few
  * long blocks of a coarse level leave most of the device idle (H100: level 4 of 2^20 points, 64
  * blocks, 6.3 ms against k_m2l_spec's 1.9). */
