@@ -4,13 +4,21 @@ kept (invariants, strengths, element count) and where it failed. A benchmark: it
 asserts nothing.
 
   /usr/bin/python3 scripts/long_runs.py [SCENE ...] [--t-end 10] [--backend cpu|cuda] [--tracers 0]
-      [--scale="--remesh-h 0.04 ..."] [--jobs 1] [--out long_runs] [--exe build/vortexfmm]
+      [--reduced] [--scale="--remesh-h 0.04 ..."] [--jobs 1] [--out long_runs] [--exe build/vortexfmm]
+      [--dry-run]
   /usr/bin/python3 scripts/long_runs.py --from-dir DIR      only the table, from runs made elsewhere
 
 SCENE is a name of assets/ or a .scene path (default: every assets/*.scene). --scale passes its
 words to vortexfmm (e.g. a coarser lattice, --energy-max 0 to skip the energy). Each run writes
 OUT/SCENE__BACKEND__PRECISION.csv (the diagnostics) and .log (the program's stderr, then a last
 line `long_runs: wall W s, exit E`); --from-dir reads such pairs, e.g. copied back from a GPU machine.
+
+--reduced runs, instead of assets/NAME.scene, OUT/reduced/NAME.scene: the shipped file with the
+key overrides of REDUCED below (fewer stations, a coarser lattice, a matching σ, a longer dt; why,
+scene by scene, in its comments), sized for the CPU backend to reach t = 10 in minutes; its files
+are OUT/NAME-reduced__*, its row's scene "NAME (reduced)". --dry-run runs nothing: it writes the
+scenes and OUT/commands.txt (one run a line: the stem, a tab, the command), which
+scripts/cpu_long_runs.sh runs on a machine without python.
 
 The columns: elements at the start and end; the time reached, or where the run blew up (exit 3);
 max|α| at its largest over its start; max of max_gradu·dt (the Lagrangian CFL number); the energy's
@@ -33,8 +41,89 @@ from concurrent.futures import ThreadPoolExecutor
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+# --reduced: each shipped scene at a size a CPU takes to t = 10 (estimated at 2.5-4.6 minutes a scene
+# on 3 threads of a 16-core x86 server from steps timed on one thread; docs/VALIDATION.md §10),
+# generated from assets/NAME.scene by these key overrides: global keys, then under "[ring]" the
+# keys set in every ring (and tracers = 0 in every ring). Everything else stays the scene's: the
+# rings (radii, circulations, centres, axes, core a and profile but where said), kernel,
+# stretching, integrator, precision, relaxation, substeps (lcfl), viscosity and conserve. The
+# CPU's cost is the near field, close to N² pairs per step while σ caps the octree at 2 levels
+# (~60 ns a pair here), so the element count N over the run is what these choose.
+REDUCED = {
+    # No remeshing, so the stations are the resolution: 64 instead of 128 (1216 elements; σ is
+    # 2.0 station spacings along the ring instead of 4.1), the cross-section (19 per station), σ,
+    # the core and dt as shipped.
+    "single_ring": {"[ring]": {"n_around": "64"}},
+    # The remeshing lattice sets N: h = 0.04 instead of 0.02 with σ = 1.5 h as shipped (the ratio
+    # that kept the remeshed field quiet, §11), the core a = 0.03 kept; the smoothed core is then
+    # thicker, a_eff = √(a² + 2σ²) = 0.090 against 0.052. remesh_drop 1e-2 instead of 1e-3: at 1e-3
+    # the weak fringe on the coarse lattice grew 1696 elements to 4760 by t = 0.45 (1.6 s a step
+    # here); with 1e-2, about 2000 (conserve = full puts back the impulse the drop takes). A still
+    # coarser lattice instead (h = 0.05, σ = 0.075, a_eff/R = 0.37) grew to 3300 by t = 0.54.
+    # dt = 0.006: the thicker core turns 3x slower (a_eff² 3x), remeshing every 8 steps keeps the
+    # interval in time (0.048 against 0.05). The stations stay: the rings are remeshed before the
+    # first step (the lattice sets N from then on).
+    "leapfrog": {"sigma": "0.06", "remesh_h": "0.04", "remesh_drop": "1e-2", "dt": "0.006", "remesh_every": "8"},
+    # h = σ as shipped (remesh_h unset): σ = 0.0625 instead of 0.03, core a = 0.03 and ν = 5e-3
+    # (Re = 200) kept. h = 1/16 puts the collision plane z = 0.5 and the axis x = y = 0.5 on
+    # lattice planes: at h = 0.06 the lattice broke the mirror symmetry and the asymmetry grew
+    # (I_z to 0.6 πΓR² by t = 2.4, the energy rising); at 1/16, |I| < 1.3e-4 πΓR² to t = 2.5.
+    # The smoothed core starts at a_eff = 0.094 instead of 0.052, which the viscous spreading
+    # a² + 4νt reaches by t ≈ 0.3 anyway. At h = 0.04 the spreading cores grew to 6400 elements by
+    # t = 0.32 (1.9 s a step here); at 1/16, to 4100 by t = 1.8. dt = 0.01 (dt·max|∇u| ≤ 0.2; the
+    # spread cores are slow), remeshing every 2 steps keeps the interval 0.02. The stations stay
+    # (as leapfrog's).
+    "headon": {"sigma": "0.0625", "dt": "0.01", "remesh_every": "2"},
+    # As headon: σ = h = 0.05 instead of 0.025 (a lattice symmetric about the plane x = 0.5
+    # between the rings), a = 0.025 and ν kept (a_eff 0.075 against 0.043, reached by the viscous
+    # spreading at t ≈ 0.19), dt = 0.01, remeshing every 2 steps.
+    "oblique": {"sigma": "0.05", "dt": "0.01", "remesh_every": "2"},
+    # No longer thin-core. The shipped cores (a = 0.005, 32768 elements, dt = 0.0002: 50 000 steps
+    # to t = 10) cannot be reduced and stay thin: a resolved core needs σ ≥ the annulus width
+    # 2a/(layers + ½) and σ ≥ ~2 station spacings along the ring (2.2 shipped). 128 stations
+    # (spacing 0.0147), one annulus of 5 (6 per station, 1536 elements), a = 0.024 (annulus width
+    # 0.032) and σ = 0.048 = 1.5 annulus widths: a/R = 0.08 against 0.017, a_eff = 0.072 (the
+    # shipped leapfrog's: 0.052). With σ = one annulus width as shipped (0.032) max|α| grew x3.7
+    # and the impulse drifted 22 % by t = 3, the two rings' centroids running together; with
+    # σ/h = 1.5, the overlap the leapfrog needs, max|α| stayed within x1.35 and I within 6e-3 to
+    # t = 3. dt = 0.004 as that core allows (a_eff² twice the leapfrog's, which runs at 0.002; the
+    # shipped 0.0002 was set by a_eff = 0.0075). Transposed stretching, float, relaxation 0.1 and
+    # lcfl 1 kept.
+    "leapfrog_big": {"sigma": "0.048", "dt": "0.004",
+                     "[ring]": {"n_around": "128", "layers": "1", "core": "0.024"}},
+}
+
+
 def scene_path(name):
     return name if name.endswith(".scene") and os.path.exists(name) else os.path.join(ROOT, "assets", name + ".scene")
+
+
+def write_reduced(name, out):
+    """OUT/reduced/NAME.scene: assets/NAME.scene with REDUCED[NAME]'s keys (and tracers = 0) in place
+    of the file's, a key the file lacks added to its section. Returns the path."""
+    over = dict(REDUCED[name], name=name + "_reduced")
+    ring = dict(over.pop("[ring]", {}), tracers="0")
+    sections = [[]]                       # the global lines, then one list of lines per [ring]
+    with open(scene_path(name)) as f:
+        for line in f:
+            if line.split("#")[0].strip() == "[ring]":
+                sections.append([])
+            sections[-1].append(line.rstrip("\n"))
+    lines = ["# generated by scripts/long_runs.py --reduced from assets/%s.scene (REDUCED there says why);" % name,
+             "# the comments below are the shipped scene's and may name its values, not these"]
+    for i, sec in enumerate(sections):
+        cur = dict(over if i == 0 else ring)
+        for line in sec:
+            m = re.match(r"\s*(\w+)\s*=\s*([^#]*?)\s*(#.*)?$", line)
+            if m and m.group(1) in cur:
+                line = "%s = %s    # reduced (shipped: %s)" % (m.group(1), cur.pop(m.group(1)), m.group(2))
+            lines.append(line)
+        lines += ["%s = %s    # reduced (added)" % kv for kv in cur.items()]
+    path = os.path.join(out, "reduced", name + ".scene")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
 
 
 def scene_precision(path, scale):
@@ -49,21 +138,26 @@ def scene_precision(path, scale):
     return "double"
 
 
-def run_one(exe, scene, backend, args, out):
-    """Run one scene; the CSV and log go to OUT/SCENE__BACKEND__PRECISION.*. Returns the stem."""
-    path = scene_path(scene)
-    name = os.path.basename(path)[: -len(".scene")]
-    stem = os.path.join(out, "%s__%s__%s" % (name, backend, scene_precision(path, args.scale)))
-    cmd = [exe, "--headless", "--scene", path, "--backend", backend, "--tracers", str(args.tracers),
+def command(scene, args):
+    """The run of one scene: (stem, argv). With --reduced the scene is first written to
+    OUT/reduced/NAME.scene and the stem is OUT/NAME-reduced__BACKEND__PRECISION."""
+    path = write_reduced(scene, args.out) if args.reduced else scene_path(scene)
+    name = os.path.basename(path)[: -len(".scene")] + ("-reduced" if args.reduced else "")
+    stem = os.path.join(args.out, "%s__%s__%s" % (name, args.backend, scene_precision(path, args.scale)))
+    cmd = [args.exe, "--headless", "--scene", path, "--backend", args.backend, "--tracers", str(args.tracers),
            "--t-end", "%g" % args.t_end, "--diag", stem + ".csv", "--quiet"]
-    cmd += (["--diag-every", str(args.diag_every)] if args.diag_every else []) + args.scale
+    return stem, cmd + (["--diag-every", str(args.diag_every)] if args.diag_every else []) + args.scale
+
+
+def run_one(stem, cmd):
+    """Run one command; its CSV goes where cmd says, the log to STEM.log. Returns the stem."""
     t0 = time.time()
     with open(stem + ".log", "w") as log:
         log.write("$ %s\n" % " ".join(shlex.quote(c) for c in cmd))
         log.flush()
         rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
         log.write("long_runs: wall %.2f s, exit %d\n" % (time.time() - t0, rc))
-    print("long_runs: %s on %s: exit %d, %.1f s" % (name, backend, rc, time.time() - t0), file=sys.stderr)
+    print("long_runs: %s: exit %d, %.1f s" % (os.path.basename(stem), rc, time.time() - t0), file=sys.stderr)
     return stem
 
 
@@ -84,7 +178,8 @@ def summarize(stem):
     """One table row (a list of cells) from STEM.csv and STEM.log."""
     scene, backend, precision = os.path.basename(stem).split("__")
     log = open(stem + ".log").read() if os.path.exists(stem + ".log") else ""
-    d = read_rows(stem + ".csv") if os.path.exists(stem + ".csv") else []
+    csvs = [stem + ".csv"] if os.path.exists(stem + ".csv") else sorted(glob.glob(stem + ".csv.tmp-*"))
+    d = read_rows(csvs[-1]) if csvs else []      # .tmp-*: a run killed before it could rename its CSV
     blew = re.search(r"blew up at step (\d+) \(t=([^)]+)\)", log)
     wall = re.search(r"long_runs: wall ([\d.]+) s", log) or re.search(r"done: \d+ steps in ([\d.]+) s", log)
     failed = re.search(r"long_runs: wall [\d.]+ s, exit ([1-9]\d*)", log)
@@ -94,6 +189,8 @@ def summarize(stem):
         reached = "failed (exit %s)" % failed.group(1)
     else:
         reached = "%g" % d[-1]["time"] if d else "–"
+    if scene.endswith("-reduced"):
+        scene = scene[: -len("-reduced")] + " (reduced)"
     cells = [scene, backend, precision]
     if not d:
         return cells + ["–", reached] + ["–"] * 5 + [wall.group(1) + " s" if wall else "–"]
@@ -144,24 +241,38 @@ def main():
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", default="long_runs")
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "vortexfmm"))
-    ap.add_argument("--from-dir", help="only build the table from DIR/*__*__*.csv and their .log")
+    ap.add_argument("--from-dir", help="only build the table from DIR/*__*__*.csv and .log")
+    ap.add_argument("--reduced", action="store_true",
+                    help="run each scene at reduced size (REDUCED in this script), written to OUT/reduced/")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="run nothing: write the scenes (with --reduced) and OUT/commands.txt, one run a line: "
+                         "STEM, a tab, the command (for a machine without python; scripts/cpu_long_runs.sh)")
     a = ap.parse_args()
     if a.from_dir:
-        stems = sorted(p[:-4] for p in glob.glob(os.path.join(a.from_dir, "*__*__*.csv")))
+        stems = sorted({p[:-4] for p in glob.glob(os.path.join(a.from_dir, "*__*__*.csv")) +
+                        glob.glob(os.path.join(a.from_dir, "*__*__*.log"))})
         if not stems:
-            sys.exit("long_runs.py: no SCENE__BACKEND__PRECISION.csv in %s" % a.from_dir)
+            sys.exit("long_runs.py: no SCENE__BACKEND__PRECISION.csv or .log in %s" % a.from_dir)
         table(stems)
         return
-    if not os.access(a.exe, os.X_OK):
+    if not a.dry_run and not os.access(a.exe, os.X_OK):
         sys.exit("long_runs.py: %s not found; build first (scripts/setup)" % a.exe)
     a.scale = shlex.split(a.scale)
     scenes = a.scenes or sorted(os.path.basename(p)[:-6] for p in glob.glob(os.path.join(ROOT, "assets", "*.scene")))
     missing = [s for s in scenes if not os.path.exists(scene_path(s))]
     if missing:
         sys.exit("long_runs.py: no such scene: %s" % ", ".join(missing))
+    if a.reduced and any(s not in REDUCED for s in scenes):
+        sys.exit("long_runs.py: --reduced knows only %s" % ", ".join(sorted(REDUCED)))
     os.makedirs(a.out, exist_ok=True)
+    runs = [command(s, a) for s in scenes]
+    if a.dry_run:
+        with open(os.path.join(a.out, "commands.txt"), "w") as f:
+            f.writelines("%s\t%s\n" % (stem, " ".join(shlex.quote(c) for c in cmd)) for stem, cmd in runs)
+        print("long_runs: %d runs in %s" % (len(runs), os.path.join(a.out, "commands.txt")), file=sys.stderr)
+        return
     with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        stems = list(pool.map(lambda s: run_one(a.exe, s, a.backend, a, a.out), scenes))
+        stems = list(pool.map(lambda r: run_one(*r), runs))
     table(stems)
 
 
