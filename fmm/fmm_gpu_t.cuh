@@ -1298,7 +1298,7 @@ done:
 
 /* Whether level l's M2L runs k_m2l_dense: an order it is built for (that of k_m2l_spec), its ~70 KB
  * of shared memory within the device's opt-in (not on sm_75), l >= 3 (its targets are found
- * through their parents), and VX_M2L=dense, or under auto a level with
+ * through their parents), and VX_M2L=dense, or under auto (float, p = 8) a level with
  * blocks enough to fill the device VX_M2L_DENSE_WAVES times over whose translations fill at least
  * VX_M2L_DENSE_FILL of the launched tiles' 189 slots a target. */
 static int VXF(m2l_dense_pays)(const VXF(gpu_eval) *E, int l) {
@@ -1307,6 +1307,9 @@ static int VXF(m2l_dense_pays)(const VXF(gpu_eval) *E, int l) {
                                                                                  : VXF(dense_cfg)<12>::SMEM;
   if (!E->m2l_spec || E->G->m2l_dense < 0 || sm > E->G->smem_optin || l < 3 || t->ntgt[l - 1] <= 0) return 0;
   if (E->G->m2l_dense > 0) return 1;
+  /* auto: float at p = 8, where it was measured faster; double p = 12 at level 5 of 2^20 ran 6 %
+   * slower (107.5 against 101.0 ms), and p = 6 and 12 in float were not measured */
+  if (sizeof(vx_real) != sizeof(float) || E->m2l_spec != 8) return 0;
   const int tj = VXF(dense_cfg)<8>::TJ, tiles = vx_ceil_div(t->ntgt[l - 1], tj); /* TJ: the same for every order */
   return 8.0 * tiles >= VX_M2L_DENSE_WAVES * E->G->n_sm && t->n_il[l] >= VX_M2L_DENSE_FILL * 8.0 * 189.0 * tj * tiles;
 }
