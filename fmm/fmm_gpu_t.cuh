@@ -284,21 +284,17 @@ __global__ void VXF(k_m2l_spec)(VXF(dtab) T, const uint32_t *tkey, const uint32_
  * D's entries are warp-broadcast, the sources' row stride 3KC is odd (no bank conflicts), and the
  * accumulators stay in registers across all offsets. Each target's sum runs over the offsets in a
  * fixed order: repeatable, whatever else is in its tile. */
-#ifndef VX_DENSE_MINB
-#define VX_DENSE_MINB(P) ((P) <= 8 && VX_DENSE_TJF == 64 ? 2 : 1)
-#endif
 template <int P> struct VXF(dense_cfg) {
   static constexpr int NC = (P + 1) * (P + 1);
   static constexpr int RW = P + 1;                                  /* rows a warp; warps a block */
   static constexpr int VEC = 16 / (int)sizeof(vx_real);             /* reals of a 16-byte copy */
   static constexpr int RP = (RW + VEC - 1) / VEC * VEC;             /* a warp's rows, padded */
   static constexpr int TR = RW * RP;                                /* reals of one k-row of D */
-#ifndef VX_DENSE_TJF
-#define VX_DENSE_TJF 64
-#endif
-  static constexpr int TJ = sizeof(vx_real) == 4 ? VX_DENSE_TJF : 32; /* targets (parents) a tile */
+  static constexpr int TJ = sizeof(vx_real) == 4 ? 64 : 32;         /* targets (parents) a tile; 128 was slower */
   static constexpr int CPL = 3 * TJ / 32;                           /* columns a lane */
-  static constexpr int KB = 68 * 1024 / (2 * (TR + 3 * TJ) * (int)sizeof(vx_real)); /* two stages in 68 KB */
+  /* k-rows of the two stages in flight within 100 KB: at p = 8 in float 41 rows, 2 blocks an SM;
+   * 68 KB (29 rows) and 200 KB (81, one block) took 5 % and 21 % longer (docs/BENCHMARKS.md) */
+  static constexpr int KB = 100 * 1024 / (2 * (TR + 3 * TJ) * (int)sizeof(vx_real));
   static constexpr int KO = (KB < NC ? KB : NC) | 1;                /* odd: 3 KO, the sources' row stride, too */
   static constexpr int KC = KO > NC ? NC : KO;                      /* k-rows a stage */
   static constexpr int NCH = (NC + KC - 1) / KC;                    /* stages an offset */
@@ -336,7 +332,7 @@ __device__ static __forceinline__ void VXF(dense_stage)(int i, vx_real *buf, con
 }
 
 template <int P>
-__global__ void __launch_bounds__(32 * (P + 1), VX_DENSE_MINB(P)) VXF(k_m2l_dense)(const vx_real *__restrict__ D, int l, int npar,
+__global__ void __launch_bounds__(32 * (P + 1), P <= 8 ? 2 : 1) VXF(k_m2l_dense)(const vx_real *__restrict__ D, int l, int npar,
                                                                const int *__restrict__ pchild, const uint32_t *__restrict__ tkey,
                                                                const int *__restrict__ smap, const vx_real *__restrict__ M,
                                                                vx_real *__restrict__ L) {
@@ -1296,8 +1292,8 @@ done:
   return rc;
 }
 
-/* Whether level l's M2L runs k_m2l_dense: an order it is built for (that of k_m2l_spec), its ~70 KB
- * of shared memory within the device's opt-in (not on sm_75), l >= 3 (its targets are found
+/* Whether level l's M2L runs k_m2l_dense: an order it is built for (that of k_m2l_spec), its ~100 KB
+ * of shared memory within the device's opt-in (not on sm_75; p = 12 in float not on sm_86/89), l >= 3 (its targets are found
  * through their parents), and VX_M2L=dense, or under auto (float, p = 8) a level with
  * blocks enough to fill the device VX_M2L_DENSE_WAVES times over whose translations fill at least
  * VX_M2L_DENSE_FILL of the launched tiles' 189 slots a target. */
