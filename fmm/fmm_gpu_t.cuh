@@ -332,10 +332,10 @@ __device__ static __forceinline__ void VXF(dense_stage)(int i, vx_real *buf, con
 }
 
 template <int P>
-__global__ void __launch_bounds__(32 * (P + 1), P <= 8 ? 2 : 1) VXF(k_m2l_dense)(const vx_real *__restrict__ D, int l, int npar,
-                                                               const int *__restrict__ pchild, const uint32_t *__restrict__ tkey,
-                                                               const int *__restrict__ smap, const vx_real *__restrict__ M,
-                                                               vx_real *__restrict__ L) {
+__global__ void __launch_bounds__(32 * (P + 1), P <= 8 ? 2 : 1)
+    VXF(k_m2l_dense)(const vx_real *__restrict__ D, int l, int npar, const int *__restrict__ pchild,
+                     const uint32_t *__restrict__ tkey, const int *__restrict__ smap, const vx_real *__restrict__ M,
+                     vx_real *__restrict__ L) {
   typedef VXF(dense_cfg)<P> C;
   extern __shared__ unsigned char vx_smem[];
   vx_real *buf0 = (vx_real *)vx_smem, *buf1 = buf0 + C::STAGE;
@@ -375,7 +375,8 @@ __global__ void __launch_bounds__(32 * (P + 1), P <= 8 ? 2 : 1) VXF(k_m2l_dense)
     __syncthreads();
     const int kc = C::NC - C::KC * (i % C::NCH) < C::KC ? C::NC - C::KC * (i % C::NCH) : C::KC;
     const vx_real *Ts = cur + w * C::RP, *Bs = cur + C::KC * C::TR + lane * 3 * C::KC;
-#pragma unroll 1 /* at unroll 3 (nvcc 13.0) p = 6 and double p = 8 gave wrong sums, cause not found (gpu_test_m2l_dense) */
+/* unrolled by 3 (nvcc 13.0), p = 6 and double p = 8 gave wrong sums, cause not found (gpu_test_m2l_dense) */
+#pragma unroll 1
     for (int k = 0; k < kc; ++k) {
       vx_real tv[C::RP], bv[C::CPL];
 #pragma unroll
@@ -416,7 +417,8 @@ static int VXF(dense_build)(const fmm_tables *T, vx_real **out) {
         vx_real *o = tab + (size_t)g * C::NC * C::TR;
         for (int k = 0; k < C::NC; ++k)
           for (int w = 0; w < C::RW; ++w)
-            for (int i = 0; i < C::RW; ++i) o[(size_t)k * C::TR + w * C::RP + i] = (vx_real)Dg[(size_t)(w * C::RW + i) * C::NC + k];
+            for (int i = 0; i < C::RW; ++i)
+              o[(size_t)k * C::TR + w * C::RP + i] = (vx_real)Dg[(size_t)(w * C::RW + i) * C::NC + k];
       }
   free(Dg);
   if (rc) { free(tab); tab = NULL; }
@@ -1260,7 +1262,10 @@ static int VXF(m2l_dense_full)(int l, const double *M, double *L, char *err, siz
   uint32_t *key = (uint32_t *)malloc(sizeof(uint32_t) * nb);
   void *dD = NULL, *dM = NULL, *dL = NULL, *dchild = NULL, *dmap = NULL, *dkey = NULL;
   int rc = -1;
-  if (VXF(dense_build)<P>(&T, &tab) || !hM || !child || !map || !key) { snprintf(err, errlen, "out of host memory"); goto done; }
+  if (VXF(dense_build)<P>(&T, &tab) || !hM || !child || !map || !key) {
+    snprintf(err, errlen, "out of host memory");
+    goto done;
+  }
   for (int b = 0; b < nb; ++b) key[b] = (uint32_t)b, map[b] = b;
   for (int q = 0; q <= np; ++q) child[q] = 8 * q;
   for (size_t i = 0; i < ne; ++i) hM[i] = (vx_real)M[i];

@@ -5,7 +5,8 @@
  * of m2l_dense_apply with fmm_m2l_dense's operators (translate_t.h, tables.h) in double — which
  * test_translate checks against rcr_translate, the CPU engine's M2L. Orders 6, 8, 12; double
  * (≤ 1e-13 relative, max over coefficients against the largest) and float (≤ 1e-5); levels 3 and 4
- * (one and eight tiles of parents; level 4 for p = 6, 8 only: the CPU reference at p = 12 takes minutes). The kernel twice: bitwise identical.
+ * (one and eight tiles of parents; level 4 for p = 6, 8 only: the CPU reference at p = 12 takes
+ * minutes). The kernel twice: bitwise identical.
  * Run: build/tests/gpu_test_m2l_dense */
 #include <math.h>
 #include <stdint.h>
@@ -85,7 +86,8 @@ int main(void) {
           failures++;
           continue;
         }
-        const double e = max_rel(G, R, ne), thr = fl ? 1e-5 : 1e-13; /* measured 2.2e-6 .. 4.3e-6 float, 3.9e-15 .. 9.0e-15 double */
+        /* measured 2.2e-6 .. 4.3e-6 float, 3.9e-15 .. 9.0e-15 double */
+        const double e = max_rel(G, R, ne), thr = fl ? 1e-5 : 1e-13;
         printf("dense M2L vs CPU twin, p=%2d %s level %d: %.2e (<= %.0e) %s\n", p, fl ? "float " : "double", l, e, thr,
                e <= thr ? "ok" : "FAIL");
         if (!(e <= thr)) failures++;
