@@ -375,7 +375,7 @@ __global__ void __launch_bounds__(32 * (P + 1), P <= 8 ? 2 : 1)
     __syncthreads();
     const int kc = C::NC - C::KC * (i % C::NCH) < C::KC ? C::NC - C::KC * (i % C::NCH) : C::KC;
     const vx_real *Ts = cur + w * C::RP, *Bs = cur + C::KC * C::TR + lane * 3 * C::KC;
-/* unrolled by 3 (nvcc 13.0), p = 6 and double p = 8 gave wrong sums, cause not found (gpu_test_m2l_dense) */
+    /* unrolled by 3 (nvcc 13.0), p = 6 and double p = 8 gave wrong sums, cause not found (gpu_test_m2l_dense) */
 #pragma unroll 1
     for (int k = 0; k < kc; ++k) {
       vx_real tv[C::RP], bv[C::CPL];
