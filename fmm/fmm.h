@@ -96,8 +96,8 @@ typedef struct {
   int m2l_kernel;         /* CUDA backend: the order of the order-specialised M2L kernel that ran (6, 8 or 12;
                              environment VX_M2L=auto|dense|spec|generic), 0: the generic one (and on the CPU) */
   int m2l_dense_levels;   /* CUDA backend: the levels whose M2L ran the dense kernel instead (k_m2l_dense, for
-                             the orders of the specialised one; VX_M2L=dense at every level >= 3, auto where
-                             the level is full enough, spec or generic at none) */
+                             the orders of the specialised one; VX_M2L=dense at every level >= 3, auto in
+                             float at p = 8 where the level is large and full enough, spec or generic at none) */
   int p2p_kernel;         /* CUDA backend: the targets per thread T of the fast near-field kernel that ran
                              (k_p2p_fast, 1, 2 or 4; environment VX_P2P=base|fast|fast1|fast2|fast4),
                              0: the base one k_p2p (and on the CPU) */
