@@ -175,6 +175,7 @@ typedef struct {
   int rc;                   /* 0; VX_SIM_BLOWUP or -1 when a step blew up or failed (err says why) */
   int health;               /* the blow-up rule after the batch (vx_sim_health): 0, VX_SIM_BLOWUP, -1 */
   double lcfl;              /* vx_health.lcfl after it */
+  double energy_ratio;      /* vx_health.energy / energy0 after it (NaN: not measured yet) */
   int levels;               /* octree levels of the last evaluation */
   double ms_tree, ms_far, ms_near, ms_integrate, ms_remesh, ms_step; /* summed over its steps */
   double t0, t1;            /* wall clock at its start and end (app_now) */
@@ -297,6 +298,7 @@ typedef struct app {
                                or the next good step; "" while it runs */
   char advice[256];         /* vx_sim_dt_advice's warning for the settings in effect (yellow); "" when none */
   double lcfl;              /* dt*max|grad u| after the last steps (vx_health.lcfl); 0: not measured */
+  double energy_ratio;      /* the energy over the blow-up rule's reference (vx_health); NaN: not measured */
   char message[256];        /* transient notice on screen */
   double message_until;
   char pending[256];        /* settings that wait for a reset */

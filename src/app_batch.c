@@ -250,9 +250,10 @@ static int step_loop(batch *b) {
     double tn = app_now();
     if (!o->quiet && (tn - t_last >= 1.0 || k == b->steps)) {
       fprintf(stderr,
-              PROG ": step %lld/%lld t=%.6g %.3f ms/step, %d elements, max|alpha| %.3g (x%.2f), dt*max|grad u| %.2f (%d substeps)\n",
+              PROG ": step %lld/%lld t=%.6g %.3f ms/step, %d elements, max|alpha| %.3g (x%.2f), energy x%.4f, dt*max|grad u| %.2f "
+                   "(%d substeps)\n",
               k, b->steps, vx_sim_time(b->sim), ms_sum / ms_n, vx_sim_n_elements(b->sim), b->hl.max_alpha,
-              b->hl.max_alpha / b->hl.alpha0, b->hl.lcfl, ss->substeps);
+              b->hl.max_alpha / b->hl.alpha0, b->hl.energy / b->hl.energy0, b->hl.lcfl, ss->substeps);
       t_last = tn;
       ms_sum = 0.0;
       ms_n = 0;

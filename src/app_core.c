@@ -261,6 +261,7 @@ static int start_sim(app *a, int si, const vx_scene *sc, const vx_sim_params *pr
   a->blown_up = 0;
   a->halt[0] = a->advice[0] = 0;
   a->lcfl = 0.0;
+  a->energy_ratio = NAN;
   a->state_version++;
   a->levels = 0;
   readout_drop(a);
@@ -724,6 +725,7 @@ static int finish_steps(app *a, const app_steps *j, char *err, size_t errlen) {
   if (j->health) snprintf(err, errlen, "%s", j->err);
   if (j->health < 0) return -1;
   a->lcfl = j->lcfl;
+  a->energy_ratio = j->energy_ratio;
   return j->health ? sim_stopped(a, j->health, err, errlen) : 0;
 }
 

@@ -12,6 +12,17 @@ static void cross(const double *a, const double *b, double *c) {
   c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+double vx_energy(int n, const double *pos, const double *alpha, const double *vel) {
+  double E = 0.0;
+  for (int p = 0; p < n; ++p) {
+    const double *x = pos + 3 * (size_t)p, *u = vel + 3 * (size_t)p;
+    double xa[3];
+    cross(x, alpha + 3 * (size_t)p, xa);
+    E += u[0] * xa[0] + u[1] * xa[1] + u[2] * xa[2];
+  }
+  return E;
+}
+
 void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const int *ring, int n_rings, const double *vel,
                          vx_diag *d) {
   memset(d, 0, sizeof *d);
@@ -20,7 +31,7 @@ void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const in
   d->n_rings = n_rings;
   double wsum[VX_SCENE_MAX_RINGS] = {0}, rimp[VX_SCENE_MAX_RINGS][3];
   memset(rimp, 0, sizeof rimp);
-  double E = 0.0, m2 = 0.0;
+  double m2 = 0.0;
   for (int p = 0; p < n; ++p) {
     const double *x = pos + 3 * (size_t)p, *a = alpha + 3 * (size_t)p;
     double xa[3], xxa[3];
@@ -34,7 +45,6 @@ void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const in
       d->A[i] += xxa[i] / 3.0;
       d->W[i] += a[i];
     }
-    if (vel) E += vel[3 * p] * xa[0] + vel[3 * p + 1] * xa[1] + vel[3 * p + 2] * xa[2];
     int r = ring ? ring[p] : 0;
     if (r >= 0 && r < n_rings) {
       wsum[r] += am;
@@ -45,7 +55,7 @@ void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const in
     }
   }
   d->max_alpha = sqrt(m2);
-  d->energy = vel ? E : NAN;
+  d->energy = vel ? vx_energy(n, pos, alpha, vel) : NAN;
   for (int r = 0; r < n_rings; ++r) {
     double in = sqrt(rimp[r][0] * rimp[r][0] + rimp[r][1] * rimp[r][1] + rimp[r][2] * rimp[r][2]);
     for (int i = 0; i < 3; ++i) {

@@ -39,6 +39,8 @@ typedef struct {
   double ms_launch;                       /* a ring launched before this step: its wall time (the program fills it); else 0 */
 } vx_diag;
 
+/* The kinetic energy E = Σ u(x_p)·(x_p × α_p) of n elements (host arrays, 3n each). */
+double vx_energy(int n, const double *pos, const double *alpha, const double *vel);
 /* Diagnostics of host arrays (n elements; vel may be NULL: no energy). Rings with an index
  * >= VX_SCENE_MAX_RINGS are counted in the invariants only. */
 void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const int *ring, int n_rings, const double *vel,

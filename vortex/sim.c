@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "compact.h"
+#include "diag.h"
 #include "conserve.h"
 #include "remesh.h"
 #include "sim_gpu.h"
@@ -43,6 +44,10 @@ struct vx_sim {
   double since_remesh;       /* simulated time since the last remeshing (the diffusion it owes) */
   int steps_since_remesh;
   double amax0;              /* max|α| at the start: the blow-up rule's reference */
+  /* the blow-up rule's energy watch (VX_SIM_ENERGY_RISE): reference, lowest and last measured
+   * (valid when e_ok), and the time after which the next measurement is due */
+  double e0, e_min, e_last, t_energy;
+  int e_ok;
   int have_grad;             /* grad holds the elements' gradient of an evaluation of this state's particles */
   /* the tracers' rows of vel (and of grad when field_grad) hold the last step's last evaluation:
    * within one step of the current positions (vx_sim_tracer_field); 0 after creation and remeshing
@@ -309,9 +314,38 @@ static int upload_rings(vx_sim *s, char *err, size_t errlen) {
   return s->n_elem ? vx_device_upload(s->d_ring, s->ring, sizeof(int) * (size_t)s->n_elem, err, errlen) : 0;
 }
 
+/* The energy watch takes a new reference at its next measurement (the energy jumped, or was
+ * never measured). */
+static void energy_restart(vx_sim *s) {
+  s->e_ok = 0;
+  s->t_energy = s->t;
+}
+
+static int sim_velocity(vx_sim *s, int n_tgt, double *vel, char *err, size_t errlen);
+
+/* Measure the energy when due (VX_SIM_ENERGY_EVERY): one engine call over the elements, the
+ * elements and their velocities copied to the host. */
+static int energy_watch(vx_sim *s, char *err, size_t errlen) {
+  if (s->n_elem == 0 || s->t < s->t_energy) return 0;
+  size_t n3 = 3 * (size_t)s->n_elem;
+  double *buf = malloc(sizeof(double) * 3 * n3);
+  if (!buf) { snprintf(err, errlen, "out of host memory for the energy watch"); return -1; }
+  int rc = vx_sim_get_elements(s, buf, buf + n3, err, errlen) || sim_velocity(s, s->n_elem, buf + 2 * n3, err, errlen);
+  if (!rc) {
+    double e = vx_energy(s->n_elem, buf, buf + n3, buf + 2 * n3);
+    if (!s->e_ok) s->e0 = s->e_min = e, s->e_ok = 1;
+    s->e_last = e;
+    if (e < s->e_min) s->e_min = e;
+    s->t_energy = s->t + VX_SIM_ENERGY_EVERY;
+  }
+  free(buf);
+  return rc ? -1 : 0;
+}
+
 /* The blow-up rule's reference, max|α| of the start. */
 static int start_health(vx_sim *s, char *err, size_t errlen) {
   int bad = 0;
+  energy_restart(s);
   return vx_sim_check(s, &s->amax0, &bad, err, errlen);
 }
 
@@ -390,6 +424,7 @@ vx_sim *vx_sim_create_from_state(const vx_sim_params *prm, const vx_sim_state *s
   s->since_remesh = st->since_remesh;
   s->steps_since_remesh = st->steps_since_remesh;
   s->amax0 = st->amax0;
+  energy_restart(s); /* the checkpoint keeps no energy: the watch starts again here */
   s->max_gradu = st->max_gradu; /* have_grad stays 0: no gradient of these particles yet, keep the measured value */
   s->rstats = st->remesh;
   return s;
@@ -682,6 +717,7 @@ int vx_sim_step(vx_sim *s, char *err, size_t errlen) {
     if (!(s->prm.lcfl > 0.0) && vx_sim_check(s, &m, &bad, err, errlen)) return -1;
     if (vx_sim_remesh(s, err, errlen)) return step_failed(s, s->steps, "remeshing", err, errlen);
   }
+  if (energy_watch(s, err, errlen)) return step_failed(s, s->steps, "measuring the energy", err, errlen);
   s->stats.substeps = ns;
   s->stats.t_step = now_ms() - t0;
   s->stats.t_eval = t_eval;
@@ -839,6 +875,7 @@ int vx_sim_add_ring(vx_sim *s, int n_elem, int n_tracer, const double *pos, cons
     if (m > a2) a2 = m;
   }
   if (!(s->amax0 > 0.0)) s->amax0 = sqrt(a2);
+  energy_restart(s);
   s->added[s->n_added].ring = s->n_rings;
   s->added[s->n_added++].n_tracer = n_tracer;
   s->n_rings++;
@@ -885,6 +922,7 @@ int vx_sim_remove_ring(vx_sim *s, char *err, size_t errlen) {
   for (int i = 0; i < ne; ++i) s->ring[i] = s->ring[idx[i]]; /* idx[i] >= i: in place */
   free(idx);
   s->n_added--;
+  energy_restart(s);
   if (top.ring == s->n_rings - 1) s->n_rings--;
   s->n_elem = ne;
   s->n_tracer = nt;
@@ -950,6 +988,7 @@ int vx_sim_set_kernel(vx_sim *s, vx_kernel k, char *err, size_t errlen) {
   if (k < VX_KERNEL_SINGULAR || k > VX_KERNEL_GAUSS) { snprintf(err, errlen, "unknown kernel %d", (int)k); return -1; }
   if (check_params(&np, err, errlen) || engine_update(s, &np, err, errlen)) return -1;
   s->prm = np;
+  energy_restart(s);
   return 0;
 }
 int vx_sim_set_sigma(vx_sim *s, double sigma, char *err, size_t errlen) {
@@ -958,6 +997,7 @@ int vx_sim_set_sigma(vx_sim *s, double sigma, char *err, size_t errlen) {
   if (!(sigma > 0.0 && isfinite(sigma))) { snprintf(err, errlen, "sigma %g must be > 0", sigma); return -1; }
   if (engine_update(s, &np, err, errlen)) return -1;
   s->prm = np;
+  energy_restart(s);
   return 0;
 }
 int vx_sim_set_order(vx_sim *s, int order, char *err, size_t errlen) {
@@ -1123,13 +1163,23 @@ int vx_sim_health(vx_sim *s, vx_health *h, char *err, size_t errlen) {
   h->alpha0 = s->amax0;
   h->max_gradu = s->max_gradu;
   h->lcfl = s->prm.dt * s->max_gradu;
-  h->blown_up = h->nonfinite || h->max_alpha > VX_SIM_BLOWUP_FACTOR * s->amax0;
+  h->energy = s->e_ok ? s->e_last : NAN;
+  h->energy0 = s->e_ok ? s->e0 : NAN;
+  h->energy_min = s->e_ok ? s->e_min : NAN;
+  int grew = h->max_alpha > VX_SIM_BLOWUP_FACTOR * s->amax0;
+  int gained = s->e_ok && s->e0 > 0.0 && s->e_last - s->e_min > VX_SIM_ENERGY_RISE * s->e0;
+  h->blown_up = h->nonfinite || grew || gained;
   if (!h->blown_up) return 0;
   if (h->nonfinite)
     snprintf(err, errlen, "simulation blew up at step %lld (t=%g): NaN or Inf in the particle state", s->steps, s->t);
-  else
+  else if (grew)
     snprintf(err, errlen, "simulation blew up at step %lld (t=%g): max|alpha| = %g exceeds %g times its initial value %g",
              s->steps, s->t, h->max_alpha, VX_SIM_BLOWUP_FACTOR, s->amax0);
+  else
+    snprintf(err, errlen,
+             "simulation broke down at step %lld (t=%g): its energy rose to %.4g, %.1f %% of its reference %.4g above its "
+             "lowest %.4g (an unforced flow cannot gain energy; max|alpha| x%.3g)",
+             s->steps, s->t, s->e_last, 100.0 * (s->e_last - s->e_min) / s->e0, s->e0, s->e_min, h->max_alpha / s->amax0);
   return VX_SIM_BLOWUP;
 }
 
