@@ -20,7 +20,7 @@ are OUT/NAME-reduced__*, its row's scene "NAME (reduced)". --dry-run runs nothin
 scenes and OUT/commands.txt (one run a line: the stem, a tab, the command), which
 scripts/cpu_long_runs.sh runs on a machine without python.
 
-The columns: elements at the start and end; the time reached, or where the run blew up (exit 3);
+The columns: elements at the start and end; the time reached, or where the run blew up or broke down (exit 3);
 max|α| at its largest over its start; max of max_gradu·dt (the Lagrangian CFL number); the energy's
 relative drift per time unit, (E_last − E_0)/|E_0|/(t_last − t_0) over the rows where it was
 computed; max|I − I0|/|I0| of the linear impulse (where |I0| ≈ 0, as head-on, relative to one ring's
@@ -180,11 +180,11 @@ def summarize(stem):
     log = open(stem + ".log").read() if os.path.exists(stem + ".log") else ""
     csvs = [stem + ".csv"] if os.path.exists(stem + ".csv") else sorted(glob.glob(stem + ".csv.tmp-*"))
     d = read_rows(csvs[-1]) if csvs else []      # .tmp-*: a run killed before it could rename its CSV
-    blew = re.search(r"blew up at step (\d+) \(t=([^)]+)\)", log)
+    blew = re.search(r"(blew up|broke down) at step (\d+) \(t=([^)]+)\)", log)
     wall = re.search(r"long_runs: wall ([\d.]+) s", log) or re.search(r"done: \d+ steps in ([\d.]+) s", log)
     failed = re.search(r"long_runs: wall [\d.]+ s, exit ([1-9]\d*)", log)
     if blew:
-        reached = "blew up at t = %s (step %s)" % (blew.group(2), blew.group(1))
+        reached = "%s at t = %s (step %s)" % (blew.group(1), blew.group(3), blew.group(2))
     elif failed:
         reached = "failed (exit %s)" % failed.group(1)
     else:

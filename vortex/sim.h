@@ -81,7 +81,8 @@ typedef struct vx_sim vx_sim;
  * - a runaway that stays finite: the kinetic energy more than VX_SIM_ENERGY_RISE of its reference
  *   above its lowest value since then. An unforced flow cannot gain energy (dE/dt = -ν∫|ω|² <= 0);
  *   the healthy long runs of docs/data rose at most 4.5 % of it (FMM error, remeshing), the reduced
- *   `leapfrog_big`, which ran away to max|α| x142 without a NaN, passed 5 % at t = 6.6. */
+ *   `leapfrog_big`, which ran away to max|α| x142 without a NaN, passed 5 % at t = 6.6
+ *   (docs/VALIDATION.md §17). */
 #define VX_SIM_BLOWUP_FACTOR 20.0
 #define VX_SIM_ENERGY_RISE 0.05
 /* The energy is measured (one engine call over the elements, no gradient) after the first step
