@@ -266,6 +266,12 @@ static fmm_params engine_params(const vx_sim_params *p) {
   f.sigma = p->sigma;
   f.gradient = p->stretching != VX_STRETCH_NONE;
   f.verbose = p->verbose;
+  /* measurement switches (docs/BENCHMARKS.md, issue 12): VX_LEVELS=L forces the finest level,
+   * VX_REG_CORRECT=1 the leaf-size level with corrections within r_c, VX_REG_TOL=T the tolerance */
+  const char *lv = getenv("VX_LEVELS"), *rc = getenv("VX_REG_CORRECT"), *rt = getenv("VX_REG_TOL");
+  if (lv) f.levels = atoi(lv);
+  if (rc) f.reg_correct = atoi(rc) != 0;
+  if (rt) f.reg_tol = atof(rt);
   return f;
 }
 
