@@ -27,6 +27,7 @@ fmm_params fmm_params_default(void) {
   p.sigma = 0.0;
   p.gradient = 1;
   p.reg_tol = 0.0; /* vx_kernel_default_tol: from the order and the precision */
+  p.reg_correct = FMM_REG_AUTO;
   p.hist_budget = 0;
   return p;
 }
@@ -140,7 +141,7 @@ double fmm_reg_cutoff(const fmm_params *p) { return vx_kernel_cutoff(p->kernel, 
  * for thin cores, where the corrections at the leaf-size level beat the capped tree 1.6-3.9x;
  * Rosenhead–Moore's (1225σ) covers the whole cube for any usable σ, where the corrections are
  * all pairs on top of a far field, and the capped tree (level 2, all pairs near) is 5 % faster. */
-int fmm_reg_caps_level(const fmm_params *p) { return !p->reg_correct || p->kernel == VX_KERNEL_RM; }
+int fmm_reg_caps_level(const fmm_params *p) { return p->reg_correct == FMM_REG_CAP || p->kernel == VX_KERNEL_RM; }
 
 /* Clamp a cut-off to 2 x the root side: every pair of the cube (at most √3 side apart) is closer. */
 static double clamp_cut(double rc, double side) { return rc > 2.0 * side || !(rc == rc) ? 2.0 * side : rc; }
@@ -185,11 +186,14 @@ oct_params fmm_octree_params(const fmm_ctx *ctx) {
   op.leaf_size = fmm_leaf_size(&ctx->prm); /* ctx->prm.backend is resolved (fmm_create) */
   op.hist_budget = ctx->prm.hist_budget;
   /* The far field is singular at any depth and the corrections restore the kernel within r_cut
-   * (docs/MATH.md §10); unless reg_correct is set (and always for Rosenhead–Moore) the automatic
-   * level keeps leaves at least r_cut wide, so that no correction is needed (--levels forces it). */
-  if (!op.levels && fmm_reg_caps_level(&ctx->prm)) {
-    double rc = fmm_reg_cutoff(&ctx->prm);
-    op.min_leaf_width = isfinite(rc) ? rc : DBL_MAX;
+   * (docs/MATH.md §10); the automatic level keeps leaves at least r_cut wide under FMM_REG_CAP (and
+   * always for Rosenhead–Moore), at least min(r_cut, VX_REG_LEAF_SIGMA·σ) under FMM_REG_AUTO (--levels
+   * forces any level). */
+  const fmm_params *P = &ctx->prm;
+  if (!op.levels && P->kernel != VX_KERNEL_SINGULAR && (fmm_reg_caps_level(P) || P->reg_correct == FMM_REG_AUTO)) {
+    double rc = fmm_reg_cutoff(P);
+    if (!isfinite(rc)) rc = DBL_MAX;
+    op.min_leaf_width = fmm_reg_caps_level(P) ? rc : fmin(rc, VX_REG_LEAF_SIGMA * P->sigma);
   }
   /* issue 12: the cost model picks among the leaf-size level's neighbours under the same caps, from
    * host histograms on the CPU and device ones on the GPU; without a table for the backend and
@@ -212,6 +216,10 @@ static int check_params(const fmm_params *p, char *err, size_t errlen) {
   if (p->leaf_size < 0) { snprintf(err, errlen, "leaf size %d must be >= 1 (or 0: the backend's)", p->leaf_size); return -1; }
   if (p->levels != 0 && (p->levels < 2 || p->levels > VX_LMAX)) {
     snprintf(err, errlen, "levels %d out of range 2..%d (or 0 for automatic)", p->levels, VX_LMAX);
+    return -1;
+  }
+  if (p->reg_correct != FMM_REG_CAP && p->reg_correct != FMM_REG_CORRECT && p->reg_correct != FMM_REG_AUTO) {
+    snprintf(err, errlen, "reg_correct %d must be FMM_REG_CAP, FMM_REG_CORRECT or FMM_REG_AUTO", p->reg_correct);
     return -1;
   }
   if (p->level_rule != 0 && p->level_rule != 1) {

@@ -44,6 +44,16 @@ typedef enum {
 #define VX_LEAF_CPU 64
 #define VX_LEAF_GPU 256
 
+/* fmm_params.reg_correct */
+enum { FMM_REG_CAP = 0, FMM_REG_CORRECT = 1, FMM_REG_AUTO = 2 };
+/* FMM_REG_AUTO's narrowest leaf, in core radii. The corrections make the kernel exact at any depth,
+ * but below the core the singular far field they cancel costs accuracy (docs/MATH.md §10), and
+ * deeper levels stop paying: the default `leapfrog` (Gaussian σ = 0.03, r_c = 6σ) steps in 9.4 ms at
+ * level 4 (leaves ≈ 2σ) against 15.2 capped at level 2 and 25.8 at level 5 (H100, float; 1.6–1.8x
+ * on the CPU), its diagnostics within float-vs-double's of the capped run over t <= 1
+ * (docs/BENCHMARKS.md "Regularization by corrections, the default"). */
+#define VX_REG_LEAF_SIGMA 2.0
+
 typedef struct {
   vx_backend backend;
   vx_precision precision;
@@ -58,10 +68,11 @@ typedef struct {
                              and gradient when computed) from the singular one beyond the cut-off r_c,
                              where the engine stops correcting the singular far field; 0 (default):
                              vx_kernel_default_tol(precision, order) (docs/MATH.md §10) */
-  int reg_correct;        /* 0 (default): the automatic level keeps leaves at least r_c wide, as before
-                             the corrections existed (they then act only below a forced `levels`); 1: the
-                             leaf-size level, corrected within r_c — faster for thick cores but, at p = 8,
-                             less accurate there (docs/MATH.md §10): issue 12's cost model is to choose */
+  int reg_correct;        /* how the automatic level meets a regularized kernel (docs/MATH.md §10):
+                             FMM_REG_AUTO (the default): leaves at least min(r_c, VX_REG_LEAF_SIGMA·σ) wide,
+                             corrected within r_c; FMM_REG_CAP: leaves at least r_c wide (no correction
+                             but below a forced `levels`; the default until 2026-11-24); FMM_REG_CORRECT: the
+                             leaf-size level, corrected within r_c. Rosenhead–Moore keeps the cap always. */
   size_t hist_budget;     /* bytes allowed for the occupancy histograms (default 256 MiB) */
   int level_rule;         /* automatic finest level (levels = 0): 0 (default) the leaf-size rule; 1 the cost
                              model's (issue 12, docs/MATH.md §11): the level of least predicted time among the

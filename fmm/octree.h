@@ -24,8 +24,8 @@ VX_EXTERN_C_BEGIN
 
 typedef struct {
   int levels;          /* 0: choose the finest level from leaf_size; else use this level (2..VX_LMAX) */
-  int leaf_size;       /* the level choice stops at the first level whose mean sources per
-                          non-empty source leaf is <= leaf_size */
+  int leaf_size;       /* the level choice stops at the first level whose mean points (oct_choose_targets) per
+                          non-empty leaf of that set is <= leaf_size */
   int max_level;       /* cap on the finest level (e.g. from the kernel's core size); 0: VX_LMAX */
   size_t hist_budget;  /* bytes allowed for the dense occupancy maps of all levels; 0: 256 MiB */
   double min_leaf_width; /* finest boxes at least this wide (regularized kernels need it); 0: none */
@@ -202,8 +202,13 @@ static inline int oct_level_cap(int max_level, unsigned long long budget, double
  * (oct_level_cap): an explicit level too, since max_level and min_leaf_width usually encode a
  * correctness limit (the near field must cover the smoothing kernel's core). */
 
-/* The first level to try for cn points (the choosing set: sources, or targets when there are
- * none). *capped = 1 when lcap lowered it, or when even level-2 boxes are narrower than
+/* The set whose histogram chooses the level: the targets when they outnumber the sources (tracers:
+ * the near field's work follows the targets a leaf holds; the default `leapfrog`'s 281k targets
+ * on 19k sources take level 4 on the GPU, 1.6x faster than the sources' level 3, docs/BENCHMARKS.md),
+ * else the sources. */
+static inline int oct_choose_targets(long long ns, long long nt) { return ns == 0 || nt > ns; }
+
+/* The first level to try for cn points (the choosing set, oct_choose_targets). *capped = 1 when lcap lowered it, or when even level-2 boxes are narrower than
  * min_leaf_width (the tree cannot go coarser: it keeps level 2 and the caller judges the error at
  * the actual leaf width). */
 static inline int oct_level_first(const oct_params *p, long long cn, int lcap, double side, int *capped) {

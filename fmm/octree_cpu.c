@@ -446,9 +446,9 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
   if (!(tkey = oct_alloc((size_t)nt, sizeof(uint32_t), "target keys", -1, err, errlen))) goto fail;
   if (!(trank = oct_alloc((size_t)nt, sizeof(int), "target ranks", -1, err, errlen))) goto fail;
 
-  /* The level is chosen on the sources (targets when there are none); each trial level runs the
+  /* The level is chosen on the choosing set (oct_choose_targets); each trial level runs the
    * histogram of Algorithm 1, so the accepted trial's histogram is used as is. */
-  const int choose_tgt = ns == 0;
+  const int choose_tgt = oct_choose_targets(ns, nt);
   const void *cpos = choose_tgt ? tgt_pos : src_pos;
   const int cn = choose_tgt ? nt : ns;
   uint32_t *ckey = choose_tgt ? tkey : skey;

@@ -617,8 +617,8 @@ typedef struct {
   const void *src, *tgt;
   int ns, nt, pos_float;
   int same, ts;                   /* sources are the targets (one tree); the workspace set of the targets */
-  int choose_tgt, cn, on;         /* the set whose histogram chooses the level (targets when there are no
-                                     sources), its count, and the other set's count */
+  int choose_tgt, cn, on;         /* the set whose histogram chooses the level (oct_choose_targets: the targets when
+                                     they outnumber the sources), its count, and the other set's count */
   const void *cpos, *opos;
   int lcap, L, D, capped;         /* the level cap, the chosen level, the key depth, the cap flag */
   cudaStream_t stream;
@@ -746,7 +746,7 @@ static int choose_by_callback(oct_build *b, char *err, size_t errlen) {
 static int build_choose_level(oct_build *b, char *err, size_t errlen) {
   oct_tree_gpu *t = b->t;
   b->lcap = oct_level_cap(b->p.max_level, b->p.hist_budget, t->side, b->p.min_leaf_width);
-  b->choose_tgt = b->ns == 0;
+  b->choose_tgt = oct_choose_targets(b->ns, b->nt);
   b->cpos = b->choose_tgt ? b->tgt : b->src;
   b->cn = b->choose_tgt ? b->nt : b->ns;
   b->opos = b->choose_tgt ? b->src : b->tgt;

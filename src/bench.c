@@ -47,7 +47,7 @@ typedef struct {
   vx_precision precision;
   vx_kernel kernel;
   double sigma, reg_tol;
-  int reg_correct;
+  int reg_correct;         /* fmm_params.reg_correct: FMM_REG_AUTO (the default), --reg-correct, --reg-cap */
   int gradient;
   long long check;
   int repeat;
@@ -97,8 +97,10 @@ static void print_usage(const fmm_params *d) {
          "  --reg-tol T                 regularization tolerance in [0, 1): the kernel's relative deviation\n"
          "                              from the singular one allowed beyond the cut-off r_cut; 0 = the\n"
          "                              kernel's default for the precision (default 0)\n"
-         "  --reg-correct               the leaf-size level with corrections within r_cut instead of leaves\n"
-         "                              at least r_cut wide (the default; docs/MATH.md section 10)\n"
+         "  --reg-correct               the leaf-size level with corrections within r_cut (the default: leaves\n"
+         "                              at least min(r_cut, 2 sigma) wide, corrected within r_cut; docs/MATH.md\n"
+         "                              section 10)\n"
+         "  --reg-cap                   leaves at least r_cut wide, no corrections (the default until 2026-11-24)\n"
          "  --no-gradient               velocity only (no 9-component gradient)\n"
          "  --check K                   errors against direct summation (double) at K targets sampled\n"
          "                              with the seed; K >= N: all targets; 0: no check (default)\n"
@@ -156,8 +158,12 @@ static void parse_orders(const char *s, bench_opts *o) {
 
 /* A flag without a value (--json, --quiet, ...): 1 when flag is one (set), else 0. */
 static int parse_switch(const char *flag, const char *val, bench_opts *o) {
+  if (!strcmp(flag, "--reg-correct") || !strcmp(flag, "--reg-cap")) {
+    if (val) usage_error("%s takes no value", flag);
+    o->reg_correct = !strcmp(flag, "--reg-cap") ? FMM_REG_CAP : FMM_REG_CORRECT;
+    return 1;
+  }
   int *dst = !strcmp(flag, "--calibrate")     ? &o->calibrate
-             : !strcmp(flag, "--reg-correct") ? &o->reg_correct
              : !strcmp(flag, "--json")        ? &o->json
              : !strcmp(flag, "--vs-direct")   ? &o->vs_direct
              : !strcmp(flag, "--readout")     ? &o->readout
@@ -181,6 +187,7 @@ static void bench_defaults(const fmm_params *d, bench_opts *o) {
   o->precision = VX_DOUBLE;
   o->kernel = VX_KERNEL_SINGULAR;
   o->gradient = 1;
+  o->reg_correct = d->reg_correct;
   o->repeat = 3;
   o->seed = 1;
 }
@@ -429,6 +436,7 @@ static void print_json(const run_info *ri, int order, const run_result *r) {
   json_int(&j, "leaf", o->leaf);
   json_int(&j, "levels", r->levels);
   json_str(&j, "level_rule", o->levels ? "forced" : o->level_rule ? "cost" : "leaf");
+  json_str(&j, "reg", o->reg_correct == FMM_REG_CAP ? "cap" : o->reg_correct == FMM_REG_CORRECT ? "correct" : "auto");
   json_str(&j, "precision", o->precision == VX_FLOAT ? "float" : "double");
   json_str(&j, "kernel", vx_kernel_name(o->kernel));
   json_num(&j, "sigma", ri->sigma);

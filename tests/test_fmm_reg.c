@@ -4,7 +4,8 @@
  * field + corrections within r_cut) against direct summation with the same kernel, velocity and
  * gradient, relative L2 and the maximum over targets, within thresholds set from the measured
  * errors. Also: the level is not capped by the core (Gaussian, poly), the committed error
- * fmm_stats.reg_err is within the tolerance, and --levels forces the level.
+ * fmm_stats.reg_err is within the tolerance, and --levels forces the level; FMM_REG_CAP keeps
+ * leaves r_cut wide, and the default FMM_REG_AUTO goes deeper than it (leaves >= 2σ).
  * Run: ctest --test-dir build -R test_fmm_reg --output-on-failure */
 #include <math.h>
 #include <stdio.h>
@@ -152,21 +153,45 @@ int main(void) {
       check(e.st.levels == sing.st.levels && !e.st.level_capped, what);
     }
   }
-  /* the default (reg_correct 0): the automatic level keeps leaves r_cut wide as far as it can (level
-   * 2 is the coarsest: narrower than r_cut here, so the corrections still complete the kernel) */
+  /* FMM_REG_CAP (the default until 2026-11-24): the automatic level keeps leaves r_cut wide as far as
+   * it can (level 2 is the coarsest: narrower than r_cut here, so the corrections still complete the
+   * kernel) */
   {
     fmm_params prm = fmm_params_default();
+    prm.reg_correct = FMM_REG_CAP;
     prm.kernel = VX_KERNEL_GAUSS;
     prm.sigma = thick;
     prm.leaf_size = 16;
     prm.order = 12;
     errs e = run(n, pos, str, prm);
-    printf("gauss sigma=%.3f double p=12, default (capped): level %d, r_cut %.4f, corr pairs %lld, err_vel %.2e err_grad %.2e\n",
+    printf("gauss sigma=%.3f double p=12, capped: level %d, r_cut %.4f, corr pairs %lld, err_vel %.2e err_grad %.2e\n",
            thick, e.st.levels, e.st.r_cut, e.st.n_corr, e.vel, e.grad);
-    snprintf(what, sizeof what, "default: level %d capped below the leaf-size level %d", e.st.levels, sing.st.levels);
+    snprintf(what, sizeof what, "capped: level %d below the leaf-size level %d", e.st.levels, sing.st.levels);
     check(e.st.levels < sing.st.levels && e.st.level_capped, what);
-    snprintf(what, sizeof what, "default: velocity %.2e <= 1e-6, gradient %.2e <= 4e-6 (measured 4.9e-7, 1.8e-6)", e.vel, e.grad);
+    snprintf(what, sizeof what, "capped: velocity %.2e <= 1e-6, gradient %.2e <= 4e-6 (measured 4.9e-7, 1.8e-6)", e.vel, e.grad);
     check(e.vel <= 1e-6 && e.grad <= 4e-6, what);
+  }
+  /* FMM_REG_AUTO (the default): leaves at least 2σ wide, corrected within r_cut: at σ = 0.02 (r_cut
+   * 6σ) deeper than the cap, at most the leaf-size level; the FMM's own error at p = 12 */
+  {
+    const double mid = 0.02;
+    fmm_params prm = fmm_params_default();
+    prm.kernel = VX_KERNEL_GAUSS;
+    prm.sigma = mid;
+    prm.leaf_size = 16;
+    prm.order = 12;
+    errs e = run(n, pos, str, prm);
+    prm.reg_correct = FMM_REG_CAP;
+    errs c = run(n, pos, str, prm);
+    printf("gauss sigma=%.3f double p=12, default (auto): level %d (capped: %d), r_cut %.4f, corr pairs %lld, err_vel %.2e "
+           "err_grad %.2e (capped: %.2e, %.2e)\n",
+           mid, e.st.levels, c.st.levels, e.st.r_cut, e.st.n_corr, e.vel, e.grad, c.vel, c.grad);
+    snprintf(what, sizeof what, "auto: level %d deeper than the cap's %d, at most the leaf-size level %d", e.st.levels,
+             c.st.levels, sing.st.levels);
+    check(e.st.levels > c.st.levels && e.st.levels <= sing.st.levels, what);
+    /* measured 1.18e-6 / 3.86e-6 (capped 2.9e-7 / 6.2e-7: the deeper tree's p = 12 truncation, §10) */
+    snprintf(what, sizeof what, "auto: velocity %.2e <= 2.5e-6, gradient %.2e <= 8e-6", e.vel, e.grad);
+    check(e.vel <= 2.5e-6 && e.grad <= 8e-6, what);
   }
   free(pos), free(str);
   if (failures) { printf("%d failure(s)\n", failures); return EXIT_FAILURE; }

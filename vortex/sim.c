@@ -267,10 +267,10 @@ static fmm_params engine_params(const vx_sim_params *p) {
   f.gradient = p->stretching != VX_STRETCH_NONE;
   f.verbose = p->verbose;
   /* measurement switches (docs/BENCHMARKS.md, issue 12): VX_LEVELS=L forces the finest level,
-   * VX_REG_CORRECT=1 the leaf-size level with corrections within r_c, VX_REG_TOL=T the tolerance */
+   * VX_REG_CORRECT=0|1|2 fmm_params.reg_correct (FMM_REG_CAP, _CORRECT, _AUTO), VX_REG_TOL=T the tolerance */
   const char *lv = getenv("VX_LEVELS"), *rc = getenv("VX_REG_CORRECT"), *rt = getenv("VX_REG_TOL");
   if (lv) f.levels = atoi(lv);
-  if (rc) f.reg_correct = atoi(rc) != 0;
+  if (rc) f.reg_correct = atoi(rc);
   if (rt) f.reg_tol = atof(rt);
   return f;
 }
