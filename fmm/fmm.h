@@ -48,10 +48,10 @@ typedef enum {
 enum { FMM_REG_CAP = 0, FMM_REG_CORRECT = 1, FMM_REG_AUTO = 2 };
 /* FMM_REG_AUTO's narrowest leaf, in core radii. The corrections make the kernel exact at any depth,
  * but below the core the singular far field they cancel costs accuracy (docs/MATH.md §10), and
- * deeper levels stop paying: the default `leapfrog` (Gaussian σ = 0.03, r_c = 6σ) steps in 9.4 ms at
- * level 4 (leaves ≈ 2σ) against 15.2 capped at level 2 and 25.8 at level 5 (H100, float; 1.6–1.8x
- * on the CPU), its diagnostics within float-vs-double's of the capped run over t <= 1
- * (docs/BENCHMARKS.md "Regularization by corrections, the default"). */
+ * deeper levels stop paying: the default `leapfrog` (Gaussian σ = 0.03, r_c = 6σ) steps in 10.2 ms
+ * at level 4 (leaves ≈ 2σ) against 15.0 capped at level 2 and 25.8 at level 5 (H100, float; on the
+ * CPU 1.6x on 2 cores, 4.9x on 16), its diagnostics within float-vs-double's of the capped run over
+ * t <= 1 (docs/BENCHMARKS.md "Regularization by corrections, the default"). */
 #define VX_REG_LEAF_SIGMA 2.0
 
 typedef struct {
