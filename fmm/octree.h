@@ -208,9 +208,9 @@ static inline int oct_level_cap(int max_level, unsigned long long budget, double
  * else the sources. */
 static inline int oct_choose_targets(long long ns, long long nt) { return ns == 0 || nt > ns; }
 
-/* The first level to try for cn points (the choosing set, oct_choose_targets). *capped = 1 when lcap lowered it, or when even level-2 boxes are narrower than
- * min_leaf_width (the tree cannot go coarser: it keeps level 2 and the caller judges the error at
- * the actual leaf width). */
+/* The first level to try for cn points (the choosing set, oct_choose_targets). *capped = 1 when
+ * lcap lowered it, or when even level-2 boxes are narrower than min_leaf_width (the tree cannot go
+ * coarser: it keeps level 2 and the caller judges the error at the actual leaf width). */
 static inline int oct_level_first(const oct_params *p, long long cn, int lcap, double side, int *capped) {
   int L;
   *capped = 0;
