@@ -176,6 +176,7 @@ typedef struct {
   int health;               /* the blow-up rule after the batch (vx_sim_health): 0, VX_SIM_BLOWUP, -1 */
   double lcfl;              /* vx_health.lcfl after it */
   double energy_ratio;      /* vx_health.energy / energy0 after it (NaN: not measured yet) */
+  double energy_rise;       /* (energy - energy_min) / energy0, what the blow-up rule judges */
   int levels;               /* octree levels of the last evaluation */
   double ms_tree, ms_far, ms_near, ms_integrate, ms_remesh, ms_step; /* summed over its steps */
   double t0, t1;            /* wall clock at its start and end (app_now) */
@@ -299,6 +300,7 @@ typedef struct app {
   char advice[256];         /* vx_sim_dt_advice's warning for the settings in effect (yellow); "" when none */
   double lcfl;              /* dt*max|grad u| after the last steps (vx_health.lcfl); 0: not measured */
   double energy_ratio;      /* the energy over the blow-up rule's reference (vx_health); NaN: not measured */
+  double energy_rise;       /* its rise above its lowest, over the reference: the rule stops at VX_SIM_ENERGY_RISE */
   char message[256];        /* transient notice on screen */
   double message_until;
   char pending[256];        /* settings that wait for a reset */

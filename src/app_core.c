@@ -261,7 +261,7 @@ static int start_sim(app *a, int si, const vx_scene *sc, const vx_sim_params *pr
   a->blown_up = 0;
   a->halt[0] = a->advice[0] = 0;
   a->lcfl = 0.0;
-  a->energy_ratio = NAN;
+  a->energy_ratio = a->energy_rise = NAN;
   a->state_version++;
   a->levels = 0;
   readout_drop(a);
@@ -726,6 +726,7 @@ static int finish_steps(app *a, const app_steps *j, char *err, size_t errlen) {
   if (j->health < 0) return -1;
   a->lcfl = j->lcfl;
   a->energy_ratio = j->energy_ratio;
+  a->energy_rise = j->energy_rise;
   return j->health ? sim_stopped(a, j->health, err, errlen) : 0;
 }
 

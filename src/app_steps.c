@@ -57,6 +57,7 @@ void app_steps_run(vx_sim *sim, app_steps *j, app_stepper *w) {
     j->health = vx_sim_health(sim, &h, j->err, sizeof j->err);
     j->lcfl = h.lcfl;
     j->energy_ratio = h.energy / h.energy0;
+    j->energy_rise = (h.energy - h.energy_min) / h.energy0;
   }
   j->t1 = app_now();
 }
