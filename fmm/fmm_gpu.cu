@@ -301,6 +301,7 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   VX_CU(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, G->device));
   G->smem_optin = (size_t)optin;
   VX_CU(cudaDeviceGetAttribute(&G->n_sm, cudaDevAttrMultiProcessorCount, G->device));
+  ctx->par_width = G->n_sm;
   if (fmm_gpu_check_params(ctx, &ctx->prm, err, errlen)) goto fail;
   {
     const char *s = getenv("VX_FMM_SERIAL");

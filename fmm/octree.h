@@ -26,6 +26,9 @@ typedef struct {
   int levels;          /* 0: choose the finest level from leaf_size; else use this level (2..VX_LMAX) */
   int leaf_size;       /* the level choice stops at the first level whose mean points (oct_choose_targets) per
                           non-empty leaf of that set is <= leaf_size */
+  int min_leaves;      /* the automatic level goes one level deeper than leaf_size asks while the
+                          choosing set's non-empty leaves are fewer than this (the backend's
+                          parallel width, oct_level_accept); 0: no floor */
   int max_level;       /* cap on the finest level (e.g. from the kernel's core size); 0: VX_LMAX */
   size_t hist_budget;  /* bytes allowed for the dense occupancy maps of all levels; 0: 256 MiB */
   double min_leaf_width; /* finest boxes at least this wide (regularized kernels need it); 0: none */
@@ -231,10 +234,15 @@ static inline int oct_level_first(const oct_params *p, long long cn, int lcap, d
 static inline int oct_level_trials(const oct_params *p, int capped) { return !(p->levels || capped); }
 
 /* A trial at level L whose histogram has `occupied` non-empty boxes for cn points: 1 when L is the
- * finest level (mean occupancy cn / occupied <= leaf_size, or L has reached lcap, which sets
- * *capped), 0 when the next level must be tried. */
+ * finest level, 0 when the next level must be tried. L is the finest when its mean occupancy
+ * cn / occupied is at most leaf_size, unless its leaves are fewer than min_leaves while they still
+ * hold more than leaf_size / 8 points each (one level deeper, then: too few leaves leave most of
+ * the backend idle, and the deeper level's means stay near leaf_size / 8 — 2^14 uniform points take
+ * level 3 instead of 2 on the H100, 0.83 against 0.92 ms, docs/BENCHMARKS.md); or when L has
+ * reached lcap (which sets *capped where the leaf size asked for more). */
 static inline int oct_level_accept(const oct_params *p, int L, int lcap, long long cn, long long occupied, int *capped) {
-  if (cn <= (long long)p->leaf_size * occupied) return 1;
+  const long long ls = p->leaf_size;
+  if (cn <= ls * occupied) return occupied >= p->min_leaves || 8 * cn <= ls * occupied || L >= lcap;
   if (L >= lcap) {
     *capped = 1;
     return 1;
