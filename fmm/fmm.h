@@ -61,6 +61,9 @@ typedef struct {
   int leaf_size;          /* mean sources per non-empty leaf the level choice aims at; 0 (the default):
                              the backend's, VX_LEAF_CPU or VX_LEAF_GPU (fmm_leaf_size) */
   int levels;             /* 0: choose from leaf_size; otherwise the finest level, 2..VX_LMAX */
+  int min_leaves;         /* the automatic level goes one level deeper while the leaves are fewer than
+                             this (octree.h, oct_level_accept): 0 (the default) the backend's parallel
+                             width (the GPU's SMs, the CPU's threads), < 0 no floor */
   vx_kernel kernel;
   double sigma;           /* core radius; ignored by VX_KERNEL_SINGULAR */
   int gradient;           /* non-zero: also compute the 9-component velocity gradient */

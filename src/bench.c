@@ -44,6 +44,7 @@ typedef struct {
   vx_dist dist;
   int orders[MAX_ORDERS], n_orders, order_set;
   int leaf, levels;
+  int min_leaves;          /* fmm_params.min_leaves: 0 the backend's parallel width, < 0 none */
   vx_precision precision;
   vx_kernel kernel;
   double sigma, reg_tol;
@@ -83,6 +84,8 @@ static void print_usage(const fmm_params *d) {
          "  --order P                   expansion order, 0..%d (default %d)\n"
          "  --leaf Q                    mean sources per leaf the level choice aims at (default %d: 64 cpu, 256 cuda)\n"
          "  --levels L                  finest octree level, 2..%d; 0 = automatic (default 0)\n"
+         "  --min-leaves K              the automatic level goes one deeper while fewer leaves than K (default 0:\n"
+         "                              the backend's parallel width, the GPU's SMs or the CPU's threads; -1: none)\n"
          "  --level-rule leaf|cost      automatic level: mean leaf occupancy --leaf (default), or the cost\n"
          "                              model's least predicted time (either backend, once calibrated for it;\n"
          "                              docs/MATH.md section 11)\n"
@@ -223,6 +226,8 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
       o->order_set = 1;
     } else if (!strcmp(flag, "--leaf")) {
       o->leaf = (int)parse_int(flag, take_value(flag, val, argc, argv, &i), 1, 1 << 20);
+    } else if (!strcmp(flag, "--min-leaves")) {
+      o->min_leaves = (int)parse_int(flag, take_value(flag, val, argc, argv, &i), -1, 1 << 20);
     } else if (!strcmp(flag, "--levels")) {
       const char *v = take_value(flag, val, argc, argv, &i);
       long long l = 0;
@@ -433,6 +438,7 @@ static void print_json(const run_info *ri, int order, const run_result *r) {
   json_str(&j, "device", ri->device);
   json_int(&j, "order", order);
   json_int(&j, "leaf", o->leaf);
+  json_int(&j, "min_leaves", o->min_leaves);
   json_int(&j, "levels", r->levels);
   json_str(&j, "level_rule", o->levels ? "forced" : o->level_rule ? "cost" : "leaf");
   json_str(&j, "reg", o->reg_correct == FMM_REG_CAP ? "cap" : o->reg_correct == FMM_REG_CORRECT ? "correct" : "auto");
@@ -899,6 +905,7 @@ static fmm_params bench_params(const bench_opts *o) {
   prm.precision = o->precision;
   prm.order = o->orders[0];
   prm.leaf_size = o->leaf;
+  prm.min_leaves = o->min_leaves;
   prm.levels = o->levels;
   prm.kernel = o->kernel;
   prm.sigma = o->sigma;

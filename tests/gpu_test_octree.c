@@ -375,6 +375,13 @@ int main(void) {
   run_case("min_leaf_width 0.3 (level 2 too narrow)", u1, n, u2, n, 0, 0, params(0, 16, 0, 0, 0.3));
   run_case("min_leaf_width 0.05 (not binding)", u1, 20000, u2, 20000, 0, 0, params(0, 64, 0, 0, 0.05));
   run_case("min_leaf_width 0.02, clustered", c1, n, c1, n, 1, 1, params(0, 64, 0, 0, 0.02));
+  { /* the floor on leaves (oct_params.min_leaves): the GPU's paired trials take the CPU's level */
+    oct_params q = params(0, 2000, 0, 0, 0.0), r = params(0, 2000, 0, 0, 0.0);
+    q.min_leaves = 100;
+    r.min_leaves = 5000;
+    run_case("leaf_size 2000, min_leaves 100 (one level deeper)", u1, n, u2, n / 2, 0, 0, q);
+    run_case("leaf_size 2000, min_leaves 5000, clustered", c1, n, c3, n / 3, 0, 0, r);
+  }
 
   printf("input errors (same message as the CPU build):\n");
   {

@@ -386,6 +386,22 @@ static int test_level_choice(void) {
     CHECK(t.L == 2 || oct_box_side(&t, t.L) >= widths[i], "leaves narrower than min_leaf_width");
     oct_free_cpu(&t);
   }
+  /* min_leaves: 64 level-2 boxes of 781 points each (leaf 2000) are too few for a floor of 100 and
+   * hold more than 2000/8: level 3 (512 leaves); with leaf 8000 they hold less than 8000/8: level 2
+   * stays; a cap of 2 keeps level 2 without calling it capped (the leaf size asked for no more) */
+  const int ml_leaf[3] = {2000, 8000, 2000}, ml_cap[3] = {0, 0, 2}, ml_want[3] = {3, 2, 2};
+  for (int i = 0; i < 3; i++) {
+    for (int floor_on = 0; floor_on < 2; floor_on++) {
+      p = params(0, ml_leaf[i], ml_cap[i], 0);
+      p.min_leaves = floor_on ? 100 : 0;
+      CHECK(oct_build_cpu(&t, u, n, v, n / 4, 0, &p, err, sizeof err) == 0, "build: %s", err);
+      const int want = floor_on ? ml_want[i] : 2;
+      printf("  leaf %d max_level %d min_leaves %d: L=%d capped=%d\n", ml_leaf[i], ml_cap[i], p.min_leaves, t.L, t.capped);
+      CHECK(t.L == want && t.capped == 0, "leaf %d max_level %d min_leaves %d: L=%d capped=%d, expected %d, 0", ml_leaf[i],
+            ml_cap[i], p.min_leaves, t.L, t.capped, want);
+      oct_free_cpu(&t);
+    }
+  }
   p = params(5, 16, 4, 0); /* an explicit level is capped too */
   CHECK(oct_build_cpu(&t, u, n, v, n / 4, 0, &p, err, sizeof err) == 0, "build: %s", err);
   CHECK(t.L == 4 && t.capped == 1, "levels 5, max_level 4: L=%d capped=%d", t.L, t.capped);

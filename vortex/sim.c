@@ -262,6 +262,7 @@ static fmm_params engine_params(const vx_sim_params *p) {
   f.precision = p->precision;
   f.order = p->order;
   f.leaf_size = p->leaf_size; /* 0: the backend's (fmm_leaf_size) */
+  f.min_leaves = p->min_leaves;
   f.kernel = p->kernel;
   f.sigma = p->sigma;
   f.gradient = p->stretching != VX_STRETCH_NONE;

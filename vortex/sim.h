@@ -27,6 +27,7 @@ typedef struct {
   vx_precision precision;
   int order;              /* FMM expansion order */
   int leaf_size;
+  int min_leaves;         /* fmm_params.min_leaves (0: the backend's parallel width) */
   vx_kernel kernel;
   double sigma;           /* > 0: core radius; 0: the scene's choice (vx_scene_sigma) */
   double dt;
