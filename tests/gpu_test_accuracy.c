@@ -95,7 +95,7 @@ static int sim_case(int order, vx_acc_result *r) {
   if (vx_scene_load(VX_ASSETS_DIR "/leapfrog.scene", &sc, err, sizeof err)) { FAIL("scene: %s", err); return -1; }
   for (int k = 0; k < sc.n_rings; ++k) sc.rings[k].n_around = 64;
   vx_sim_params p = vx_sim_params_from_scene(&sc);
-  p.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+  vx_test_one_tree(&p);
   p.backend = VX_BACKEND_CUDA, p.precision = VX_DOUBLE, p.order = order, p.tracers = 4096;
   p.remesh_every = 0, p.viscosity = 0.0;
   vx_sim *s = vx_sim_create(&p, &sc, err, sizeof err);

@@ -71,7 +71,7 @@ static void launch_case(const vx_scene *sc, vx_precision prec, double tol) {
   vx_sim *s[2];
   for (int b = 0; b < 2; ++b) {
     vx_sim_params p = vx_sim_params_from_scene(sc);
-    p.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+    vx_test_one_tree(&p);
     p.backend = b ? VX_BACKEND_CUDA : VX_BACKEND_CPU;
     p.precision = prec;
     p.tracers = 1024;

@@ -23,6 +23,7 @@
 #include "render_gpu.h"
 #endif
 #include "test_check.h"
+#include "test_vortex.h"
 
 #define CHECK_OK(call) do { if (call) { FAIL("%s: %s", #call, err); goto done; } } while (0)
 
@@ -145,7 +146,7 @@ static int sim_values(vx_backend b, float *out[3], int *nt) {
       vx_scene_load(path, &sc, err, sizeof err))
     return -1;
   vx_sim_params p = vx_sim_params_from_scene(&sc);
-  p.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+  vx_test_one_tree(&p);
   p.backend = b;
   p.tracers = 2048;
   p.integrator = VX_EULER;

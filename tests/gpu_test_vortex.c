@@ -253,8 +253,7 @@ static void remesh_case(vx_precision prec, double c2, double drop, double drop_a
 
 static int run_scene(const vx_scene *sc, vx_backend b, vx_precision prec, int direct, vx_diag *d, double *tr, int *ntr) {
   vx_sim_params p = vx_sim_params_from_scene(sc);
-  p.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends, */
-  p.min_leaves = 132;        /* and one floor on the leaves (the GPU's default on an H100) */
+  vx_test_one_tree(&p);
   p.backend = b;
   p.precision = prec;
   p.direct = direct;

@@ -61,6 +61,13 @@ static inline double vx_test_lcg01(uint64_t *state) {
   return (double)(*state >> 11) * 0x1.0p-53;
 }
 
+/* GPU/CPU twins compare one tree: the CPU's leaf size and one floor on the leaves (the GPU's default
+ * on an H100, fmm_params.min_leaves) on both backends. */
+static inline void vx_test_one_tree(vx_sim_params *p) {
+  p->leaf_size = VX_LEAF_CPU;
+  p->min_leaves = 132;
+}
+
 /* The same stream, uniform in [-1, 1). */
 static inline double vx_test_lcg11(uint64_t *state) { return vx_test_lcg01(state) * 2.0 - 1.0; }
 
