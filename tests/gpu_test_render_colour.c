@@ -148,6 +148,7 @@ static int sim_values(vx_backend b, float *out[3], int *nt) {
   vx_sim_params p = vx_sim_params_from_scene(&sc);
   vx_test_one_tree(&p);
   p.backend = b;
+  p.precision = VX_DOUBLE; /* the scene ships in float; the twins compare double runs' float values */
   p.tracers = 2048;
   p.integrator = VX_EULER;
   p.remesh_every = 0; /* the same particles on both backends */
