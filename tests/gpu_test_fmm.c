@@ -15,6 +15,7 @@
 #include "fmm.h"
 #include "pointsets.h"
 #include "test_check.h"
+#include "test_twins.h"
 
 static double rel_l2(const double *a, const double *b, size_t n) {
   double d = 0, s = 0;
@@ -74,7 +75,7 @@ static void check_set_params(int n, const double *pos, const double *str, double
                              double *g2) {
   char err[256];
   fmm_params prm = fmm_params_default();
-  prm.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+  vx_test_one_tree_fmm(&prm);
   prm.order = 12;
   eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u1, g1, 0);
   prm.order = 8;
@@ -117,7 +118,7 @@ int main(void) {
     for (int k = 0; k < 4; ++k)
       for (int prec = 0; prec < 2; ++prec) {
         fmm_params prm = fmm_params_default();
-        prm.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+        vx_test_one_tree_fmm(&prm);
         prm.order = orders[k];
         prm.precision = prec ? VX_FLOAT : VX_DOUBLE;
         prm.levels = (k % 2) ? 4 : 0;
@@ -137,7 +138,7 @@ int main(void) {
   vx_pointset(VX_DIST_RINGS, n, 7, pos, str);
   for (int kern = 0; kern <= VX_KERNEL_GAUSS; ++kern) {
     fmm_params prm = fmm_params_default();
-    prm.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+    vx_test_one_tree_fmm(&prm);
     prm.kernel = (vx_kernel)kern;
     prm.sigma = 0.01;
     prm.order = 10;
@@ -154,7 +155,7 @@ int main(void) {
    * (20000 ring points, automatic levels) on an H100: 1.4e-5 / 2.9e-8 (velocity, p = 8 / 16) */
   for (int k = 0; k < 2; ++k) {
     fmm_params prm = fmm_params_default();
-    prm.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+    vx_test_one_tree_fmm(&prm);
     prm.order = k ? 16 : 8;
     eval(VX_BACKEND_CUDA, prm, 1, n, pos, str, u1, g1, 0);
     eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u2, g2, 0);
@@ -167,7 +168,7 @@ int main(void) {
   /* determinism and the device-resident path */
   for (int prec = 0; prec < 2; ++prec) {
     fmm_params prm = fmm_params_default();
-    prm.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+    vx_test_one_tree_fmm(&prm);
     prm.precision = prec ? VX_FLOAT : VX_DOUBLE;
     eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u1, g1, 0);
     eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u2, g2, 0);

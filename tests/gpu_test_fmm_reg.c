@@ -15,6 +15,7 @@
 #include "fmm.h"
 #include "pointsets.h"
 #include "test_check.h"
+#include "test_twins.h"
 
 static double rel_l2(const double *a, const double *b, size_t n) {
   double d = 0, s = 0;
@@ -71,7 +72,7 @@ int main(void) {
       for (int l = 0; l < 2; ++l)
         for (int prec = 0; prec < 2; ++prec) {
           fmm_params prm = fmm_params_default();
-          prm.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+          vx_test_one_tree_fmm(&prm);
           prm.kernel = (vx_kernel)kern;
           prm.sigma = cores[c];
           prm.levels = levels[l];
@@ -98,7 +99,7 @@ int main(void) {
    * 1.85e-4 / 1.38e-2 on the H100 (docs/MATH.md §10, "accuracy") */
   {
     fmm_params prm = fmm_params_default();
-    prm.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+    vx_test_one_tree_fmm(&prm);
     prm.kernel = VX_KERNEL_GAUSS;
     prm.sigma = 0.04;
     prm.levels = 6;

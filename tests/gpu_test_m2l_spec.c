@@ -21,6 +21,7 @@
 #include "fmm.h"
 #include "pointsets.h"
 #include "test_check.h"
+#include "test_twins.h"
 
 static double rel_l2(const double *a, const double *b, size_t n) {
   double d = 0, s = 0;
@@ -68,7 +69,7 @@ static void report(int ok, const char *what, double v, double thr) {
 static void check_case(vx_dist dist, int p, int fl, int levels, int n, const double *pos, const double *str, double *w[6]) {
   double *us = w[0], *gs = w[1], *ug = w[2], *gg = w[3], *uc = w[4], *gc = w[5];
   fmm_params prm = fmm_params_default();
-  prm.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+  vx_test_one_tree_fmm(&prm);
   prm.order = p;
   prm.precision = fl ? VX_FLOAT : VX_DOUBLE;
   prm.levels = levels;
@@ -120,7 +121,7 @@ int main(void) {
   /* no races: the specialised kernel twice, bitwise */
   for (int fl = 0; fl < 2; ++fl) {
     fmm_params prm = fmm_params_default();
-    prm.leaf_size = VX_LEAF_CPU;
+    vx_test_one_tree_fmm(&prm);
     prm.precision = fl ? VX_FLOAT : VX_DOUBLE;
     prm.order = 8;
     int k1, k2, d1, d2;

@@ -25,6 +25,7 @@
 #include "fmm.h"
 #include "pointsets.h"
 #include "test_check.h"
+#include "test_twins.h"
 
 #define N_SRC 20000
 #define N_OTHER 15000      /* targets apart from the sources */
@@ -118,6 +119,7 @@ static fmm_params case_params(const p2p_case *c) {
   prm.precision = c->fl ? VX_FLOAT : VX_DOUBLE;
   prm.gradient = c->grad;
   prm.leaf_size = c->leaf; /* set on both backends: the twins compare one tree */
+  prm.min_leaves = VX_TEST_MIN_LEAVES;
   prm.levels = c->levels;
   prm.kernel = c->kern;
   prm.sigma = c->set == SET_RINGS ? 0.003 : 0.03;

@@ -10,6 +10,7 @@
  * Run on a GPU machine: ctest --test-dir build -L gpu -R render --output-on-failure
  * (VX_TEST_IMAGES=DIR keeps the three images as PNGs in DIR). */
 #include "test_check.h"
+#include "test_vortex.h"
 
 #ifdef VX_RENDER_OFF /* configured with -DVX_ENABLE_RENDER=OFF */
 VX_TEST_RENDER_OFF_MAIN
@@ -169,7 +170,7 @@ static void test_images(void) {
     return;
   }
   vx_sim_params prm = vx_sim_params_from_scene(&sc);
-  prm.leaf_size = VX_LEAF_CPU; /* the twins compare one tree: the CPU's leaf size on both backends */
+  vx_test_one_tree(&prm);
   prm.tracers = 65536;
   prm.backend = VX_BACKEND_CUDA;
   vx_sim *gs = vx_sim_create(&prm, &sc, err, sizeof err);

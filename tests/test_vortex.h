@@ -10,6 +10,7 @@
 
 #include "scene.h"
 #include "sim.h"
+#include "test_twins.h"
 
 /* Two coaxial rings of radius 0.3 about the box's vertical centre line, at z = 0.425 (ring 0, the
  * rear) and 0.575 (ring 1): the leapfrog geometry; n_around elements each, the other ring fields
@@ -61,11 +62,10 @@ static inline double vx_test_lcg01(uint64_t *state) {
   return (double)(*state >> 11) * 0x1.0p-53;
 }
 
-/* GPU/CPU twins compare one tree: the CPU's leaf size and one floor on the leaves (the GPU's default
- * on an H100, fmm_params.min_leaves) on both backends. */
+/* GPU/CPU twins compare one tree (test_twins.h): a simulation's parameters. */
 static inline void vx_test_one_tree(vx_sim_params *p) {
   p->leaf_size = VX_LEAF_CPU;
-  p->min_leaves = 132;
+  p->min_leaves = VX_TEST_MIN_LEAVES;
 }
 
 /* The same stream, uniform in [-1, 1). */
