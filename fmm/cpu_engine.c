@@ -38,6 +38,16 @@ static int cpu_corr_leaves(const oct_tree *t, int b, const fmm_corr *cr, int *ou
   return n;
 }
 
+/* The pair loops (cpu_target_pairs) compiled three times, for the x86-64 baseline (SSE2), AVX2 and
+ * AVX-512 (the machine levels x86-64-v3 and -v4), the CPU's best picked once at load time by the
+ * dynamic linker (GCC's target_clones, an ifunc): a Debian package runs everywhere and uses the
+ * vector width the machine has. Elsewhere, the compiler's default target. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__) && defined(__linux__)
+#define VX_CPU_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define VX_CPU_CLONES
+#endif
+
 #define VX_DOUBLE_INST
 #include "real_t.h"
 #include "cpu_engine_t.h"

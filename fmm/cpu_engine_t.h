@@ -178,48 +178,118 @@ static void VXF(cpu_l2p_leaf)(const VXF(cpu_leafjob) *J, int p, int b, const vx_
   }
 }
 
-/* Near field of leaf b: every source in the adjacent leaves, regularized kernel, added to the far
- * field; the sum is then multiplied by 1/(4π). Returns the pairs summed. */
+/* The pairs of one target (x, y, z) with the sources of the leaves leaves[0..nl), the kernel K,
+ * the gradient G and the corrections C fixed by the caller so that they fold (always inlined into
+ * cpu_target_pairs): C = 0, the regularized kernel; C = 1, the regularized minus the singular
+ * kernel within rc2 and nothing beyond (pair_bs_regdiff). Sets acc[15] to pair_bs_split's sums
+ * u[3], H[9], w[3] (H, w only when G). The loop over one leaf's sources is a simd loop: the
+ * branch-free kernel (kernel_gh_sel) vectorizes, but for the Gaussian in double, whose library
+ * erf does not, which keeps kernel_gh's branches (gauss_vectorizes). */
+static inline __attribute__((always_inline)) void VXF(cpu_pairs_k)(const int K, const int G, const int C, vx_real x,
+                                                                   vx_real y, vx_real z, const VXF(cpu_soa) *src,
+                                                                   const int *start, const int *leaves, int nl,
+                                                                   vx_real sigma, vx_real rc2, vx_real *acc) {
+  const int sel = K != 4 || VXF(gauss_vectorizes)();
+  const vx_real *sx = src->x, *sy = src->y, *sz = src->z, *sax = src->ax, *say = src->ay, *saz = src->az;
+  vx_real a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0, a8 = 0, a9 = 0, a10 = 0, a11 = 0, a12 = 0,
+          a13 = 0, a14 = 0;
+  for (int q = 0; q < nl; ++q) {
+#pragma omp simd reduction(+ : a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14)
+    for (int j = start[leaves[q]]; j < start[leaves[q] + 1]; ++j) {
+      vx_real dx = x - sx[j], dy = y - sy[j], dz = z - sz[j], r2 = dx * dx + dy * dy + dz * dz, g, h;
+      if (sel) VXF(kernel_gh_sel)(K, r2, sigma, &g, &h);
+      else if (r2 > VX_R(0.0)) VXF(kernel_gh)(K, r2, sigma, &g, &h);
+      else g = h = VX_R(0.0);
+      if (C) {
+        vx_real gs, hs;
+        VXF(singular_gh)(r2, &gs, &hs);
+        const int in = r2 < rc2 && r2 > VX_R(0.0);
+        g = in ? g - gs : VX_R(0.0);
+        h = in ? h - hs : VX_R(0.0);
+      }
+      VXF(pair_terms) t = VXF(pair_terms_of)(g, h, dx, dy, dz, sax[j], say[j], saz[j]);
+      a0 += t.ux; a1 += t.uy; a2 += t.uz;
+      if (G) {
+        a3 += t.h00; a4 += t.h01; a5 += t.h02; a6 += t.h10; a7 += t.h11; a8 += t.h12;
+        a9 += t.h20; a10 += t.h21; a11 += t.h22; a12 += t.wx; a13 += t.wy; a14 += t.wz;
+      }
+    }
+  }
+  const vx_real out[15] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14};
+  for (int i = 0; i < 15; ++i) acc[i] = out[i];
+}
+
+/* cpu_pairs_k with the kernel, gradient and corrections chosen at run time: one specialised loop
+ * per combination, compiled for the baseline and for the AVX2 and AVX-512 machine levels, the
+ * one the CPU supports picked at load time (VX_CPU_CLONES, cpu_engine.c). */
+VX_CPU_CLONES static void VXF(cpu_target_pairs)(int kernel, int grad, int corr, vx_real x, vx_real y, vx_real z,
+                                                const VXF(cpu_soa) *src, const int *start, const int *leaves, int nl,
+                                                vx_real sigma, vx_real rc2, vx_real *acc) {
+#define VX_PAIRS_K(K)                                                                                                   \
+  do {                                                                                                                  \
+    if (corr) {                                                                                                         \
+      if (grad) VXF(cpu_pairs_k)(K, 1, 1, x, y, z, src, start, leaves, nl, sigma, rc2, acc);                           \
+      else VXF(cpu_pairs_k)(K, 0, 1, x, y, z, src, start, leaves, nl, sigma, rc2, acc);                                \
+    } else {                                                                                                            \
+      if (grad) VXF(cpu_pairs_k)(K, 1, 0, x, y, z, src, start, leaves, nl, sigma, rc2, acc);                           \
+      else VXF(cpu_pairs_k)(K, 0, 0, x, y, z, src, start, leaves, nl, sigma, rc2, acc);                                \
+    }                                                                                                                   \
+  } while (0)
+  switch (kernel) {
+  case 1: VX_PAIRS_K(1); break;
+  case 2: VX_PAIRS_K(2); break;
+  case 3: VX_PAIRS_K(3); break;
+  case 4: VX_PAIRS_K(4); break;
+  default: VX_PAIRS_K(0); break;
+  }
+#undef VX_PAIRS_K
+}
+
+/* A target's sums acc[15] (cpu_target_pairs) times 1/(4π), added to its velocity and, when gk,
+ * its gradient (pair_split_grad: gr = H - ε w). */
+static inline void VXF(cpu_add_pairs)(const vx_real *acc, int gk, vx_real *vel, vx_real *grad) {
+  for (int i = 0; i < 3; ++i) vel[i] += acc[i] * (vx_real)VX_INV4PI;
+  if (!gk) return;
+  vx_real gr[9];
+  VXF(pair_split_grad)(acc + 3, acc + 12, gr);
+  for (int i = 0; i < 9; ++i) grad[i] += gr[i] * (vx_real)VX_INV4PI;
+}
+
+/* Near field of leaf b: every source in the adjacent leaves, regularized kernel, added to the
+ * far field already in vel/grad (un-prefixed), then the sum multiplied by 1/(4π). Returns the
+ * pairs summed. */
 static long long VXF(cpu_p2p_leaf)(const VXF(cpu_leafjob) *J, int b) {
   const oct_tree *t = J->t;
-  const VXF(cpu_soa) *src = J->src, *tgt = J->tgt;
+  const VXF(cpu_soa) *tgt = J->tgt;
+  const int *nbr = t->nbr + t->nbr_start[b], nl = t->nbr_start[b + 1] - t->nbr_start[b];
   for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
-    vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    vx_real x = tgt->x[k], y = tgt->y[k], z = tgt->z[k];
     int gk = J->want_grad && t->tgt_order[k] < J->n_grad;
-    for (int q = t->nbr_start[b]; q < t->nbr_start[b + 1]; ++q) {
-      int s = t->nbr[q];
-      for (int j = t->src_start[s]; j < t->src_start[s + 1]; ++j)
-        VXF(pair_bs)(J->kernel, J->sigma, x - src->x[j], y - src->y[j], z - src->z[j], src->ax[j], src->ay[j], src->az[j], u,
-                     gk ? gr : NULL);
-    }
-    for (int i = 0; i < 3; ++i) J->vel[vx_off3(k, i)] = (J->vel[vx_off3(k, i)] + u[i]) * (vx_real)VX_INV4PI;
-    if (gk) for (int i = 0; i < 9; ++i) J->grad[vx_off9(k, i)] = (J->grad[vx_off9(k, i)] + gr[i]) * (vx_real)VX_INV4PI;
+    vx_real acc[15], *v = J->vel + vx_off3(k, 0), *gr = gk ? J->grad + vx_off9(k, 0) : NULL;
+    VXF(cpu_target_pairs)(J->kernel, gk, 0, tgt->x[k], tgt->y[k], tgt->z[k], J->src, t->src_start, nbr, nl, J->sigma,
+                          VX_R(0.0), acc);
+    for (int i = 0; i < 3; ++i) v[i] *= (vx_real)VX_INV4PI;
+    if (gk) for (int i = 0; i < 9; ++i) gr[i] *= (vx_real)VX_INV4PI;
+    VXF(cpu_add_pairs)(acc, gk, v, gr);
   }
   long long pairs = 0;
-  for (int q = t->nbr_start[b]; q < t->nbr_start[b + 1]; ++q)
-    pairs += (long long)(t->tgt_start[b + 1] - t->tgt_start[b]) * (t->src_start[t->nbr[q] + 1] - t->src_start[t->nbr[q]]);
+  for (int q = 0; q < nl; ++q)
+    pairs += (long long)(t->tgt_start[b + 1] - t->tgt_start[b]) * (t->src_start[nbr[q] + 1] - t->src_start[nbr[q]]);
   return pairs;
 }
 
 /* Regularization corrections of leaf b (docs/MATH.md §10): for every source of the leaves in
  * list[0..nl) (cpu_corr_leaves) closer than the cut-off, the regularized minus the singular kernel
- * (pair_bs_regdiff), times 1/(4π), added to vel/grad; rc2g for targets that need the gradient,
- * rc2v for velocity-only ones. Returns the candidate pairs examined. */
+ * (pair_bs_regdiff's terms), times 1/(4π), added to vel/grad; rc2g for targets that need the
+ * gradient, rc2v for velocity-only ones. Returns the candidate pairs examined. */
 static long long VXF(cpu_corr_leaf)(const VXF(cpu_leafjob) *J, int b, const int *list, int nl, vx_real rc2g, vx_real rc2v) {
   const oct_tree *t = J->t;
-  const VXF(cpu_soa) *src = J->src, *tgt = J->tgt;
+  const VXF(cpu_soa) *tgt = J->tgt;
   for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
-    vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    vx_real x = tgt->x[k], y = tgt->y[k], z = tgt->z[k];
     int gk = J->want_grad && t->tgt_order[k] < J->n_grad;
-    vx_real rc2 = gk ? rc2g : rc2v;
-    for (int q = 0; q < nl; ++q)
-      for (int j = t->src_start[list[q]]; j < t->src_start[list[q] + 1]; ++j)
-        VXF(pair_bs_regdiff)(J->kernel, J->sigma, rc2, x - src->x[j], y - src->y[j], z - src->z[j], src->ax[j], src->ay[j],
-                             src->az[j], u, gk ? gr : NULL);
-    for (int i = 0; i < 3; ++i) J->vel[vx_off3(k, i)] += u[i] * (vx_real)VX_INV4PI;
-    if (gk) for (int i = 0; i < 9; ++i) J->grad[vx_off9(k, i)] += gr[i] * (vx_real)VX_INV4PI;
+    vx_real acc[15];
+    VXF(cpu_target_pairs)(J->kernel, gk, 1, tgt->x[k], tgt->y[k], tgt->z[k], J->src, t->src_start, list, nl, J->sigma,
+                          gk ? rc2g : rc2v, acc);
+    VXF(cpu_add_pairs)(acc, gk, J->vel + vx_off3(k, 0), gk ? J->grad + vx_off9(k, 0) : NULL);
   }
   long long pairs = 0;
   for (int q = 0; q < nl; ++q) pairs += t->src_start[list[q] + 1] - t->src_start[list[q]];

@@ -2,6 +2,8 @@
 #ifndef VX_PAIR_H
 #define VX_PAIR_H
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 #include "hd.h"
 #define VX_DOUBLE_INST
 #include "real_t.h"

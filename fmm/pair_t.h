@@ -6,10 +6,35 @@
  *   ∂_j u_i += h d_j (α × d)_i - g ε_ijl α_l
  * (the caller multiplies by 1/(4π) once). docs/MATH.md §6 derives both and each kernel's g, h. */
 
+/* e^x for -87 <= x <= 0. For float on the host, a branch-free Cody–Waite reduction and a degree-6
+ * polynomial (Cephes' expf; relative error <= 8e-8, measured over [-24, 0]) that the CPU's pair loops
+ * vectorize (glibc's vector expf is declared only under -ffast-math); elsewhere the library's exp. */
+VX_HD static inline vx_real VXF(exp_nonpos)(vx_real x) {
+#if defined(VX_FLOAT_INST) && !defined(__CUDA_ARCH__)
+  x = x < -87.0f ? -87.0f : x;
+  const float shift = 12582912.0f; /* 1.5·2^23: adding and subtracting it rounds to an integer */
+  float n = (x * 1.44269504088896341f + shift) - shift;
+  float r = (x - n * 0.693359375f) - n * -2.12194440e-4f; /* x - n ln 2, ln 2 in two parts */
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  int32_t bits = ((int32_t)n + 127) << 23; /* 2^n */
+  float scale;
+  memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+#else
+  return VX_EXP(x);
+#endif
+}
+
 /* erf(x) for x >= 0 given e = e^{-x²}: the library's erf, but for float on the host Abramowitz &
  * Stegun's 7.1.26 (|error| <= 1.5e-7, a few of float's units at erf ~ 1), which reuses e and costs
  * one division and five multiply-adds instead of a call to erff: the CPU backend's Gaussian pairs
- * run about twice as fast (docs/BENCHMARKS.md). The GPU's erff is fast and stays. */
+ * run about twice as fast, and vectorize (docs/BENCHMARKS.md). The GPU's erff is fast and stays. */
 VX_HD static inline vx_real VXF(erf_with_exp)(vx_real x, vx_real e) {
 #if defined(VX_FLOAT_INST) && !defined(__CUDA_ARCH__)
   const vx_real t = VX_R(1.0) / (VX_R(1.0) + VX_R(0.3275911) * x);
@@ -21,6 +46,62 @@ VX_HD static inline vx_real VXF(erf_with_exp)(vx_real x, vx_real e) {
   (void)e;
   return VX_ERF(x);
 #endif
+}
+
+/* 1 where this precision's Gaussian vectorizes on the host (erf_with_exp and exp_nonpos without
+ * library calls: float); the CPU's pair loops keep kernel_gh's branches for the other. */
+static inline int VXF(gauss_vectorizes)(void) {
+#if defined(VX_FLOAT_INST)
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+/* Terms of the Gaussian's series below ρ = 1: on the GPU and in double 14 (the double's rounding),
+ * for float on the host 9 (the first term dropped is below 5e-9 of the sum), which the CPU's
+ * vectorized loops evaluate for every pair. */
+#undef VX_GAUSS_SERIES_TERMS
+#if defined(VX_FLOAT_INST) && !defined(__CUDA_ARCH__)
+#define VX_GAUSS_SERIES_TERMS 9
+#else
+#define VX_GAUSS_SERIES_TERMS 14
+#endif
+
+/* g, h of the singular kernel, the form every kernel takes far from its core: one reciprocal
+ * square root (the GPU's rsqrt), no division. */
+VX_HD static inline void VXF(singular_gh)(vx_real r2, vx_real *g, vx_real *h) {
+  vx_real ir = VX_RSQRT(r2), ir2 = ir * ir, ir3 = ir2 * ir;
+  *g = ir3; *h = VX_R(-3.0) * ir3 * ir2;
+}
+
+/* The Gaussian (q = erf(ρ/√2) - √(2/π) ρ e^{-ρ²/2}) below ρ² = 1, by its series
+ * q = √(2/π) Σ (-ρ²/2)^k/k! ρ³/(2k+3), avoiding the cancellation of erf - ρe^{-ρ²/2}. */
+VX_HD static inline void VXF(gauss_series_gh)(vx_real rho2, vx_real sigma, vx_real *g, vx_real *h) {
+  const vx_real c2pi = VX_R(0.79788456080286535588); /* √(2/π) */
+  vx_real is2 = VX_R(1.0) / (sigma * sigma), term = VX_R(1.0), gs = VX_R(0.0), hs = VX_R(0.0), x = VX_R(-0.5) * rho2;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#elif !defined(__CUDACC__) /* the host C compiler (nvcc's host pass knows neither pragma) */
+#pragma GCC unroll 16
+#endif
+  for (int k = 0; k < VX_GAUSS_SERIES_TERMS; ++k) { /* unrolled: the reciprocals fold to constants */
+    gs += term * (VX_R(1.0) / (vx_real)(2 * k + 3));
+    hs -= term * (VX_R(1.0) / (vx_real)(2 * k + 5));
+    term *= x * (VX_R(1.0) / (vx_real)(k + 1));
+  }
+  vx_real is3 = is2 / sigma;
+  *g = c2pi * gs * is3; *h = c2pi * hs * is3 * is2;
+}
+
+/* The Gaussian from ρ² = 1 to its singular shortcut, by erf and the exponential. */
+VX_HD static inline void VXF(gauss_erf_gh)(vx_real r2, vx_real rho2, vx_real sigma, vx_real *g, vx_real *h) {
+  const vx_real c2pi = VX_R(0.79788456080286535588);
+  vx_real ir = VX_RSQRT(r2), r = r2 * ir, rho = r * (VX_R(1.0) / sigma), e = VXF(exp_nonpos)(VX_R(-0.5) * rho2);
+  vx_real q = VXF(erf_with_exp)(rho * VX_R(0.70710678118654752440), e) - c2pi * rho * e;
+  vx_real dq = c2pi * rho2 * e; /* dq/dρ */
+  vx_real ir2 = ir * ir, ir3 = ir2 * ir;
+  *g = q * ir3; *h = (dq * rho - VX_R(3.0) * q) * ir3 * ir2;
 }
 
 /* g and h of the kernel at squared distance r2 > 0. */
@@ -43,38 +124,63 @@ VX_HD static inline void VXF(kernel_gh)(int kernel, vx_real r2, vx_real sigma, v
     *h = (VX_R(-3.0) * r2 - VX_R(10.5) * s2) * it52 * it; return;
   }
   case 4: { /* Gaussian: q = erf(ρ/√2) - √(2/π) ρ e^{-ρ²/2} */
-    const vx_real c2pi = VX_R(0.79788456080286535588); /* √(2/π) */
-    vx_real is2 = VX_R(1.0) / s2, rho2 = r2 * is2; /* 1/σ² is loop-invariant in the pair loops */
-    if (rho2 >= VX_GAUSS_FAR2) {
-      /* 1 - q < e^{-ρ²/2}(√(2/π)ρ + 1) is below the precision's rounding (real_t.h): singular */
-      vx_real ir = VX_RSQRT(r2), ir2 = ir * ir, ir3 = ir2 * ir;
-      *g = ir3; *h = VX_R(-3.0) * ir3 * ir2; return;
-    }
-    if (rho2 < VX_R(1.0)) {
-      /* series: q = √(2/π) Σ (-ρ²/2)^k/k! ρ³/(2k+3), avoiding the cancellation of erf - ρe^{-ρ²/2} */
-      vx_real term = VX_R(1.0), gs = VX_R(0.0), hs = VX_R(0.0), x = VX_R(-0.5) * rho2;
-#ifdef __CUDA_ARCH__
-#pragma unroll
+    vx_real rho2 = r2 * (VX_R(1.0) / s2); /* 1/σ² is loop-invariant in the pair loops */
+    /* from VX_GAUSS_FAR2 on, 1 - q < e^{-ρ²/2}(√(2/π)ρ + 1) is below the precision's rounding (real_t.h) */
+    if (rho2 >= VX_GAUSS_FAR2) VXF(singular_gh)(r2, g, h);
+    else if (rho2 < VX_R(1.0)) VXF(gauss_series_gh)(rho2, sigma, g, h);
+    else VXF(gauss_erf_gh)(r2, rho2, sigma, g, h);
+    return;
+  }
+  default: VXF(singular_gh)(r2, g, h); return;
+  }
+}
+
+#ifndef __CUDA_ARCH__
+/* kernel_gh without branches, for the CPU's vectorized pair loops (cpu_engine_t.h): every branch
+ * of the kernel computed and the result selected, the same functions as kernel_gh's; and g = h = 0
+ * at r2 = 0, where a coincident pair contributes nothing. The Gaussian in double keeps kernel_gh
+ * (gauss_vectorizes). */
+static inline void VXF(kernel_gh_sel)(int kernel, vx_real r2, vx_real sigma, vx_real *g, vx_real *h) {
+  vx_real gs, hs, s2 = sigma * sigma;
+  VXF(singular_gh)(r2, &gs, &hs);
+  if (kernel == 1) {
+    vx_real ir = VX_RSQRT(r2), is2 = VX_R(1.0) / s2;
+    const int in = r2 < s2;
+    *g = in ? is2 * ir : gs; *h = in ? -is2 * ir * ir * ir : hs;
+  } else if (kernel == 4) {
+    vx_real rho2 = r2 * (VX_R(1.0) / s2), ga, ha, gb, hb;
+    VXF(gauss_series_gh)(rho2, sigma, &ga, &ha);
+    VXF(gauss_erf_gh)(r2, rho2, sigma, &gb, &hb);
+    *g = rho2 >= VX_GAUSS_FAR2 ? gs : (rho2 < VX_R(1.0) ? ga : gb);
+    *h = rho2 >= VX_GAUSS_FAR2 ? hs : (rho2 < VX_R(1.0) ? ha : hb);
+  } else if (kernel == 2 || kernel == 3) {
+    VXF(kernel_gh)(kernel, r2, sigma, g, h); /* no branches */
+  } else {
+    *g = gs; *h = hs;
+  }
+  const int apart = r2 > VX_R(0.0);
+  *g = apart ? *g : VX_R(0.0);
+  *h = apart ? *h : VX_R(0.0);
+}
 #endif
-      for (int k = 0; k < 14; ++k) { /* unrolled: the reciprocals fold to constants (no divisions) */
-        gs += term * (VX_R(1.0) / (vx_real)(2 * k + 3));
-        hs -= term * (VX_R(1.0) / (vx_real)(2 * k + 5));
-        term *= x * (VX_R(1.0) / (vx_real)(k + 1));
-      }
-      vx_real is3 = is2 / sigma;
-      *g = c2pi * gs * is3; *h = c2pi * hs * is3 * is2; return;
-    }
-    vx_real ir = VX_RSQRT(r2), r = r2 * ir, rho = r * (VX_R(1.0) / sigma), e = VX_EXP(VX_R(-0.5) * rho2);
-    vx_real q = VXF(erf_with_exp)(rho * VX_R(0.70710678118654752440), e) - c2pi * rho * e;
-    vx_real dq = c2pi * rho2 * e; /* dq/dρ */
-    vx_real ir2 = ir * ir, ir3 = ir2 * ir;
-    *g = q * ir3; *h = (dq * rho - VX_R(3.0) * q) * ir3 * ir2; return;
-  }
-  default: { /* singular: one reciprocal square root (the GPU's rsqrt), no division */
-    vx_real ir = VX_RSQRT(r2), ir2 = ir * ir, ir3 = ir2 * ir;
-    *g = ir3; *h = VX_R(-3.0) * ir3 * ir2; return;
-  }
-  }
+
+/* The terms one pair adds in pair_bs_split's form (below): u += g (α × d), H += h d ⊗ (α × d),
+ * w += g α. Named scalars returned by value, so that a vectorized loop keeps them in registers. */
+typedef struct {
+  vx_real ux, uy, uz, h00, h01, h02, h10, h11, h12, h20, h21, h22, wx, wy, wz;
+} VXF(pair_terms);
+
+VX_HD static inline VXF(pair_terms) VXF(pair_terms_of)(vx_real g, vx_real h, vx_real dx, vx_real dy, vx_real dz, vx_real ax,
+                                                       vx_real ay, vx_real az) {
+  VXF(pair_terms) t;
+  vx_real cx = ay * dz - az * dy, cy = az * dx - ax * dz, cz = ax * dy - ay * dx; /* α × d */
+  t.ux = g * cx; t.uy = g * cy; t.uz = g * cz;
+  vx_real hx = h * dx, hy = h * dy, hz = h * dz;
+  t.h00 = hx * cx; t.h01 = hy * cx; t.h02 = hz * cx;
+  t.h10 = hx * cy; t.h11 = hy * cy; t.h12 = hz * cy;
+  t.h20 = hx * cz; t.h21 = hy * cz; t.h22 = hz * cz;
+  t.wx = g * ax; t.wy = g * ay; t.wz = g * az;
+  return t;
 }
 
 /* u += g (α × d), gr += h d ⊗ (α × d) - g ε α (when gr != NULL): docs/MATH.md §6. */
@@ -114,14 +220,13 @@ VX_HD static inline void VXF(pair_bs_split)(int kernel, vx_real sigma, vx_real d
   const int apart = r2 > VX_R(0.0);
   g = apart ? g : VX_R(0.0);
   h = apart ? h : VX_R(0.0);
-  vx_real cx = ay * dz - az * dy, cy = az * dx - ax * dz, cz = ax * dy - ay * dx; /* α × d */
-  u[0] += g * cx; u[1] += g * cy; u[2] += g * cz;
+  VXF(pair_terms) t = VXF(pair_terms_of)(g, h, dx, dy, dz, ax, ay, az);
+  u[0] += t.ux; u[1] += t.uy; u[2] += t.uz;
   if (H) {
-    vx_real hx = h * dx, hy = h * dy, hz = h * dz;
-    H[0] += hx * cx; H[1] += hy * cx; H[2] += hz * cx;
-    H[3] += hx * cy; H[4] += hy * cy; H[5] += hz * cy;
-    H[6] += hx * cz; H[7] += hy * cz; H[8] += hz * cz;
-    w[0] += g * ax; w[1] += g * ay; w[2] += g * az;
+    H[0] += t.h00; H[1] += t.h01; H[2] += t.h02;
+    H[3] += t.h10; H[4] += t.h11; H[5] += t.h12;
+    H[6] += t.h20; H[7] += t.h21; H[8] += t.h22;
+    w[0] += t.wx; w[1] += t.wy; w[2] += t.wz;
   }
 }
 
@@ -141,9 +246,10 @@ VX_HD static inline void VXF(pair_bs_regdiff)(int kernel, vx_real sigma, vx_real
   vx_real r2 = dx * dx + dy * dy + dz * dz;
   if (r2 >= rc2 || r2 <= VX_R(0.0)) return;
   vx_real g, h;
+  vx_real gs, hs;
   VXF(kernel_gh)(kernel, r2, sigma, &g, &h);
-  vx_real ir = VX_RSQRT(r2), ir2 = ir * ir, ir3 = ir2 * ir;
-  g -= ir3;
-  h -= VX_R(-3.0) * ir3 * ir2;
+  VXF(singular_gh)(r2, &gs, &hs);
+  g -= gs;
+  h -= hs;
   VXF(pair_accum)(g, h, dx, dy, dz, ax, ay, az, u, gr);
 }

@@ -2,7 +2,8 @@
  *  - g(r) and h(r) = g'(r)/r of every kernel, double and float, against the closed forms of
  *    MATH.md §6 evaluated in long double, at ρ = r/σ from 1e-3 to 30 and on both sides of every
  *    branch point (poly's core edge ρ = 1, the Gaussian's series/erf switch at ρ = 1 and its
- *    singular shortcut at ρ² = VX_GAUSS_FAR2: 48 in float, 90 in double);
+ *    singular shortcut at ρ² = VX_GAUSS_FAR2: 48 in float, 90 in double), and the same for
+ *    kernel_gh_sel, the branch-free form the CPU's vectorized pair loops use (zero at r = 0);
  *  - the closed forms themselves: h against a central difference of g (long double);
  *  - pair_bs: the velocity gradient against central differences of the velocity;
  *  - pair_bs_split + pair_split_grad (the fast GPU P2P's form, issue 15) against pair_bs summed over
@@ -78,7 +79,7 @@ static void check_kernels(void) {
   const double sigma = 0.37;
   char what[160];
   for (int k = 0; k <= 4; ++k) {
-    double ed = 0, ef = 0;
+    double ed = 0, ef = 0, esd = 0, esf = 0;
     for (int i = 0; i < nr; ++i) {
       double r = rho[i] * sigma;
       long double G, H;
@@ -94,7 +95,24 @@ static void check_kernels(void) {
       double e2 = fmax(fabs((double)((gf - Gf) / Gf)), fabs((double)((hf - Hf) / Hf)));
       if (e1 > ed) ed = e1;
       if (e2 > ef) ef = e2;
+      /* the CPU's vectorized loops' branch-free form: the same functions, selected */
+      kernel_gh_sel_d(k, r * r, sigma, &gd, &hd);
+      kernel_gh_sel_f(k, (float)(r * r), (float)sigma, &gf, &hf);
+      e1 = fmax(fabs((double)((gd - G) / G)), fabs((double)((hd - H) / H)));
+      e2 = fmax(fabs((double)((gf - Gf) / Gf)), fabs((double)((hf - Hf) / Hf)));
+      if (e1 > esd) esd = e1;
+      if (e2 > esf) esf = e2;
     }
+    double g0d, h0d;
+    float g0f, h0f;
+    kernel_gh_sel_d(k, 0.0, sigma, &g0d, &h0d);
+    kernel_gh_sel_f(k, 0.0f, (float)sigma, &g0f, &h0f);
+    snprintf(what, sizeof what, "%s kernel_gh_sel at r = 0: |g| + |h|, double and float", kname[k]);
+    check(g0d == 0 && h0d == 0 && g0f == 0 && h0f == 0, what, fabs(g0d) + fabs(h0d) + fabs(g0f) + fabs(h0f), 0);
+    snprintf(what, sizeof what, "%s kernel_gh_sel vs closed form, double", kname[k]);
+    check(esd <= 1e-14, what, esd, 1e-14);
+    snprintf(what, sizeof what, "%s kernel_gh_sel vs closed form, float", kname[k]);
+    check(esf <= 4e-6, what, esf, 4e-6);
     snprintf(what, sizeof what, "%s g, h vs closed form, double (%d radii)", kname[k], nr);
     check(ed <= 1e-14, what, ed, 1e-14);
     snprintf(what, sizeof what, "%s g, h vs closed form, float", kname[k]);
