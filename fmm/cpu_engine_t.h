@@ -178,61 +178,99 @@ static void VXF(cpu_l2p_leaf)(const VXF(cpu_leafjob) *J, int p, int b, const vx_
   }
 }
 
-/* The pairs of one target (x, y, z) with the sources of the leaves leaves[0..nl), the kernel K,
- * the gradient G and the corrections C fixed by the caller so that they fold (always inlined into
- * cpu_target_pairs): C = 0, the regularized kernel; C = 1, the regularized minus the singular
- * kernel within rc2 and nothing beyond (pair_bs_regdiff). Sets acc[15] to pair_bs_split's sums
- * u[3], H[9], w[3] (H, w only when G). The loop over one leaf's sources is a simd loop: the
- * branch-free kernel (kernel_gh_sel) vectorizes, but for the Gaussian in double, whose library
- * erf does not, which keeps kernel_gh's branches (gauss_vectorizes). */
+/* The sums of pair_bs_split's terms (u[3], H[9], w[3]) in named scalars, so that a simd loop
+ * reduces them in registers. */
+#define VX_ACC15 a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14
+
+/* g, h of one pair for cpu_pairs_k: the branch-free kernel where it vectorizes (kernel_gh_sel),
+ * kernel_gh's branches for the Gaussian in double (gauss_vectorizes: its library erf does not);
+ * corrections (C): minus the singular kernel, the caller having kept only pairs within the cut-off. */
+static inline __attribute__((always_inline)) void VXF(cpu_pair_gh)(const int K, const int C, vx_real r2, vx_real sigma,
+                                                                   vx_real *g, vx_real *h) {
+  if (K != 4 || VXF(gauss_vectorizes)()) VXF(kernel_gh_sel)(K, r2, sigma, g, h);
+  else if (r2 > VX_R(0.0)) VXF(kernel_gh)(K, r2, sigma, g, h);
+  else *g = *h = VX_R(0.0);
+  if (C) {
+    vx_real gs, hs;
+    VXF(singular_gh)(r2, &gs, &hs);
+    *g -= gs;
+    *h -= hs;
+  }
+}
+
+/* One pair's terms added to the sums (the gradient's only when G). */
+#define VX_ADD_TERMS(t)                                                                                                 \
+  do {                                                                                                                  \
+    a0 += t.ux; a1 += t.uy; a2 += t.uz;                                                                                \
+    if (G) {                                                                                                            \
+      a3 += t.h00; a4 += t.h01; a5 += t.h02; a6 += t.h10; a7 += t.h11; a8 += t.h12;                                   \
+      a9 += t.h20; a10 += t.h21; a11 += t.h22; a12 += t.wx; a13 += t.wy; a14 += t.wz;                                 \
+    }                                                                                                                   \
+  } while (0)
+
+/* The pairs of one target (x, y, z) with the n sources of nb (contiguous: cpu_gather_leaves), the
+ * kernel K, the gradient G and the corrections C fixed by the caller so that they fold (always
+ * inlined into cpu_target_pairs): C = 0, the regularized kernel; C = 1, the regularized minus the
+ * singular kernel within rc2 and nothing beyond (pair_bs_regdiff). Sets acc[15] to the sums. Every
+ * loop over sources is a simd loop. The corrections first pick the sources within the cut-off
+ * (about an eighth of the candidates in the scenes), a chunk at a time, then sum those. */
 static inline __attribute__((always_inline)) void VXF(cpu_pairs_k)(const int K, const int G, const int C, vx_real x,
-                                                                   vx_real y, vx_real z, const VXF(cpu_soa) *src,
-                                                                   const int *start, const int *leaves, int nl,
+                                                                   vx_real y, vx_real z, const VXF(cpu_soa) *nb, int n,
                                                                    vx_real sigma, vx_real rc2, vx_real *acc) {
-  const int sel = K != 4 || VXF(gauss_vectorizes)();
-  const vx_real *sx = src->x, *sy = src->y, *sz = src->z, *sax = src->ax, *say = src->ay, *saz = src->az;
-  vx_real a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0, a8 = 0, a9 = 0, a10 = 0, a11 = 0, a12 = 0,
-          a13 = 0, a14 = 0;
-  for (int q = 0; q < nl; ++q) {
-#pragma omp simd reduction(+ : a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14)
-    for (int j = start[leaves[q]]; j < start[leaves[q] + 1]; ++j) {
-      vx_real dx = x - sx[j], dy = y - sy[j], dz = z - sz[j], r2 = dx * dx + dy * dy + dz * dz, g, h;
-      if (sel) VXF(kernel_gh_sel)(K, r2, sigma, &g, &h);
-      else if (r2 > VX_R(0.0)) VXF(kernel_gh)(K, r2, sigma, &g, &h);
-      else g = h = VX_R(0.0);
-      if (C) {
-        vx_real gs, hs;
-        VXF(singular_gh)(r2, &gs, &hs);
-        const int in = r2 < rc2 && r2 > VX_R(0.0);
-        g = in ? g - gs : VX_R(0.0);
-        h = in ? h - hs : VX_R(0.0);
-      }
+  enum { CHUNK = 512 };
+  const vx_real *sx = nb->x, *sy = nb->y, *sz = nb->z, *sax = nb->ax, *say = nb->ay, *saz = nb->az;
+  vx_real VX_ACC15;
+  a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = a8 = a9 = a10 = a11 = a12 = a13 = a14 = VX_R(0.0);
+  if (!C) {
+#pragma omp simd reduction(+ : VX_ACC15)
+    for (int j = 0; j < n; ++j) {
+      vx_real dx = x - sx[j], dy = y - sy[j], dz = z - sz[j], g, h;
+      VXF(cpu_pair_gh)(K, 0, dx * dx + dy * dy + dz * dz, sigma, &g, &h);
       VXF(pair_terms) t = VXF(pair_terms_of)(g, h, dx, dy, dz, sax[j], say[j], saz[j]);
-      a0 += t.ux; a1 += t.uy; a2 += t.uz;
-      if (G) {
-        a3 += t.h00; a4 += t.h01; a5 += t.h02; a6 += t.h10; a7 += t.h11; a8 += t.h12;
-        a9 += t.h20; a10 += t.h21; a11 += t.h22; a12 += t.wx; a13 += t.wy; a14 += t.wz;
-      }
+      VX_ADD_TERMS(t);
     }
   }
-  const vx_real out[15] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14};
+  for (int c0 = 0; C && c0 < n; c0 += CHUNK) {
+    const int c1 = c0 + CHUNK < n ? c0 + CHUNK : n;
+    vx_real r2s[CHUNK];
+    int in[CHUNK], m = 0;
+#pragma omp simd
+    for (int j = c0; j < c1; ++j) {
+      vx_real dx = x - sx[j], dy = y - sy[j], dz = z - sz[j];
+      r2s[j - c0] = dx * dx + dy * dy + dz * dz;
+    }
+    for (int j = c0; j < c1; ++j) { /* branch-free compaction */
+      in[m] = j;
+      m += (r2s[j - c0] < rc2) & (r2s[j - c0] > VX_R(0.0));
+    }
+#pragma omp simd reduction(+ : VX_ACC15)
+    for (int i = 0; i < m; ++i) {
+      const int j = in[i];
+      vx_real dx = x - sx[j], dy = y - sy[j], dz = z - sz[j], g, h;
+      VXF(cpu_pair_gh)(K, 1, dx * dx + dy * dy + dz * dz, sigma, &g, &h);
+      VXF(pair_terms) t = VXF(pair_terms_of)(g, h, dx, dy, dz, sax[j], say[j], saz[j]);
+      VX_ADD_TERMS(t);
+    }
+  }
+  const vx_real out[15] = {VX_ACC15};
   for (int i = 0; i < 15; ++i) acc[i] = out[i];
 }
+#undef VX_ADD_TERMS
+#undef VX_ACC15
 
 /* cpu_pairs_k with the kernel, gradient and corrections chosen at run time: one specialised loop
  * per combination, compiled for the baseline and for the AVX2 and AVX-512 machine levels, the
  * one the CPU supports picked at load time (VX_CPU_CLONES, cpu_engine.c). */
 VX_CPU_CLONES static void VXF(cpu_target_pairs)(int kernel, int grad, int corr, vx_real x, vx_real y, vx_real z,
-                                                const VXF(cpu_soa) *src, const int *start, const int *leaves, int nl,
-                                                vx_real sigma, vx_real rc2, vx_real *acc) {
+                                                const VXF(cpu_soa) *nb, int n, vx_real sigma, vx_real rc2, vx_real *acc) {
 #define VX_PAIRS_K(K)                                                                                                   \
   do {                                                                                                                  \
     if (corr) {                                                                                                         \
-      if (grad) VXF(cpu_pairs_k)(K, 1, 1, x, y, z, src, start, leaves, nl, sigma, rc2, acc);                           \
-      else VXF(cpu_pairs_k)(K, 0, 1, x, y, z, src, start, leaves, nl, sigma, rc2, acc);                                \
+      if (grad) VXF(cpu_pairs_k)(K, 1, 1, x, y, z, nb, n, sigma, rc2, acc);                           \
+      else VXF(cpu_pairs_k)(K, 0, 1, x, y, z, nb, n, sigma, rc2, acc);                                \
     } else {                                                                                                            \
-      if (grad) VXF(cpu_pairs_k)(K, 1, 0, x, y, z, src, start, leaves, nl, sigma, rc2, acc);                           \
-      else VXF(cpu_pairs_k)(K, 0, 0, x, y, z, src, start, leaves, nl, sigma, rc2, acc);                                \
+      if (grad) VXF(cpu_pairs_k)(K, 1, 0, x, y, z, nb, n, sigma, rc2, acc);                           \
+      else VXF(cpu_pairs_k)(K, 0, 0, x, y, z, nb, n, sigma, rc2, acc);                                \
     }                                                                                                                   \
   } while (0)
   switch (kernel) {
@@ -255,45 +293,79 @@ static inline void VXF(cpu_add_pairs)(const vx_real *acc, int gk, vx_real *vel, 
   for (int i = 0; i < 9; ++i) grad[i] += gr[i] * (vx_real)VX_INV4PI;
 }
 
+/* The sources of the leaves leaves[0..nl) copied one after another into the thread's buffer buf
+ * as SoA (nb), so that every target of a leaf sums them in one long simd loop; with reach2 > 0,
+ * only those closer than √reach2 to the box [lo, hi] (the target leaf: no target of it can reach
+ * the others). Returns their count, or -1 when the buffer cannot grow. */
+static int VXF(cpu_gather_leaves)(const VXF(cpu_soa) *src, const int *start, const int *leaves, int nl,
+                                  const double *lo, const double *hi, double reach2, vx_buf *buf, VXF(cpu_soa) *nb) {
+  size_t cap = 0;
+  for (int q = 0; q < nl; ++q) cap += (size_t)(start[leaves[q] + 1] - start[leaves[q]]);
+  if (vx_buf_reserve(buf, 6 * sizeof(vx_real) * (cap + 1))) return -1;
+  vx_real *b = (vx_real *)buf->ptr;
+  *nb = (VXF(cpu_soa)){b, b + cap, b + 2 * cap, b + 3 * cap, b + 4 * cap, b + 5 * cap};
+  int n = 0;
+  for (int q = 0; q < nl; ++q)
+    for (int j = start[leaves[q]]; j < start[leaves[q] + 1]; ++j) {
+      if (reach2 > 0) {
+        double d2 = 0, p[3] = {src->x[j], src->y[j], src->z[j]};
+        for (int a = 0; a < 3; ++a) {
+          double o = p[a] < lo[a] ? lo[a] - p[a] : (p[a] > hi[a] ? p[a] - hi[a] : 0.0);
+          d2 += o * o;
+        }
+        if (d2 >= reach2) continue;
+      }
+      nb->x[n] = src->x[j]; nb->y[n] = src->y[j]; nb->z[n] = src->z[j];
+      nb->ax[n] = src->ax[j]; nb->ay[n] = src->ay[j]; nb->az[n] = src->az[j];
+      n++;
+    }
+  return n;
+}
+
 /* Near field of leaf b: every source in the adjacent leaves, regularized kernel, added to the
- * far field already in vel/grad (un-prefixed), then the sum multiplied by 1/(4π). Returns the
- * pairs summed. */
-static long long VXF(cpu_p2p_leaf)(const VXF(cpu_leafjob) *J, int b) {
+ * far field already in vel/grad (un-prefixed), then the sum multiplied by 1/(4π). buf: the
+ * thread's gather buffer. Returns the pairs summed, or -1 when the buffer cannot grow. */
+static long long VXF(cpu_p2p_leaf)(const VXF(cpu_leafjob) *J, int b, vx_buf *buf) {
   const oct_tree *t = J->t;
   const VXF(cpu_soa) *tgt = J->tgt;
-  const int *nbr = t->nbr + t->nbr_start[b], nl = t->nbr_start[b + 1] - t->nbr_start[b];
+  VXF(cpu_soa) nb;
+  const int n = VXF(cpu_gather_leaves)(J->src, t->src_start, t->nbr + t->nbr_start[b], t->nbr_start[b + 1] - t->nbr_start[b],
+                                       NULL, NULL, 0.0, buf, &nb);
+  if (n < 0) return -1;
   for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
     int gk = J->want_grad && t->tgt_order[k] < J->n_grad;
     vx_real acc[15], *v = J->vel + vx_off3(k, 0), *gr = gk ? J->grad + vx_off9(k, 0) : NULL;
-    VXF(cpu_target_pairs)(J->kernel, gk, 0, tgt->x[k], tgt->y[k], tgt->z[k], J->src, t->src_start, nbr, nl, J->sigma,
-                          VX_R(0.0), acc);
+    VXF(cpu_target_pairs)(J->kernel, gk, 0, tgt->x[k], tgt->y[k], tgt->z[k], &nb, n, J->sigma, VX_R(0.0), acc);
     for (int i = 0; i < 3; ++i) v[i] *= (vx_real)VX_INV4PI;
     if (gk) for (int i = 0; i < 9; ++i) gr[i] *= (vx_real)VX_INV4PI;
     VXF(cpu_add_pairs)(acc, gk, v, gr);
   }
-  long long pairs = 0;
-  for (int q = 0; q < nl; ++q)
-    pairs += (long long)(t->tgt_start[b + 1] - t->tgt_start[b]) * (t->src_start[nbr[q] + 1] - t->src_start[nbr[q]]);
-  return pairs;
+  return (long long)(t->tgt_start[b + 1] - t->tgt_start[b]) * n;
 }
 
 /* Regularization corrections of leaf b (docs/MATH.md §10): for every source of the leaves in
  * list[0..nl) (cpu_corr_leaves) closer than the cut-off, the regularized minus the singular kernel
  * (pair_bs_regdiff's terms), times 1/(4π), added to vel/grad; rc2g for targets that need the
- * gradient, rc2v for velocity-only ones. Returns the candidate pairs examined. */
-static long long VXF(cpu_corr_leaf)(const VXF(cpu_leafjob) *J, int b, const int *list, int nl, vx_real rc2g, vx_real rc2v) {
+ * gradient, rc2v for velocity-only ones. Returns the candidate pairs examined (those within the
+ * larger cut-off of the leaf's box), or -1 when the buffer cannot grow. */
+static long long VXF(cpu_corr_leaf)(const VXF(cpu_leafjob) *J, int b, const int *list, int nl, vx_real rc2g, vx_real rc2v,
+                                    vx_buf *buf) {
   const oct_tree *t = J->t;
   const VXF(cpu_soa) *tgt = J->tgt;
+  const int L = t->L;
+  double c[3], lo[3], hi[3], half = 0.5 * oct_box_side(t, L);
+  oct_box_centre(t, L, t->tgt_key[L][b], c);
+  for (int a = 0; a < 3; ++a) { lo[a] = c[a] - half; hi[a] = c[a] + half; }
+  VXF(cpu_soa) nb;
+  const int n = VXF(cpu_gather_leaves)(J->src, t->src_start, list, nl, lo, hi, (double)(rc2g > rc2v ? rc2g : rc2v), buf, &nb);
+  if (n < 0) return -1;
   for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
     int gk = J->want_grad && t->tgt_order[k] < J->n_grad;
     vx_real acc[15];
-    VXF(cpu_target_pairs)(J->kernel, gk, 1, tgt->x[k], tgt->y[k], tgt->z[k], J->src, t->src_start, list, nl, J->sigma,
-                          gk ? rc2g : rc2v, acc);
+    VXF(cpu_target_pairs)(J->kernel, gk, 1, tgt->x[k], tgt->y[k], tgt->z[k], &nb, n, J->sigma, gk ? rc2g : rc2v, acc);
     VXF(cpu_add_pairs)(acc, gk, J->vel + vx_off3(k, 0), gk ? J->grad + vx_off9(k, 0) : NULL);
   }
-  long long pairs = 0;
-  for (int q = 0; q < nl; ++q) pairs += t->src_start[list[q] + 1] - t->src_start[list[q]];
-  return pairs * (t->tgt_start[b + 1] - t->tgt_start[b]);
+  return (long long)(t->tgt_start[b + 1] - t->tgt_start[b]) * n;
 }
 
 /* The finest level, leaf by leaf: L2P, near field, regularization corrections. Per-thread phase
@@ -310,6 +382,7 @@ static int VXF(cpu_leaves)(const VXF(cpu_leafjob) *J, int p, const vx_real *Llea
     vx_real *D1 = (vx_real *)malloc(sizeof(vx_real) * 3 * 3 * nc);  /* [a] x 3nc1 */
     vx_real *D2 = (vx_real *)malloc(sizeof(vx_real) * 6 * 3 * nc);  /* [ab] x 3nc2 */
     int *list = cr->on ? (int *)malloc(sizeof(int) * ((size_t)t->nsrc[L] + 1)) : NULL;
+    vx_buf buf = {0, NULL}; /* the leaf's sources, gathered (cpu_gather_leaves) */
     fail = !D1 || !D2 || (cr->on && !list);
 #pragma omp for schedule(dynamic, 8)
     for (int b = 0; b < t->ntgt[L]; ++b) {
@@ -317,14 +390,16 @@ static int VXF(cpu_leaves)(const VXF(cpu_leafjob) *J, int p, const vx_real *Llea
       double t0 = omp_get_wtime();
       VXF(cpu_l2p_leaf)(J, p, b, Lleaf, D1, D2, R);
       double t1 = omp_get_wtime();
-      pairs += VXF(cpu_p2p_leaf)(J, b);
+      long long np = VXF(cpu_p2p_leaf)(J, b, &buf), nc = 0;
       double t2 = omp_get_wtime();
-      if (cr->on) cpairs += VXF(cpu_corr_leaf)(J, b, list, cpu_corr_leaves(t, b, cr, list), (vx_real)cr->rc2,
-                                            (vx_real)cr->rc2v);
+      if (cr->on && np >= 0)
+        nc = VXF(cpu_corr_leaf)(J, b, list, cpu_corr_leaves(t, b, cr, list), (vx_real)cr->rc2, (vx_real)cr->rc2v, &buf);
       double t3 = omp_get_wtime();
+      if (np < 0 || nc < 0) { fail = 1; continue; }
+      pairs += np; cpairs += nc;
       tl += t1 - t0; tp += t2 - t1; tc += t3 - t2;
     }
-    free(D1); free(D2); free(list);
+    free(D1); free(D2); free(list); vx_buf_free(&buf);
   }
   /* per-thread sums → wall-clock share */
   int nth = omp_get_max_threads();
