@@ -21,13 +21,13 @@
 
 /* [backend][precision]; order 0 marks "not calibrated" (level_rule = 1 then keeps the leaf-size
  * rule). CPU: `vortexfmm-bench --calibrate --precision float --repeat 5` and `--precision double
- * --repeat 3` on the project's 2-core machine (2 OpenMP threads, shared, load average about 4),
- * 2026-11-23 (docs/BENCHMARKS.md "Cost model (issue 12), CPU"). Fields in fmm_cost_units order:
+ * --repeat 3` on the project's 2-core machine (2 OpenMP threads, load average below 1),
+ * 2026-11-24, with the vectorized pair loops (docs/BENCHMARKS.md "Cost model (issue 12), CPU"). Fields in fmm_cost_units order:
  * order, tree_pt, tree_cell, p2m, m2m, m2l, l2l, l2p_grad, l2p_vel, p2p_grad, p2p_vel, p2p_nbr, other. */
 static fmm_cost_units cost_tab[2][2] = {
     /* cpu: double, float */
-    {{8, 38.12, 1900, 582.8, 1095, 1695, 2054, 789.4, 675.7, 11.5, 6.476, 22.77, 46.11},
-     {8, 40.94, 641.6, 201.5, 793.5, 854.2, 1052, 380.7, 276.6, 4.983, 3.138, 24.99, 4.958}},
+    {{8, 40.41, 503, 250.4, 765.6, 754.5, 974.1, 434.7, 281.5, 0.9707, 0.4917, 14.27, 4.636},
+     {8, 41.36, 505.2, 180.4, 697.8, 738.5, 884.6, 382, 210.7, 0.497, 0.2051, 14.97, 6.815}},
     /* cuda: not calibrated yet. `vortexfmm-bench --backend cuda --calibrate` prints the line (a cost
      * file's, and this initializer as a comment) to paste here; until then level_rule = 1 keeps the
      * leaf-size rule on the GPU, and says so when verbose */

@@ -37,11 +37,14 @@ typedef enum {
   VX_KERNEL_GAUSS = 4     /* Gaussian: q = erf(ρ/√2) - √(2/π) ρ e^{-ρ²/2} */
 } vx_kernel;
 
-/* The leaf sizes the automatic level aims at by default. The GPU's far field costs more per box
- * and its near field less per pair than the CPU's, so fewer, fuller leaves: with 256 the level is
- * within 8 % of the fastest forced level at every N = 2^14..2^24, uniform and rings (H100, float,
- * p = 8, docs/BENCHMARKS.md "The automatic level on the GPU"); with 64 it was up to 4.3x slower. */
-#define VX_LEAF_CPU 64
+/* The leaf sizes the automatic level aims at by default. A translation costs about as much as a
+ * thousand pairs on either backend, so fuller leaves than the classic 64: on the GPU, with 256, the
+ * level is within 8 % of the fastest forced level at every N = 2^14..2^24, uniform and rings
+ * (H100, float, p = 8, docs/BENCHMARKS.md "The automatic level on the GPU"; with 64 it was up to
+ * 4.3x slower). On the CPU since its pair loops vectorize (2026-11-24), 256 is within 2 % of the
+ * fastest at 2^16..2^20 and 1.2-1.4x at 2^12-2^14 rings, where 64 was up to 3.5x slower
+ * (docs/BENCHMARKS.md "The CPU's vectorized pairs"). */
+#define VX_LEAF_CPU 256
 #define VX_LEAF_GPU 256
 
 /* fmm_params.reg_correct */

@@ -82,7 +82,7 @@ static void print_usage(const fmm_params *d) {
          "  --n N                       number of points, 1..%d (default 65536)\n"
          "  --dist uniform|sphere|rings point set (default uniform)\n"
          "  --order P                   expansion order, 0..%d (default %d)\n"
-         "  --leaf Q                    mean sources per leaf the level choice aims at (default %d: 64 cpu, 256 cuda)\n"
+         "  --leaf Q                    mean sources per leaf the level choice aims at (default %d: %d cpu, %d cuda)\n"
          "  --levels L                  finest octree level, 2..%d; 0 = automatic (default 0)\n"
          "  --min-leaves K              the automatic level goes one deeper while fewer leaves than K (default 0:\n"
          "                              the backend's parallel width, the GPU's SMs or the CPU's threads; -1: none)\n"
@@ -122,7 +122,7 @@ static void print_usage(const fmm_params *d) {
          "\n"
          "Flags take their value as the next argument or after '=' (--n=1000).\n"
          "Exit status: 0 success, 1 run failure, 2 bad command line.\n",
-         MAX_N, VX_PMAX, d->order, d->leaf_size, VX_LMAX);
+         MAX_N, VX_PMAX, d->order, d->leaf_size, VX_LEAF_CPU, VX_LEAF_GPU, VX_LMAX);
 }
 
 /* 0 when s is a whole decimal integer in lo..hi. */
