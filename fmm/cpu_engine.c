@@ -38,15 +38,32 @@ static int cpu_corr_leaves(const oct_tree *t, int b, const fmm_corr *cr, int *ou
   return n;
 }
 
-/* The pair loops (cpu_target_pairs) compiled three times, for the x86-64 baseline (SSE2), AVX2 and
- * AVX-512 (the machine levels x86-64-v3 and -v4), the CPU's best picked once at load time by the
- * dynamic linker (GCC's target_clones, an ifunc): a Debian package runs everywhere and uses the
- * vector width the machine has. Elsewhere, the compiler's default target. */
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__) && defined(__linux__)
-#define VX_CPU_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
-#else
-#define VX_CPU_CLONES
+/* The pair loops (cpu_target_pairs) are compiled for the x86-64 baseline (SSE2) and, with GCC 12
+ * on x86-64, for the machine levels x86-64-v3 (AVX2, FMA) and -v4 (AVX-512): a Debian package runs
+ * everywhere and uses the vector width the machine has. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__)
+#define VX_SIMD_TARGETS
+#define VX_TARGET_AVX2 __attribute__((target("arch=x86-64-v3")))
+#define VX_TARGET_AVX512 __attribute__((target("arch=x86-64-v4")))
 #endif
+
+fmm_simd fmm_cpu_simd(void) {
+  fmm_simd best = FMM_SIMD_BASELINE;
+#ifdef VX_SIMD_TARGETS
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("x86-64-v4")) best = FMM_SIMD_AVX512;
+  else if (__builtin_cpu_supports("x86-64-v3")) best = FMM_SIMD_AVX2;
+#endif
+  const char *v = getenv("VX_CPU_SIMD");
+  fmm_simd want = best;
+  if (v && !strcmp(v, "baseline")) want = FMM_SIMD_BASELINE;
+  else if (v && !strcmp(v, "avx2")) want = FMM_SIMD_AVX2;
+  return want < best ? want : best; /* never above what the machine runs */
+}
+
+const char *fmm_simd_name(fmm_simd s) {
+  return s == FMM_SIMD_AVX512 ? "avx512" : s == FMM_SIMD_AVX2 ? "avx2" : "baseline";
+}
 
 #define VX_DOUBLE_INST
 #include "real_t.h"

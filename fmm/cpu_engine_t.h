@@ -120,6 +120,7 @@ typedef struct {
   vx_real sigma;
   int want_grad, n_grad;
   vx_real *vel, *grad;
+  fmm_simd simd; /* the pair loops' instruction set (fmm_cpu_simd) */
 } VXF(cpu_leafjob);
 
 /* L2P for the targets of leaf b: velocity = curl of the three potentials, gradient from their
@@ -259,18 +260,18 @@ static inline __attribute__((always_inline)) void VXF(cpu_pairs_k)(const int K, 
 #undef VX_ACC15
 
 /* cpu_pairs_k with the kernel, gradient and corrections chosen at run time: one specialised loop
- * per combination, compiled for the baseline and for the AVX2 and AVX-512 machine levels, the
- * one the CPU supports picked at load time (VX_CPU_CLONES, cpu_engine.c). */
-VX_CPU_CLONES static void VXF(cpu_target_pairs)(int kernel, int grad, int corr, vx_real x, vx_real y, vx_real z,
-                                                const VXF(cpu_soa) *nb, int n, vx_real sigma, vx_real rc2, vx_real *acc) {
+ * per combination, inlined into each instruction set's copy below. */
+static inline __attribute__((always_inline)) void VXF(cpu_pairs_any)(int kernel, int grad, int corr, vx_real x, vx_real y,
+                                                                     vx_real z, const VXF(cpu_soa) *nb, int n,
+                                                                     vx_real sigma, vx_real rc2, vx_real *acc) {
 #define VX_PAIRS_K(K)                                                                                                   \
   do {                                                                                                                  \
     if (corr) {                                                                                                         \
-      if (grad) VXF(cpu_pairs_k)(K, 1, 1, x, y, z, nb, n, sigma, rc2, acc);                           \
-      else VXF(cpu_pairs_k)(K, 0, 1, x, y, z, nb, n, sigma, rc2, acc);                                \
+      if (grad) VXF(cpu_pairs_k)(K, 1, 1, x, y, z, nb, n, sigma, rc2, acc);                                            \
+      else VXF(cpu_pairs_k)(K, 0, 1, x, y, z, nb, n, sigma, rc2, acc);                                                 \
     } else {                                                                                                            \
-      if (grad) VXF(cpu_pairs_k)(K, 1, 0, x, y, z, nb, n, sigma, rc2, acc);                           \
-      else VXF(cpu_pairs_k)(K, 0, 0, x, y, z, nb, n, sigma, rc2, acc);                                \
+      if (grad) VXF(cpu_pairs_k)(K, 1, 0, x, y, z, nb, n, sigma, rc2, acc);                                            \
+      else VXF(cpu_pairs_k)(K, 0, 0, x, y, z, nb, n, sigma, rc2, acc);                                                 \
     }                                                                                                                   \
   } while (0)
   switch (kernel) {
@@ -282,6 +283,32 @@ VX_CPU_CLONES static void VXF(cpu_target_pairs)(int kernel, int grad, int corr, 
   }
 #undef VX_PAIRS_K
 }
+
+/* The pair loops compiled for each instruction set (fmm_cpu_simd, cpu_engine.c): the x86-64
+ * baseline, and where the compiler can target them, AVX2 and AVX-512. */
+#define VX_PAIRS_ARGS                                                                                                   \
+  int kernel, int grad, int corr, vx_real x, vx_real y, vx_real z, const VXF(cpu_soa) *nb, int n, vx_real sigma,       \
+      vx_real rc2, vx_real *acc
+static void VXF(cpu_pairs_base)(VX_PAIRS_ARGS) { VXF(cpu_pairs_any)(kernel, grad, corr, x, y, z, nb, n, sigma, rc2, acc); }
+#ifdef VX_SIMD_TARGETS
+VX_TARGET_AVX2 static void VXF(cpu_pairs_avx2)(VX_PAIRS_ARGS) {
+  VXF(cpu_pairs_any)(kernel, grad, corr, x, y, z, nb, n, sigma, rc2, acc);
+}
+VX_TARGET_AVX512 static void VXF(cpu_pairs_avx512)(VX_PAIRS_ARGS) {
+  VXF(cpu_pairs_any)(kernel, grad, corr, x, y, z, nb, n, sigma, rc2, acc);
+}
+#endif
+
+/* One target's pairs with the n sources of nb (cpu_pairs_k), in the instruction set simd. */
+static void VXF(cpu_target_pairs)(fmm_simd simd, VX_PAIRS_ARGS) {
+#ifdef VX_SIMD_TARGETS
+  if (simd == FMM_SIMD_AVX512) { VXF(cpu_pairs_avx512)(kernel, grad, corr, x, y, z, nb, n, sigma, rc2, acc); return; }
+  if (simd == FMM_SIMD_AVX2) { VXF(cpu_pairs_avx2)(kernel, grad, corr, x, y, z, nb, n, sigma, rc2, acc); return; }
+#endif
+  (void)simd;
+  VXF(cpu_pairs_base)(kernel, grad, corr, x, y, z, nb, n, sigma, rc2, acc);
+}
+#undef VX_PAIRS_ARGS
 
 /* A target's sums acc[15] (cpu_target_pairs) times 1/(4π), added to its velocity and, when gk,
  * its gradient (pair_split_grad: gr = H - ε w). */
@@ -335,7 +362,7 @@ static long long VXF(cpu_p2p_leaf)(const VXF(cpu_leafjob) *J, int b, vx_buf *buf
   for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
     int gk = J->want_grad && t->tgt_order[k] < J->n_grad;
     vx_real acc[15], *v = J->vel + vx_off3(k, 0), *gr = gk ? J->grad + vx_off9(k, 0) : NULL;
-    VXF(cpu_target_pairs)(J->kernel, gk, 0, tgt->x[k], tgt->y[k], tgt->z[k], &nb, n, J->sigma, VX_R(0.0), acc);
+    VXF(cpu_target_pairs)(J->simd, J->kernel, gk, 0, tgt->x[k], tgt->y[k], tgt->z[k], &nb, n, J->sigma, VX_R(0.0), acc);
     for (int i = 0; i < 3; ++i) v[i] *= (vx_real)VX_INV4PI;
     if (gk) for (int i = 0; i < 9; ++i) gr[i] *= (vx_real)VX_INV4PI;
     VXF(cpu_add_pairs)(acc, gk, v, gr);
@@ -362,7 +389,7 @@ static long long VXF(cpu_corr_leaf)(const VXF(cpu_leafjob) *J, int b, const int 
   for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
     int gk = J->want_grad && t->tgt_order[k] < J->n_grad;
     vx_real acc[15];
-    VXF(cpu_target_pairs)(J->kernel, gk, 1, tgt->x[k], tgt->y[k], tgt->z[k], &nb, n, J->sigma, gk ? rc2g : rc2v, acc);
+    VXF(cpu_target_pairs)(J->simd, J->kernel, gk, 1, tgt->x[k], tgt->y[k], tgt->z[k], &nb, n, J->sigma, gk ? rc2g : rc2v, acc);
     VXF(cpu_add_pairs)(acc, gk, J->vel + vx_off3(k, 0), gk ? J->grad + vx_off9(k, 0) : NULL);
   }
   return (long long)(t->tgt_start[b + 1] - t->tgt_start[b]) * n;
@@ -474,7 +501,7 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
   }
   vx_real *vs = (vx_real *)ctx->vel_sorted.ptr, *gs = want_grad ? (vx_real *)ctx->grad_sorted.ptr : NULL;
   double t5 = omp_get_wtime();
-  VXF(cpu_leafjob) job = {t, &src, &tgt, (int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, vs, gs};
+  VXF(cpu_leafjob) job = {t, &src, &tgt, (int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, vs, gs, fmm_cpu_simd()};
   if (VXF(cpu_leaves)(&job, p, (vx_real *)ctx->local[L].ptr, &cr, &s)) goto oom;
   /* scatter back to the caller's target order */
 #pragma omp parallel for schedule(static)

@@ -227,6 +227,13 @@ int vx_kernel_from_name(const char *name, vx_kernel *out);   /* 0 ok, -1 unknown
 int vx_backend_from_name(const char *name, vx_backend *out); /* cpu | cuda | auto */
 /* 1 when a CUDA device is usable (0 in a CPU-only build); its name in name (may be NULL). */
 int vx_cuda_available(char *name, size_t namelen);
+
+/* The vector instruction set of the CPU engine's pair loops: the best this machine runs among those
+ * compiled in (x86-64 with GCC 12: AVX-512, AVX2, else the baseline), lowered by the environment
+ * variable VX_CPU_SIMD=baseline|avx2 (the tests run each). */
+typedef enum { FMM_SIMD_BASELINE = 0, FMM_SIMD_AVX2 = 1, FMM_SIMD_AVX512 = 2 } fmm_simd;
+fmm_simd fmm_cpu_simd(void);
+const char *fmm_simd_name(fmm_simd s);
 /* Cut-off radius r_c: beyond it the kernel's velocity (and, with gradient set, its gradient)
  * deviates from the singular one by at most tol, relatively (docs/MATH.md §10). 0 for the singular
  * kernel, σ for poly (exact); +inf where no finite radius achieves it. */

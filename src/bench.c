@@ -929,7 +929,7 @@ static int bench_engine(bench_run *B) {
     if (!vx_cuda_available(B->device, sizeof B->device) || B->device[0] == '\0') snprintf(B->device, sizeof B->device, "cuda");
   } else {
 #ifdef _OPENMP
-    snprintf(B->device, sizeof B->device, "cpu (%d threads)", omp_get_max_threads());
+    snprintf(B->device, sizeof B->device, "cpu (%d threads, %s)", omp_get_max_threads(), fmm_simd_name(fmm_cpu_simd()));
 #else
     snprintf(B->device, sizeof B->device, "cpu (1 thread)");
 #endif

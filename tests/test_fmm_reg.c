@@ -5,7 +5,8 @@
  * gradient, relative L2 and the maximum over targets, within thresholds set from the measured
  * errors. Also: the level is not capped by the core (Gaussian, poly), the committed error
  * fmm_stats.reg_err is within the tolerance, and --levels forces the level; FMM_REG_CAP keeps
- * leaves r_cut wide, and the default FMM_REG_AUTO goes deeper than it (leaves >= 2σ).
+ * leaves r_cut wide, and the default FMM_REG_AUTO goes deeper than it (leaves >= 2σ). CTest runs it
+ * again with VX_CPU_SIMD=baseline and =avx2: the pair loops of each instruction set (fmm_cpu_simd).
  * Run: ctest --test-dir build -R test_fmm_reg --output-on-failure */
 #include <math.h>
 #include <stdio.h>
@@ -83,6 +84,7 @@ typedef struct {
 
 int main(void) {
   const int n = 3000;
+  printf("CPU pair loops: %s (VX_CPU_SIMD lowers it)\n", fmm_simd_name(fmm_cpu_simd()));
   double *pos = malloc(sizeof(double) * 3 * n), *str = malloc(sizeof(double) * 3 * n);
   vx_pointset(VX_DIST_RINGS, n, 5, pos, str);
   /* The rings' cube is ~0.64 wide: leaf-size level 5 (leaves 0.02 wide) at leaf 16. Thin cores
