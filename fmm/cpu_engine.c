@@ -65,6 +65,10 @@ const char *fmm_simd_name(fmm_simd s) {
   return s == FMM_SIMD_AVX512 ? "avx512" : s == FMM_SIMD_AVX2 ? "avx2" : "baseline";
 }
 
+int fmm_cpu_pairs_vectorize(vx_kernel kernel, vx_precision precision) {
+  return kernel != VX_KERNEL_GAUSS || (precision == VX_FLOAT ? gauss_vectorizes_f() : gauss_vectorizes_d());
+}
+
 #define VX_DOUBLE_INST
 #include "real_t.h"
 #include "cpu_engine_t.h"

@@ -13,7 +13,8 @@
 
 int fmm_leaf_size(const fmm_params *p) {
   if (p->leaf_size > 0) return p->leaf_size;
-  return p->backend == VX_BACKEND_CUDA ? VX_LEAF_GPU : VX_LEAF_CPU;
+  if (p->backend == VX_BACKEND_CUDA) return VX_LEAF_GPU;
+  return fmm_cpu_pairs_vectorize(p->kernel, p->precision) ? VX_LEAF_CPU : VX_LEAF_CPU_SCALAR;
 }
 
 fmm_params fmm_params_default(void) {

@@ -43,8 +43,10 @@ typedef enum {
  * (H100, float, p = 8, docs/BENCHMARKS.md "The automatic level on the GPU"; with 64 it was up to
  * 4.3x slower). On the CPU since its pair loops vectorize (2026-11-24), 256 is within 2 % of the
  * fastest at 2^16..2^20 and 1.2-1.4x at 2^12-2^14 rings, where 64 was up to 3.5x slower
- * (docs/BENCHMARKS.md "The CPU's vectorized pairs"). */
+ * (docs/BENCHMARKS.md "The CPU's vectorized pairs"); where they do not (the Gaussian in double,
+ * fmm_cpu_pairs_vectorize), a pair costs 5-10 times more and 64 stays. */
 #define VX_LEAF_CPU 256
+#define VX_LEAF_CPU_SCALAR 64
 #define VX_LEAF_GPU 256
 
 /* fmm_params.reg_correct */
@@ -62,7 +64,7 @@ typedef struct {
   vx_precision precision;
   int order;              /* p: highest degree kept in the expansions, 0..VX_PMAX */
   int leaf_size;          /* mean sources per non-empty leaf the level choice aims at; 0 (the default):
-                             the backend's, VX_LEAF_CPU or VX_LEAF_GPU (fmm_leaf_size) */
+                             the backend's, VX_LEAF_GPU, VX_LEAF_CPU or VX_LEAF_CPU_SCALAR (fmm_leaf_size) */
   int levels;             /* 0: choose from leaf_size; otherwise the finest level, 2..VX_LMAX */
   int min_leaves;         /* the automatic level goes one level deeper while the leaves are fewer than
                              this (octree.h, oct_level_accept): 0 (the default) the backend's parallel
@@ -234,6 +236,9 @@ int vx_cuda_available(char *name, size_t namelen);
 typedef enum { FMM_SIMD_BASELINE = 0, FMM_SIMD_AVX2 = 1, FMM_SIMD_AVX512 = 2 } fmm_simd;
 fmm_simd fmm_cpu_simd(void);
 const char *fmm_simd_name(fmm_simd s);
+/* 1 when the CPU engine's pair loops vectorize for this kernel and precision (all but the Gaussian
+ * in double, whose library erf they call). */
+int fmm_cpu_pairs_vectorize(vx_kernel kernel, vx_precision precision);
 /* Cut-off radius r_c: beyond it the kernel's velocity (and, with gradient set, its gradient)
  * deviates from the singular one by at most tol, relatively (docs/MATH.md §10). 0 for the singular
  * kernel, σ for poly (exact); +inf where no finite radius achieves it. */
