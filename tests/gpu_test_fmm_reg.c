@@ -83,8 +83,11 @@ int main(void) {
           eval(VX_BACKEND_CPU, prm, 0, n, pos, str, u1, g1, &sc);
           eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u2, g2, &sg);
           /* float, thick core at level 6: the corrections cancel singular far-field terms up to
-           * ~60x the result, and float's rounding of those shows: measured 1.3e-5 (H100) */
-          const double thr = prec ? (c == 1 && l == 1 ? 3e-5 : 1e-5) : 1e-12;
+           * ~60x the result, and float's rounding of those shows. Each backend's own rounding there
+           * (float against double on one tree, CPU, Rosenhead-Moore) is 4.5e-5 with the CPU's
+           * vectorized pair loops (5.6e-5 before); GPU vs CPU measured 3.6e-5 (H100, 2026-11-24;
+           * 1.3e-5 when both summed the pairs in the same order) */
+          const double thr = prec ? (c == 1 && l == 1 ? 8e-5 : 1e-5) : 1e-12;
           const double e = fmax(rel_l2(u2, u1, 3 * (size_t)n), rel_l2(g2, g1, 9 * (size_t)n));
           snprintf(what, sizeof what, "GPU vs CPU FMM %-5s sigma=%.3f level %d %s: velocity and gradient",
                    vx_kernel_name((vx_kernel)kern), cores[c], sg.levels, prec ? "float " : "double");
