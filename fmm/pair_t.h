@@ -144,9 +144,9 @@ static inline void VXF(kernel_gh_sel)(int kernel, vx_real r2, vx_real sigma, vx_
   vx_real gs, hs, s2 = sigma * sigma;
   VXF(singular_gh)(r2, &gs, &hs);
   if (kernel == 1) {
-    vx_real ir = VX_RSQRT(r2), is2 = VX_R(1.0) / s2;
+    vx_real ir = VX_RSQRT(r2), ir2 = ir * ir, is2 = VX_R(1.0) / s2; /* as kernel_gh's case 1 */
     const int in = r2 < s2;
-    *g = in ? is2 * ir : gs; *h = in ? -is2 * ir * ir * ir : hs;
+    *g = in ? is2 * ir : gs; *h = in ? -is2 * ir * ir2 : hs;
   } else if (kernel == 4) {
     vx_real rho2 = r2 * (VX_R(1.0) / s2), ga, ha, gb, hb;
     VXF(gauss_series_gh)(rho2, sigma, &ga, &ha);
@@ -165,7 +165,10 @@ static inline void VXF(kernel_gh_sel)(int kernel, vx_real r2, vx_real sigma, vx_
 #endif
 
 /* The terms one pair adds in pair_bs_split's form (below): u += g (α × d), H += h d ⊗ (α × d),
- * w += g α. Named scalars returned by value, so that a vectorized loop keeps them in registers. */
+ * w += g α, as named scalars returned by value, so that the CPU's vectorized loops keep them in
+ * registers. pair_bs_split writes the same products into its sums directly: routed through this
+ * struct, the GPU's fast P2P kernel compiled to another instruction order and ran 5 % slower
+ * (H100, 2026-11-24); tests/test_pair.c checks that the two agree. */
 typedef struct {
   vx_real ux, uy, uz, h00, h01, h02, h10, h11, h12, h20, h21, h22, wx, wy, wz;
 } VXF(pair_terms);
@@ -220,13 +223,14 @@ VX_HD static inline void VXF(pair_bs_split)(int kernel, vx_real sigma, vx_real d
   const int apart = r2 > VX_R(0.0);
   g = apart ? g : VX_R(0.0);
   h = apart ? h : VX_R(0.0);
-  VXF(pair_terms) t = VXF(pair_terms_of)(g, h, dx, dy, dz, ax, ay, az);
-  u[0] += t.ux; u[1] += t.uy; u[2] += t.uz;
+  vx_real cx = ay * dz - az * dy, cy = az * dx - ax * dz, cz = ax * dy - ay * dx; /* α × d */
+  u[0] += g * cx; u[1] += g * cy; u[2] += g * cz;
   if (H) {
-    H[0] += t.h00; H[1] += t.h01; H[2] += t.h02;
-    H[3] += t.h10; H[4] += t.h11; H[5] += t.h12;
-    H[6] += t.h20; H[7] += t.h21; H[8] += t.h22;
-    w[0] += t.wx; w[1] += t.wy; w[2] += t.wz;
+    vx_real hx = h * dx, hy = h * dy, hz = h * dz;
+    H[0] += hx * cx; H[1] += hy * cx; H[2] += hz * cx;
+    H[3] += hx * cy; H[4] += hy * cy; H[5] += hz * cy;
+    H[6] += hx * cz; H[7] += hy * cz; H[8] += hz * cz;
+    w[0] += g * ax; w[1] += g * ay; w[2] += g * az;
   }
 }
 

@@ -9,7 +9,9 @@
  *  - pair_bs_split + pair_split_grad (the fast GPU P2P's form, issue 15) against pair_bs summed over
  *    400 sources around one target (inside and outside the core, past the Gaussian's singular
  *    shortcut, one coincident), double and float, every kernel: equal up to rounding; and the
- *    coincident pair alone gives exact zeros (no inf or NaN leaks through the selects). */
+ *    coincident pair alone gives exact zeros (no inf or NaN leaks through the selects);
+ *  - the CPU's vectorized form of one pair (kernel_gh_sel + pair_terms_of) equal to the bit to
+ *    what pair_bs_split adds for it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +201,36 @@ static void split_sums_f(int k, float sigma, const double *s, int n, double u[3]
   for (int i = 0; i < 9; ++i) gr[i] = b[i], gs[i] = g2[i];
 }
 
+/* One pair's terms as the CPU's vectorized loops form them (kernel_gh_sel, pair_terms_of) against
+ * what pair_bs_split adds for it (kernel_gh and its own products, the GPU's form): the same
+ * operations, so equal to the bit, in double and float, on n sources s (as below). */
+static void check_terms(const double *s, int n, double sigma) {
+  char what[160];
+  for (int k = 0; k <= 4; ++k) {
+    int bad = 0;
+    for (int j = 0; j < n; ++j) {
+      const double *q = s + 6 * j;
+      double u[3] = {0}, H[9] = {0}, w[3] = {0}, g, h, r2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2];
+      pair_bs_split_d(k, sigma, -q[0], -q[1], -q[2], q[3], q[4], q[5], u, H, w);
+      kernel_gh_sel_d(k, r2, sigma, &g, &h);
+      pair_terms_d t = pair_terms_of_d(g, h, -q[0], -q[1], -q[2], q[3], q[4], q[5]);
+      const double a[15] = {t.ux, t.uy, t.uz, t.h00, t.h01, t.h02, t.h10, t.h11, t.h12, t.h20, t.h21, t.h22, t.wx, t.wy, t.wz};
+      const double b[15] = {u[0], u[1], u[2], H[0], H[1], H[2], H[3], H[4], H[5], H[6], H[7], H[8], w[0], w[1], w[2]};
+      float uf[3] = {0}, Hf[9] = {0}, wf[3] = {0}, gf, hf;
+      const float dx = -(float)q[0], dy = -(float)q[1], dz = -(float)q[2];
+      pair_bs_split_f(k, (float)sigma, dx, dy, dz, (float)q[3], (float)q[4], (float)q[5], uf, Hf, wf);
+      kernel_gh_sel_f(k, dx * dx + dy * dy + dz * dz, (float)sigma, &gf, &hf);
+      pair_terms_f tf = pair_terms_of_f(gf, hf, dx, dy, dz, (float)q[3], (float)q[4], (float)q[5]);
+      const float af[15] = {tf.ux, tf.uy, tf.uz, tf.h00, tf.h01, tf.h02, tf.h10, tf.h11, tf.h12,
+                            tf.h20, tf.h21, tf.h22, tf.wx, tf.wy, tf.wz};
+      const float bf[15] = {uf[0], uf[1], uf[2], Hf[0], Hf[1], Hf[2], Hf[3], Hf[4], Hf[5], Hf[6], Hf[7], Hf[8], wf[0], wf[1], wf[2]};
+      for (int i = 0; i < 15; ++i) bad += (a[i] != b[i]) + (af[i] != bf[i]);
+    }
+    snprintf(what, sizeof what, "%s pair_terms_of vs pair_bs_split: unequal terms, %d sources", kname[k], n);
+    check(bad == 0, what, bad, 0);
+  }
+}
+
 /* pair_bs_split summed and finished equals pair_bs summed, within rounding of the sum of the
  * pairs' magnitudes (a sign or index slip would be of order 1). */
 static void check_split(void) {
@@ -211,6 +243,7 @@ static void check_split(void) {
     for (int c = 0; c < 6; ++c) s[6 * j + c] = (c < 3 ? ext : 1.0) * (2.0 * rand() / RAND_MAX - 1);
   }
   for (int c = 0; c < 3; ++c) s[c] = 0.0; /* source 0 coincides with the target */
+  check_terms(s, NS, sigma);
   char what[160];
   for (int k = 0; k <= 4; ++k) {
     /* the scale: Σ over pairs of each pair's largest |u_i| and |∂u_i/∂x_j| (double) */
