@@ -417,13 +417,13 @@ static int VXF(cpu_leaves)(const VXF(cpu_leafjob) *J, int p, const vx_real *Llea
       double t0 = omp_get_wtime();
       VXF(cpu_l2p_leaf)(J, p, b, Lleaf, D1, D2, R);
       double t1 = omp_get_wtime();
-      long long np = VXF(cpu_p2p_leaf)(J, b, &buf), nc = 0;
+      long long np = VXF(cpu_p2p_leaf)(J, b, &buf), ncp = 0;
       double t2 = omp_get_wtime();
       if (cr->on && np >= 0)
-        nc = VXF(cpu_corr_leaf)(J, b, list, cpu_corr_leaves(t, b, cr, list), (vx_real)cr->rc2, (vx_real)cr->rc2v, &buf);
+        ncp = VXF(cpu_corr_leaf)(J, b, list, cpu_corr_leaves(t, b, cr, list), (vx_real)cr->rc2, (vx_real)cr->rc2v, &buf);
       double t3 = omp_get_wtime();
-      if (np < 0 || nc < 0) { fail = 1; continue; }
-      pairs += np; cpairs += nc;
+      if (np < 0 || ncp < 0) { fail = 1; continue; }
+      pairs += np; cpairs += ncp;
       tl += t1 - t0; tp += t2 - t1; tc += t3 - t2;
     }
     free(D1); free(D2); free(list); vx_buf_free(&buf);

@@ -111,7 +111,8 @@ typedef struct {
   double reg_err;         /* regularization error committed: the kernel's largest relative deviation from
                              the singular one over the pairs left to the singular far field (<= reg_tol) */
   double t_corr;          /* ms of the regularization corrections (pairs closer than r_c, not adjacent) */
-  long long n_corr;       /* candidate correction pairs examined (CPU backend; 0 on the GPU) */
+  long long n_corr;       /* candidate correction pairs examined, the sources beyond r_cut of each target
+                             leaf's box left out (CPU backend; 0 on the GPU) */
   int m2l_kernel;         /* CUDA backend: the order of the order-specialised M2L kernel that ran (6, 8 or 12;
                              environment VX_M2L=auto|dense|spec|generic), 0: the generic one (and on the CPU) */
   int m2l_dense_levels;   /* CUDA backend: the levels whose M2L ran the dense kernel instead (k_m2l_dense, for
