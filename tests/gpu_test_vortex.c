@@ -213,6 +213,7 @@ static void remesh_case(vx_precision prec, double c2, double drop, double drop_a
   vx_remesh_job jc, jg;
   memset(&jc, 0, sizeof jc);
   jc.n_elem = n; jc.n_tracer = ntr; jc.is_float = fl; jc.h = 0.011; jc.c2 = c2; jc.drop = drop; jc.drop_abs = drop_abs;
+  jc.origin[0] = 0.0031, jc.origin[1] = -0.0052, jc.origin[2] = 0.0007; /* a lattice off (0, 0, 0) */
   jg = jc;
   jc.pos = hp; jc.alpha = ha; jc.ring = hr;
   jg.pos = dp; jg.alpha = da; jg.ring = dr;

@@ -213,7 +213,7 @@ static void refusals(void) {
   expect_refused("a wrong magic", c, n, "bad magic");
   memcpy(c, b, n);
   put32(c + 8, 99);
-  expect_refused("a wrong version", c, n, "format version 99, this program reads versions 1 to 2");
+  expect_refused("a wrong version", c, n, "format version 99, this program reads versions 1 to 3");
   memcpy(c, b, n);
   memset(c + n, 0, 8);
   expect_refused("trailing bytes", c, n + 8, "8 bytes after the end of the checkpoint");

@@ -99,6 +99,7 @@ static void test_moments(void) {
   memset(&j, 0, sizeof j);
   for (int pass = 0; pass < 2; ++pass) {
     double c2 = pass ? 0.1 : 0.0;
+    for (int c = 0; c < 3; ++c) j.origin[c] = pass ? 0.0041 * (c + 1) : 0.0; /* the second on a shifted lattice */
     if (remesh(&ws, &j, n, x, a, ring, h, c2, 0.0)) break;
     const double *y = j.pos_out.p, *al = j.alpha_out.p;
     moments_of(j.n_out, y, al, &m);
@@ -113,6 +114,7 @@ static void test_moments(void) {
     }
   }
   /* the drop threshold */
+  memset(j.origin, 0, sizeof j.origin);
   if (!remesh(&ws, &j, n, x, a, ring, h, 0.0, 0.05)) {
     const double *al = j.alpha_out.p;
     int below = 0;
@@ -128,29 +130,34 @@ static void test_moments(void) {
   free(x); free(a); free(ring);
 }
 
-/* Particles on lattice nodes remesh onto themselves (M4' interpolates). */
+/* Particles on lattice nodes remesh onto themselves (M4' interpolates), on a lattice through the
+ * origin and on one through o = (0.0123, -0.0311, 0.2). */
 static void test_identity(void) {
   const int n = 200;
-  const double h = 0.05;
+  const double h = 0.05, origins[2][3] = {{0.0, 0.0, 0.0}, {0.0123, -0.0311, 0.2}};
   double x[3 * 205], a[3 * 200];
   int ring[200];
-  random_set(n, x, a, ring);
-  for (int p = 0; p < n; ++p)
-    for (int c = 0; c < 3; ++c) x[3 * p + c] = h * (double)(10 + (c == 0 ? p % 6 : c == 1 ? p / 6 % 6 : p / 36));
-  vx_remesh_ws *ws = NULL;
-  vx_remesh_job j;
-  memset(&j, 0, sizeof j);
-  if (remesh(&ws, &j, n, x, a, ring, h, 0.0, 1e-12)) return;
-  moments before, after;
-  moments_of(n, x, a, &before);
-  moments_of(j.n_out, j.pos_out.p, j.alpha_out.p, &after);
-  printf("on-lattice particles: %d in, %d out\n", n, j.n_out);
-  if (j.n_out > n) FAIL("on-lattice particles spread: %d nodes for %d particles", j.n_out, n);
-  check_moments("on-lattice identity", &before, &after, 0.0, 1.0, 1e-14); /* measured 2.7e-15 */
-  vx_mem_free(&j.pos_out, 0);
-  vx_mem_free(&j.alpha_out, 0);
-  vx_mem_free(&j.ring_out, 0);
-  vx_remesh_ws_free_cpu(ws);
+  for (int k = 0; k < 2; ++k) {
+    const double *o = origins[k];
+    random_set(n, x, a, ring);
+    for (int p = 0; p < n; ++p)
+      for (int c = 0; c < 3; ++c) x[3 * p + c] = o[c] + h * (double)(10 + (c == 0 ? p % 6 : c == 1 ? p / 6 % 6 : p / 36));
+    vx_remesh_ws *ws = NULL;
+    vx_remesh_job j;
+    memset(&j, 0, sizeof j);
+    for (int c = 0; c < 3; ++c) j.origin[c] = o[c];
+    if (remesh(&ws, &j, n, x, a, ring, h, 0.0, 1e-12)) return;
+    moments before, after;
+    moments_of(n, x, a, &before);
+    moments_of(j.n_out, j.pos_out.p, j.alpha_out.p, &after);
+    printf("on-lattice particles, origin %g %g %g: %d in, %d out\n", o[0], o[1], o[2], n, j.n_out);
+    if (j.n_out > n) FAIL("on-lattice particles spread: %d nodes for %d particles", j.n_out, n);
+    check_moments("on-lattice identity", &before, &after, 0.0, 1.0, 1e-14); /* measured 2.7e-15 */
+    vx_mem_free(&j.pos_out, 0);
+    vx_mem_free(&j.alpha_out, 0);
+    vx_mem_free(&j.ring_out, 0);
+    vx_remesh_ws_free_cpu(ws);
+  }
 }
 
 static void test_relax(void) {

@@ -67,8 +67,9 @@ static double get_f64(ck_in *r) {
 /* Bytes of the payload before the particle arrays (meta, parameters, state, counts). */
 #define CK_FIXED_BYTES_V1 (64 + 3 * 8 + (5 * 4 + 2 * 8 + 3 * 4 + 8 + 8 + 2 * 4 + 4 * 8) + (8 + 8 + 4 + 8 + 4 + 2 * 8) + \
                            (8 + 3 * 4 + 3 * 8) + 2 * 4)
-/* version 2 adds vx_sim_params.conserve (i32); version 1 files load with it off */
-#define CK_FIXED_BYTES(version) (CK_FIXED_BYTES_V1 + ((version) >= 2 ? 4 : 0))
+/* version 2 adds vx_sim_params.conserve (i32); version 1 files load with it off. Version 3 adds
+ * remesh_origin (3 f64); older files load with the origin at 0, the lattice they were run on. */
+#define CK_FIXED_BYTES(version) ((size_t)(CK_FIXED_BYTES_V1 + ((version) >= 2 ? 4 : 0) + ((version) >= 3 ? 24 : 0)))
 
 static void put_meta(ck_out *o, const vx_ckpt_meta *m) {
   memset(o->p + o->n, 0, 64);
@@ -99,6 +100,7 @@ static void put_params(ck_out *o, const vx_sim_params *p) {
   put_i32(o, p->relax_every), put_i32(o, p->remesh_every);
   put_f64(o, p->remesh_h), put_f64(o, p->remesh_drop), put_f64(o, p->viscosity), put_f64(o, p->lcfl);
   put_i32(o, p->conserve);
+  for (int c = 0; c < 3; ++c) put_f64(o, p->remesh_origin[c]);
 }
 static void get_params(ck_in *r, vx_sim_params *p, uint32_t version) {
   memset(p, 0, sizeof *p);
@@ -112,6 +114,8 @@ static void get_params(ck_in *r, vx_sim_params *p, uint32_t version) {
   p->relax_every = get_i32(r), p->remesh_every = get_i32(r);
   p->remesh_h = get_f64(r), p->remesh_drop = get_f64(r), p->viscosity = get_f64(r), p->lcfl = get_f64(r);
   if (version >= 2) p->conserve = get_i32(r);
+  if (version >= 3)
+    for (int c = 0; c < 3; ++c) p->remesh_origin[c] = get_f64(r);
 }
 
 static void put_state(ck_out *o, const vx_sim_state *s) {

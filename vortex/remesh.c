@@ -38,13 +38,13 @@ static int rec_cmp(const void *a, const void *b) {
 }
 
 /* Steps 1–2: the 64 records of every element, sorted. */
-static int emit_sorted(vx_remesh_ws *ws, const vx_remesh_job *j, double inv_h, char *err, size_t errlen) {
+static int emit_sorted(vx_remesh_ws *ws, const vx_remesh_job *j, const vx_lattice *L, char *err, size_t errlen) {
   int n = j->n_elem, bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad)
   for (int p = 0; p < n; ++p)
-    if (!vx_remesh_in_range(j->pos, j->is_float, p, inv_h)) bad = 1;
+    if (!vx_remesh_in_range(j->pos, j->is_float, p, L)) bad = 1;
   if (bad) {
-    snprintf(err, errlen, "remeshing: an element lies outside the lattice (|x|/h >= 2^20) or is not finite");
+    snprintf(err, errlen, "remeshing: an element lies outside the lattice (|x - o|/h >= 2^20) or is not finite");
     return -1;
   }
   size_t nr = 64 * (size_t)n;
@@ -54,7 +54,7 @@ static int emit_sorted(vx_remesh_ws *ws, const vx_remesh_job *j, double inv_h, c
   for (int p = 0; p < n; ++p)
     for (int s = 0; s < 64; ++s) {
       double w;
-      r[64 * (size_t)p + s].key = vx_remesh_stencil(j->pos, j->is_float, p, s, inv_h, j->c2, &w);
+      r[64 * (size_t)p + s].key = vx_remesh_stencil(j->pos, j->is_float, p, s, L, &w);
       r[64 * (size_t)p + s].idx = (uint32_t)(64 * (size_t)p + s);
     }
   qsort(r, nr, sizeof(rec), rec_cmp);
@@ -62,7 +62,7 @@ static int emit_sorted(vx_remesh_ws *ws, const vx_remesh_job *j, double inv_h, c
 }
 
 /* Step 3: node boundaries and each node's strength and ring. Returns the node count. */
-static long long reduce_nodes(vx_remesh_ws *ws, const vx_remesh_job *j, double inv_h, char *err, size_t errlen) {
+static long long reduce_nodes(vx_remesh_ws *ws, const vx_remesh_job *j, const vx_lattice *L, char *err, size_t errlen) {
   size_t nr = 64 * (size_t)j->n_elem;
   const rec *r = (const rec *)ws->r.p;
   long long nn = 0;
@@ -82,13 +82,12 @@ static long long reduce_nodes(vx_remesh_ws *ws, const vx_remesh_job *j, double i
   for (size_t i = 0; i < nr; ++i) idx[i] = r[i].idx;
 #pragma omp parallel for schedule(static)
   for (long long q = 0; q < nn; ++q)
-    na[4 * q + 3] = vx_remesh_node(idx, seg[q], seg[q + 1], j->pos, j->alpha, j->ring, j->is_float, inv_h, j->c2, na + 4 * q,
-                                   nring + q);
+    na[4 * q + 3] = vx_remesh_node(idx, seg[q], seg[q + 1], j->pos, j->alpha, j->ring, j->is_float, L, na + 4 * q, nring + q);
   return nn;
 }
 
 /* Step 4: drop the weak nodes, write the kept ones and the tracers. */
-static int write_out(vx_remesh_ws *ws, vx_remesh_job *j, long long nn, char *err, size_t errlen) {
+static int write_out(vx_remesh_ws *ws, vx_remesh_job *j, const vx_lattice *L, long long nn, char *err, size_t errlen) {
   const double *na = (const double *)ws->na.p;
   const long long *seg = (const long long *)ws->seg.p;
   const rec *r = (const rec *)ws->r.p;
@@ -113,7 +112,7 @@ static int write_out(vx_remesh_ws *ws, vx_remesh_job *j, long long nn, char *err
     long long ijk[3];
     vx_lattice_ijk(r[seg[q]].key, ijk);
     for (int c = 0; c < 3; ++c) {
-      vx_store(j->pos_out.p, j->is_float, 3 * (size_t)o + c, (double)ijk[c] * j->h);
+      vx_store(j->pos_out.p, j->is_float, 3 * (size_t)o + c, vx_lattice_coord(L, c, ijk[c]));
       vx_store(j->alpha_out.p, j->is_float, 3 * (size_t)o + c, na[4 * q + c]);
     }
     ((int *)j->ring_out.p)[o] = ((const int *)ws->nring.p)[q];
@@ -133,9 +132,9 @@ int vx_remesh_cpu(vx_remesh_ws **wsp, vx_remesh_job *j, char *err, size_t errlen
     if (!*wsp) { snprintf(err, errlen, "out of memory for remeshing"); return -1; }
   }
   vx_remesh_ws *ws = *wsp;
-  double inv_h = 1.0 / j->h;
-  if (emit_sorted(ws, j, inv_h, err, errlen)) return -1;
-  long long nn = reduce_nodes(ws, j, inv_h, err, errlen);
+  vx_lattice L = vx_remesh_lattice(j);
+  if (emit_sorted(ws, j, &L, err, errlen)) return -1;
+  long long nn = reduce_nodes(ws, j, &L, err, errlen);
   if (nn < 0) return -1;
-  return write_out(ws, j, nn, err, errlen);
+  return write_out(ws, j, &L, nn, err, errlen);
 }

@@ -24,7 +24,7 @@
 
 VX_EXTERN_C_BEGIN
 
-/* Lattice indices are stored with this offset in 21 bits per axis: |x|/h < 2^20 - 2. */
+/* Lattice indices are stored with this offset in 21 bits per axis: |x - o|/h < 2^20 - 2. */
 #define VX_LATTICE_OFF (1LL << 20)
 #define VX_LATTICE_MAX_INDEX ((double)(VX_LATTICE_OFF - 4))
 /* Largest diffusion number c² = νΔt/h² one remeshing applies (Wee & Ghoniem: the kernel stays
@@ -52,6 +52,14 @@ VX_HD static inline void vx_lattice_ijk(uint64_t key, long long ijk[3]) {
   ijk[2] = (long long)(key & m) - VX_LATTICE_OFF;
 }
 
+/* The lattice: nodes at o + h·(i, j, k), and the diffusion number of this remeshing. */
+typedef struct {
+  double o[3], h, inv_h, c2;
+} vx_lattice;
+
+/* Coordinate c of node index i. */
+VX_HD static inline double vx_lattice_coord(const vx_lattice *L, int c, long long i) { return L->o[c] + (double)i * L->h; }
+
 /* A value of a backend array in either precision, as double. */
 VX_HD static inline double vx_load(const void *a, int is_float, size_t i) {
   return is_float ? (double)((const float *)a)[i] : ((const double *)a)[i];
@@ -61,23 +69,27 @@ VX_HD static inline void vx_store(void *a, int is_float, size_t i, double v) {
   else ((double *)a)[i] = v;
 }
 
-/* Stencil node s (0..63) of element p: its lattice key, and the interpolation weight into *w. */
+/* Element p's coordinate c in lattice units, (x - o)/h. */
+VX_HD static inline double vx_lattice_u(const void *pos, int is_float, int p, int c, const vx_lattice *L) {
+  return (vx_load(pos, is_float, 3 * (size_t)p + c) - L->o[c]) * L->inv_h;
+}
+
 /* Whether element p lies inside the lattice's index range (and is finite). */
-VX_HD static inline int vx_remesh_in_range(const void *pos, int is_float, int p, double inv_h) {
+VX_HD static inline int vx_remesh_in_range(const void *pos, int is_float, int p, const vx_lattice *L) {
   for (int c = 0; c < 3; ++c)
-    if (!(fabs(vx_load(pos, is_float, 3 * (size_t)p + c) * inv_h) < VX_LATTICE_MAX_INDEX)) return 0;
+    if (!(fabs(vx_lattice_u(pos, is_float, p, c, L)) < VX_LATTICE_MAX_INDEX)) return 0;
   return 1;
 }
 
-VX_HD static inline uint64_t vx_remesh_stencil(const void *pos, int is_float, int p, int s, double inv_h, double c2,
-                                               double *w) {
+/* Stencil node s (0..63) of element p: its lattice key, and the interpolation weight into *w. */
+VX_HD static inline uint64_t vx_remesh_stencil(const void *pos, int is_float, int p, int s, const vx_lattice *L, double *w) {
   long long n[3];
   double wt = 1.0;
   for (int c = 0; c < 3; ++c) {
-    double u = vx_load(pos, is_float, 3 * (size_t)p + c) * inv_h;
+    double u = vx_lattice_u(pos, is_float, p, c, L);
     int o = c == 0 ? s & 3 : c == 1 ? (s >> 2) & 3 : s >> 4;
     n[c] = (long long)floor(u) - 1 + o;
-    wt *= vx_m4p(u - (double)n[c], c2);
+    wt *= vx_m4p(u - (double)n[c], L->c2);
   }
   *w = wt;
   return vx_lattice_key(n[0], n[1], n[2]);
@@ -85,7 +97,7 @@ VX_HD static inline uint64_t vx_remesh_stencil(const void *pos, int is_float, in
 
 /* One node: the records idx[begin..end) (all of one key) summed in order. Returns |α|². */
 VX_HD static inline double vx_remesh_node(const uint32_t *idx, long long begin, long long end, const void *pos,
-                                          const void *alpha, const int *ring, int is_float, double inv_h, double c2,
+                                          const void *alpha, const int *ring, int is_float, const vx_lattice *L,
                                           double a[3], int *node_ring) {
   double best = -1.0;
   a[0] = a[1] = a[2] = 0.0;
@@ -93,7 +105,7 @@ VX_HD static inline double vx_remesh_node(const uint32_t *idx, long long begin, 
   for (long long r = begin; r < end; ++r) {
     int p = (int)(idx[r] >> 6), s = (int)(idx[r] & 63);
     double w;
-    (void)vx_remesh_stencil(pos, is_float, p, s, inv_h, c2, &w);
+    (void)vx_remesh_stencil(pos, is_float, p, s, L, &w);
     double c2w = 0.0;
     for (int c = 0; c < 3; ++c) {
       double v = w * vx_load(alpha, is_float, 3 * (size_t)p + c);
@@ -114,6 +126,7 @@ typedef struct {
   const void *alpha;          /* 3*n_elem */
   const int *ring;            /* n_elem */
   double h, c2, drop;         /* spacing, diffusion number νΔt/h², relative drop threshold */
+  double origin[3];           /* the lattice's node (0, 0, 0) */
   double drop_abs;            /* > 0: drop nodes with |α| < drop_abs instead (drop is then unused) */
   /* results */
   vx_mem pos_out;      /* 3*(n_out + n_tracer): new elements at the nodes, then the tracers */
@@ -125,8 +138,14 @@ typedef struct {
 
 typedef struct vx_remesh_ws vx_remesh_ws;   /* scratch of one backend, grown as needed */
 
+/* The lattice a job remeshes onto. */
+static inline vx_lattice vx_remesh_lattice(const vx_remesh_job *j) {
+  vx_lattice L = {{j->origin[0], j->origin[1], j->origin[2]}, j->h, 1.0 / j->h, j->c2};
+  return L;
+}
+
 /* Run one remeshing (the job's outputs are grown and filled). 0, or -1 with err: out of memory, or
- * an element outside the lattice's range (|x|/h ≥ 2^20 - 4, or not finite). */
+ * an element outside the lattice's range (|x - o|/h ≥ 2^20 - 4, or not finite). */
 int vx_remesh_cpu(vx_remesh_ws **ws, vx_remesh_job *j, char *err, size_t errlen);
 int vx_remesh_gpu(vx_remesh_ws **ws, vx_remesh_job *j, char *err, size_t errlen);
 void vx_remesh_ws_free_cpu(vx_remesh_ws *ws);

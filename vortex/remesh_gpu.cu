@@ -27,14 +27,14 @@ extern "C" void vx_remesh_ws_free_gpu(vx_remesh_ws *w) {
 }
 
 /* misc: [0] out-of-range flag, [1] bits of max |α|² */
-__global__ void remesh_emit(const void *pos, int is_float, int n, double inv_h, double c2, uint64_t *keys, uint32_t *idx,
+__global__ void remesh_emit(const void *pos, int is_float, int n, vx_lattice L, uint64_t *keys, uint32_t *idx,
                             unsigned long long *misc) {
   long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= 64LL * n) return;
   int p = (int)(r >> 6), s = (int)(r & 63);
-  if (s == 0 && !vx_remesh_in_range(pos, is_float, p, inv_h)) atomicOr(misc, 1ULL);
+  if (s == 0 && !vx_remesh_in_range(pos, is_float, p, &L)) atomicOr(misc, 1ULL);
   double w;
-  keys[r] = vx_remesh_stencil(pos, is_float, p, s, inv_h, c2, &w);
+  keys[r] = vx_remesh_stencil(pos, is_float, p, s, &L, &w);
   idx[r] = (uint32_t)r;
 }
 
@@ -50,11 +50,11 @@ __global__ void remesh_seg(const int *head, const long long *scan, long long nr,
 }
 
 __global__ void remesh_nodes(const uint32_t *idx, const long long *seg, long long nn, const void *pos, const void *alpha,
-                             const int *ring, int is_float, double inv_h, double c2, double *na, int *nring,
+                             const int *ring, int is_float, vx_lattice L, double *na, int *nring,
                              unsigned long long *misc) {
   long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= nn) return;
-  double a2 = vx_remesh_node(idx, seg[q], seg[q + 1], pos, alpha, ring, is_float, inv_h, c2, na + 4 * q, nring + q);
+  double a2 = vx_remesh_node(idx, seg[q], seg[q + 1], pos, alpha, ring, is_float, &L, na + 4 * q, nring + q);
   na[4 * q + 3] = a2;
   atomicMax(misc + 1, (unsigned long long)__double_as_longlong(a2)); /* non-negative doubles order as their bits */
 }
@@ -65,14 +65,14 @@ __global__ void remesh_keep(const double *na, long long nn, double cut2, int *ke
 }
 
 __global__ void remesh_write(const uint64_t *keys, const long long *seg, const double *na, const int *nring,
-                             const int *keep, const long long *scan, long long nn, int is_float, double h, void *pos_out,
+                             const int *keep, const long long *scan, long long nn, int is_float, vx_lattice L, void *pos_out,
                              void *alpha_out, int *ring_out) {
   long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= nn || !keep[q]) return;
   long long o = scan[q], ijk[3];
   vx_lattice_ijk(keys[seg[q]], ijk);
   for (int c = 0; c < 3; ++c) {
-    vx_store(pos_out, is_float, 3 * (size_t)o + c, (double)ijk[c] * h);
+    vx_store(pos_out, is_float, 3 * (size_t)o + c, vx_lattice_coord(&L, c, ijk[c]));
     vx_store(alpha_out, is_float, 3 * (size_t)o + c, na[4 * q + c]);
   }
   ring_out[o] = nring[q];
@@ -97,7 +97,7 @@ fail:
 }
 
 /* Steps 1–2: records emitted and sorted; returns the sorted keys and indices in *k, *v. */
-static int emit_sorted(vx_remesh_ws *w, const vx_remesh_job *j, double inv_h, uint64_t **k, uint32_t **v, char *err,
+static int emit_sorted(vx_remesh_ws *w, const vx_remesh_job *j, const vx_lattice *L, uint64_t **k, uint32_t **v, char *err,
                        size_t errlen) {
   long long nr = 64LL * j->n_elem;
   unsigned long long misc[2];
@@ -108,12 +108,12 @@ static int emit_sorted(vx_remesh_ws *w, const vx_remesh_job *j, double inv_h, ui
   RESERVE(idx2, nr * sizeof(uint32_t));
   RESERVE(misc, 2 * sizeof(unsigned long long));
   VX_CU(cudaMemset(w->misc, 0, 2 * sizeof(unsigned long long)));
-  remesh_emit<<<blocks_for(nr), kT>>>(j->pos, j->is_float, j->n_elem, inv_h, j->c2, (uint64_t *)w->keys,
+  remesh_emit<<<blocks_for(nr), kT>>>(j->pos, j->is_float, j->n_elem, *L, (uint64_t *)w->keys,
                                       (uint32_t *)w->idx, (unsigned long long *)w->misc);
   VX_CU_LAUNCH(remesh_emit);
   VX_CU(cudaMemcpy(misc, w->misc, sizeof misc, cudaMemcpyDeviceToHost));
   if (misc[0]) {
-    snprintf(err, errlen, "remeshing: an element lies outside the lattice (|x|/h >= 2^20) or is not finite");
+    snprintf(err, errlen, "remeshing: an element lies outside the lattice (|x - o|/h >= 2^20) or is not finite");
     return -1;
   }
   {
@@ -131,7 +131,7 @@ fail:
 }
 
 /* Step 3: node heads and segments, then each node's strength and ring. Returns the node count. */
-static long long reduce_nodes(vx_remesh_ws *w, const vx_remesh_job *j, double inv_h, const uint64_t *k, const uint32_t *v,
+static long long reduce_nodes(vx_remesh_ws *w, const vx_remesh_job *j, const vx_lattice *L, const uint64_t *k, const uint32_t *v,
                               char *err, size_t errlen) {
   long long nr = 64LL * j->n_elem, nn = 0;
   RESERVE(head, nr * sizeof(int));
@@ -144,8 +144,8 @@ static long long reduce_nodes(vx_remesh_ws *w, const vx_remesh_job *j, double in
   RESERVE(nring, (nn + 1) * sizeof(int));
   remesh_seg<<<blocks_for(nr), kT>>>((const int *)w->head, (const long long *)w->scan, nr, (long long *)w->seg);
   VX_CU_LAUNCH(remesh_seg);
-  remesh_nodes<<<blocks_for(nn), kT>>>(v, (const long long *)w->seg, nn, j->pos, j->alpha, j->ring, j->is_float, inv_h,
-                                       j->c2, (double *)w->na, (int *)w->nring, (unsigned long long *)w->misc);
+  remesh_nodes<<<blocks_for(nn), kT>>>(v, (const long long *)w->seg, nn, j->pos, j->alpha, j->ring, j->is_float, *L,
+                                       (double *)w->na, (int *)w->nring, (unsigned long long *)w->misc);
   VX_CU_LAUNCH(remesh_nodes);
   return nn;
 fail:
@@ -153,7 +153,8 @@ fail:
 }
 
 /* Step 4: the drop threshold, the kept nodes written, the tracers copied after them. */
-static int write_out(vx_remesh_ws *w, vx_remesh_job *j, long long nn, const uint64_t *k, char *err, size_t errlen) {
+static int write_out(vx_remesh_ws *w, vx_remesh_job *j, const vx_lattice *L, long long nn, const uint64_t *k, char *err,
+                     size_t errlen) {
   unsigned long long misc[2];
   double m2, cut2;
   long long keep = 0;
@@ -173,7 +174,7 @@ static int write_out(vx_remesh_ws *w, vx_remesh_job *j, long long nn, const uint
       vx_mem_reserve(&j->ring_out, sizeof(int) * (size_t)keep, 1, err, errlen))
     return -1;
   remesh_write<<<blocks_for(nn), kT>>>(k, (const long long *)w->seg, (const double *)w->na, (const int *)w->nring,
-                                       (const int *)w->head, (const long long *)w->scan, nn, j->is_float, j->h,
+                                       (const int *)w->head, (const long long *)w->scan, nn, j->is_float, *L,
                                        j->pos_out.p, j->alpha_out.p, (int *)j->ring_out.p);
   VX_CU_LAUNCH(remesh_write);
   if (j->n_tracer > 0)
@@ -198,11 +199,11 @@ extern "C" int vx_remesh_gpu(vx_remesh_ws **wsp, vx_remesh_job *j, char *err, si
     return -1;
   }
   vx_remesh_ws *w = *wsp;
-  double inv_h = 1.0 / j->h;
+  vx_lattice L = vx_remesh_lattice(j);
   uint64_t *k = NULL;
   uint32_t *v = NULL;
-  if (emit_sorted(w, j, inv_h, &k, &v, err, errlen)) return -1;
-  long long nn = reduce_nodes(w, j, inv_h, k, v, err, errlen);
+  if (emit_sorted(w, j, &L, &k, &v, err, errlen)) return -1;
+  long long nn = reduce_nodes(w, j, &L, k, v, err, errlen);
   if (nn < 0) return -1;
-  return write_out(w, j, nn, k, err, errlen);
+  return write_out(w, j, &L, nn, k, err, errlen);
 }

@@ -85,6 +85,11 @@ void vx_scene_init(vx_scene *s) {
   s->camera.follow = -1;
 }
 
+void vx_scene_remesh_origin(const vx_scene *s, double o[3]) {
+  for (int c = 0; c < 3; ++c)
+    o[c] = s->has_remesh_origin ? s->remesh_origin[c] : s->n_rings > 0 ? s->rings[0].centre[c] : 0.0;
+}
+
 /* ------------------------------------------------------------------ parser */
 
 typedef struct {
@@ -163,7 +168,7 @@ static const char *global_keys[] = {"name", "kernel", "sigma", "sigma_factor", "
                                     "order", "leaf_size", "solver", "backend", "precision", "steps", "diag_every",
                                     "seed", "relax", "relax_every", "remesh_every", "remesh_h", "remesh_drop",
                                     "viscosity", "lcfl", "conserve", "description", "camera_position", "camera_target",
-                                    "camera_follow", NULL};
+                                    "camera_follow", "remesh_origin", NULL};
 static const char *ring_keys[] = {"circulation", "radius", "core", "profile", "core_extent", "n_around", "layers",
                                   "layer_points", "centre", "axis", "phase", "perturb_amp", "perturb_mode", "tracers",
                                   "tracer_spread", NULL};
@@ -241,6 +246,11 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
   if (!strcmp(k, "relax_every")) return get_int(c, k, v, 1, 1000000L, &s->relax_every);
   if (!strcmp(k, "remesh_every")) return get_int(c, k, v, 0, 1000000L, &s->remesh_every);
   if (!strcmp(k, "remesh_h")) return get_range(c, k, v, 0.0, 1e3, &s->remesh_h);
+  if (!strcmp(k, "remesh_origin")) {
+    if (get_vec3(c, k, v, VX_SCENE_LEN_MAX, s->remesh_origin)) return -1;
+    s->has_remesh_origin = 1;
+    return 0;
+  }
   if (!strcmp(k, "remesh_drop")) return get_range(c, k, v, 0.0, 0.1, &s->remesh_drop);
   if (!strcmp(k, "viscosity")) return get_range(c, k, v, 0.0, 1e3, &s->viscosity);
   if (!strcmp(k, "lcfl")) return get_range(c, k, v, 0.0, 10.0, &s->lcfl);

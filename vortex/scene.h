@@ -105,6 +105,8 @@ typedef struct {
   int relax_every;
   int remesh_every;
   double remesh_h;
+  int has_remesh_origin;  /* remesh_origin was given; else vx_scene_remesh_origin is the first ring's centre */
+  double remesh_origin[3];
   double remesh_drop;
   double viscosity;
   double lcfl;            /* substep target dt·max|∇u| (default 0.5; 0: off) */
@@ -121,6 +123,10 @@ typedef struct {
   int *ring;              /* n_elem: index of the ring each element belongs to */
   double spacing;         /* largest element spacing (around the ring or across the core) */
 } vx_particles;
+
+/* The remeshing lattice's origin: the key remesh_origin, else the first ring's centre (a node on
+ * that ring's axis keeps the remeshed ring symmetric about it; docs/MATH.md §9), else 0. */
+void vx_scene_remesh_origin(const vx_scene *s, double o[3]);
 
 /* Defaults of a scene and of a ring (what an absent key means). */
 void vx_scene_init(vx_scene *s);

@@ -199,6 +199,7 @@ vx_sim_params vx_sim_params_from_scene(const vx_scene *sc) {
   p.relax_every = sc->relax_every;
   p.remesh_every = sc->remesh_every;
   p.remesh_h = sc->remesh_h;
+  vx_scene_remesh_origin(sc, p.remesh_origin);
   p.remesh_drop = sc->remesh_drop;
   p.viscosity = sc->viscosity;
   p.lcfl = sc->lcfl;
@@ -783,6 +784,7 @@ int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
   j->alpha = s->alpha;
   j->ring = s->on_device ? s->d_ring : s->ring;
   j->h = h;
+  for (int c = 0; c < 3; ++c) j->origin[c] = s->prm.remesh_origin[c];
   j->c2 = s->prm.viscosity * s->since_remesh / (h * h);
   if (j->c2 > VX_REMESH_C2_MAX) j->c2 = VX_REMESH_C2_MAX;
   j->drop = s->prm.remesh_drop;
