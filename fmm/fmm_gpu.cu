@@ -320,21 +320,8 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
       goto fail;
     }
   }
-  {
-    /* VX_FMM_PRIORITY=far|near|none: which of the two concurrent streams the block scheduler serves
-     * first (a measurement switch; docs/BENCHMARKS.md) */
-    const char *pr = getenv("VX_FMM_PRIORITY");
-    int least = 0, greatest = 0, far = 0, near = 0;
-    if (pr && *pr && strcmp(pr, "far") && strcmp(pr, "near") && strcmp(pr, "none")) {
-      snprintf(err, errlen, "VX_FMM_PRIORITY=%s: expected far, near or none", pr);
-      goto fail;
-    }
-    VX_CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    if (pr && !strcmp(pr, "far")) far = greatest, near = least;
-    if (pr && !strcmp(pr, "near")) near = greatest, far = least;
-    VX_CU(cudaStreamCreateWithPriority(&G->s_far, cudaStreamNonBlocking, far));
-    VX_CU(cudaStreamCreateWithPriority(&G->s_near, cudaStreamNonBlocking, near));
-  }
+  VX_CU(cudaStreamCreateWithFlags(&G->s_far, cudaStreamNonBlocking));
+  VX_CU(cudaStreamCreateWithFlags(&G->s_near, cudaStreamNonBlocking));
   for (int i = 0; i < EV_COUNT; ++i) VX_CU(cudaEventCreate(&G->ev[i]));
   if (upload_tables(&G->tab, &ctx->tab, ctx->prm.precision == VX_FLOAT, err, errlen)) goto fail;
   return 0;

@@ -57,8 +57,9 @@ typedef struct {
   double o[3], h, inv_h, c2;
 } vx_lattice;
 
-/* Coordinate c of node index i. */
-VX_HD static inline double vx_lattice_coord(const vx_lattice *L, int c, long long i) { return L->o[c] + (double)i * L->h; }
+/* Coordinate c of node index i; fma, correctly rounded on both backends, so that the CPU and the
+ * GPU place the nodes at the same doubles (a compiler may contract i·h + o on one and not the other). */
+VX_HD static inline double vx_lattice_coord(const vx_lattice *L, int c, long long i) { return fma((double)i, L->h, L->o[c]); }
 
 /* A value of a backend array in either precision, as double. */
 VX_HD static inline double vx_load(const void *a, int is_float, size_t i) {

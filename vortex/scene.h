@@ -105,7 +105,7 @@ typedef struct {
   int relax_every;
   int remesh_every;
   double remesh_h;
-  int has_remesh_origin;  /* remesh_origin was given; else vx_scene_remesh_origin is the first ring's centre */
+  int has_remesh_origin;  /* remesh_origin was given; else vx_scene_remesh_origin: the rings' mean centre */
   double remesh_origin[3];
   double remesh_drop;
   double viscosity;
@@ -124,8 +124,9 @@ typedef struct {
   double spacing;         /* largest element spacing (around the ring or across the core) */
 } vx_particles;
 
-/* The remeshing lattice's origin: the key remesh_origin, else the first ring's centre (a node on
- * that ring's axis keeps the remeshed ring symmetric about it; docs/MATH.md §9), else 0. */
+/* The remeshing lattice's origin: the key remesh_origin, else the mean of the rings' centres, which
+ * lies on the common axis of coaxial rings and on the mirror plane of a symmetric pair, so that the
+ * lattice keeps the scene's symmetry (docs/MATH.md §9); 0 without rings. */
 void vx_scene_remesh_origin(const vx_scene *s, double o[3]);
 
 /* Defaults of a scene and of a ring (what an absent key means). */

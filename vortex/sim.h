@@ -41,9 +41,7 @@ typedef struct {
   int relax_every;        /* steps between relaxations (>= 1 when relax > 0) */
   int remesh_every;       /* steps between remeshings onto the lattice; 0: off */
   double remesh_h;        /* lattice spacing h; 0: σ */
-  double remesh_origin[3]; /* a node of the lattice (vx_sim_params_from_scene: the scene's remesh_origin,
-                             else its first ring's centre, so that the lattice is symmetric about that
-                             ring's axis) */
+  double remesh_origin[3]; /* a node of the lattice (vx_sim_params_from_scene: vx_scene_remesh_origin) */
   double remesh_drop;     /* after remeshing, nodes with |α| < drop·max|α| are dropped (0..0.1; max|α|
                              of the start, after the initial remeshing) */
   double viscosity;       /* kinematic viscosity ν >= 0, applied at each remeshing (needs remeshing) */
