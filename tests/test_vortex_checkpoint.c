@@ -5,7 +5,8 @@
  *       on a ring that remeshes (every 3 steps, viscous: the element count changes), relaxes (every
  *       2 steps) and splits steps into substeps (lcfl), checkpointed between two remeshings;
  *   (b) a truncated file, a flipped payload byte, a wrong magic, a wrong version, trailing bytes,
- *       absurd counts (with a valid checksum) and a missing file are each refused by name;
+ *       absurd counts (with a valid checksum) and a missing file are each refused by name; a file
+ *       of the previous format version loads;
  *   (c) an unwritable checkpoint path is an error, in the library and in the program;
  *   (d) the program: --checkpoint-every then --restart reproduce the diagnostics rows of an
  *       uninterrupted run (all columns but the wall-clock ones), in double and float; a restart
@@ -186,6 +187,36 @@ static void put64(unsigned char *p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
 }
 
+/* A version-2 file (this one without the lattice origin that version 3 added after the parameters'
+ * conserve field) loads, with the origin at 0: the lattice such runs had. */
+static void older_version(const unsigned char *b, size_t n) {
+  const size_t at = VX_CKPT_HEADER_BYTES + 64 + 3 * 8 + 108, cut = 24; /* meta; parameters up to conserve */
+  unsigned char *c = malloc(n);
+  if (!c) { FAIL("out of memory"); return; }
+  memcpy(c, b, at);
+  memcpy(c + at, b + at + cut, n - at - cut);
+  put32(c + 8, 2);
+  put64(c + 16, n - cut - VX_CKPT_HEADER_BYTES);
+  put64(c + 24, vx_ckpt_fnv1a(c + VX_CKPT_HEADER_BYTES, n - cut - VX_CKPT_HEADER_BYTES));
+  char path[1100], err[512];
+  snprintf(path, sizeof path, "%s.v2", ck_path);
+  spit(path, c, n - cut);
+  vx_sim *s = vx_ckpt_load(path, NULL, err, sizeof err);
+  if (!s) FAIL("a version-2 file: %s", err);
+  else {
+    const double *o = vx_sim_params_get(s)->remesh_origin, *o3 = NULL;
+    vx_sim *s3 = vx_ckpt_load(ck_path, NULL, err, sizeof err);
+    if (s3) o3 = vx_sim_params_get(s3)->remesh_origin;
+    if (o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0 || !o3 || o3[0] == 0.0)
+      FAIL("a version-2 file: origin %g %g %g (want 0), the version-3 file's %g", o[0], o[1], o[2], o3 ? o3[0] : -1.0);
+    else printf("(b) a version-2 file loads, the lattice origin at 0 (version 3 keeps %g %g %g)\n", o3[0], o3[1], o3[2]);
+    vx_sim_destroy(s);
+    if (s3) vx_sim_destroy(s3);
+  }
+  remove(path);
+  free(c);
+}
+
 static void refusals(void) {
   char err[512];
   vx_sim *s = make_sim(VX_DOUBLE, err, sizeof err);
@@ -227,6 +258,7 @@ static void refusals(void) {
   put64(c + 24, vx_ckpt_fnv1a(c + VX_CKPT_HEADER_BYTES, n - VX_CKPT_HEADER_BYTES));
   expect_refused("counts that do not match the size", c, n, "does not match");
   expect_refused("a missing file", NULL, 0, "cannot open");
+  older_version(b, n);
   free(b), free(c);
   remove(ck_path);
 }
