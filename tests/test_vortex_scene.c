@@ -1,6 +1,7 @@
 /* test_vortex_scene.c — the scene format: every scene in assets/ parses and generates the
  * documented counts; bad files give the documented one-line errors (file, line, key); the
- * generated rings have the right circulation, radius and impulse. Run: ctest -R vortex_scene */
+ * generated rings have the right circulation, radius and impulse; the remeshing lattice's origin
+ * defaults to the rings' mean centre. Run: ctest -R vortex_scene */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,21 @@ static void check_asset(const char *name, int n_elem, int n_tracer, int n_rings)
   vx_particles_free(&P);
 }
 
+/* The remeshing lattice's origin: the key when given, else the rings' mean centre (scene.h). */
+static void check_origin(const char *text, double x, double y, double z) {
+  vx_scene s;
+  char err[512];
+  double o[3];
+  if (vx_scene_parse(text, "t.scene", &s, err, sizeof err)) { FAIL("%s", err); return; }
+  vx_scene_remesh_origin(&s, o);
+  if (o[0] != x || o[1] != y || o[2] != z) FAIL("remesh origin %g %g %g, expected %g %g %g", o[0], o[1], o[2], x, y, z);
+  else printf("  ok: remesh origin %g %g %g\n", o[0], o[1], o[2]);
+}
+
 int main(void) {
+  printf("remesh origin:\n");
+  check_origin("[ring]\ncentre = 0.25 0.5 0.5\n[ring]\ncentre = 0.75 0.5 0.25\n", 0.5, 0.5, 0.375);
+  check_origin("remesh_origin = 1 -2 0.125\n[ring]\ncentre = 0.25 0.5 0.5\n", 1.0, -2.0, 0.125);
   printf("assets:\n");
   check_asset("single_ring", 128 * 19, 65536, 1);
   check_asset("leapfrog", 4096, 1 << 18, 2);
@@ -60,6 +75,7 @@ int main(void) {
   expect_error("[ring]\nradius = abc\n", "line 2: bad value for 'radius': 'abc'");
   expect_error("# c\n\n[ring]\ncentre = 1 2\n", "line 4: bad value for 'centre'");
   expect_error("[ring]\naxis = 0 0 0\n", "line 2: bad value for 'axis'");
+  expect_error("remesh_origin = 0 0\n[ring]\n", "line 1: bad value for 'remesh_origin'");
   expect_error("kernel = gaussian\n[ring]\n", "line 1: bad value for 'kernel': 'gaussian'");
   expect_error("integrator = rk3\n[ring]\n", "line 1: bad value for 'integrator'");
   expect_error("radius = 0.3\n[ring]\n", "line 1: key 'radius' belongs in a [ring] section");
