@@ -118,6 +118,11 @@ typedef struct {
   int m2l_dense_levels;   /* CUDA backend: the levels whose M2L ran the dense kernel instead (k_m2l_dense, for
                              the orders of the specialised one; VX_M2L=dense at every level >= 3, auto in
                              float at p = 8 where the level is large and full enough, spec or generic at none) */
+  double t_m2l_level[VX_LMAX + 1]; /* CUDA backend: ms of each level's M2L (t_m2l is their sum; 0 on the CPU) */
+  double m2l_fill[VX_LMAX + 1];    /* CUDA backend: the share of a dense M2L's slots (8 octants x 189 offsets of
+                                      each tile of 64 parents' children) that level l's translations fill */
+  int m2l_dense_tc;       /* CUDA backend: those levels ran k_m2l_tc, the dense product on the TF32 tensor cores
+                             (float, compute capability 8.0+; VX_M2L=tc, or auto where the device has them) */
   int p2p_kernel;         /* CUDA backend: the targets per thread T of the fast near-field kernel that ran
                              (k_p2p_fast, 1, 2 or 4; environment VX_P2P=base|fast|fast1|fast2|fast4),
                              0: the base one k_p2p (and on the CPU) */

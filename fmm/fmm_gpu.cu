@@ -33,6 +33,8 @@ typedef struct {
   dbuf raise;        /* L2P: the factors A, B of sph_raise for n < p, at n(n+1)/2 + |m| */
   dbuf dense;        /* k_m2l_dense's operators of every offset (dense_build), built at its first use */
   int dense_ok;      /* dense holds them for the tables' order and the context's precision */
+  dbuf dense_tc;     /* k_m2l_tc's (tc_build, float), built at its first use */
+  int dense_tc_ok;
 } gpu_tables;
 
 typedef struct fmm_gpu {
@@ -45,8 +47,10 @@ typedef struct fmm_gpu {
   gpu_tables tab;
   int serial;   /* VX_FMM_SERIAL=1: near field after the far field on one stream (phase timing) */
   int m2l_generic; /* VX_M2L=generic: the generic M2L kernel even where one specialised for the order exists */
-  int m2l_dense;   /* VX_M2L: dense 1 (k_m2l_dense at every level >= 3 it serves), auto 0 (where the
-                      level is full enough: m2l_dense_pays), generic or spec -1 (never) */
+  int m2l_dense;   /* VX_M2L: dense 1 (k_m2l_dense at every level >= 3 it serves), tc 2 (k_m2l_tc there in
+                      float), auto 0 (where the level is full enough: m2l_dense_pays, on the tensor cores when
+                      the device has them), auto-simt 3 (the same levels, k_m2l_dense), generic or spec -1 (never) */
+  int tc;          /* compute capability 8.0 or newer: k_m2l_tc's TF32 mma.sync runs */
   int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of k_p2p_fast, 0: k_p2p, VX_P2P_AUTO: p2p_for_kernel */
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
@@ -77,9 +81,9 @@ static void gpu_release(dbuf *b) {
 }
 static void tables_release(gpu_tables *D) {
   dbuf *all[] = {&D->roty, &D->m2m, &D->l2l, &D->m2l, &D->geo_theta, &D->geo_len, &D->geo_cs, &D->geo_ipow, &D->raise,
-                 &D->dense};
+                 &D->dense, &D->dense_tc};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
-  D->dense_ok = 0;
+  D->dense_ok = D->dense_tc_ok = 0;
 }
 
 /* The kernels' shared memory for order p within the device's limit: 0, or -1 naming the order and
@@ -138,10 +142,15 @@ __device__ static __forceinline__ void dense_ld(const double *p, double *o) {
  * and 6 of uniform points), so it breaks even at a fill of 0.57; 0.65 leaves a margin (2^22 rings:
  * one level dense at 0.5 ran 3.8 % slower; docs/BENCHMARKS.md). */
 #define VX_M2L_DENSE_FILL 0.65
+/* The same for k_m2l_tc, the product on the tensor cores: ~1.2 ns a slot (H100, float p = 8,
+ * levels 5 and 6 of 2^22 uniform points; docs/BENCHMARKS.md), break-even near 0.45. */
+#define VX_M2L_TC_FILL 0.5
 /* ... and when its blocks (8 per tile of parents) are at least this many per SM: on fewer, the few
  * long blocks of a coarse level leave most of the device idle (H100: level 4 of 2^20 points, 64
  * blocks, 6.3 ms against k_m2l_spec's 1.9). */
 #define VX_M2L_DENSE_WAVES 2.0
+
+#include "m2l_tc_gpu.cuh"
 
 #define VX_DOUBLE_INST
 #include "real_t.h"
@@ -301,18 +310,25 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   VX_CU(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, G->device));
   G->smem_optin = (size_t)optin;
   VX_CU(cudaDeviceGetAttribute(&G->n_sm, cudaDevAttrMultiProcessorCount, G->device));
+  {
+    int major = 0;
+    VX_CU(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, G->device));
+    G->tc = major >= 8;
+  }
   ctx->par_width = G->n_sm;
   if (fmm_gpu_check_params(ctx, &ctx->prm, err, errlen)) goto fail;
   {
     const char *s = getenv("VX_FMM_SERIAL");
     G->serial = s && s[0] == '1';
     const char *m = getenv("VX_M2L");
-    if (m && *m && strcmp(m, "auto") && strcmp(m, "generic") && strcmp(m, "spec") && strcmp(m, "dense")) {
-      snprintf(err, errlen, "VX_M2L=%s: expected auto, dense, spec or generic", m);
+    if (m && *m && strcmp(m, "auto") && strcmp(m, "generic") && strcmp(m, "spec") && strcmp(m, "dense") &&
+        strcmp(m, "tc") && strcmp(m, "auto-simt")) {
+      snprintf(err, errlen, "VX_M2L=%s: expected auto, auto-simt, dense, tc, spec or generic", m);
       goto fail;
     }
     G->m2l_generic = m && !strcmp(m, "generic");
-    G->m2l_dense = m && !strcmp(m, "dense") ? 1 : m && (!strcmp(m, "spec") || !strcmp(m, "generic")) ? -1 : 0;
+    G->m2l_dense = !m || !*m || !strcmp(m, "auto") ? 0 : !strcmp(m, "dense") ? 1 : !strcmp(m, "tc") ? 2
+                   : !strcmp(m, "auto-simt") ? 3 : -1;
     const char *pp = getenv("VX_P2P");
     G->p2p_fast = p2p_variant(pp);
     if (G->p2p_fast < 0) {
@@ -370,13 +386,20 @@ extern "C" int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double
 
 extern "C" int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen) {
   if (l < 3 || l > 6) { snprintf(err, errlen, "level %d out of 3..6", l); return -1; }
+  const int tc = fl == 2;
+  if (tc) {
+    int dev = 0, major = 0;
+    VX_CUR(cudaGetDevice(&dev));
+    VX_CUR(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    if (major < 8) { snprintf(err, errlen, "no TF32 tensor cores (compute capability %d)", major); return -2; }
+  }
   switch (p * 2 + (fl ? 1 : 0)) {
-  case 12: return m2l_dense_full_d<6>(l, M, L, err, errlen);
-  case 13: return m2l_dense_full_f<6>(l, M, L, err, errlen);
-  case 16: return m2l_dense_full_d<8>(l, M, L, err, errlen);
-  case 17: return m2l_dense_full_f<8>(l, M, L, err, errlen);
-  case 24: return m2l_dense_full_d<12>(l, M, L, err, errlen);
-  case 25: return m2l_dense_full_f<12>(l, M, L, err, errlen);
+  case 12: return m2l_dense_full_d<6>(l, 0, M, L, err, errlen);
+  case 13: return m2l_dense_full_f<6>(l, tc, M, L, err, errlen);
+  case 16: return m2l_dense_full_d<8>(l, 0, M, L, err, errlen);
+  case 17: return m2l_dense_full_f<8>(l, tc, M, L, err, errlen);
+  case 24: return m2l_dense_full_d<12>(l, 0, M, L, err, errlen);
+  case 25: return m2l_dense_full_f<12>(l, tc, M, L, err, errlen);
   default: snprintf(err, errlen, "no dense M2L kernel for order %d", p); return -1;
   }
 }

@@ -309,8 +309,9 @@ __device__ static __forceinline__ void VXF(dense_stage)(int i, vx_real *buf, con
                                                         const unsigned char *vs, const int *tc, int q, int top,
                                                         const int *__restrict__ smap, const vx_real *__restrict__ M) {
   typedef VXF(dense_cfg)<P> C;
-  const int slot = vs[i / C::NCH], k0 = C::KC * (i % C::NCH), kc = C::NC - k0 < C::KC ? C::NC - k0 : C::KC;
-  const int dx = slot / 36 - 2 - (q & 1), dy = slot / 6 % 6 - 2 - ((q >> 1) & 1), dz = slot % 6 - 2 - (q >> 2);
+  const int k0 = C::KC * (i % C::NCH), kc = C::NC - k0 < C::KC ? C::NC - k0 : C::KC;
+  int dx, dy, dz;
+  dense_slot_offset(vs[i / C::NCH], q, &dx, &dy, &dz);
   const vx_real *Dg = D + ((size_t)vx_geo_index(dx, dy, dz) * C::NC + k0) * C::TR;
   for (int e = threadIdx.x; e < kc * (C::TR / C::VEC); e += blockDim.x)
     __pipeline_memcpy_async(buf + e * C::VEC, Dg + e * C::VEC, 16);
@@ -318,11 +319,7 @@ __device__ static __forceinline__ void VXF(dense_stage)(int i, vx_real *buf, con
   const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
   int smine = -1; /* lane k finds the source of target w + RW·k */
   const int jm = w + C::RW * lane;
-  if (lane < (C::TJ + C::RW - 1) / C::RW && jm < C::TJ && tc[jm] >= 0) {
-    const int sx = (tc[jm] & 1023) + dx, sy = ((tc[jm] >> 10) & 1023) + dy, sz = (tc[jm] >> 20) + dz;
-    if (sx >= 0 && sy >= 0 && sz >= 0 && sx <= top && sy <= top && sz <= top)
-      smine = smap[oct_morton3((uint32_t)sx, (uint32_t)sy, (uint32_t)sz)];
-  }
+  if (lane < (C::TJ + C::RW - 1) / C::RW && jm < C::TJ) smine = dense_source(tc[jm], dx, dy, dz, top, smap);
   for (int k = 0, j = w; j < C::TJ; ++k, j += C::RW) {
     const int sj = __shfl_sync(0xffffffffu, smine, k);
     const vx_real *in = M + (sj >= 0 ? vx_off_exp(sj, C::NC) : 0) + 3 * k0;
@@ -342,23 +339,7 @@ __global__ void __launch_bounds__(32 * (P + 1), P <= 8 ? 2 : 1)
   int *tbox = (int *)(buf1 + C::STAGE), *tc = tbox + C::TJ; /* target box, its packed coordinates (-1: none) */
   unsigned char *vs = (unsigned char *)(tc + C::TJ);         /* the octant's 189 offset slots */
   const int q = blockIdx.y, w = threadIdx.x >> 5, lane = threadIdx.x & 31, top = (1 << l) - 1;
-  int me = -1;
-  if (threadIdx.x < C::TJ) {
-    const int par = blockIdx.x * C::TJ + threadIdx.x;
-    int x = 0, y = 0, z = 0;
-    if (par < npar)
-      for (int c = pchild[par]; c < pchild[par + 1]; ++c)
-        if ((tkey[c] & 7u) == (uint32_t)q) me = c;
-    if (me >= 0) oct_demorton3(tkey[me], &x, &y, &z);
-    tbox[threadIdx.x] = me;
-    tc[threadIdx.x] = me >= 0 ? x | y << 10 | z << 20 : -1;
-  }
-  if (threadIdx.x == 0)
-    for (int slot = 0, n = 0; slot < 216; ++slot) {
-      const int dx = slot / 36 - 2 - (q & 1), dy = slot / 6 % 6 - 2 - ((q >> 1) & 1), dz = slot % 6 - 2 - (q >> 2);
-      if (abs(dx) > 1 || abs(dy) > 1 || abs(dz) > 1) vs[n++] = (unsigned char)slot;
-    }
-  if (!__syncthreads_or(me >= 0)) return;
+  if (!dense_tile_setup(C::TJ, q, npar, pchild, tkey, tbox, tc, vs)) return;
   vx_real acc[C::RW][C::CPL];
 #pragma unroll
   for (int i = 0; i < C::RW; ++i)
@@ -1248,10 +1229,44 @@ static int VXF(launch_m2l_dense)(VXF(gpu_eval) *E, int l, vx_real *Ll, char *err
   return 0;
 }
 
-/* fmm_gpu_m2l_dense_full in this precision for order P: the full level l and its parents built on
- * the host, k_m2l_dense<P> run once on the legacy stream. */
+#ifdef VX_FLOAT_INST
+/* k_m2l_tc<P> for level l >= 3 into Ll, its operators built and uploaded at the first call for this
+ * order (gpu_tables.dense_tc). */
 template <int P>
-static int VXF(m2l_dense_full)(int l, const double *M, double *L, char *err, size_t errlen) {
+static int launch_m2l_tc(gpu_eval_f *E, int l, float *Ll, char *err, size_t errlen) {
+  typedef tc_cfg<P> C;
+  gpu_tables *D = &E->G->tab;
+  if (!D->dense_tc_ok) {
+    float *host = NULL;
+    if (tc_build<P>(&E->ctx->tab, &host)) {
+      snprintf(err, errlen, "out of host memory for the tensor-core M2L operators (order %d)", P);
+      return -1;
+    }
+    int rc = gpu_reserve(&D->dense_tc, sizeof(float) * C::TAB, "tensor-core M2L operators", err, errlen);
+    if (!rc && cudaMemcpy(D->dense_tc.ptr, host, sizeof(float) * C::TAB, cudaMemcpyHostToDevice) != cudaSuccess) {
+      snprintf(err, errlen, "CUDA error uploading the tensor-core M2L operators: %s", cudaGetErrorString(cudaGetLastError()));
+      rc = -1;
+    }
+    free(host);
+    if (rc) return -1;
+    VX_CUR(cudaFuncSetAttribute(k_m2l_tc<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM));
+    D->dense_tc_ok = 1;
+  }
+  const oct_tree_gpu *t = E->t;
+  const dim3 grid((unsigned)vx_ceil_div(t->ntgt[l - 1], C::TJ), 8);
+  k_m2l_tc<P><<<grid, 256, C::SMEM, E->sf>>>((const float *)D->dense_tc.ptr, l, t->ntgt[l - 1], t->tgt_child[l - 1],
+                                             t->tgt_key[l], t->src_map[l], (const float *)E->G->mpole[l].ptr, Ll);
+  VX_CUR_LAUNCH(m2l_tc);
+  E->s.m2l_dense_levels++;
+  E->s.m2l_dense_tc = 1;
+  return 0;
+}
+#endif
+
+/* fmm_gpu_m2l_dense_full in this precision for order P: the full level l and its parents built on
+ * the host, k_m2l_dense<P> (tc 0) or, in float, k_m2l_tc<P> (tc 1) run once on the legacy stream. */
+template <int P>
+static int VXF(m2l_dense_full)(int l, int tc, const double *M, double *L, char *err, size_t errlen) {
   typedef VXF(dense_cfg)<P> C;
   const int nb = 1 << (3 * l), np = nb / 8;
   const size_t ne = (size_t)nb * 3 * C::NC;
@@ -1262,29 +1277,46 @@ static int VXF(m2l_dense_full)(int l, const double *M, double *L, char *err, siz
   uint32_t *key = (uint32_t *)malloc(sizeof(uint32_t) * nb);
   void *dD = NULL, *dM = NULL, *dL = NULL, *dchild = NULL, *dmap = NULL, *dkey = NULL;
   int rc = -1;
-  if (VXF(dense_build)<P>(&T, &tab) || !hM || !child || !map || !key) {
+  size_t ntab = C::TAB;
+#ifdef VX_FLOAT_INST
+  if (tc) ntab = tc_cfg<P>::TAB;
+  const int built = tc ? tc_build<P>(&T, &tab) : VXF(dense_build)<P>(&T, &tab);
+#else
+  const int built = tc ? -1 : VXF(dense_build)<P>(&T, &tab);
+#endif
+  if (built || !hM || !child || !map || !key) {
     snprintf(err, errlen, "out of host memory");
     goto done;
   }
   for (int b = 0; b < nb; ++b) key[b] = (uint32_t)b, map[b] = b;
   for (int q = 0; q <= np; ++q) child[q] = 8 * q;
   for (size_t i = 0; i < ne; ++i) hM[i] = (vx_real)M[i];
-  VX_CU(cudaMalloc(&dD, sizeof(vx_real) * C::TAB));
+  VX_CU(cudaMalloc(&dD, sizeof(vx_real) * ntab));
   VX_CU(cudaMalloc(&dM, sizeof(vx_real) * ne));
   VX_CU(cudaMalloc(&dL, sizeof(vx_real) * ne));
   VX_CU(cudaMalloc(&dchild, sizeof(int) * (np + 1)));
   VX_CU(cudaMalloc(&dmap, sizeof(int) * nb));
   VX_CU(cudaMalloc(&dkey, sizeof(uint32_t) * nb));
-  VX_CU(cudaMemcpy(dD, tab, sizeof(vx_real) * C::TAB, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(dD, tab, sizeof(vx_real) * ntab, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(dM, hM, sizeof(vx_real) * ne, cudaMemcpyHostToDevice));
   VX_CU(cudaMemset(dL, 0, sizeof(vx_real) * ne));
   VX_CU(cudaMemcpy(dchild, child, sizeof(int) * (np + 1), cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(dmap, map, sizeof(int) * nb, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(dkey, key, sizeof(uint32_t) * nb, cudaMemcpyHostToDevice));
-  VX_CU(cudaFuncSetAttribute(VXF(k_m2l_dense)<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM));
-  VXF(k_m2l_dense)<P><<<dim3((unsigned)vx_ceil_div(np, C::TJ), 8), 32 * C::RW, C::SMEM>>>(
-      (const vx_real *)dD, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap, (const vx_real *)dM,
-      (vx_real *)dL);
+#ifdef VX_FLOAT_INST
+  if (tc) {
+    VX_CU(cudaFuncSetAttribute(k_m2l_tc<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)tc_cfg<P>::SMEM));
+    k_m2l_tc<P><<<dim3((unsigned)vx_ceil_div(np, tc_cfg<P>::TJ), 8), 256, tc_cfg<P>::SMEM>>>(
+        (const float *)dD, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap, (const float *)dM,
+        (float *)dL);
+  } else
+#endif
+  {
+    VX_CU(cudaFuncSetAttribute(VXF(k_m2l_dense)<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM));
+    VXF(k_m2l_dense)<P><<<dim3((unsigned)vx_ceil_div(np, C::TJ), 8), 32 * C::RW, C::SMEM>>>(
+        (const vx_real *)dD, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap, (const vx_real *)dM,
+        (vx_real *)dL);
+  }
   VX_CU(cudaGetLastError());
   VX_CU(cudaMemcpy(hM, dL, sizeof(vx_real) * ne, cudaMemcpyDeviceToHost));
   for (size_t i = 0; i < ne; ++i) L[i] = (double)hM[i];
@@ -1297,33 +1329,55 @@ done:
   return rc;
 }
 
-/* Whether level l's M2L runs k_m2l_dense: an order it is built for (that of k_m2l_spec), its ~100 KB
- * of shared memory within the device's opt-in (not on sm_75; p = 12 in float not on sm_86/89), l >= 3 (its targets are found
- * through their parents), and VX_M2L=dense, or under auto (float, p = 8) a level with
- * blocks enough to fill the device VX_M2L_DENSE_WAVES times over whose translations fill at least
- * VX_M2L_DENSE_FILL of the launched tiles' 189 slots a target. */
-static int VXF(m2l_dense_pays)(const VXF(gpu_eval) *E, int l) {
+/* Whether level l's M2L runs k_m2l_tc: float, a device with TF32 tensor cores, VX_M2L auto or tc. */
+static int VXF(m2l_uses_tc)(const VXF(gpu_eval) *E) {
+  return sizeof(vx_real) == sizeof(float) && E->G->tc && (E->G->m2l_dense == 0 || E->G->m2l_dense == 2);
+}
+
+/* The shared memory of the dense kernel that would run for order p (k_m2l_tc or k_m2l_dense). */
+static size_t VXF(m2l_dense_smem)(const VXF(gpu_eval) *E, int p) {
+  if (VXF(m2l_uses_tc)(E)) return p == 6 ? tc_cfg<6>::SMEM : p == 8 ? tc_cfg<8>::SMEM : tc_cfg<12>::SMEM;
+  return p == 6 ? VXF(dense_cfg)<6>::SMEM : p == 8 ? VXF(dense_cfg)<8>::SMEM : VXF(dense_cfg)<12>::SMEM;
+}
+
+/* Whether level l's M2L runs a dense kernel (k_m2l_tc where m2l_uses_tc, else k_m2l_dense): an order
+ * they are built for (that of k_m2l_spec), their ~100 KB of shared memory within the device's opt-in
+ * (not on sm_75; p = 12 not on sm_86/89), l >= 3 (the targets are found through their parents), and
+ * VX_M2L=dense or tc, or under auto (float, p = 8) a level with blocks enough to fill the device
+ * VX_M2L_DENSE_WAVES times over whose translations fill at least VX_M2L_TC_FILL (tensor cores) or
+ * VX_M2L_DENSE_FILL of the launched tiles' 189 slots a target (E->s.m2l_fill, recorded here). */
+static int VXF(m2l_dense_pays)(VXF(gpu_eval) *E, int l) {
   const oct_tree_gpu *t = E->t;
-  const size_t sm = E->m2l_spec == 6 ? VXF(dense_cfg)<6>::SMEM : E->m2l_spec == 8 ? VXF(dense_cfg)<8>::SMEM
-                                                                                 : VXF(dense_cfg)<12>::SMEM;
-  if (!E->m2l_spec || E->G->m2l_dense < 0 || sm > E->G->smem_optin || l < 3 || t->ntgt[l - 1] <= 0) return 0;
-  if (E->G->m2l_dense > 0) return 1;
+  if (l < 3 || t->ntgt[l - 1] <= 0) return 0;
+  const int tj = 64, tiles = vx_ceil_div(t->ntgt[l - 1], tj); /* TJ of both kernels in float */
+  E->s.m2l_fill[l] = t->n_il[l] / (8.0 * 189.0 * tj * tiles);
+  if (!E->m2l_spec || E->G->m2l_dense < 0 || VXF(m2l_dense_smem)(E, E->m2l_spec) > E->G->smem_optin) return 0;
+  if (E->G->m2l_dense == 1) return 1;
+  if (E->G->m2l_dense == 2) return VXF(m2l_uses_tc)(E);
   /* auto: float at p = 8, where it was measured faster; double p = 12 at level 5 of 2^20 ran 6 %
    * slower (107.5 against 101.0 ms), and p = 6 and 12 in float were not measured */
   if (sizeof(vx_real) != sizeof(float) || E->m2l_spec != 8) return 0;
-  const int tj = VXF(dense_cfg)<8>::TJ, tiles = vx_ceil_div(t->ntgt[l - 1], tj); /* TJ: the same for every order */
-  return 8.0 * tiles >= VX_M2L_DENSE_WAVES * E->G->n_sm && t->n_il[l] >= VX_M2L_DENSE_FILL * 8.0 * 189.0 * tj * tiles;
+  const double fill = VXF(m2l_uses_tc)(E) ? VX_M2L_TC_FILL : VX_M2L_DENSE_FILL;
+  return 8.0 * tiles >= VX_M2L_DENSE_WAVES * E->G->n_sm && E->s.m2l_fill[l] >= fill;
 }
 
-/* The M2L of level l into Ll: k_m2l_dense where m2l_dense_pays; else the kernel specialised for
- * the order when there is one and VX_M2L does not ask for the generic one (E->m2l_spec), else
- * k_m2l; those two on the same grid, block and shared memory. */
+/* The M2L of level l into Ll: a dense kernel where m2l_dense_pays (k_m2l_tc or k_m2l_dense); else
+ * the kernel specialised for the order when there is one and VX_M2L does not ask for the generic
+ * one (E->m2l_spec), else k_m2l; those two on the same grid, block and shared memory. */
 static int VXF(launch_m2l)(VXF(gpu_eval) *E, const VXF(dtab) *T, int l, vx_real *Ll, char *err, size_t errlen) {
   const oct_tree_gpu *t = E->t;
   const int nb = t->ntgt[l], nt = 32 * E->pl.w_m2l;
   const size_t sm = E->pl.m2l;
   const vx_real *Ml = (const vx_real *)E->G->mpole[l].ptr;
-  if (VXF(m2l_dense_pays)(E, l)) switch (E->m2l_spec) {
+  const int dense = VXF(m2l_dense_pays)(E, l);
+#ifdef VX_FLOAT_INST
+  if (dense && m2l_uses_tc_f(E)) switch (E->m2l_spec) {
+    case 6: return launch_m2l_tc<6>(E, l, Ll, err, errlen);
+    case 8: return launch_m2l_tc<8>(E, l, Ll, err, errlen);
+    default: return launch_m2l_tc<12>(E, l, Ll, err, errlen);
+    }
+#endif
+  if (dense) switch (E->m2l_spec) {
     case 6: return VXF(launch_m2l_dense)<6>(E, l, Ll, err, errlen);
     case 8: return VXF(launch_m2l_dense)<8>(E, l, Ll, err, errlen);
     default: return VXF(launch_m2l_dense)<12>(E, l, Ll, err, errlen);
@@ -1424,6 +1478,7 @@ static int VXF(eval_finish)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_
     VX_CUR(cudaEventElapsedTime(&a, ev[EV_LVL + 2 * l], ev[EV_LVL + 2 * l + 1]));
     VX_CUR(cudaEventElapsedTime(&b2, ev[EV_LVL + 2 * l + 1], l < s->levels ? ev[EV_LVL + 2 * l + 2] : ev[EV_DOWN]));
     s->t_l2l += a; s->t_m2l += b2;
+    s->t_m2l_level[l] = b2;
   }
   VX_CUR(cudaEventElapsedTime(&ms, ev[EV_DOWN], ev[EV_L2P])); s->t_l2p = ms;
   VX_CUR(cudaEventElapsedTime(&ms, ev[EV_NEAR0], ev[EV_NEAR1])); s->t_p2p = ms;

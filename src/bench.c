@@ -359,9 +359,11 @@ typedef struct {
   int levels, level_capped;
   long long n_m2l, n_p2p, n_corr;
   double r_cut, reg_err; /* regularization cut-off and the error committed (fmm_stats) */
-  char m2l_kernel[24];   /* which M2L kernel ran: "specP" (order-specialised, CUDA), "specP+denseK" (K levels
-                            by the dense kernel), "generic", or "cpu" */
+  char m2l_kernel[24];   /* which M2L kernel ran: "specP" (order-specialised, CUDA), "specP+denseK" or
+                            "specP+tcK" (K levels by the dense kernel, SIMT or tensor cores), "generic", or "cpu" */
   char p2p_kernel[16];   /* which near-field kernel ran: "fastT" (T targets a thread, CUDA), "base", or "cpu" */
+  double t_m2l_level[VX_LMAX + 1]; /* CUDA: each level's M2L ms, medians over the repeats (0 on the CPU) */
+  double m2l_fill[VX_LMAX + 1];    /* CUDA: the dense M2L's slot fill at each level (fmm_stats) */
   int have_err;
   double err_vel, err_grad, err_p99, err_max;
   int have_pred;
@@ -478,6 +480,14 @@ static void print_json(const run_info *ri, int order, const run_result *r) {
     json_num(&j, "readout_err_gu_l2", r->ro_g_l2);
   }
   json_str(&j, "m2l_kernel", r->m2l_kernel);
+  if (!strcmp(ri->backend, "cuda")) {
+    json_key(&j, "t_m2l_levels");
+    for (int l = 2; l <= r->levels; ++l) printf("%s%.4g", l == 2 ? "[" : ",", r->t_m2l_level[l]);
+    printf("]");
+    json_key(&j, "m2l_fill");
+    for (int l = 2; l <= r->levels; ++l) printf("%s%.3g", l == 2 ? "[" : ",", r->m2l_fill[l]);
+    printf("]");
+  }
   json_str(&j, "p2p_kernel", r->p2p_kernel);
   json_int(&j, "n_m2l", r->n_m2l);
   json_int(&j, "n_p2p", r->n_p2p);
@@ -1066,9 +1076,15 @@ static int bench_order(bench_run *B, int oi) {
   res.levels = last->levels, res.level_capped = last->level_capped;
   res.n_m2l = last->n_m2l, res.n_p2p = last->n_p2p, res.n_corr = last->n_corr;
   res.r_cut = last->r_cut, res.reg_err = last->reg_err;
+  for (int l = 0; l <= VX_LMAX; ++l) {
+    for (int r = 0; r < o->repeat; ++r) B->tv[r] = B->st[r].t_m2l_level[l];
+    res.t_m2l_level[l] = median(B->tv, o->repeat);
+    res.m2l_fill[l] = last->m2l_fill[l];
+  }
   if (strcmp(B->ri.backend, "cuda")) snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "cpu");
   else if (last->m2l_dense_levels)
-    snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "spec%d+dense%d", last->m2l_kernel, last->m2l_dense_levels);
+    snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "spec%d+%s%d", last->m2l_kernel, last->m2l_dense_tc ? "tc" : "dense",
+             last->m2l_dense_levels);
   else if (last->m2l_kernel) snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "spec%d", last->m2l_kernel);
   else snprintf(res.m2l_kernel, sizeof res.m2l_kernel, "generic");
   if (strcmp(B->ri.backend, "cuda")) snprintf(res.p2p_kernel, sizeof res.p2p_kernel, "cpu");

@@ -4,7 +4,8 @@
  * local expansions (fmm_gpu_m2l_dense_full) against, per target, the sum over its interaction list
  * of m2l_dense_apply with fmm_m2l_dense's operators (translate_t.h, tables.h) in double — which
  * test_translate checks against rcr_translate, the CPU engine's M2L. Orders 6, 8, 12; double
- * (≤ 1e-13 relative, max over coefficients against the largest) and float (≤ 1e-5); levels 3 and 4
+ * (≤ 1e-13 relative, max over coefficients against the largest), float (≤ 1e-5) and float on the
+ * tensor cores (k_m2l_tc, 3xTF32, ≤ 1e-5; reported skipped on a device without them); levels 3 and 4
  * (one and eight tiles of parents; level 4 for p = 6, 8 only: the CPU reference at p = 12 takes
  * minutes). The kernel twice: bitwise identical.
  * Run: build/tests/gpu_test_m2l_dense */
@@ -79,20 +80,22 @@ int main(void) {
         M[i] = (2.0 * vx_rng_uniform(&seed) - 1.0) * ldexp(1.0, -n);
       }
       if (reference(p, l, M, R)) { printf("reference failed\n"); return EXIT_FAILURE; }
-      for (int fl = 0; fl < 2; ++fl) {
-        if (fmm_gpu_m2l_dense_full(p, fl, l, M, G, err, sizeof err) ||
-            fmm_gpu_m2l_dense_full(p, fl, l, M, G2, err, sizeof err)) {
-          printf("FAIL: dense M2L p=%d level %d: %s\n", p, l, err);
+      for (int fl = 0; fl < 3; ++fl) {
+        const char *what = fl == 2 ? "tensor-core" : fl ? "float " : "double";
+        int rc = fmm_gpu_m2l_dense_full(p, fl, l, M, G, err, sizeof err);
+        if (rc == -2) { printf("skipped: %s M2L p=%d level %d: %s\n", what, p, l, err); continue; }
+        if (rc || fmm_gpu_m2l_dense_full(p, fl, l, M, G2, err, sizeof err)) {
+          printf("FAIL: dense M2L %s p=%d level %d: %s\n", what, p, l, err);
           failures++;
           continue;
         }
         /* measured 2.2e-6 .. 4.3e-6 float, 3.9e-15 .. 9.0e-15 double */
         const double e = max_rel(G, R, ne), thr = fl ? 1e-5 : 1e-13;
-        printf("dense M2L vs CPU twin, p=%2d %s level %d: %.2e (<= %.0e) %s\n", p, fl ? "float " : "double", l, e, thr,
+        printf("dense M2L vs CPU twin, p=%2d %s level %d: %.2e (<= %.0e) %s\n", p, what, l, e, thr,
                e <= thr ? "ok" : "FAIL");
         if (!(e <= thr)) failures++;
         const int same = !memcmp(G, G2, sizeof(double) * ne);
-        printf("dense M2L run twice, p=%2d %s level %d: %s\n", p, fl ? "float " : "double", l, same ? "bitwise identical" : "FAIL");
+        printf("dense M2L run twice, p=%2d %s level %d: %s\n", p, what, l, same ? "bitwise identical" : "FAIL");
         if (!same) failures++;
       }
       free(M); free(R); free(G); free(G2);

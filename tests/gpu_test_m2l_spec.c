@@ -5,6 +5,8 @@
  *    the generic one (0), and an order without a specialisation (p = 7) the generic one under spec;
  *  - VX_M2L=dense runs the dense kernel at every level >= 3 (m2l_dense_levels = levels - 2) for
  *    p = 6, 8, 12 and none for p = 7; dense vs the CPU engine: the GPU-vs-CPU thresholds below;
+ *  - in float, VX_M2L=tc likewise runs the tensor-core kernel (k_m2l_tc, m2l_dense_tc) at every
+ *    level >= 3, against the CPU engine with the same thresholds, and twice bitwise;
  *  - specialised vs generic: velocity and gradient ≤ 1e-12 relative in double, ≤ 1e-5 in float
  *    (they differ only in the M2L's rounding: same tree, P2M, M2M, L2L, L2P and near field);
  *  - specialised vs the CPU engine: the same thresholds as gpu_test_fmm's GPU-vs-CPU twins;
@@ -32,7 +34,7 @@ static double rel_l2(const double *a, const double *b, size_t n) {
 /* The FMM on backend be with VX_M2L set to m2l (NULL: unset), host arrays; results in double,
  * the M2L kernel that ran in *kernel (fmm_stats.m2l_kernel). */
 static void eval(vx_backend be, fmm_params prm, const char *m2l, int n, const double *pos, const double *str, double *u,
-                 double *g, int *kernel, int *dense, int *levels) {
+                 double *g, int *kernel, int *dense, int *levels, int *tc) {
   char err[256];
   if (m2l) setenv("VX_M2L", m2l, 1);
   else unsetenv("VX_M2L");
@@ -56,6 +58,7 @@ static void eval(vx_backend be, fmm_params prm, const char *m2l, int n, const do
   *kernel = st.m2l_kernel;
   if (dense) *dense = st.m2l_dense_levels;
   if (levels) *levels = st.levels;
+  if (tc) *tc = st.m2l_dense_tc;
   free(P); free(S); free(U); free(G);
   fmm_destroy(ctx);
 }
@@ -74,9 +77,9 @@ static void check_case(vx_dist dist, int p, int fl, int levels, int n, const dou
   prm.precision = fl ? VX_FLOAT : VX_DOUBLE;
   prm.levels = levels;
   int ks, kg, kc, kd, ds, dd, lv;
-  eval(VX_BACKEND_CUDA, prm, "spec", n, pos, str, us, gs, &ks, &ds, NULL);
-  eval(VX_BACKEND_CUDA, prm, "generic", n, pos, str, ug, gg, &kg, NULL, NULL);
-  eval(VX_BACKEND_CPU, prm, NULL, n, pos, str, uc, gc, &kc, NULL, NULL);
+  eval(VX_BACKEND_CUDA, prm, "spec", n, pos, str, us, gs, &ks, &ds, NULL, NULL);
+  eval(VX_BACKEND_CUDA, prm, "generic", n, pos, str, ug, gg, &kg, NULL, NULL, NULL);
+  eval(VX_BACKEND_CPU, prm, NULL, n, pos, str, uc, gc, &kc, NULL, NULL, NULL);
   const double thr = fl ? 1e-5 : 1e-12;
   const int want = (p == 6 || p == 8 || p == 12) ? p : 0;
   char what[200], tag[80];
@@ -92,13 +95,23 @@ static void check_case(vx_dist dist, int p, int fl, int levels, int n, const dou
   snprintf(what, sizeof what, "spec GPU vs CPU FMM, %s: gradient", tag);
   report(rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, rel_l2(gs, gc, 9 * (size_t)n), thr);
   /* the dense kernel, into the spec arrays (done with) */
-  eval(VX_BACKEND_CUDA, prm, "dense", n, pos, str, us, gs, &kd, &dd, &lv);
+  eval(VX_BACKEND_CUDA, prm, "dense", n, pos, str, us, gs, &kd, &dd, &lv, NULL);
   const int want_dense = want ? lv - 2 : 0;
   snprintf(what, sizeof what, "%s: VX_M2L=dense -> %d dense levels of %d (want %d; spec: %d)", tag, dd, lv, want_dense, ds);
   report(dd == want_dense && ds == 0, what, dd == want_dense && ds == 0 ? 0.0 : 1.0, 0);
   snprintf(what, sizeof what, "dense GPU vs CPU FMM, %s: velocity", tag);
   report(rel_l2(us, uc, 3 * (size_t)n) <= thr, what, rel_l2(us, uc, 3 * (size_t)n), thr);
   snprintf(what, sizeof what, "dense GPU vs CPU FMM, %s: gradient", tag);
+  report(rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, rel_l2(gs, gc, 9 * (size_t)n), thr);
+  if (!fl) return;
+  /* the dense product on the tensor cores (float; a device of compute capability 8.0 or newer) */
+  int tc = 0;
+  eval(VX_BACKEND_CUDA, prm, "tc", n, pos, str, us, gs, &kd, &dd, &lv, &tc);
+  snprintf(what, sizeof what, "%s: VX_M2L=tc -> %d tensor-core levels of %d (want %d)", tag, tc ? dd : 0, lv, want_dense);
+  report((tc ? dd : 0) == want_dense, what, (tc ? dd : 0) == want_dense ? 0.0 : 1.0, 0);
+  snprintf(what, sizeof what, "tensor-core GPU vs CPU FMM, %s: velocity", tag);
+  report(rel_l2(us, uc, 3 * (size_t)n) <= thr, what, rel_l2(us, uc, 3 * (size_t)n), thr);
+  snprintf(what, sizeof what, "tensor-core GPU vs CPU FMM, %s: gradient", tag);
   report(rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, rel_l2(gs, gc, 9 * (size_t)n), thr);
 }
 
@@ -125,16 +138,23 @@ int main(void) {
     prm.precision = fl ? VX_FLOAT : VX_DOUBLE;
     prm.order = 8;
     int k1, k2, d1, d2;
-    eval(VX_BACKEND_CUDA, prm, "spec", n, pos, str, w[0], w[1], &k1, NULL, NULL);
-    eval(VX_BACKEND_CUDA, prm, "spec", n, pos, str, w[2], w[3], &k2, NULL, NULL);
+    eval(VX_BACKEND_CUDA, prm, "spec", n, pos, str, w[0], w[1], &k1, NULL, NULL, NULL);
+    eval(VX_BACKEND_CUDA, prm, "spec", n, pos, str, w[2], w[3], &k2, NULL, NULL, NULL);
     int same = k1 == 8 && !memcmp(w[0], w[2], sizeof(double) * 3 * n) && !memcmp(w[1], w[3], sizeof(double) * 9 * n);
     report(same, fl ? "spec8 run twice, float: bitwise identical" : "spec8 run twice, double: bitwise identical",
            same ? 0.0 : 1.0, 0);
-    eval(VX_BACKEND_CUDA, prm, "dense", n, pos, str, w[0], w[1], &k1, &d1, NULL);
-    eval(VX_BACKEND_CUDA, prm, "dense", n, pos, str, w[2], w[3], &k2, &d2, NULL);
+    eval(VX_BACKEND_CUDA, prm, "dense", n, pos, str, w[0], w[1], &k1, &d1, NULL, NULL);
+    eval(VX_BACKEND_CUDA, prm, "dense", n, pos, str, w[2], w[3], &k2, &d2, NULL, NULL);
     same = d1 > 0 && d1 == d2 && !memcmp(w[0], w[2], sizeof(double) * 3 * n) && !memcmp(w[1], w[3], sizeof(double) * 9 * n);
     report(same, fl ? "dense8 run twice, float: bitwise identical" : "dense8 run twice, double: bitwise identical",
            same ? 0.0 : 1.0, 0);
+    if (!fl) continue;
+    int t1 = 0, t2 = 0;
+    eval(VX_BACKEND_CUDA, prm, "tc", n, pos, str, w[0], w[1], &k1, &d1, NULL, &t1);
+    eval(VX_BACKEND_CUDA, prm, "tc", n, pos, str, w[2], w[3], &k2, &d2, NULL, &t2);
+    same = t1 && t2 && d1 > 0 && d1 == d2 && !memcmp(w[0], w[2], sizeof(double) * 3 * n) &&
+           !memcmp(w[1], w[3], sizeof(double) * 9 * n);
+    report(same, "tc8 run twice, float: bitwise identical", same ? 0.0 : 1.0, 0);
   }
   /* an unknown VX_M2L is refused when the engine is created */
   {

@@ -1,0 +1,273 @@
+/* m2l_tc_gpu.cuh — the dense M2L on the tensor cores (issue 15; float only, sm_80 and newer),
+ * included once by fmm_gpu.cu before the two precisions' instantiations of fmm_gpu_t.cuh.
+ *
+ * The same product as k_m2l_dense (docs/MATH.md §8): a block takes one octant q and a tile of
+ * TJ = 64 parents at level l-1, its targets those parents' children of octant q, which share the
+ * octant's 189 offsets. Over the tile the whole M2L is one matrix product
+ *   Lᵀ[(j, c)][i] += Σ over rows (o, k) of A[(j, c)][(o, k)] · B[(o, k)][i],
+ * A the sources' multipoles (target j's source under offset o, coefficient k, component c) and
+ * B = D_gᵀ, g the offset's geometry, its rows padded to 8·⌈NC/8⌉ outputs. The 189·NC rows run in
+ * stages of KC rows through shared memory (cp.async, double-buffered), and each warp multiplies
+ * its 48 × 8·NTW corner with mma.sync m16n8k8 in TF32, three times per product for float
+ * accuracy ("3xTF32": a·b ≈ a_hi·b_hi + a_hi·b_lo + a_lo·b_hi, hi = a rounded to TF32's 10-bit
+ * mantissa, lo = the rest rounded again; the operators are split once on the host, tc_build, the
+ * multipoles in registers). Sums run over the rows in a fixed order: repeatable. */
+#include <stdint.h>
+
+/* Tile setup shared by k_m2l_dense and k_m2l_tc: thread j < tj finds its parent's child of octant q
+ * (tbox[j], -1: none) and packs that child's coordinates (tc[j]); thread 0 lists the octant's 189
+ * offset slots (vs: slot = 36(dx+2+qx) + 6(dy+2+qy) + dz+2+qz, |v|∞ ≥ 2). Whether any target exists. */
+__device__ static __forceinline__ int dense_tile_setup(int tj, int q, int npar, const int *__restrict__ pchild,
+                                                       const uint32_t *__restrict__ tkey, int *tbox, int *tc,
+                                                       unsigned char *vs) {
+  int me = -1;
+  if ((int)threadIdx.x < tj) {
+    const int par = blockIdx.x * tj + threadIdx.x;
+    int x = 0, y = 0, z = 0;
+    if (par < npar)
+      for (int c = pchild[par]; c < pchild[par + 1]; ++c)
+        if ((tkey[c] & 7u) == (uint32_t)q) me = c;
+    if (me >= 0) oct_demorton3(tkey[me], &x, &y, &z);
+    tbox[threadIdx.x] = me;
+    tc[threadIdx.x] = me >= 0 ? x | y << 10 | z << 20 : -1;
+  }
+  if (threadIdx.x == 0)
+    for (int slot = 0, n = 0; slot < 216; ++slot) {
+      const int dx = slot / 36 - 2 - (q & 1), dy = slot / 6 % 6 - 2 - ((q >> 1) & 1), dz = slot % 6 - 2 - (q >> 2);
+      if (abs(dx) > 1 || abs(dy) > 1 || abs(dz) > 1) vs[n++] = (unsigned char)slot;
+    }
+  return __syncthreads_or(me >= 0);
+}
+
+/* The offset of slot `slot` in octant q. */
+__device__ static __forceinline__ void dense_slot_offset(int slot, int q, int *dx, int *dy, int *dz) {
+  *dx = slot / 36 - 2 - (q & 1), *dy = slot / 6 % 6 - 2 - ((q >> 1) & 1), *dz = slot % 6 - 2 - (q >> 2);
+}
+
+/* The source box of the target with packed coordinates tcj under offset (dx, dy, dz) at a level of
+ * top + 1 boxes a side: src_map's entry, -1 outside the cube, no target, or an empty box. */
+__device__ static __forceinline__ int dense_source(int tcj, int dx, int dy, int dz, int top, const int *__restrict__ smap) {
+  if (tcj < 0) return -1;
+  const int sx = (tcj & 1023) + dx, sy = ((tcj >> 10) & 1023) + dy, sz = (tcj >> 20) + dz;
+  if (sx < 0 || sy < 0 || sz < 0 || sx > top || sy > top || sz > top) return -1;
+  return smap[oct_morton3((uint32_t)sx, (uint32_t)sy, (uint32_t)sz)];
+}
+
+template <int P> struct tc_cfg {
+  static constexpr int NC = (P + 1) * (P + 1);
+  static constexpr int NT = (NC + 7) / 8;         /* n-tiles of 8 output coefficients */
+  static constexpr int LDB = 8 * NT;              /* outputs, padded */
+  static constexpr int RB = 2 * LDB + 8;          /* a staged operator row: hi, lo, 8 of padding (RB ≡ 8, 24 mod 32:
+                                                     the b-fragment loads hit 32 distinct banks) */
+  static constexpr int TJ = 64;                   /* targets a tile */
+  static constexpr int MC = 3 * TJ;               /* the product's M: (target, component) columns */
+  static constexpr int WM = 4, WN = 2;            /* warps along M and N: 256 threads */
+  static constexpr int MT = MC / 16 / WM;         /* m-tiles a warp */
+  static constexpr int NTW = (NT + WN - 1) / WN;  /* n-tiles a warp */
+  static constexpr int KC = 32;                   /* rows a stage */
+  static constexpr int SA = 3 * KC + 8;           /* a target's staged sources, [3r + c] (104: a-fragment loads
+                                                     at most 2-way bank conflicts) */
+  static constexpr int KTOT = 189 * NC;           /* rows of a tile: (offset, coefficient) */
+  static constexpr int NST = (KTOT + KC - 1) / KC;
+  static constexpr int STAGE = TJ * SA + KC * RB; /* floats of a stage */
+  static constexpr size_t SMEM = 2 * (size_t)STAGE * sizeof(float) + 2 * TJ * sizeof(int) + 192;
+  static constexpr size_t TAB = (size_t)VX_GEO_N * NC * RB; /* floats of the device table */
+  static_assert(KC <= NC, "a stage spans at most two offsets");
+};
+
+/* Round to TF32 (10-bit mantissa, to nearest, ties away) on the host, as cvt.rna.tf32.f32 does. */
+static inline float tc_round(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  memcpy(&x, &u, 4);
+  return x;
+}
+
+/* The operators of order P for every offset in k_m2l_tc's layout: row (g, k), RB floats, holds
+ * D_g[i][k] for i < LDB as hi, then lo (tc_round of the double's float and of its remainder;
+ * padding 0) — a stage's rows are one or two contiguous runs of the table — into
+ * *out (malloc'd; the caller frees). -1: out of host memory. */
+template <int P>
+static int tc_build(const fmm_tables *T, float **out) {
+  typedef tc_cfg<P> C;
+  float *tab = (float *)calloc(C::TAB, sizeof(float));
+  double *Dg = (double *)malloc(sizeof(double) * C::NC * C::NC);
+  int rc = tab && Dg ? 0 : -1;
+  for (int g = 0; g < VX_GEO_N && !rc; ++g) {
+    const int dx = g / 49 - 3, dy = g / 7 % 7 - 3, dz = g % 7 - 3;
+    if (abs(dx) <= 1 && abs(dy) <= 1 && abs(dz) <= 1) continue;
+    if ((rc = fmm_m2l_dense(T, g, Dg))) break;
+    for (int k = 0; k < C::NC; ++k) {
+      float *row = tab + ((size_t)g * C::NC + k) * C::RB;
+      for (int i = 0; i < C::NC; ++i) {
+        const double d = Dg[(size_t)i * C::NC + k];
+        const float hi = tc_round((float)d);
+        row[i] = hi;
+        row[C::LDB + i] = tc_round((float)(d - (double)hi));
+      }
+    }
+  }
+  free(Dg);
+  if (rc) { free(tab); tab = NULL; }
+  *out = tab;
+  return rc;
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define VX_TC_DEVICE 1
+#endif
+
+/* Queue stage i's copies into buf. Its rows (o, k) = divmod(KC·i + r, NC) span at most two offsets
+ * oa ≤ ob, ob's from row rb: the operators' rows are then two contiguous runs of the table (16-byte
+ * copies), and each target's sources two contiguous runs of its source boxes' multipoles (4-byte
+ * copies), target j's row r, component c at As[j·SA + 3r + c]; zero-filled where a target has no
+ * source or a row is past the last. Lane pairs of warp w find targets w, w + 8, …'s two sources. */
+template <int P>
+__device__ static __forceinline__ void tc_stage(int i, float *buf, const float *__restrict__ D, const unsigned char *vs,
+                                                const int *tc, int q, int top, const int *__restrict__ smap,
+                                                const float *__restrict__ M) {
+  typedef tc_cfg<P> C;
+  float *As = buf, *Bs = buf + C::TJ * C::SA;
+  const int r0 = C::KC * i, nv = C::KTOT - r0 < C::KC ? C::KTOT - r0 : C::KC, k0 = r0 % C::NC;
+  const int oa = r0 / C::NC, ob = (r0 + nv - 1) / C::NC, rb = ob > oa ? C::NC - k0 : C::KC;
+  int ax, ay, az, bx, by, bz;
+  dense_slot_offset(vs[oa], q, &ax, &ay, &az);
+  dense_slot_offset(vs[ob], q, &bx, &by, &bz);
+  const float *Da = D + ((size_t)vx_geo_index(ax, ay, az) * C::NC + k0) * C::RB;
+  const float *Db = D + (size_t)vx_geo_index(bx, by, bz) * C::NC * C::RB;
+  constexpr int Q = C::RB / 4; /* 16-byte chunks of a row */
+  for (int e = threadIdx.x; e < C::KC * Q; e += blockDim.x) {
+    const float *src = e < rb * Q ? Da + 4 * e : Db + 4 * (e - rb * Q);
+    __pipeline_memcpy_async(Bs + 4 * e, e < nv * Q ? src : D, 16, e < nv * Q ? 0 : 16);
+  }
+  const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  int smine = -1; /* lane 2u + s: target w + 8u's source under offset oa (s = 0) or ob (s = 1) */
+  if (lane < 2 * (C::TJ / 8)) {
+    const int j = w + 8 * (lane >> 1);
+    smine = (lane & 1) ? dense_source(tc[j], bx, by, bz, top, smap) : dense_source(tc[j], ax, ay, az, top, smap);
+  }
+  for (int u = 0; u < C::TJ / 8; ++u) {
+    const int sa = __shfl_sync(0xffffffffu, smine, 2 * u), sb = __shfl_sync(0xffffffffu, smine, 2 * u + 1);
+    const float *ina = M + (sa >= 0 ? vx_off_exp(sa, C::NC) + 3 * k0 : 0), *inb = M + (sb >= 0 ? vx_off_exp(sb, C::NC) : 0);
+    float *out = As + (w + 8 * u) * C::SA;
+#pragma unroll
+    for (int e = lane; e < 3 * C::KC; e += 32) {
+      const int a = e < 3 * rb, ok = e < 3 * nv && (a ? sa : sb) >= 0;
+      __pipeline_memcpy_async(out + e, ok ? (a ? ina + e : inb + (e - 3 * rb)) : M, 4, ok ? 0 : 4);
+    }
+  }
+}
+
+#ifdef VX_TC_DEVICE
+/* x as hi + lo for mma.sync's .tf32 operands, which read a float's sign, exponent and top 10
+ * mantissa bits: hi is x rounded to those (to nearest, by integer add and mask: two instructions
+ * where cvt.rna.tf32.f32 takes more), lo = x − hi exactly, |lo| ≤ 2⁻¹¹|x|, of which the tensor core
+ * reads the top bits too: hi + lo carries x to ~2⁻²² relative. */
+__device__ static __forceinline__ void tc_split(float x, uint32_t *hi, uint32_t *lo) {
+  const uint32_t h = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
+  *hi = h, *lo = __float_as_uint(x - __uint_as_float(h));
+}
+
+/* d += a·b, one m16n8k8 TF32 product with float accumulation. */
+__device__ static __forceinline__ void tc_mma(float *d, const uint32_t *a, uint32_t b0, uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* One stage's product into the warp's accumulators: for each 8-row slice, the a-fragments of its
+ * MT m-tiles split in registers, then per n-tile the operator's hi and lo b-fragments and the three
+ * products, small terms first, summed by the tensor core into a zeroed fragment that is then added
+ * to the accumulator by an ordinary (round-to-nearest) float add: the tensor core's own accumulation
+ * truncates, and over a tile's 189·NC rows its bias would reach ~1e-4 of the result (gpu_test_m2l_dense
+ * measured 4.6e-5 with the accumulator inside the mma, docs/BENCHMARKS.md). */
+template <int P>
+__device__ static __forceinline__ void tc_stage_mma(const float *As, const float *Bs, const int (*ao)[2], int wn, int lane,
+                                                    float (*acc)[tc_cfg<P>::NTW][4]) {
+  typedef tc_cfg<P> C;
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int k8 = 0; k8 < C::KC; k8 += 8) {
+    uint32_t ah[C::MT][4], al[C::MT][4];
+#pragma unroll
+    for (int mt = 0; mt < C::MT; ++mt) {
+      const float *a0 = As + ao[mt][0] + 3 * (k8 + t), *a1 = As + ao[mt][1] + 3 * (k8 + t);
+      tc_split(a0[0], &ah[mt][0], &al[mt][0]);
+      tc_split(a1[0], &ah[mt][1], &al[mt][1]);
+      tc_split(a0[12], &ah[mt][2], &al[mt][2]);
+      tc_split(a1[12], &ah[mt][3], &al[mt][3]);
+    }
+#pragma unroll
+    for (int nt = 0; nt < C::NTW; ++nt) {
+      const int n = wn * C::NTW + nt;
+      if (n >= C::NT) break;
+      const float *b = Bs + (k8 + t) * C::RB + 8 * n + g;
+      const uint32_t bh0 = __float_as_uint(b[0]), bh1 = __float_as_uint(b[4 * C::RB]);
+      const uint32_t bl0 = __float_as_uint(b[C::LDB]), bl1 = __float_as_uint(b[4 * C::RB + C::LDB]);
+#pragma unroll
+      for (int mt = 0; mt < C::MT; ++mt) {
+        float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        tc_mma(d, al[mt], bh0, bh1);
+        tc_mma(d, ah[mt], bl0, bl1);
+        tc_mma(d, ah[mt], bh0, bh1);
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc[mt][nt][r] += d[r];
+      }
+    }
+  }
+}
+#endif
+
+template <int P>
+__global__ void __launch_bounds__(256, P <= 8 ? 2 : 1) /* two blocks an SM: their shared memory fits */
+    k_m2l_tc(const float *__restrict__ D, int l, int npar, const int *__restrict__ pchild,
+             const uint32_t *__restrict__ tkey, const int *__restrict__ smap, const float *__restrict__ M,
+             float *__restrict__ L) {
+#ifdef VX_TC_DEVICE
+  typedef tc_cfg<P> C;
+  extern __shared__ unsigned char vx_smem[];
+  float *buf0 = (float *)vx_smem, *buf1 = buf0 + C::STAGE;
+  int *tbox = (int *)(buf1 + C::STAGE), *tc = tbox + C::TJ;
+  unsigned char *vs = (unsigned char *)(tc + C::TJ);
+  const int q = blockIdx.y, w = threadIdx.x >> 5, lane = threadIdx.x & 31, top = (1 << l) - 1;
+  if (!dense_tile_setup(C::TJ, q, npar, pchild, tkey, tbox, tc, vs)) return;
+  const int wm = w % C::WM, wn = w / C::WM;
+  int ao[C::MT][2]; /* where the lane's a-fragment columns m = 16(wm·MT + mt) + g (+ 8) start in a stage */
+#pragma unroll
+  for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int m = 16 * (wm * C::MT + mt) + (lane >> 2) + 8 * h;
+      ao[mt][h] = m / 3 * C::SA + m % 3;
+    }
+  float acc[C::MT][C::NTW][4];
+#pragma unroll
+  for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < C::NTW; ++nt) acc[mt][nt][0] = acc[mt][nt][1] = acc[mt][nt][2] = acc[mt][nt][3] = 0.0f;
+  tc_stage<P>(0, buf0, D, vs, tc, q, top, smap, M);
+  __pipeline_commit();
+  for (int i = 0; i < C::NST; ++i) {
+    float *cur = (i & 1) ? buf1 : buf0;
+    if (i + 1 < C::NST) tc_stage<P>(i + 1, (i & 1) ? buf0 : buf1, D, vs, tc, q, top, smap, M);
+    __pipeline_commit();
+    __pipeline_wait_prior(1);
+    __syncthreads();
+    tc_stage_mma<P>(cur, cur + C::TJ * C::SA, ao, wn, lane, acc);
+    __syncthreads();
+  }
+  /* accumulator r of tile (mt, nt): column m = 16(wm·MT + mt) + g + 8(r / 2), output n = 8(wn·NTW + nt) + 2t + r % 2 */
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int mt = 0; mt < C::MT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < C::NTW; ++nt)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int m = 16 * (wm * C::MT + mt) + g + 8 * (r >> 1), n = 8 * (wn * C::NTW + nt) + 2 * t + (r & 1);
+        const int tb = tbox[m / 3];
+        if (n < C::NC && tb >= 0) L[vx_off_exp(tb, C::NC) + 3 * n + m % 3] += acc[mt][nt][r];
+      }
+#endif
+}
