@@ -121,42 +121,45 @@ static int tc_build(const fmm_tables *T, float **out) {
 /* Queue stage i's copies into buf. Its rows (o, k) = divmod(KC·i + r, NC) span at most two offsets
  * oa ≤ ob, ob's from row rb: the operators' rows are then two contiguous runs of the table (16-byte
  * copies), and each target's sources two contiguous runs of its source boxes' multipoles (4-byte
- * copies), target j's row r, component c at As[j·SA + 3r + c]; zero-filled where a target has no
- * source or a row is past the last. Lane pairs of warp w find targets w, w + 8, …'s two sources. */
+ * copies), target j's row r, component c at As[j·SA + 3r + c]. Four threads a target (j = tid / 4)
+ * copy every fourth float; where a target has no source, or rows are past the last, they store
+ * zeros instead. */
 template <int P>
 __device__ static __forceinline__ void tc_stage(int i, float *buf, const float *__restrict__ D, const unsigned char *vs,
                                                 const int *tc, int q, int top, const int *__restrict__ smap,
                                                 const float *__restrict__ M) {
   typedef tc_cfg<P> C;
+  static_assert(4 * C::TJ == 256, "four threads a target");
   float *As = buf, *Bs = buf + C::TJ * C::SA;
   const int r0 = C::KC * i, nv = C::KTOT - r0 < C::KC ? C::KTOT - r0 : C::KC, k0 = r0 % C::NC;
-  const int oa = r0 / C::NC, ob = (r0 + nv - 1) / C::NC, rb = ob > oa ? C::NC - k0 : C::KC;
+  const int oa = r0 / C::NC, ob = (r0 + nv - 1) / C::NC, rb = ob > oa ? C::NC - k0 : nv;
   int ax, ay, az, bx, by, bz;
   dense_slot_offset(vs[oa], q, &ax, &ay, &az);
   dense_slot_offset(vs[ob], q, &bx, &by, &bz);
   const float *Da = D + ((size_t)vx_geo_index(ax, ay, az) * C::NC + k0) * C::RB;
   const float *Db = D + (size_t)vx_geo_index(bx, by, bz) * C::NC * C::RB;
   constexpr int Q = C::RB / 4; /* 16-byte chunks of a row */
-  for (int e = threadIdx.x; e < C::KC * Q; e += blockDim.x) {
-    const float *src = e < rb * Q ? Da + 4 * e : Db + 4 * (e - rb * Q);
-    __pipeline_memcpy_async(Bs + 4 * e, e < nv * Q ? src : D, 16, e < nv * Q ? 0 : 16);
-  }
-  const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  int smine = -1; /* lane 2u + s: target w + 8u's source under offset oa (s = 0) or ob (s = 1) */
-  if (lane < 2 * (C::TJ / 8)) {
-    const int j = w + 8 * (lane >> 1);
-    smine = (lane & 1) ? dense_source(tc[j], bx, by, bz, top, smap) : dense_source(tc[j], ax, ay, az, top, smap);
-  }
-  for (int u = 0; u < C::TJ / 8; ++u) {
-    const int sa = __shfl_sync(0xffffffffu, smine, 2 * u), sb = __shfl_sync(0xffffffffu, smine, 2 * u + 1);
-    const float *ina = M + (sa >= 0 ? vx_off_exp(sa, C::NC) + 3 * k0 : 0), *inb = M + (sb >= 0 ? vx_off_exp(sb, C::NC) : 0);
-    float *out = As + (w + 8 * u) * C::SA;
-#pragma unroll
-    for (int e = lane; e < 3 * C::KC; e += 32) {
-      const int a = e < 3 * rb, ok = e < 3 * nv && (a ? sa : sb) >= 0;
-      __pipeline_memcpy_async(out + e, ok ? (a ? ina + e : inb + (e - 3 * rb)) : M, 4, ok ? 0 : 4);
-    }
-  }
+  for (int e = threadIdx.x; e < rb * Q; e += 256) __pipeline_memcpy_async(Bs + 4 * e, Da + 4 * e, 16);
+  for (int e = rb * Q + threadIdx.x; e < nv * Q; e += 256) __pipeline_memcpy_async(Bs + 4 * e, Db + 4 * (e - rb * Q), 16);
+  for (int e = nv * Q + threadIdx.x; e < C::KC * Q; e += 256) *(float4 *)(Bs + 4 * e) = make_float4(0.f, 0.f, 0.f, 0.f);
+  const int j = threadIdx.x >> 2, f = threadIdx.x & 3;
+  int s = -1; /* f = 0: target j's source under offset oa, f = 1: under ob */
+  if (f == 0) s = dense_source(tc[j], ax, ay, az, top, smap);
+  if (f == 1 && ob > oa) s = dense_source(tc[j], bx, by, bz, top, smap);
+  const int g0 = threadIdx.x & 28; /* the lane of the target's first thread */
+  const int sa = __shfl_sync(0xffffffffu, s, g0), sb = __shfl_sync(0xffffffffu, s, g0 | 1);
+  float *out = As + j * C::SA, *outb = out + 3 * rb;
+  if (sa >= 0) {
+    const float *in = M + vx_off_exp(sa, C::NC) + 3 * k0;
+    for (int e = f; e < 3 * rb; e += 4) __pipeline_memcpy_async(out + e, in + e, 4);
+  } else
+    for (int e = f; e < 3 * rb; e += 4) out[e] = 0.0f;
+  if (sb >= 0) {
+    const float *in = M + vx_off_exp(sb, C::NC);
+    for (int e = f; e < 3 * (nv - rb); e += 4) __pipeline_memcpy_async(outb + e, in + e, 4);
+  } else
+    for (int e = f; e < 3 * (nv - rb); e += 4) outb[e] = 0.0f;
+  for (int e = 3 * nv + f; e < 3 * C::KC; e += 4) out[e] = 0.0f;
 }
 
 #ifdef VX_TC_DEVICE
