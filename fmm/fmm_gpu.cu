@@ -51,6 +51,7 @@ typedef struct fmm_gpu {
                       float), auto 0 (where the level is full enough: m2l_dense_pays, on the tensor cores when
                       the device has them), auto-simt 3 (the same levels, k_m2l_dense), generic or spec -1 (never) */
   int tc;          /* compute capability 8.0 or newer: k_m2l_tc's TF32 mma.sync runs */
+  int p2m_spec;    /* VX_P2M=base 0 (k_p2m everywhere), else 1 (k_p2m_spec for p = 6, 8, 12) */
   int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of k_p2p_fast, 0: k_p2p, VX_P2P_AUTO: p2p_for_kernel */
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
@@ -329,6 +330,12 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
     G->m2l_generic = m && !strcmp(m, "generic");
     G->m2l_dense = !m || !*m || !strcmp(m, "auto") ? 0 : !strcmp(m, "dense") ? 1 : !strcmp(m, "tc") ? 2
                    : !strcmp(m, "auto-simt") ? 3 : -1;
+    const char *pm = getenv("VX_P2M");
+    if (pm && *pm && strcmp(pm, "base") && strcmp(pm, "spec")) {
+      snprintf(err, errlen, "VX_P2M=%s: expected base or spec", pm);
+      goto fail;
+    }
+    G->p2m_spec = !(pm && !strcmp(pm, "base"));
     const char *pp = getenv("VX_P2P");
     G->p2p_fast = p2p_variant(pp);
     if (G->p2p_fast < 0) {

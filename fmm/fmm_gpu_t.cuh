@@ -9,8 +9,11 @@
  *    parent whose warps split its children; L2L a warp per child. For p = 6, 8, 12 M2L runs
  *    k_m2l_spec instead (issue 15; VX_M2L=generic keeps k_m2l): lanes own coefficient pairs
  *    (n, ±a), four stages, the loops unrolled to the order.
+ *    At the large, full levels in float at p = 8 a dense product instead: k_m2l_tc on the tensor
+ *    cores (m2l_tc_gpu.cuh) or k_m2l_dense (m2l_dense_pays).
  *  - P2M: lanes own columns m of the solid harmonics (degree raised by eq. 15), so no thread
- *    holds a whole expansion.
+ *    holds a whole expansion; for p = 6, 8, 12 k_p2m_spec (issue 15; VX_P2M=base keeps k_p2m):
+ *    lanes own |m| for one of 32/(p+1) particles at once, accumulating in registers.
  *  - L2P: a warp per leaf forms its derivative expansions; then a thread per target.
  *  - P2P, direct: one thread per target, sources staged through shared memory in tiles (k_p2p, the
  *    Gaussian's default), or k_p2p_fast<K, T> (issue 15; the other pair kernels' default, VX_P2P
@@ -138,6 +141,80 @@ __global__ void VXF(k_p2m)(int p, const uint32_t *key, const int *start, const v
     vx_real s = VX_R(0.0);
     for (int q = 0; q < W; ++q) s += acc[(size_t)q * 3 * nc + i];
     M[vx_off_exp(b, nc) + i] = s;
+  }
+}
+
+/* P2M for order P (issue 15), the same sums as k_p2m with the order known at compile time: lane
+ * am + (P+1)·g of a warp owns |m| = am for its particle group g (G = 32/(P+1) particles at once),
+ * raising the columns +am and −am together (one recursion: they share |m|) with the factors of
+ * sph_raise_factors and sph_sectoral_factor computed once a warp, into register accumulators; the
+ * groups then add their columns into the warp's expansion in shared memory in turn, and the block
+ * sums its warps' as k_p2m does. */
+template <int P>
+__global__ void __launch_bounds__(32 * FMM_SMEM_WARPS_P2M) VXF(k_p2m_spec)(const uint32_t *key, const int *start, const vx_real *x, const vx_real *y,
+                                const vx_real *z, const vx_real *ax, const vx_real *ay, const vx_real *az, double lo0,
+                                double lo1, double lo2, double h, vx_real *M) {
+  constexpr int NC = (P + 1) * (P + 1), G = 32 / (P + 1);
+  extern __shared__ unsigned char vx_smem[];
+  vx_real *acc = (vx_real *)vx_smem;
+  const int W = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x % 32, b = blockIdx.x;
+  const int grp = lane / (P + 1), am = lane % (P + 1);
+  vx_real *aw = acc + (size_t)w * 3 * NC;
+  for (int i = lane; i < 3 * NC; i += 32) aw[i] = VX_R(0.0);
+  vx_real fs[P + 1], A[P + 1], B[P + 1], cs[P + 1][6];
+#pragma unroll
+  for (int n = 1; n <= P; ++n) {
+    fs[n] = VXF(sph_sectoral_factor)(n);
+    A[n] = B[n] = VX_R(0.0);
+    if (n > am) VXF(sph_raise_factors)(n, am, &A[n], &B[n]);
+  }
+#pragma unroll
+  for (int n = 0; n <= P; ++n)
+#pragma unroll
+    for (int c = 0; c < 6; ++c) cs[n][c] = VX_R(0.0);
+  int kx, ky, kz;
+  oct_demorton3(key[b], &kx, &ky, &kz);
+  const vx_real cx = (vx_real)(lo0 + (kx + 0.5) * h), cy = (vx_real)(lo1 + (ky + 0.5) * h);
+  const vx_real cz = (vx_real)(lo2 + (kz + 0.5) * h), ih = (vx_real)(1.0 / h);
+  for (int k = start[b] + w * G + grp; grp < G && k < start[b + 1]; k += W * G) {
+    const vx_real px = (x[k] - cx) * ih, py = (y[k] - cy) * ih, pz = (z[k] - cz) * ih, r2 = px * px + py * py + pz * pz;
+    const vx_real q[3] = {ax[k], ay[k], az[k]};
+    vx_real c1 = VX_R(1.0), s1 = VX_R(0.0), c2 = VX_R(0.0), s2 = VX_R(0.0);
+#pragma unroll
+    for (int n = 1; n <= P; ++n)
+      if (n <= am) {
+        const vx_real cn = fs[n] * (px * c1 - py * s1);
+        s1 = fs[n] * (py * c1 + px * s1);
+        c1 = cn;
+      }
+#pragma unroll
+    for (int n = 0; n <= P; ++n) {
+      if (n > am) {
+        const vx_real cn = A[n] * pz * c1 - B[n] * r2 * c2, sn = A[n] * pz * s1 - B[n] * r2 * s2;
+        c2 = c1, s2 = s1, c1 = cn, s1 = sn;
+      }
+      if (n >= am)
+#pragma unroll
+        for (int c = 0; c < 3; ++c) cs[n][c] += q[c] * c1, cs[n][3 + c] += q[c] * s1;
+    }
+  }
+  for (int g = 0; g < G; ++g) {
+    __syncwarp();
+    if (grp == g)
+#pragma unroll
+      for (int n = 0; n <= P; ++n)
+        if (n >= am)
+#pragma unroll
+          for (int c = 0; c < 3; ++c) {
+            aw[3 * VX_IDX(n, am) + c] += cs[n][c];
+            if (am > 0) aw[3 * VX_IDX(n, -am) + c] += cs[n][3 + c];
+          }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < 3 * NC; i += blockDim.x) {
+    vx_real s = VX_R(0.0);
+    for (int q = 0; q < W; ++q) s += acc[(size_t)q * 3 * NC + i];
+    M[vx_off_exp(b, NC) + i] = s;
   }
 }
 
@@ -982,6 +1059,8 @@ static int VXF(smem_optin)(const fmm_smem_plan *pl, char *err, size_t errlen) {
     const void *kernel;
     size_t bytes;
   } k[] = {{(const void *)VXF(k_p2m), pl->p2m},   {(const void *)VXF(k_m2m), pl->m2m},
+           {(const void *)VXF(k_p2m_spec)<6>, pl->p2m}, {(const void *)VXF(k_p2m_spec)<8>, pl->p2m},
+           {(const void *)VXF(k_p2m_spec)<12>, pl->p2m},
            {(const void *)VXF(k_l2l), pl->l2l},   {(const void *)VXF(k_m2l), pl->m2l},
            {(const void *)VXF(k_m2l_spec)<6>, pl->m2l}, {(const void *)VXF(k_m2l_spec)<8>, pl->m2l},
            {(const void *)VXF(k_m2l_spec)<12>, pl->m2l},
@@ -1183,9 +1262,16 @@ static int VXF(eval_upward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, siz
   const oct_tree_gpu *t = E->t;
   const fmm_smem_plan *pl = &E->pl;
   const int L = E->L;
-  VXF(k_p2m)<<<t->nsrc[L], 32 * pl->w_p2m, pl->p2m, E->sf>>>(E->p, t->src_key[L], t->src_start, E->sx, E->sy, E->sz,
-                                                              E->sax, E->say, E->saz, t->lo[0], t->lo[1], t->lo[2], E->h,
-                                                              (vx_real *)G->mpole[L].ptr);
+  const dim3 gp2m((unsigned)t->nsrc[L]), bp2m(32 * pl->w_p2m);
+#define VX_P2M_ARGS t->src_key[L], t->src_start, E->sx, E->sy, E->sz, E->sax, E->say, E->saz, t->lo[0], t->lo[1], \
+                    t->lo[2], E->h, (vx_real *)G->mpole[L].ptr
+  switch (G->p2m_spec ? E->p : 0) {
+  case 6: VXF(k_p2m_spec)<6><<<gp2m, bp2m, pl->p2m, E->sf>>>(VX_P2M_ARGS); break;
+  case 8: VXF(k_p2m_spec)<8><<<gp2m, bp2m, pl->p2m, E->sf>>>(VX_P2M_ARGS); break;
+  case 12: VXF(k_p2m_spec)<12><<<gp2m, bp2m, pl->p2m, E->sf>>>(VX_P2M_ARGS); break;
+  default: VXF(k_p2m)<<<gp2m, bp2m, pl->p2m, E->sf>>>(E->p, VX_P2M_ARGS); break;
+  }
+#undef VX_P2M_ARGS
   VX_CUR_LAUNCH(p2m);
   VX_CUR(cudaEventRecord(E->ev[EV_P2M], E->sf));
   for (int l = L - 1; l >= 2; --l) {

@@ -8,10 +8,14 @@
  * the recurrences below are eq. 15 rewritten for this scaling. Coefficient (n,m) of component c
  * lives at [3*VX_IDX(n,m) + c]. */
 
+/* The factor of sph_sectoral_step for order m. */
+VX_HD static inline vx_real VXF(sph_sectoral_factor)(int m) {
+  return (m == 1) ? VX_R(1.0) : VX_SQRT((vx_real)(2 * m - 1) / (vx_real)(2 * m));
+}
 /* One step of the sectoral recurrence: from (c, s) = (ℛ_{m-1}^{m-1}, ℛ_{m-1}^{-(m-1)}) to
  * (ℛ_m^m, ℛ_m^{-m}) — multiplication by (x + i y) (eq. 15, first two lines, rescaled). */
 VX_HD static inline void VXF(sph_sectoral_step)(int m, vx_real x, vx_real y, vx_real *c, vx_real *s) {
-  vx_real f = (m == 1) ? VX_R(1.0) : VX_SQRT((vx_real)(2 * m - 1) / (vx_real)(2 * m));
+  vx_real f = VXF(sph_sectoral_factor)(m);
   vx_real cn = f * (x * *c - y * *s);
   *s = f * (y * *c + x * *s);
   *c = cn;
@@ -19,6 +23,14 @@ VX_HD static inline void VXF(sph_sectoral_step)(int m, vx_real x, vx_real y, vx_
 
 /* Raise the degree at fixed |m| = am (eq. 15, last two lines, rescaled):
  * ℛ_n^m = ((2n-1) z ℛ_{n-1}^m - √((n-1)²-m²) r² ℛ_{n-2}^m) / √(n²-m²), for n > am. */
+VX_HD static inline vx_real VXF(sph_raise)(int n, int am, vx_real z, vx_real r2, vx_real a1, vx_real a2);
+/* Its factors as ℛ_n^m = A z ℛ_{n-1}^m − B r² ℛ_{n-2}^m, for kernels that raise many points at one
+ * (n, |m|): A = (2n−1)/√(n²−m²), B = √((n−1)²−m²)/√(n²−m²). */
+VX_HD static inline void VXF(sph_raise_factors)(int n, int am, vx_real *A, vx_real *B) {
+  const vx_real d = VX_R(1.0) / VX_SQRT((vx_real)(n * n - am * am));
+  *A = (vx_real)(2 * n - 1) * d;
+  *B = VX_SQRT((vx_real)((n - 1) * (n - 1) - am * am)) * d;
+}
 VX_HD static inline vx_real VXF(sph_raise)(int n, int am, vx_real z, vx_real r2, vx_real a1, vx_real a2) {
   vx_real num = (vx_real)(2 * n - 1) * z * a1 - VX_SQRT((vx_real)((n - 1) * (n - 1) - am * am)) * r2 * a2;
   return num / VX_SQRT((vx_real)(n * n - am * am));
