@@ -151,6 +151,22 @@ __device__ static __forceinline__ void dense_ld(const double *p, double *o) {
  * blocks, 6.3 ms against k_m2l_spec's 1.9). */
 #define VX_M2L_DENSE_WAVES 2.0
 
+/* Upload a dense M2L operator table built on the host (NULL: its build failed for host memory; freed
+ * here) into b; 0, or -1 with err naming `what` and the order. */
+static int dense_upload(dbuf *b, void *host, size_t bytes, const char *what, int order, char *err, size_t errlen) {
+  if (!host) {
+    snprintf(err, errlen, "out of host memory for the %s (order %d)", what, order);
+    return -1;
+  }
+  int rc = gpu_reserve(b, bytes, what, err, errlen);
+  if (!rc && cudaMemcpy(b->ptr, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+    snprintf(err, errlen, "CUDA error uploading the %s: %s", what, cudaGetErrorString(cudaGetLastError()));
+    rc = -1;
+  }
+  free(host);
+  return rc;
+}
+
 #include "m2l_tc_gpu.cuh"
 
 #define VX_DOUBLE_INST

@@ -1291,17 +1291,8 @@ static int VXF(launch_m2l_dense)(VXF(gpu_eval) *E, int l, vx_real *Ll, char *err
   gpu_tables *D = &E->G->tab;
   if (!D->dense_ok) {
     vx_real *host = NULL;
-    if (VXF(dense_build)<P>(&E->ctx->tab, &host)) {
-      snprintf(err, errlen, "out of host memory for the dense M2L operators (order %d)", P);
-      return -1;
-    }
-    int rc = gpu_reserve(&D->dense, sizeof(vx_real) * C::TAB, "dense M2L operators", err, errlen);
-    if (!rc && cudaMemcpy(D->dense.ptr, host, sizeof(vx_real) * C::TAB, cudaMemcpyHostToDevice) != cudaSuccess) {
-      snprintf(err, errlen, "CUDA error uploading the dense M2L operators: %s", cudaGetErrorString(cudaGetLastError()));
-      rc = -1;
-    }
-    free(host);
-    if (rc) return -1;
+    VXF(dense_build)<P>(&E->ctx->tab, &host);
+    if (dense_upload(&D->dense, host, sizeof(vx_real) * C::TAB, "dense M2L operators", P, err, errlen)) return -1;
     VX_CUR(cudaFuncSetAttribute(VXF(k_m2l_dense)<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM));
     D->dense_ok = 1;
   }
@@ -1324,17 +1315,8 @@ static int launch_m2l_tc(gpu_eval_f *E, int l, float *Ll, char *err, size_t errl
   gpu_tables *D = &E->G->tab;
   if (!D->dense_tc_ok) {
     float *host = NULL;
-    if (tc_build<P>(&E->ctx->tab, &host)) {
-      snprintf(err, errlen, "out of host memory for the tensor-core M2L operators (order %d)", P);
-      return -1;
-    }
-    int rc = gpu_reserve(&D->dense_tc, sizeof(float) * C::TAB, "tensor-core M2L operators", err, errlen);
-    if (!rc && cudaMemcpy(D->dense_tc.ptr, host, sizeof(float) * C::TAB, cudaMemcpyHostToDevice) != cudaSuccess) {
-      snprintf(err, errlen, "CUDA error uploading the tensor-core M2L operators: %s", cudaGetErrorString(cudaGetLastError()));
-      rc = -1;
-    }
-    free(host);
-    if (rc) return -1;
+    tc_build<P>(&E->ctx->tab, &host);
+    if (dense_upload(&D->dense_tc, host, sizeof(float) * C::TAB, "tensor-core M2L operators", P, err, errlen)) return -1;
     VX_CUR(cudaFuncSetAttribute(k_m2l_tc<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM));
     D->dense_tc_ok = 1;
   }
