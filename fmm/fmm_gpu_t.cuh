@@ -151,9 +151,10 @@ __global__ void VXF(k_p2m)(int p, const uint32_t *key, const int *start, const v
  * groups then add their columns into the warp's expansion in shared memory in turn, and the block
  * sums its warps' as k_p2m does. */
 template <int P>
-__global__ void __launch_bounds__(32 * FMM_SMEM_WARPS_P2M) VXF(k_p2m_spec)(const uint32_t *key, const int *start, const vx_real *x, const vx_real *y,
-                                const vx_real *z, const vx_real *ax, const vx_real *ay, const vx_real *az, double lo0,
-                                double lo1, double lo2, double h, vx_real *M) {
+__global__ void __launch_bounds__(32 * FMM_SMEM_WARPS_P2M)
+    VXF(k_p2m_spec)(const uint32_t *key, const int *start, const vx_real *x, const vx_real *y, const vx_real *z,
+                    const vx_real *ax, const vx_real *ay, const vx_real *az, double lo0, double lo1, double lo2, double h,
+                    vx_real *M) {
   constexpr int NC = (P + 1) * (P + 1), G = 32 / (P + 1);
   extern __shared__ unsigned char vx_smem[];
   vx_real *acc = (vx_real *)vx_smem;

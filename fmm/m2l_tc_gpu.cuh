@@ -14,6 +14,11 @@
  * multipoles in registers). Sums run over the rows in a fixed order: repeatable. */
 #include <stdint.h>
 
+/* The offset of slot `slot` in octant q. */
+__device__ static __forceinline__ void dense_slot_offset(int slot, int q, int *dx, int *dy, int *dz) {
+  *dx = slot / 36 - 2 - (q & 1), *dy = slot / 6 % 6 - 2 - ((q >> 1) & 1), *dz = slot % 6 - 2 - (q >> 2);
+}
+
 /* Tile setup shared by k_m2l_dense and k_m2l_tc: thread j < tj finds its parent's child of octant q
  * (tbox[j], -1: none) and packs that child's coordinates (tc[j]); thread 0 lists the octant's 189
  * offset slots (vs: slot = 36(dx+2+qx) + 6(dy+2+qy) + dz+2+qz, |v|∞ ≥ 2). Whether any target exists. */
@@ -33,15 +38,11 @@ __device__ static __forceinline__ int dense_tile_setup(int tj, int q, int npar, 
   }
   if (threadIdx.x == 0)
     for (int slot = 0, n = 0; slot < 216; ++slot) {
-      const int dx = slot / 36 - 2 - (q & 1), dy = slot / 6 % 6 - 2 - ((q >> 1) & 1), dz = slot % 6 - 2 - (q >> 2);
+      int dx, dy, dz;
+      dense_slot_offset(slot, q, &dx, &dy, &dz);
       if (abs(dx) > 1 || abs(dy) > 1 || abs(dz) > 1) vs[n++] = (unsigned char)slot;
     }
   return __syncthreads_or(me >= 0);
-}
-
-/* The offset of slot `slot` in octant q. */
-__device__ static __forceinline__ void dense_slot_offset(int slot, int q, int *dx, int *dy, int *dz) {
-  *dx = slot / 36 - 2 - (q & 1), *dy = slot / 6 % 6 - 2 - ((q >> 1) & 1), *dz = slot % 6 - 2 - (q >> 2);
 }
 
 /* The source box of the target with packed coordinates tcj under offset (dx, dy, dz) at a level of
