@@ -198,6 +198,14 @@ oct_params fmm_octree_params(const fmm_ctx *ctx) {
     if (!isfinite(rc)) rc = DBL_MAX;
     op.min_leaf_width = fmm_reg_caps_level(P) ? rc : fmin(rc, VX_REG_LEAF_SIGMA * P->sigma);
   }
+  /* A full level goes one deeper while its leaves keep 32 points there where the GPU's M2L runs on the
+   * tensor cores and that level has blocks enough for them (16 boxes an SM: 2 tiles of 64 a SM, times
+   * 8 octants over 64 targets; fmm_gpu.cu m2l_dense_pays): H100, float p = 8, 2^20 and 2^23 uniform
+   * points 14.9 against 15.9 ms and 116.5 against 130.0 (docs/BENCHMARKS.md) */
+  if (!op.levels && fmm_gpu_dense_tc(ctx)) {
+    op.full_deeper = 32;
+    op.full_deeper_boxes = 16ll * ctx->par_width;
+  }
   /* issue 12: the cost model picks among the leaf-size level's neighbours under the same caps, from
    * host histograms on the CPU and device ones on the GPU; without a table for the backend and
    * precision the callbacks keep the leaf-size rule (level_rule_notice says so) */
@@ -417,6 +425,10 @@ int fmm_gpu_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, siz
 int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins) {
   (void)ctx; (void)levels; (void)lo; (void)side; (void)bins;
   return -1;
+}
+int fmm_gpu_dense_tc(const fmm_ctx *ctx) {
+  (void)ctx;
+  return 0;
 }
 int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen) {
   (void)p; (void)fl; (void)l; (void)M; (void)L;

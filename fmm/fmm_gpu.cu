@@ -407,6 +407,12 @@ extern "C" int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double
   return 0;
 }
 
+extern "C" int fmm_gpu_dense_tc(const fmm_ctx *ctx) {
+  const fmm_gpu *G = (const fmm_gpu *)ctx->gpu;
+  return ctx->prm.backend == VX_BACKEND_CUDA && G && G->tc && (G->m2l_dense == 0 || G->m2l_dense == 2) &&
+         ctx->prm.precision == VX_FLOAT && ctx->prm.order == 8;
+}
+
 extern "C" int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen) {
   if (l < 3 || l > 6) { snprintf(err, errlen, "level %d out of 3..6", l); return -1; }
   const int tc = fl == 2;

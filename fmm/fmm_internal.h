@@ -83,6 +83,9 @@ int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, con
  * are given; the local expansions it adds go into L (same layout, zeroed first). 0, -2 with err when
  * fl is 2 and the device has no TF32 tensor cores, or -1 with err. */
 int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen);
+/* 1 when the context's automatic M2L runs the dense product on the tensor cores at the levels that
+ * qualify (CUDA, float, p = 8, compute capability 8.0+, VX_M2L auto or tc); else 0 (and without CUDA). */
+int fmm_gpu_dense_tc(const fmm_ctx *ctx);
 
 /* Octree parameters for the context's settings (level cap: memory budget; Rosenhead–Moore's cut-off). */
 oct_params fmm_octree_params(const fmm_ctx *ctx);

@@ -29,6 +29,11 @@ typedef struct {
   int min_leaves;      /* the automatic level goes one level deeper than leaf_size asks while the
                           choosing set's non-empty leaves are fewer than this (the backend's
                           parallel width, oct_level_accept); 0: no floor */
+  int full_deeper;     /* > 0: a level whose every box is occupied, with at least full_deeper_boxes boxes, goes one
+                          level deeper than leaf_size asks while the deeper level's leaves keep at least
+                          full_deeper points each (where the deeper full level's M2L is cheap enough: the GPU's
+                          dense product on the tensor cores, fmm_octree_params); 0: off */
+  long long full_deeper_boxes;
   int max_level;       /* cap on the finest level (e.g. from the kernel's core size); 0: VX_LMAX */
   size_t hist_budget;  /* bytes allowed for the dense occupancy maps of all levels; 0: 256 MiB */
   double min_leaf_width; /* finest boxes at least this wide (regularized kernels need it); 0: none */
@@ -238,11 +243,15 @@ static inline int oct_level_trials(const oct_params *p, int capped) { return !(p
  * cn / occupied is at most leaf_size, unless its leaves are fewer than min_leaves while they still
  * hold more than leaf_size / 8 points each (one level deeper, then: too few leaves leave most of
  * the backend idle, and the deeper level's means stay near leaf_size / 8 — 2^14 uniform points take
- * level 3 instead of 2 on the H100, 0.83 against 0.92 ms, docs/BENCHMARKS.md); or when L has
- * reached lcap (which sets *capped where the leaf size asked for more). */
+ * level 3 instead of 2 on the H100, 0.83 against 0.92 ms, docs/BENCHMARKS.md), or while L is
+ * full and its leaves would keep full_deeper points one level down (2^20 uniform points on the
+ * H100 with the tensor-core M2L: level 5, 14.9 against 15.9 ms); or when L has reached lcap
+ * (which sets *capped where the leaf size asked for more). */
 static inline int oct_level_accept(const oct_params *p, int L, int lcap, long long cn, long long occupied, int *capped) {
   const long long ls = p->leaf_size;
-  if (cn <= ls * occupied) return occupied >= p->min_leaves || 8 * cn <= ls * occupied || L >= lcap;
+  const int full_deeper = p->full_deeper > 0 && L < lcap && occupied == 1ll << (3 * L) &&
+                          occupied >= p->full_deeper_boxes && cn >= 8ll * p->full_deeper * occupied;
+  if (cn <= ls * occupied) return (occupied >= p->min_leaves || 8 * cn <= ls * occupied || L >= lcap) && !full_deeper;
   if (L >= lcap) {
     *capped = 1;
     return 1;

@@ -83,6 +83,18 @@ static int test_rule(void) {
   CHECK(oct_level_accept(&p, 3, 10, 6400, 100, &capped) == 1 && capped == 0, "mean 64 <= 64 accepted");
   CHECK(oct_level_accept(&p, 3, 10, 6401, 100, &capped) == 0 && capped == 0, "mean > 64 goes deeper");
   CHECK(oct_level_accept(&p, 5, 5, 6401, 100, &capped) == 1 && capped == 1, "at lcap: accepted and capped");
+  /* a full level goes one deeper while its leaves keep full_deeper points there (the tensor-core M2L) */
+  oct_params f = p;
+  f.leaf_size = 256, f.min_leaves = 0, f.full_deeper = 32, f.full_deeper_boxes = 2112;
+  capped = 0;
+  CHECK(oct_level_accept(&f, 4, 10, 1 << 20, 4096, &capped) == 0, "2^20 on a full level 4: one deeper");
+  CHECK(oct_level_accept(&f, 5, 10, 1 << 20, 32768, &capped) == 1, "2^20 on level 5: 32 a leaf, taken");
+  CHECK(oct_level_accept(&f, 4, 10, 1000000, 4000, &capped) == 1, "a level not full: the leaf size's");
+  CHECK(oct_level_accept(&f, 3, 10, 1 << 17, 512, &capped) == 1, "fewer boxes than full_deeper_boxes: kept");
+  CHECK(oct_level_accept(&f, 4, 10, 3 << 18, 4096, &capped) == 1, "24 a leaf one down: kept");
+  CHECK(oct_level_accept(&f, 4, 4, 1 << 20, 4096, &capped) == 1 && capped == 0, "at lcap: kept");
+  f.full_deeper = 0;
+  CHECK(oct_level_accept(&f, 4, 10, 1 << 20, 4096, &capped) == 1, "full_deeper 0: the leaf size's");
   int lo, hi;
   oct_level_candidates(&p, 1 << 20, 10, 10, &lo, &hi);
   CHECK(lo == 3 && hi == 7, "candidates of 2^20 points: %d..%d, expected 3..7", lo, hi);
