@@ -151,6 +151,10 @@ __device__ static __forceinline__ void dense_ld(const double *p, double *o) {
  * blocks, 6.3 ms against k_m2l_spec's 1.9). */
 #define VX_M2L_DENSE_WAVES 2.0
 
+/* Whether an evaluation in float (fl) runs its dense M2L on the tensor cores (k_m2l_tc): a device
+ * that has them and VX_M2L auto or tc. */
+static int m2l_tc_on(const fmm_gpu *G, int fl) { return fl && G->tc && (G->m2l_dense == 0 || G->m2l_dense == 2); }
+
 /* Upload a dense M2L operator table built on the host (NULL: its build failed for host memory; freed
  * here) into b; 0, or -1 with err naming `what` and the order. */
 static int dense_upload(dbuf *b, void *host, size_t bytes, const char *what, int order, char *err, size_t errlen) {
@@ -409,8 +413,7 @@ extern "C" int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double
 
 extern "C" int fmm_gpu_dense_tc(const fmm_ctx *ctx) {
   const fmm_gpu *G = (const fmm_gpu *)ctx->gpu;
-  return ctx->prm.backend == VX_BACKEND_CUDA && G && G->tc && (G->m2l_dense == 0 || G->m2l_dense == 2) &&
-         ctx->prm.precision == VX_FLOAT && ctx->prm.order == 8;
+  return ctx->prm.backend == VX_BACKEND_CUDA && G && m2l_tc_on(G, ctx->prm.precision == VX_FLOAT) && ctx->prm.order == 8;
 }
 
 extern "C" int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen) {

@@ -1398,10 +1398,8 @@ done:
   return rc;
 }
 
-/* Whether level l's M2L runs k_m2l_tc: float, a device with TF32 tensor cores, VX_M2L auto or tc. */
-static int VXF(m2l_uses_tc)(const VXF(gpu_eval) *E) {
-  return sizeof(vx_real) == sizeof(float) && E->G->tc && (E->G->m2l_dense == 0 || E->G->m2l_dense == 2);
-}
+/* Whether this evaluation's dense M2L runs k_m2l_tc (m2l_tc_on). */
+static int VXF(m2l_uses_tc)(const VXF(gpu_eval) *E) { return m2l_tc_on(E->G, sizeof(vx_real) == sizeof(float)); }
 
 /* The shared memory of the dense kernel that would run for order p (k_m2l_tc or k_m2l_dense). */
 static size_t VXF(m2l_dense_smem)(const VXF(gpu_eval) *E, int p) {

@@ -85,12 +85,19 @@ void vx_scene_init(vx_scene *s) {
   s->camera.follow = -1;
 }
 
-void vx_scene_remesh_origin(const vx_scene *s, double o[3]) {
+void vx_scene_mean_centre(const vx_scene *s, double o[3]) {
   for (int c = 0; c < 3; ++c) {
     double m = 0.0;
     for (int r = 0; r < s->n_rings; ++r) m += s->rings[r].centre[c];
-    o[c] = s->has_remesh_origin ? s->remesh_origin[c] : s->n_rings > 0 ? m / s->n_rings : 0.0;
+    o[c] = s->n_rings > 0 ? m / s->n_rings : 0.0;
   }
+}
+
+void vx_scene_remesh_origin(const vx_scene *s, double o[3]) {
+  if (s->has_remesh_origin)
+    for (int c = 0; c < 3; ++c) o[c] = s->remesh_origin[c];
+  else
+    vx_scene_mean_centre(s, o);
 }
 
 /* ------------------------------------------------------------------ parser */

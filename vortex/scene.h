@@ -124,6 +124,9 @@ typedef struct {
   double spacing;         /* largest element spacing (around the ring or across the core) */
 } vx_particles;
 
+/* The mean of the rings' centres; 0 without rings. */
+void vx_scene_mean_centre(const vx_scene *s, double o[3]);
+
 /* The remeshing lattice's origin: the key remesh_origin, else the mean of the rings' centres, which
  * lies on the common axis of coaxial rings and on the mirror plane of a symmetric pair, so that the
  * lattice keeps the scene's symmetry (docs/MATH.md §9); 0 without rings. */

@@ -34,14 +34,12 @@ void vx_scene_travel(const vx_scene *sc, vx_travel *t) {
   memset(t, 0, sizeof *t);
   t->dir[2] = 1.0;
   if (sc->n_rings <= 0) return;
+  vx_scene_mean_centre(sc, t->origin);
   double d[3] = {0, 0, 0};
   for (int r = 0; r < sc->n_rings; ++r) {
     const vx_ring *g = &sc->rings[r];
     double sgn = g->circulation < 0.0 ? -1.0 : 1.0;
-    for (int k = 0; k < 3; ++k) {
-      d[k] += sgn * g->axis[k];
-      t->origin[k] += g->centre[k] / sc->n_rings;
-    }
+    for (int k = 0; k < 3; ++k) d[k] += sgn * g->axis[k];
   }
   double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   if (len < 1e-6 * sc->n_rings) { /* they cancel: the first ring's */
