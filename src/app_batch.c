@@ -263,6 +263,16 @@ static int step_loop(batch *b) {
   return 0;
 }
 
+/* The last engine call's M2L by level: ms and the dense slot fill, and how many levels ran the dense
+ * kernel (the GPU's choice, fmm/fmm_gpu_t.cuh; a profile of a scene's far field). */
+static void report_m2l_levels(const fmm_stats *e) {
+  fprintf(stderr, PROG ": M2L by level, last engine call:");
+  for (int l = 2; l <= e->levels && l <= VX_LMAX; ++l)
+    fprintf(stderr, " L%d %.3f ms (fill %.2f)", l, e->t_m2l_level[l], e->m2l_fill[l]);
+  fprintf(stderr, "; %d level%s dense%s\n", e->m2l_dense_levels, e->m2l_dense_levels == 1 ? "" : "s",
+          e->m2l_dense_levels ? (e->m2l_dense_tc ? " (tensor cores)" : " (SIMT)") : "");
+}
+
 /* The closing report: steps and wall time, then the medians of the step's phases. */
 static void report(batch *b, double t_start) {
   const vx_sim_params *P = vx_sim_params_get(b->sim);
@@ -284,6 +294,7 @@ static void report(batch *b, double t_start) {
             m[ST_P2M], m[ST_M2M], m[ST_M2L], m[ST_L2L], m[ST_L2P], b->last_engine.n_m2l, b->last_engine.n_src_leaves,
             b->last_engine.n_tgt_leaves, b->last_engine.level_capped ? " (level capped by the core size or memory)" : "",
             b->last_engine.reg_err, b->last_engine.r_cut);
+  if (!P->direct && P->backend == VX_BACKEND_CUDA) report_m2l_levels(&b->last_engine);
   const vx_acc_result *r = &b->acc_res;
   if (b->acc && b->acc_ms.n > 0)
     fprintf(stderr,
