@@ -263,10 +263,10 @@ static int step_loop(batch *b) {
   return 0;
 }
 
-/* The last engine call's M2L by level: ms and the dense slot fill, and how many levels ran the dense
- * kernel (the GPU's choice, fmm/fmm_gpu_t.cuh; a profile of a scene's far field). */
+/* The last step's M2L by level (ms summed over its engine calls, the last call's dense slot fill) and
+ * how many levels ran the dense kernel (the GPU's choice, fmm/fmm_gpu_t.cuh): a scene's far field. */
 static void report_m2l_levels(const fmm_stats *e) {
-  fprintf(stderr, PROG ": M2L by level, last engine call:");
+  fprintf(stderr, PROG ": M2L by level, last step:");
   for (int l = 2; l <= e->levels && l <= VX_LMAX; ++l)
     fprintf(stderr, " L%d %.3f ms (fill %.2f)", l, e->t_m2l_level[l], e->m2l_fill[l]);
   fprintf(stderr, "; %d level%s dense%s\n", e->m2l_dense_levels, e->m2l_dense_levels == 1 ? "" : "s",

@@ -486,6 +486,9 @@ static int engine_call(vx_sim *s, fmm_io *io, char *err, size_t errlen) {
   E->levels = st.levels, E->level_capped = st.level_capped;
   E->n_src_leaves = st.n_src_leaves, E->n_tgt_leaves = st.n_tgt_leaves;
   E->r_cut = st.r_cut, E->reg_err = fmax(E->reg_err, st.reg_err);
+  for (int l = 0; l <= VX_LMAX; ++l) E->t_m2l_level[l] += st.t_m2l_level[l], E->m2l_fill[l] = st.m2l_fill[l];
+  E->m2l_kernel = st.m2l_kernel, E->m2l_dense_levels = st.m2l_dense_levels, E->m2l_dense_tc = st.m2l_dense_tc;
+  E->p2p_kernel = st.p2p_kernel;
   return 0;
 }
 
