@@ -486,16 +486,16 @@ static int VXF(dense_build)(const fmm_tables *T, vx_real **out) {
 }
 
 /* L2P, first step: the derivative expansions of each target leaf's local expansion (sph_deriv,
- * docs/MATH.md §3), a warp per leaf, built in shared memory (from the local expansion staged
- * there too when stage_l): threads 0..2 form ∂x ∂y ∂z (3·n1 reals), then, when the leaf holds a
- * gradient target, threads 0..5 form ∂xx ∂xy ∂xz ∂yy ∂yz ∂zz from them (6·n2 reals); the block
- * then writes them to D (`per` reals a leaf), coalesced. */
+ * docs/MATH.md §3), a block per leaf, built in shared memory (from the local expansion staged
+ * there too when stage_l). A thread per (axis, degree): degree n of the local expansion makes
+ * degree n-1 of ∂x ∂y ∂z (3·n1 reals, sph_deriv_degrees), then, when the leaf holds a gradient
+ * target, degree n of those makes degree n-1 of ∂xx ∂xy ∂xz ∂yy ∂yz ∂zz (6·n2 reals); the block
+ * then writes them to D (`per` reals a leaf), coalesced. The threads: l2p_deriv_threads. */
 __global__ void VXF(k_l2p_deriv)(int p, int want_grad, int n_grad, const int *order, const int *start, int stage_l,
                                  size_t per, const vx_real *__restrict__ Lleaf, vx_real *__restrict__ D) {
   extern __shared__ unsigned char vx_smem[];
   vx_real *Ds = (vx_real *)vx_smem;
-  const int b = blockIdx.x, q = threadIdx.x, nc = VX_NCOEF(p), n1 = 3 * VX_NCOEF(p - 1),
-            n2 = p >= 2 ? 3 * VX_NCOEF(p - 2) : 0;
+  const int b = blockIdx.x, nc = VX_NCOEF(p), n1 = 3 * VX_NCOEF(p - 1), n2 = p >= 2 ? 3 * VX_NCOEF(p - 2) : 0;
   const vx_real *Lb = Lleaf + vx_off_exp(b, nc);
   if (stage_l) { /* the local expansion into shared memory: sph_deriv's reads then wait on no DRAM */
     vx_real *Ls = Ds + per;
@@ -507,17 +507,29 @@ __global__ void VXF(k_l2p_deriv)(int p, int want_grad, int n_grad, const int *or
   if (want_grad && p >= 2)
     for (int k = start[b] + threadIdx.x; k < start[b + 1] && !g; k += blockDim.x) g = order[k] < n_grad;
   g = __syncthreads_or(g);
-  if (q < 3) VXF(sph_deriv)(Lb, p, q == 0 ? Ds : NULL, q == 1 ? Ds + n1 : NULL, q == 2 ? Ds + 2 * n1 : NULL);
-  __syncthreads();
-  if (g && q < 6) {
-    /* xx xy xz from ∂x, yy yz from ∂y, zz from ∂z */
-    const int src[6] = {0, 0, 0, 1, 1, 2}, ax[6] = {0, 1, 2, 1, 2, 2};
-    vx_real *o = Ds + 3 * (size_t)n1 + (size_t)q * n2;
-    VXF(sph_deriv)(Ds + (size_t)src[q] * n1, p - 1, ax[q] == 0 ? o : NULL, ax[q] == 1 ? o : NULL, ax[q] == 2 ? o : NULL);
+  for (int j = threadIdx.x; j < 3 * p; j += blockDim.x) {
+    const int q = j / p, n = 1 + j % p;
+    VXF(sph_deriv_degrees)(Lb, n, n, q == 0 ? Ds : NULL, q == 1 ? Ds + n1 : NULL, q == 2 ? Ds + 2 * n1 : NULL);
   }
+  __syncthreads();
+  if (g)
+    for (int j = threadIdx.x; j < 6 * (p - 1); j += blockDim.x) {
+      /* xx xy xz from ∂x, yy yz from ∂y, zz from ∂z */
+      const int src[6] = {0, 0, 0, 1, 1, 2}, ax[6] = {0, 1, 2, 1, 2, 2};
+      const int q = j / (p - 1), n = 1 + j % (p - 1);
+      vx_real *o = Ds + 3 * (size_t)n1 + (size_t)q * n2;
+      VXF(sph_deriv_degrees)(Ds + (size_t)src[q] * n1, n, n, ax[q] == 0 ? o : NULL, ax[q] == 1 ? o : NULL,
+                             ax[q] == 2 ? o : NULL);
+    }
   __syncthreads();
   const size_t nw = g ? per : 3 * (size_t)n1; /* k_l2p reads the second ones only for gradient targets */
   for (size_t i = threadIdx.x; i < nw; i += blockDim.x) D[vx_off(b, per) + i] = Ds[i];
+}
+
+/* k_l2p_deriv's block: a thread per (axis, degree) of its larger step, in whole warps. */
+static inline int VXF(l2p_deriv_threads)(int p) {
+  const int jobs = 6 * (p - 1) > 3 * p ? 6 * (p - 1) : 3 * p;
+  return 32 * ((jobs + 31) / 32);
 }
 
 /* Target chunks: leaf b's targets are split into ceil(n_b / CH) blocks of CH (= blockDim.x), so a
@@ -1499,7 +1511,7 @@ static int VXF(eval_l2p_combine)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   const size_t dper = pl->dper;
   if (dper && gpu_reserve(&G->dloc, E->rs * dper * (size_t)E->nleaf, "L2P derivative expansions", err, errlen)) return -1;
   if (E->p >= 1) {
-    VXF(k_l2p_deriv)<<<E->nleaf, 32, pl->l2p_deriv, E->sf>>>(E->p, E->want_grad, E->n_grad, t->tgt_order, t->tgt_start,
+    VXF(k_l2p_deriv)<<<E->nleaf, VXF(l2p_deriv_threads)(E->p), pl->l2p_deriv, E->sf>>>(E->p, E->want_grad, E->n_grad, t->tgt_order, t->tgt_start,
                                                             pl->l2p_stage, dper, (const vx_real *)G->local[E->L].ptr,
                                                             (vx_real *)G->dloc.ptr);
     VX_CUR_LAUNCH(l2p_deriv);

@@ -77,16 +77,20 @@ VX_HD static inline void VXF(sph_irregular)(vx_real x, vx_real y, vx_real z, int
 /* Derivative of a local expansion: if Φ = Σ_{n<=p} L_n^m ℛ_n^m (3 components, interleaved), then
  * ∂Φ/∂x = Σ_{n<=p-1} Dx_n^m ℛ_n^m, likewise y, z (docs/MATH.md §3: ladder relations
  *   ∂_z ℛ_n^m = √(n²-m²) ℛ_{n-1}^m, and ∂_x, ∂_y shift m by ±1).
- * Any of dx, dy, dz may be NULL. Outputs hold VX_NCOEF(p-1) coefficients ×3. */
-VX_HD static inline void VXF(sph_deriv)(const vx_real *L, int p, vx_real *dx, vx_real *dy, vx_real *dz) {
-  int nc = 3 * VX_NCOEF(p - 1);
-  for (int i = 0; i < nc; ++i) {
+ * The degree-n coefficients of L make exactly the degree-(n-1) ones of the derivatives, so degrees
+ * are independent: this computes the outputs of degrees n_lo-1 .. n_hi-1 (n_lo >= 1) from L's
+ * degrees n_lo .. n_hi, leaving the others untouched (the GPU's L2P splits the degrees
+ * over threads; every output sums its terms in the same order either way). Any of dx, dy, dz may
+ * be NULL. The layout is VX_IDX's, whatever the order. */
+VX_HD static inline void VXF(sph_deriv_degrees)(const vx_real *L, int n_lo, int n_hi, vx_real *dx, vx_real *dy,
+                                                vx_real *dz) {
+  for (int i = 3 * VX_NCOEF(n_lo - 2); i < 3 * VX_NCOEF(n_hi - 1); ++i) {
     if (dx) dx[i] = VX_R(0.0);
     if (dy) dy[i] = VX_R(0.0);
     if (dz) dz[i] = VX_R(0.0);
   }
   const vx_real h = VX_R(0.5), rh = VX_R(0.70710678118654752440); /* 1/2, 1/√2 */
-  for (int n = 1; n <= p; ++n) {
+  for (int n = n_lo; n <= n_hi; ++n) {
     for (int m = -n; m <= n; ++m) {
       const vx_real *l = L + 3 * VX_IDX(n, m);
       int am = m < 0 ? -m : m;
@@ -135,6 +139,11 @@ VX_HD static inline void VXF(sph_deriv)(const vx_real *L, int p, vx_real *dx, vx
       }
     }
   }
+}
+
+/* All degrees: the derivatives' VX_NCOEF(p-1) coefficients ×3 (sph_deriv_degrees). */
+VX_HD static inline void VXF(sph_deriv)(const vx_real *L, int p, vx_real *dx, vx_real *dy, vx_real *dz) {
+  if (p >= 1) VXF(sph_deriv_degrees)(L, 1, p, dx, dy, dz);
 }
 
 /* Velocity (curl of ψ) and gradient (from the Hessian of ψ) of one target from the derivatives
