@@ -2,7 +2,8 @@
  * real solid harmonics vs explicit Legendre formulas and the addition theorem; derivative maps vs
  * analytic gradients and Hessians; rotations orthogonal, invertible, equal to eq. 18 on column 0,
  * and equal to evaluating at rotated points; M2M, L2L exact; M2L vs direct P2L; the pair-wise M2L
- * of the order-specialised GPU kernel (rcr_m2l_pairs) equal to rcr_translate's. Double and float.
+ * of the order-specialised GPU kernel (rcr_m2l_pairs) equal to rcr_translate's; the derivative map degree by
+ * degree (the GPU L2P's split) equal to it all at once, bit for bit. Double and float.
  * Thresholds about 5x what was measured on x86-64 with gcc 12 -O3 (2026-11-23; the measured value
  * beside each): round-off, so a compiler that contracts differently may need a factor more, but a
  * lost term or a wrong sign shows as orders of magnitude. Run: build/tests/test_translate */
@@ -123,6 +124,31 @@ static void check_pairs(void) {
   }
 }
 
+/* sph_deriv_degrees one degree at a time, highest first, into buffers filled with NaN (the GPU's
+ * L2P splits the degrees over threads) against sph_deriv's all degrees at once: the number of
+ * output reals (double and float, p = 1..P, the last L of section 3's kind) whose bits differ. */
+static int deriv_by_degree_differs(void) {
+  static double Ld[3 * NC], wd[3][3 * NC], dd[3][3 * NC];
+  static float Lf[3 * NC], wf[3][3 * NC], df[3][3 * NC];
+  uint64_t seed = 777;
+  for (int i = 0; i < 3 * NC; ++i) Ld[i] = vx_rng_uniform(&seed) - 0.5, Lf[i] = (float)Ld[i];
+  int bad = 0;
+  for (int p = 1; p <= P; ++p) {
+    const int no = 3 * VX_NCOEF(p - 1);
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < no; ++i) dd[k][i] = NAN, df[k][i] = NAN;
+    sph_deriv_d(Ld, p, wd[0], wd[1], wd[2]);
+    sph_deriv_f(Lf, p, wf[0], wf[1], wf[2]);
+    for (int n = p; n >= 1; --n) {
+      sph_deriv_degrees_d(Ld, n, n, dd[0], dd[1], dd[2]);
+      sph_deriv_degrees_f(Lf, n, n, df[0], df[1], df[2]);
+    }
+    for (int k = 0; k < 3; ++k)
+      bad += memcmp(dd[k], wd[k], sizeof(double) * no) != 0, bad += memcmp(df[k], wf[k], sizeof(float) * no) != 0;
+  }
+  return bad;
+}
+
 int main(void) {
   uint64_t seed = 12345;
   double a[NC], b[NC];
@@ -189,6 +215,8 @@ int main(void) {
   }
   check(e3 < 1.5e-14, "derivative map: gradient of 1/|x-y| (max abs, |∇|~1)", e3, 1.5e-14); /* measured 3.1e-15 */
   check(e4 < 2e-13, "derivative map twice: Hessian of 1/|x-y| (max abs)", e4, 2e-13);      /* measured 4.1e-14 */
+  const int nbad = deriv_by_degree_differs();
+  check(nbad == 0, "derivative map degree by degree == all degrees (outputs differing)", nbad, 0.5);
 
   /* 4. rotations: orthogonal, D(β)D(-β) = I, eq. 18 on column 0, ℛ(Qx) = D ℛ(x) */
   int nr = vx_roty_off(P + 1);
