@@ -1,3 +1,4 @@
+# ncu_summary.py FILE... : sums ncu --print-summary per-kernel reports by kernel name (ms, invocations), largest first
 import re,sys
 for fn in sys.argv[1:]:
     rows=[];cur=None
