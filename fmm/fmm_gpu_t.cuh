@@ -1143,10 +1143,6 @@ static int VXF(eval_tree)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   fmm_gpu *G = E->G;
   if (smem_plan(E->ctx, E->p, E->want_grad, &E->pl, err, errlen) || VXF(smem_optin)(&E->pl, err, errlen)) return -1;
   oct_params op = fmm_octree_params(E->ctx);
-  /* The targets' leaves unsorted where no result depends on a target's place in its leaf: k_p2p,
-   * k_corr and L2P compute each target on its own thread; k_p2p_fast chooses the gradient for a
-   * whole warp, so its targets keep the sorted order (docs/BENCHMARKS.md, "Where the scenes' steps go") */
-  op.tgt_any_order = E->p2p_fast == 0;
   oct_tree_gpu *t = E->t = &G->tree;
   if (oct_build_gpu(t, E->spos, E->ns, E->tpos, E->nt, sizeof(vx_real) == sizeof(float), &op, E->sf, err, errlen)) return -1;
   E->L = t->L;

@@ -37,11 +37,6 @@ typedef struct {
   int max_level;       /* cap on the finest level (e.g. from the kernel's core size); 0: VX_LMAX */
   size_t hist_budget;  /* bytes allowed for the dense occupancy maps of all levels; 0: 256 MiB */
   double min_leaf_width; /* finest boxes at least this wide (regularized kernels need it); 0: none */
-  int tgt_any_order;   /* oct_build_gpu only: 1 leaves a target set of its own (targets not the sources) in the order
-                          the histogram's atomic ranks gave within each leaf instead of sorting it by index; for an
-                          engine whose result at a target does not depend on the target's place in its leaf (the
-                          GPU's with k_p2p, fmm_gpu_t.cuh eval_tree). The tree's boxes and counts are the same;
-                          tgt_order within a leaf is then not deterministic. 0: sorted (the CPU's tree) */
   /* Optional, automatic levels only, oct_build_cpu only (host positions): chooses the finest
    * level among [lo_level, hi_level] (oct_level_candidates) from the points in the root cube
    * (lo, side), e.g. issue 12's cost model (fmm/cost.h); returns 0 to keep the leaf-size rule.

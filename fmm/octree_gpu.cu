@@ -17,8 +17,7 @@
  *            histogram is small, the coarser level's occupancy being the finer one's non-empty 8-groups
  *   leaves   scan of the dense histogram packed as (count << 32 | occupied): box offsets and compact
  *            box indices in one pass; emit keys, starts, the map; scatter by offset + rank; sort each
- *            leaf by index (a warp per leaf; leaves longer than OCT_LEAF_WARP_MAX by CUB's segmented sort;
- *            a target set of its own left in the atomics' order under oct_params.tgt_any_order)
+ *            leaf by index (a warp per leaf; leaves longer than OCT_LEAF_WARP_MAX by CUB's segmented sort)
  *   coarser  the same packed scan over the dense cells of each coarser level, counting non-empty
  *            children in the finer map; levels of at most 4096 cells in one single-block kernel
  *   lists    a warp per target box (27 lanes, one per adjacent cell), count kernels over upper bounds
@@ -514,10 +513,9 @@ __global__ void k_totals(oct_info *info, const int *nbr_start, oct_starts is, in
  * Host side */
 
 /* One point set's leaves and coarser levels from its level-L histogram bin and per-particle keys
- * (at level L after >> sh) and ranks. s: 0 sources, 1 targets; sorted: each leaf in ascending index
- * (else in the atomics' order, oct_params.tgt_any_order). */
+ * (at level L after >> sh) and ranks. s: 0 sources, 1 targets. */
 static int build_set(oct_ws *w, int s, int L, int n, const int *bin, const uint32_t *pkey, int sh, const int *rank,
-                     int sorted, cudaStream_t stream, char *err, size_t errlen) {
+                     cudaStream_t stream, char *err, size_t errlen) {
   oct_info *info = (oct_info *)w->info.p;
   const size_t ncell = cells_at(L);
   u64 *scan = (u64 *)w->scan.p;
@@ -556,8 +554,6 @@ static int build_set(oct_ws *w, int s, int L, int n, const int *bin, const uint3
     if (n > 0) {
       k_scatter<<<blocks_for((size_t)n), OCT_THREADS, 0, stream>>>(pkey, rank, sh, n, scan, order);
       VX_CU_LAUNCH(k_scatter);
-    }
-    if (n > 0 && sorted) {
       const size_t bound = min_sz((size_t)n, ncell);
       k_sort_leaves<<<(unsigned)((bound + OCT_WARPS - 1) / OCT_WARPS), OCT_THREADS, 0, stream>>>(start, order,
                                                                                                    &nbox[L]);
@@ -798,11 +794,10 @@ static int build_both_sets(oct_build *b, char *err, size_t errlen) {
   const int hs = b->choose_tgt ? 1 : 0, ht = b->choose_tgt ? 0 : 1, sh_c = 3 * (b->D - b->L);
   VX_CU(grow(&w->scan, cells_at(b->L) * sizeof(u64), b->stream));
   if (build_set(w, 0, b->L, b->ns, (const int *)w->bin[hs].p, (const uint32_t *)w->pkey[0].p, b->choose_tgt ? 0 : sh_c,
-                (const int *)w->rank[hs].p, 1, b->stream, err, errlen) != 0)
+                (const int *)w->rank[hs].p, b->stream, err, errlen) != 0)
     return -1;
   if (!b->same && build_set(w, 1, b->L, b->nt, (const int *)w->bin[ht].p, (const uint32_t *)w->pkey[1].p,
-                            b->choose_tgt ? sh_c : 0, (const int *)w->rank[ht].p, !b->p.tgt_any_order, b->stream, err,
-                            errlen) != 0)
+                            b->choose_tgt ? sh_c : 0, (const int *)w->rank[ht].p, b->stream, err, errlen) != 0)
     return -1;
   b->t->src_bin = (int *)w->bin[hs].p;
   b->t->tgt_bin = (int *)w->bin[b->same ? hs : ht].p;
@@ -875,8 +870,7 @@ static int build_lists(oct_build *b, char *err, size_t errlen) {
   oct_info *info = b->info;
   const int L = b->L, ts = b->ts;
   for (int s = 0; s <= ts; s++)
-    if (b->h->nlong[s] > 0 && !(s == 1 && b->p.tgt_any_order) &&
-        sort_long_leaves(w, s, s ? b->nt : b->ns, b->h->nlong[s], b->stream, err, errlen) != 0)
+    if (b->h->nlong[s] > 0 && sort_long_leaves(w, s, s ? b->nt : b->ns, b->h->nlong[s], b->stream, err, errlen) != 0)
       return -1;
   VX_CU(grow(&w->nbr, (t->n_nbr > 0 ? (size_t)t->n_nbr : 1) * sizeof(int), b->stream));
   if (t->ntgt[L] > 0) {

@@ -4,8 +4,7 @@
  * levels 2..7, and every cap (hist_budget, max_level, min_leaf_width), the downloaded GPU tree must
  * equal the CPU tree exactly — every array of every level — and so must a rebuild that reuses the
  * allocations of larger and smaller builds and a build into a fresh tree. The finest-level
- * histograms (src_bin / tgt_bin, GPU only) are checked against the CPU's leaf counts; with
- * oct_params.tgt_any_order the target leaves must hold the CPU's targets in any order; and input
+ * histograms (src_bin / tgt_bin, GPU only) are checked against the CPU's leaf counts, and input
  * errors must give the CPU's message. Then the build of 2^20 uniform points is timed (printed only).
  * Run: ./build/tests/gpu_test_octree — exits 77 (skip) without a CUDA device, EXIT_FAILURE on any
  * mismatch. */
@@ -172,21 +171,6 @@ static void free_inputs(inputs *in) {
   if (in->d_src) cudaFree(in->d_src);
 }
 
-/* oct_params.tgt_any_order: the target leaves of a downloaded tree sorted by index here (qsort),
- * so that the exact comparison checks each leaf holds the CPU's targets; returns how many leaves
- * the GPU had left out of order (the option's saving, counted over the run in unsorted_leaves). */
-static long long unsorted_leaves;
-static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
-static int sort_target_leaves(oct_tree *h) {
-  int n = 0;
-  for (int b = 0; b < h->ntgt[h->L]; b++) {
-    int *o = h->tgt_order + h->tgt_start[b], m = h->tgt_start[b + 1] - h->tgt_start[b], ordered = 1;
-    for (int k = 1; k < m && ordered; k++) ordered = o[k - 1] < o[k];
-    if (!ordered) qsort(o, (size_t)m, sizeof *o, cmp_int), n++;
-  }
-  return n;
-}
-
 /* One GPU build into g, downloaded and compared with the CPU tree c. */
 static int gpu_vs_cpu(oct_tree_gpu *g, const oct_tree *c, const inputs *in, int ns, int nt, int use_float,
                       const oct_params *p, const char *label, const char *which, long long *entries) {
@@ -201,7 +185,6 @@ static int gpu_vs_cpu(oct_tree_gpu *g, const oct_tree *c, const inputs *in, int 
     fprintf(stderr, "FAIL %s: oct_download_gpu: %s\n", what, err);
     return 1;
   }
-  if (p->tgt_any_order) unsorted_leaves += sort_target_leaves(&h);
   int rc = compare_trees(c, &h, what, entries);
   if (!rc) rc = check_bin(c, g->src_bin, 0, what, entries) || check_bin(c, g->tgt_bin, 1, what, entries);
   if (!rc && (g->n_nbr != c->nbr_start[c->ntgt[c->L]])) {
@@ -398,22 +381,6 @@ int main(void) {
     r.min_leaves = 5000;
     run_case("leaf_size 2000, min_leaves 100 (one level deeper)", u1, n, u2, n / 2, 0, 0, q);
     run_case("leaf_size 2000, min_leaves 5000, clustered", c1, n, c3, n / 3, 0, 0, r);
-  }
-
-  { /* targets left in the atomics' order within their leaves (the GPU engine with k_p2p): the same
-     * tree but for the order inside each target leaf, short leaves and long ones (CUB's sort) */
-    oct_params q = dflt, r = params(3, 64, 0, 0, 0.0);
-    q.tgt_any_order = r.tgt_any_order = 1;
-    unsorted_leaves = 0;
-    run_case("tgt_any_order, uniform", u1, n, u2, 40000, 0, 0, q);
-    run_case("tgt_any_order, rings, float", r1, n, r2, n / 2, 0, 1, q);
-    run_case("tgt_any_order, level 3: leaves of ~500 (CUB)", u1, n, u2, 1 << 18, 0, 0, r);
-    run_case("tgt_any_order, identical (one tree: sorted)", u1, n, u1, n, 1, 0, q);
-    printf("  tgt_any_order: %lld target leaves came out of index order (each holds the CPU's targets)\n", unsorted_leaves);
-    if (unsorted_leaves == 0) {
-      printf("FAIL tgt_any_order: every target leaf in index order: the option sorted them after all\n");
-      failures++;
-    }
   }
 
   printf("input errors (same message as the CPU build):\n");
