@@ -596,7 +596,7 @@ static int tracer_key_cmp(const void *a, const void *b) {
  * `half` about c (fmm/octree.h's oct_morton3; outside the cube, the nearest cell), ties in seeding
  * order: the same set of positions, deterministically, in spatial order. The engine's octree keeps
  * each leaf's targets in index order, so its warps then hold tracers close together, which take the
- * same branch of the Gaussian pair kernel (leapfrog_big's near field 7 % faster, docs/BENCHMARKS.md
+ * same branch of the Gaussian pair kernel (leapfrog_big steps 6 % faster, docs/BENCHMARKS.md
  * "Tracers in spatial order"). Within one ring's block: the ring colours read a tracer's ring from
  * its index (tracer_colour.c). 0, or -1 out of memory. */
 static int tracers_in_space_order(double *pos, size_t n, const double c[3], double half) {
