@@ -1511,9 +1511,10 @@ static int VXF(eval_l2p_combine)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   const size_t dper = pl->dper;
   if (dper && gpu_reserve(&G->dloc, E->rs * dper * (size_t)E->nleaf, "L2P derivative expansions", err, errlen)) return -1;
   if (E->p >= 1) {
-    VXF(k_l2p_deriv)<<<E->nleaf, VXF(l2p_deriv_threads)(E->p), pl->l2p_deriv, E->sf>>>(E->p, E->want_grad, E->n_grad, t->tgt_order, t->tgt_start,
-                                                            pl->l2p_stage, dper, (const vx_real *)G->local[E->L].ptr,
-                                                            (vx_real *)G->dloc.ptr);
+    const int nthr = VXF(l2p_deriv_threads)(E->p);
+    VXF(k_l2p_deriv)<<<E->nleaf, nthr, pl->l2p_deriv, E->sf>>>(E->p, E->want_grad, E->n_grad, t->tgt_order, t->tgt_start,
+                                                              pl->l2p_stage, dper, (const vx_real *)G->local[E->L].ptr,
+                                                              (vx_real *)G->dloc.ptr);
     VX_CUR_LAUNCH(l2p_deriv);
   }
   VXF(k_l2p)<<<E->chunk_bound, E->CH, pl->l2p, E->sf>>>(E->p, E->want_grad, E->n_grad, E->nleaf, E->cleaf, E->coff,

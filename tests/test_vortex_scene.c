@@ -26,8 +26,9 @@ static void expect_error(const char *text, const char *want) {
 
 /* The tracers, ring by ring in their blocks: each near its own ring's centreline (within 8 tracer
  * spreads: the colours read a tracer's ring from its block), and in spatial order — consecutive
- * tracers closer together than tracers half a block apart by the measured factor's margin (scene.c
- * tracers_in_space_order; measured 0.04-0.13 for the assets, 1 in seeding order: threshold 0.25). */
+ * tracers on average much closer together than tracers half a block apart (scene.c
+ * tracers_in_space_order; the ratio measured 0.04-0.13 for the assets, ~1 in seeding order:
+ * threshold 0.25). */
 static void check_tracers(const char *name, const vx_scene *s, const vx_particles *P) {
   const double *x = P->pos + 3 * (size_t)P->n_elem;
   size_t t0 = 0;
