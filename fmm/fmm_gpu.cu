@@ -151,6 +151,14 @@ __device__ static __forceinline__ void dense_ld(const double *p, double *o) {
  * blocks, 6.3 ms against k_m2l_spec's 1.9). */
 #define VX_M2L_DENSE_WAVES 2.0
 
+/* *tc = 1 when device dev has the TF32 tensor cores k_m2l_tc runs on (compute capability 8.0+). */
+static cudaError_t tf32_tensor_cores(int dev, int *tc) {
+  int major = 0;
+  const cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  *tc = e == cudaSuccess && major >= 8;
+  return e;
+}
+
 /* Whether an evaluation in float (fl) runs its dense M2L on the tensor cores (k_m2l_tc): a device
  * that has them and VX_M2L auto or tc. */
 static int m2l_tc_on(const fmm_gpu *G, int fl) { return fl && G->tc && (G->m2l_dense == 0 || G->m2l_dense == 2); }
@@ -331,11 +339,7 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   VX_CU(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, G->device));
   G->smem_optin = (size_t)optin;
   VX_CU(cudaDeviceGetAttribute(&G->n_sm, cudaDevAttrMultiProcessorCount, G->device));
-  {
-    int major = 0;
-    VX_CU(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, G->device));
-    G->tc = major >= 8;
-  }
+  VX_CU(tf32_tensor_cores(G->device, &G->tc));
   ctx->par_width = G->n_sm;
   if (fmm_gpu_check_params(ctx, &ctx->prm, err, errlen)) goto fail;
   {
@@ -420,10 +424,10 @@ extern "C" int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, dou
   if (l < 3 || l > 6) { snprintf(err, errlen, "level %d out of 3..6", l); return -1; }
   const int tc = fl == 2;
   if (tc) {
-    int dev = 0, major = 0;
+    int dev = 0, has = 0;
     VX_CUR(cudaGetDevice(&dev));
-    VX_CUR(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    if (major < 8) { snprintf(err, errlen, "no TF32 tensor cores (compute capability %d)", major); return -2; }
+    VX_CUR(tf32_tensor_cores(dev, &has));
+    if (!has) { snprintf(err, errlen, "no TF32 tensor cores (compute capability below 8.0)"); return -2; }
   }
   switch (p * 2 + (fl ? 1 : 0)) {
   case 12: return m2l_dense_full_d<6>(l, 0, M, L, err, errlen);

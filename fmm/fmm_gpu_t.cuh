@@ -1428,7 +1428,8 @@ static size_t VXF(m2l_dense_smem)(const VXF(gpu_eval) *E, int p) {
 static int VXF(m2l_dense_pays)(VXF(gpu_eval) *E, int l) {
   const oct_tree_gpu *t = E->t;
   if (l < 3 || t->ntgt[l - 1] <= 0) return 0;
-  const int tj = 64, tiles = vx_ceil_div(t->ntgt[l - 1], tj); /* TJ of both kernels in float */
+  /* the tile of the dense kernel that would run (the same for every order) */
+  const int tj = VXF(m2l_uses_tc)(E) ? tc_cfg<8>::TJ : VXF(dense_cfg)<8>::TJ, tiles = vx_ceil_div(t->ntgt[l - 1], tj);
   E->s.m2l_fill[l] = t->n_il[l] / (8.0 * 189.0 * tj * tiles);
   if (!E->m2l_spec || E->G->m2l_dense < 0 || VXF(m2l_dense_smem)(E, E->m2l_spec) > E->G->smem_optin) return 0;
   if (E->G->m2l_dense == 1) return 1;
