@@ -53,6 +53,8 @@ typedef struct fmm_gpu {
   int tc;          /* compute capability 8.0 or newer: k_m2l_tc's TF32 mma.sync runs */
   int p2m_spec;    /* VX_P2M=base 0 (k_p2m everywhere), else 1 (k_p2m_spec for p = 6, 8, 12) */
   int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of k_p2p_fast, 0: k_p2p, VX_P2P_AUTO: p2p_for_kernel */
+  int p2p_split;   /* VX_P2P_SPLIT: k_p2p_fast splits a short last row (p2p_row_of) never 0, where it is the warp's
+                      only row 1, always 2 */
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
@@ -364,6 +366,12 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
     G->p2p_fast = p2p_variant(pp);
     if (G->p2p_fast < 0) {
       snprintf(err, errlen, "VX_P2P=%s: expected base, fast, fast1, fast2 or fast4", pp);
+      goto fail;
+    }
+    const char *ps = getenv("VX_P2P_SPLIT");
+    G->p2p_split = !ps || !*ps ? 1 : (ps[0] >= '0' && ps[0] <= '2' && !ps[1]) ? ps[0] - '0' : -1;
+    if (G->p2p_split < 0) {
+      snprintf(err, errlen, "VX_P2P_SPLIT=%s: expected 0, 1 or 2", ps);
       goto fail;
     }
   }

@@ -707,12 +707,23 @@ __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad,
  *  - a source staged as two (float) or three (double) vectors: two or three shared loads, not six;
  *  - each staged source's neighbour leaf by a forward-moving cursor, not a search from leaf 0,
  *    and the neighbour ranges loaded and scanned by a warp rather than by one thread;
- *  - launch bounds for 64 registers a thread in float (T <= 2), 8 to 16 small blocks per SM.
+ *  - launch bounds for 64 registers a thread in float (T <= 2), 8 to 16 small blocks per SM;
+ *  - the singular kernel's coincident pairs zeroed by one select on 1/r, and H's trace not summed
+ *    (pair_bs_split): a select and an FMA fewer a pair, P2P at 2^24 uniform points 62.2 -> 60.4 ms;
+ *  - a warp's only row, when it holds r <= 16 targets, split over the sources (p2p_row): k = 32/r
+ *    rounded down to a power of two lanes a target, each summing every k-th source, added up by
+ *    shuffles at the end. Leaves hold about as many targets as a chunk, so a leaf's last chunk is
+ *    often a few targets, which ran the whole source list on a few lanes: P2P at 2^24 uniform points
+ *    (float, p = 8, leaves of ~64) 69.8 -> 63.0 ms, at 2^22 29.8 -> 27.1 (H100, docs/BENCHMARKS.md).
+ *    VX_P2P_SPLIT=0 never splits, 2 splits a short last row beside full ones too (as fast: the full
+ *    rows then lose the pairing of T targets a source load).
  * Blocks are k_p2p's chunks (CH targets of one leaf, the same chunk list as L2P), each run by
- * W = max(1, CH / 32T) warps; warp v's slot s of lane l is target v·32T + 32s + l of the chunk. */
+ * W = max(1, CH / 32T) warps; warp v's slot s of lane l is target v·32T + 32s + l of the chunk, but
+ * in a split row target v·32T + 32s + l / k. */
 
-/* Sources per shared-memory tile: 12 KiB in float, 24 KiB in double. */
-#define VX_P2P_FAST_TILE 512
+/* Sources per shared-memory tile: 6 KiB in float, 12 KiB in double. 512 held a float block of one
+ * warp to 17 an SM (2^24 uniform points, leaves of ~64); 256 lets 31 in, 1 % faster there (H100). */
+#define VX_P2P_FAST_TILE 256
 /* Threads per block at most (T = 1 at CH = 128), and the blocks of that size an SM must hold,
  * which caps the registers: 64 a thread in float at T <= 2; 128 at T = 4 or in double (T = 1, 2),
  * whose accumulators alone are 15 T reals; 255 in double at T = 4. */
@@ -754,7 +765,7 @@ __device__ static __forceinline__ void VXF(p2p_get)(const VXF(p2p_tile) *t, int 
 
 /* What k_p2p_fast reads and writes (k_p2p's arguments, and ch: the chunk size). */
 typedef struct {
-  int kernel, want_grad, n_grad, ch, nleaf;
+  int kernel, want_grad, n_grad, ch, nleaf, split;
   vx_real sigma;
   const int *chunk_leaf, *chunk_off, *order, *tstart, *sstart, *nbr_start, *nbr;
   const vx_real *tx, *ty, *tz, *sx, *sy, *sz, *sax, *say, *saz;
@@ -764,7 +775,7 @@ typedef struct {
 /* A thread's T targets: positions, and the sums of pair_bs_split (u, H, w). */
 template <int T>
 struct VXF(p2p_acc) {
-  vx_real x[T], y[T], z[T], u[T][3], H[T][9], w[T][3];
+  vx_real x[T], y[T], z[T], u[T][3], H[T][8], w[T][3]; /* H[8]: pair_split_trace */
 };
 
 /* Leaf b's neighbour leaves, by warp 0 (lane q loads leaf q's range; nb <= 27): box[q] = first
@@ -805,19 +816,43 @@ __device__ static __forceinline__ int VXF(p2p_wants_grad)(const VXF(p2p_args) &A
   return i < n && A.want_grad && A.order[k] < A.n_grad;
 }
 
-/* The thread's targets (slot s: target i0 + 32 s of the chunk, k0 + i0 + 32 s in tree order;
- * beyond the chunk's n, at the origin and never written) and zeroed sums. Returns whether any
- * target of the warp needs the gradient. */
+/* Which rows a warp runs and how its last row is split: nt rows (slots 0..nt-1, warp-uniform); the
+ * last holds r targets, and for r <= VX_P2P_SPLIT_MAX it is split, k > 1 lanes a target (lane l:
+ * target l / k, sources ph = l % k, ph + k, ...); k = 1 otherwise. */
+#define VX_P2P_SPLIT_MAX 16
+typedef struct {
+  int w0, lane, nt, k, ph;
+} VXF(p2p_row);
+
+__device__ static __forceinline__ VXF(p2p_row) VXF(p2p_row_of)(int n, int T, int split) {
+  VXF(p2p_row) w;
+  w.w0 = (threadIdx.x >> 5) * 32 * T, w.lane = threadIdx.x & 31;
+  w.nt = min(T, max(0, (n - w.w0 + 31) / 32));
+  const int r = n - w.w0 - 32 * (w.nt - 1), on = split == 2 || (split == 1 && w.nt == 1);
+  w.k = on && w.nt > 0 && r <= VX_P2P_SPLIT_MAX ? 1 << (31 - __clz(32 / r)) : 1;
+  w.ph = w.lane & (w.k - 1);
+  return w;
+}
+
+/* The chunk's index of the thread's target in slot s. */
+__device__ static __forceinline__ int VXF(p2p_target)(const VXF(p2p_row) &w, int s) {
+  return w.w0 + 32 * s + (s == w.nt - 1 ? w.lane / w.k : w.lane);
+}
+
+/* The thread's targets (slot s: target i = p2p_target of the chunk, k0 + i in tree order; beyond
+ * the chunk's n, at the origin and never written) and zeroed sums. Returns whether any target of
+ * the warp needs the gradient. */
 template <int T>
-__device__ static __forceinline__ int VXF(p2p_slots)(const VXF(p2p_args) &A, int k0, int n, int i0, VXF(p2p_acc)<T> &a) {
+__device__ static __forceinline__ int VXF(p2p_slots)(const VXF(p2p_args) &A, int k0, int n, const VXF(p2p_row) &w,
+                                                     VXF(p2p_acc)<T> &a) {
   int any = 0;
 #pragma unroll
   for (int s = 0; s < T; ++s) {
-    const int i = i0 + 32 * s, on = i < n, k = k0 + i;
+    const int i = VXF(p2p_target)(w, s), on = i < n, k = k0 + i;
     a.x[s] = on ? A.tx[k] : VX_R(0.0), a.y[s] = on ? A.ty[k] : VX_R(0.0), a.z[s] = on ? A.tz[k] : VX_R(0.0);
     any |= VXF(p2p_wants_grad)(A, n, i, k);
     for (int c = 0; c < 3; ++c) a.u[s][c] = a.w[s][c] = VX_R(0.0);
-    for (int c = 0; c < 9; ++c) a.H[s][c] = VX_R(0.0);
+    for (int c = 0; c < 8; ++c) a.H[s][c] = VX_R(0.0);
   }
   return __any_sync(0xffffffffu, any);
 }
@@ -837,38 +872,88 @@ __device__ static __forceinline__ void VXF(tile_sum_fast)(vx_real sigma, const V
                          G ? a.H[t] : NULL, a.w[t]);
   }
 }
-/* tile_sum_fast for the warp's nt (1..T) slots holding targets: T itself unless the chunk ends in this warp. */
+/* The pairs of slot S (a split row) with the tile's sources ph, ph + k, ... */
+template <int K, int G, int S, int T>
+__device__ static __forceinline__ void VXF(tile_sum_split)(vx_real sigma, const VXF(p2p_tile) *st, int cnt, int ph, int k,
+                                                           VXF(p2p_acc)<T> &a) {
+#pragma unroll 2
+  for (int j = ph; j < cnt; j += k) {
+    vx_real s[6];
+    VXF(p2p_get)(st, j, s);
+    VXF(pair_bs_split)(K, sigma, a.x[S] - s[0], a.y[S] - s[1], a.z[S] - s[2], s[3], s[4], s[5], a.u[S], G ? a.H[S] : NULL,
+                       a.w[S]);
+  }
+}
+/* The warp's NT = nt rows over the tile: all with every source, or the first NT - 1 so and the
+ * last split (w.k > 1). */
+template <int K, int G, int NT, int T>
+__device__ static __forceinline__ void VXF(tile_rows)(const VXF(p2p_row) &w, vx_real sigma, const VXF(p2p_tile) *st, int cnt,
+                                                      VXF(p2p_acc)<T> &a) {
+  if (w.k == 1) {
+    VXF(tile_sum_fast)<K, G, NT, T>(sigma, st, cnt, a);
+    return;
+  }
+  if constexpr (NT > 1) VXF(tile_sum_fast)<K, G, NT - 1, T>(sigma, st, cnt, a);
+  VXF(tile_sum_split)<K, G, NT - 1, T>(sigma, st, cnt, w.ph, w.k, a);
+}
+/* tile_rows for the warp's nt (1..T) rows holding targets: T itself unless the chunk ends in this warp. */
 template <int K, int G, int T>
-__device__ static __forceinline__ void VXF(tile_slots)(int nt, vx_real sigma, const VXF(p2p_tile) *st, int cnt,
-                                                       VXF(p2p_acc)<T> &a) {
-  if (nt == T) VXF(tile_sum_fast)<K, G, T, T>(sigma, st, cnt, a);
-  else if (nt == 1) VXF(tile_sum_fast)<K, G, 1, T>(sigma, st, cnt, a);
+__device__ static __forceinline__ void VXF(tile_slots)(const VXF(p2p_row) &w, vx_real sigma, const VXF(p2p_tile) *st,
+                                                       int cnt, VXF(p2p_acc)<T> &a) {
+  if (w.nt == T) VXF(tile_rows)<K, G, T, T>(w, sigma, st, cnt, a);
+  else if (w.nt == 1) VXF(tile_rows)<K, G, 1, T>(w, sigma, st, cnt, a);
   else if constexpr (T == 4) {
-    if (nt == 2) VXF(tile_sum_fast)<K, G, 2, T>(sigma, st, cnt, a);
-    else VXF(tile_sum_fast)<K, G, 3, T>(sigma, st, cnt, a);
+    if (w.nt == 2) VXF(tile_rows)<K, G, 2, T>(w, sigma, st, cnt, a);
+    else VXF(tile_rows)<K, G, 3, T>(w, sigma, st, cnt, a);
   }
 }
 /* tile_slots with the gradient flag g fixed at compile time. */
 template <int K, int T>
-__device__ static __forceinline__ void VXF(tile_dispatch_fast)(int g, int nt, vx_real sigma, const VXF(p2p_tile) *st,
-                                                               int cnt, VXF(p2p_acc)<T> &a) {
-  if (g) VXF(tile_slots)<K, 1, T>(nt, sigma, st, cnt, a);
-  else VXF(tile_slots)<K, 0, T>(nt, sigma, st, cnt, a);
+__device__ static __forceinline__ void VXF(tile_dispatch_fast)(int g, const VXF(p2p_row) &w, vx_real sigma,
+                                                               const VXF(p2p_tile) *st, int cnt, VXF(p2p_acc)<T> &a) {
+  if (g) VXF(tile_slots)<K, 1, T>(w, sigma, st, cnt, a);
+  else VXF(tile_slots)<K, 0, T>(w, sigma, st, cnt, a);
+}
+
+/* A split row's sums (slot S) added up over each target's k lanes (aligned groups: xor shuffles),
+ * in a fixed order, so every lane of the group holds its target's total. */
+template <int S, int T>
+__device__ static __forceinline__ void VXF(p2p_reduce_slot)(int k, int g, VXF(p2p_acc)<T> &a) {
+  for (int o = k >> 1; o > 0; o >>= 1) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) a.u[S][c] += __shfl_xor_sync(0xffffffffu, a.u[S][c], o);
+    if (!g) continue;
+#pragma unroll
+    for (int c = 0; c < 3; ++c) a.w[S][c] += __shfl_xor_sync(0xffffffffu, a.w[S][c], o);
+#pragma unroll
+    for (int c = 0; c < 8; ++c) a.H[S][c] += __shfl_xor_sync(0xffffffffu, a.H[S][c], o); /* H[8]: pair_split_trace */
+  }
+}
+/* p2p_reduce_slot for the warp's last row, when split (warp-uniform). */
+template <int T>
+__device__ static __forceinline__ void VXF(p2p_reduce_split)(const VXF(p2p_row) &w, int g, VXF(p2p_acc)<T> &a) {
+  if (w.k == 1) return;
+  if (w.nt == 1) VXF(p2p_reduce_slot)<0, T>(w.k, g, a);
+  if constexpr (T >= 2) if (w.nt == 2) VXF(p2p_reduce_slot)<1, T>(w.k, g, a);
+  if constexpr (T >= 3) if (w.nt == 3) VXF(p2p_reduce_slot)<2, T>(w.k, g, a);
+  if constexpr (T >= 4) if (w.nt == 4) VXF(p2p_reduce_slot)<3, T>(w.k, g, a);
 }
 
 /* The thread's targets' velocity, and gradient (pair_split_grad) where wanted, into vn/gn
  * (un-prefixed). */
 template <int T>
-__device__ static __forceinline__ void VXF(p2p_write)(const VXF(p2p_args) &A, int k0, int n, int i0,
+__device__ static __forceinline__ void VXF(p2p_write)(const VXF(p2p_args) &A, int k0, int n, const VXF(p2p_row) &w,
                                                       const VXF(p2p_acc)<T> &a) {
 #pragma unroll
   for (int s = 0; s < T; ++s) {
-    const int i = i0 + 32 * s, k = k0 + i;
-    if (i >= n) continue;
+    const int i = VXF(p2p_target)(w, s), k = k0 + i;
+    if (i >= n || (s == w.nt - 1 && w.ph)) continue; /* a split row's target: its group's first lane */
     for (int c = 0; c < 3; ++c) A.vn[vx_off3(k, c)] = a.u[s][c];
     if (!VXF(p2p_wants_grad)(A, n, i, k)) continue;
-    vx_real gr[9];
-    VXF(pair_split_grad)(a.H[s], a.w[s], gr);
+    vx_real H[9], gr[9];
+    for (int c = 0; c < 8; ++c) H[c] = a.H[s][c];
+    VXF(pair_split_trace)(H);
+    VXF(pair_split_grad)(H, a.w[s], gr);
     for (int c = 0; c < 9; ++c) A.gn[vx_off9(k, c)] = gr[c];
   }
 }
@@ -885,9 +970,9 @@ __global__ void __launch_bounds__(VX_P2P_FAST_THREADS, VX_P2P_FAST_MINB(T))
   const int b = A.chunk_leaf[c];
   VXF(p2p_nbr_scan)(b, A, pre, box, &total);
   const int k0 = A.tstart[b] + (c - A.chunk_off[b]) * A.ch, n = min(A.ch, A.tstart[b + 1] - k0);
-  const int w0 = (threadIdx.x >> 5) * 32 * T, nt = min(T, max(0, (n - w0 + 31) / 32)); /* warp-uniform */
+  const VXF(p2p_row) w = VXF(p2p_row_of)(n, T, A.split);
   VXF(p2p_acc)<T> a;
-  const int g = VXF(p2p_slots)<T>(A, k0, n, w0 + (threadIdx.x & 31), a);
+  const int g = VXF(p2p_slots)<T>(A, k0, n, w, a);
   __syncthreads();
   const int ns = total;
   int q = 0;
@@ -896,9 +981,10 @@ __global__ void __launch_bounds__(VX_P2P_FAST_THREADS, VX_P2P_FAST_MINB(T))
     if (c0 > 0) __syncthreads(); /* the previous tile is read by every warp */
     VXF(p2p_stage)(&st, c0, cnt, pre, box, &q, A);
     __syncthreads();
-    if (nt > 0) VXF(tile_dispatch_fast)<K, T>(g, nt, A.sigma, &st, cnt, a);
+    if (w.nt > 0) VXF(tile_dispatch_fast)<K, T>(g, w, A.sigma, &st, cnt, a);
   }
-  VXF(p2p_write)<T>(A, k0, n, w0 + (threadIdx.x & 31), a);
+  VXF(p2p_reduce_split)<T>(w, g, a);
+  VXF(p2p_write)<T>(A, k0, n, w, a);
 }
 
 /* The regularized-minus-singular kernel over a tile (pair_bs_regdiff), K and G fixed at compile
@@ -1200,6 +1286,7 @@ static VXF(p2p_args) VXF(p2p_args_of)(const VXF(gpu_eval) *E, vx_real *vn, vx_re
   const oct_tree_gpu *t = E->t;
   VXF(p2p_args) A;
   A.kernel = (int)E->P->kernel, A.want_grad = E->want_grad, A.n_grad = E->n_grad, A.ch = E->CH, A.nleaf = E->nleaf;
+  A.split = E->G->p2p_split;
   A.sigma = (vx_real)E->P->sigma;
   A.chunk_leaf = E->cleaf, A.chunk_off = E->coff, A.order = t->tgt_order, A.tstart = t->tgt_start;
   A.sstart = t->src_start, A.nbr_start = t->nbr_start, A.nbr = t->nbr;

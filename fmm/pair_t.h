@@ -68,12 +68,15 @@ static inline int VXF(gauss_vectorizes)(void) {
 #define VX_GAUSS_SERIES_TERMS 14
 #endif
 
-/* g, h of the singular kernel, the form every kernel takes far from its core: one reciprocal
- * square root (the GPU's rsqrt), no division. */
-VX_HD static inline void VXF(singular_gh)(vx_real r2, vx_real *g, vx_real *h) {
-  vx_real ir = VX_RSQRT(r2), ir2 = ir * ir, ir3 = ir2 * ir;
+/* g, h of the singular kernel from ir = 1/r (0 gives g = h = 0). */
+VX_HD static inline void VXF(singular_gh_ir)(vx_real ir, vx_real *g, vx_real *h) {
+  vx_real ir2 = ir * ir, ir3 = ir2 * ir;
   *g = ir3; *h = VX_R(-3.0) * ir3 * ir2;
 }
+
+/* g, h of the singular kernel, the form every kernel takes far from its core: one reciprocal
+ * square root (the GPU's rsqrt), no division. */
+VX_HD static inline void VXF(singular_gh)(vx_real r2, vx_real *g, vx_real *h) { VXF(singular_gh_ir)(VX_RSQRT(r2), g, h); }
 
 /* The Gaussian (q = erf(ρ/√2) - √(2/π) ρ e^{-ρ²/2}) below ρ² = 1, by its series
  * q = √(2/π) Σ (-ρ²/2)^k/k! ρ³/(2k+3), avoiding the cancellation of erf - ρe^{-ρ²/2}. */
@@ -213,26 +216,36 @@ VX_HD static inline void VXF(pair_bs)(int kernel, vx_real sigma, vx_real dx, vx_
  * same g, h (kernel_gh) and terms, but the gradient's -g ε α part, which does not depend on d, is
  * summed over the pairs as w += g α and applied once by pair_split_grad, so a pair costs 3 FMAs
  * there instead of 3 products and 6 additions. Over many pairs the result equals pair_bs's sum up to
- * rounding (tests/test_pair.c). u[3]; H[9] += h d ⊗ (α × d) and w[3] += g α when H != NULL.
- * Coincident points contribute nothing, as in pair_bs, but by zeroing g and h (selects) rather
- * than by a branch, so that the pairs of several targets interleave in one straight-line block. */
+ * rounding (tests/test_pair.c). u[3]; H[0..7] += h d ⊗ (α × d) and w[3] += g α when H != NULL.
+ * H[8] is not summed: each pair's d ⊗ (α × d) has trace d·(α × d) = 0, so pair_split_trace sets it
+ * to -(H[0] + H[4]) once at the end (one FMA a pair fewer; the near field's gradient then has zero
+ * trace to the rounding of two additions). Coincident points contribute nothing, as in pair_bs, but
+ * by zeroing g and h (selects; for the singular kernel one select on 1/r) rather than by a branch,
+ * so that the pairs of several targets interleave in one straight-line block. */
 VX_HD static inline void VXF(pair_bs_split)(int kernel, vx_real sigma, vx_real dx, vx_real dy, vx_real dz, vx_real ax,
                                              vx_real ay, vx_real az, vx_real *u, vx_real *H, vx_real *w) {
   vx_real r2 = dx * dx + dy * dy + dz * dz, g, h;
-  VXF(kernel_gh)(kernel, r2, sigma, &g, &h); /* at r2 = 0 possibly inf: discarded below */
   const int apart = r2 > VX_R(0.0);
-  g = apart ? g : VX_R(0.0);
-  h = apart ? h : VX_R(0.0);
+  if (kernel == 0) {
+    VXF(singular_gh_ir)(apart ? VX_RSQRT(r2) : VX_R(0.0), &g, &h);
+  } else {
+    VXF(kernel_gh)(kernel, r2, sigma, &g, &h); /* at r2 = 0 possibly inf: discarded below */
+    g = apart ? g : VX_R(0.0);
+    h = apart ? h : VX_R(0.0);
+  }
   vx_real cx = ay * dz - az * dy, cy = az * dx - ax * dz, cz = ax * dy - ay * dx; /* α × d */
   u[0] += g * cx; u[1] += g * cy; u[2] += g * cz;
   if (H) {
     vx_real hx = h * dx, hy = h * dy, hz = h * dz;
     H[0] += hx * cx; H[1] += hy * cx; H[2] += hz * cx;
     H[3] += hx * cy; H[4] += hy * cy; H[5] += hz * cy;
-    H[6] += hx * cz; H[7] += hy * cz; H[8] += hz * cz;
+    H[6] += hx * cz; H[7] += hy * cz;
     w[0] += g * ax; w[1] += g * ay; w[2] += g * az;
   }
 }
+
+/* pair_bs_split's H[8] from its traceless sums. */
+VX_HD static inline void VXF(pair_split_trace)(vx_real *H) { H[8] = -(H[0] + H[4]); }
 
 /* The gradient of pair_bs_split's sums: gr_ij = H_ij - ε_ijl w_l (pair_accum's -g ε α, summed). */
 VX_HD static inline void VXF(pair_split_grad)(const vx_real *H, const vx_real *w, vx_real *gr) {

@@ -7,14 +7,16 @@
  *  - fast vs the CPU engine: the same thresholds (gpu_test_fmm's GPU-vs-CPU twins);
  *  - gradient rows at and beyond n_grad left untouched.
  * Cases: uniform, rings, and a cluster (uniform with 4000 of the points in a ball of radius 0.02:
- * a leaf of thousands, more sources than one shared-memory tile of either kernel, 512 in
+ * a leaf of thousands, more sources than one shared-memory tile of either kernel, 256 in
  * k_p2p_fast and 1024 in k_p2p, checked on the CPU's occupancy), random strengths; targets =
  * sources, and 15000 other targets of which only the first 10000 want the gradient (n_grad: both
  * kinds mixed in leaves and warps); singular and Gaussian kernels, poly, Rosenhead-Moore and
  * Winckelmans-Leonard; gradient on and off; float and double; leaf size 256 (at this N levels 2 to
  * 4: chunks of 64 targets, where fast4's warp fills 2 of its 4 slots, and of 128, all 4), leaf size
  * 64 (chunks of 32 or 64), and a forced level 2 (several chunks a leaf). Then the fast kernel run
- * twice: bitwise identical; VX_P2P=fast3 refused.
+ * twice: bitwise identical; VX_P2P=fast3 refused. fast2 and fast4 also with the short last rows
+ * never split over the sources (VX_P2P_SPLIT=0) and split in every warp (2), against the CPU
+ * (the default, 1, splits a warp's only row: the variants above). VX_P2P_SPLIT=3 refused.
  * Run: build/tests/gpu_test_p2p_fast */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -71,6 +73,9 @@ static int largest_leaf(fmm_ctx *ctx) {
   return m;
 }
 
+/* VX_P2P_SPLIT for the next evaluations (NULL: unset, the default 1). */
+static const char *split_mode;
+
 /* The FMM of pt on backend be with VX_P2P set to p2p (NULL: unset), host arrays in prm's
  * precision; u (3 n_tgt) and g (9 n_tgt, SENTINEL where not written) back in double; the stats in
  * *st; on the CPU the largest leaf in *max_leaf when it is not NULL. */
@@ -79,6 +84,8 @@ static void eval(vx_backend be, fmm_params prm, const char *p2p, const points *p
   char err[256];
   if (p2p) setenv("VX_P2P", p2p, 1);
   else unsetenv("VX_P2P");
+  if (split_mode) setenv("VX_P2P_SPLIT", split_mode, 1);
+  else unsetenv("VX_P2P_SPLIT");
   prm.backend = be;
   fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
   if (!ctx) { printf("fmm_create(%s, VX_P2P=%s): %s\n", vx_backend_name(be), p2p ? p2p : "", err); exit(EXIT_FAILURE); }
@@ -169,6 +176,17 @@ static void check_case(const p2p_case *c, const points *pt, double *w[6]) {
     snprintf(what, sizeof what, "%s: %s vs CPU, rows past n_grad untouched", tag, variant[v]);
     report(ec <= thr && rows_untouched(gf, pt, c->grad), what, ec, thr);
   }
+  /* the short last rows never split (0) and split in every warp (2); the default (1) ran above */
+  static const char *const mode[2] = {"0", "2"};
+  for (int v = 1; v <= 2; ++v)
+    for (int m = 0; m < 2; ++m) {
+      split_mode = mode[m];
+      eval(VX_BACKEND_CUDA, prm, variant[v], pt, uf, gf, &sf, NULL);
+      split_mode = NULL;
+      const double ec = rel_err(uf, gf, uc, gc, pt, c->grad);
+      snprintf(what, sizeof what, "%s: %s VX_P2P_SPLIT=%s vs CPU, rows untouched", tag, variant[v], mode[m]);
+      report(sf.p2p_kernel == want_t[v] && ec <= thr && rows_untouched(gf, pt, c->grad), what, ec, thr);
+    }
 }
 
 /* The cases: every combination of point set, targets, kernel (singular, Gaussian), precision and
@@ -238,7 +256,7 @@ static void check_repeatable(const points *pt, double *w[6]) {
   }
 }
 
-/* An unknown VX_P2P is refused when the engine is created, naming the variable. */
+/* An unknown VX_P2P or VX_P2P_SPLIT is refused when the engine is created, naming the variable. */
 static void check_refused(void) {
   char err[256];
   fmm_params prm = fmm_params_default();
@@ -248,6 +266,11 @@ static void check_refused(void) {
   report(ctx == NULL && strstr(err, "VX_P2P") != NULL, "VX_P2P=fast3 refused by fmm_create", ctx ? 1.0 : 0.0, 0);
   fmm_destroy(ctx);
   unsetenv("VX_P2P");
+  setenv("VX_P2P_SPLIT", "3", 1);
+  ctx = fmm_create(&prm, err, sizeof err);
+  report(ctx == NULL && strstr(err, "VX_P2P_SPLIT") != NULL, "VX_P2P_SPLIT=3 refused by fmm_create", ctx ? 1.0 : 0.0, 0);
+  fmm_destroy(ctx);
+  unsetenv("VX_P2P_SPLIT");
 }
 
 /* VX_P2P unset: fast2 for the singular kernel, base (0) for the Gaussian (fmm_gpu.cu, p2p_for_kernel). */
