@@ -53,8 +53,8 @@ typedef struct fmm_gpu {
   int tc;          /* compute capability 8.0 or newer: k_m2l_tc's TF32 mma.sync runs */
   int p2m_spec;    /* VX_P2M=base 0 (k_p2m everywhere), else 1 (k_p2m_spec for p = 6, 8, 12) */
   int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of k_p2p_fast, 0: k_p2p, VX_P2P_AUTO: p2p_for_kernel */
-  int p2p_split;   /* VX_P2P_SPLIT: k_p2p_fast splits a short last row (p2p_row_of) never 0, where it is the warp's
-                      only row 1, always 2 */
+  int p2p_split;   /* VX_P2P_SPLIT: the short last rows k_p2p_fast splits over the sources (p2p_row_of): 0 none,
+                      1 a warp's only row (the default), 2 every one */
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;

@@ -817,8 +817,9 @@ __device__ static __forceinline__ int VXF(p2p_wants_grad)(const VXF(p2p_args) &A
 }
 
 /* Which rows a warp runs and how its last row is split: nt rows (slots 0..nt-1, warp-uniform); the
- * last holds r targets, and for r <= VX_P2P_SPLIT_MAX it is split, k > 1 lanes a target (lane l:
- * target l / k, sources ph = l % k, ph + k, ...); k = 1 otherwise. */
+ * last holds r targets, and for r <= VX_P2P_SPLIT_MAX it is split (split 2; split 1: when it is the
+ * warp's only row; split 0: never), k > 1 lanes a target (lane l: target l / k, sources ph = l % k,
+ * ph + k, ...); k = 1 otherwise. */
 #define VX_P2P_SPLIT_MAX 16
 typedef struct {
   int w0, lane, nt, k, ph;
