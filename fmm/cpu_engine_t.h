@@ -63,7 +63,7 @@ static void VXF(cpu_m2m)(const oct_tree *t, const fmm_tables *T, int p, int l, c
       for (int i = 0; i < 3 * nc; ++i) out[i] = VX_R(0.0);
       for (int c = t->src_child[l][b]; c < t->src_child[l][b + 1]; ++c) {
         int g = VXF(cpu_octant_geo)(t->src_key[l + 1][c]);
-        VXF(rcr_translate)(Mc + vx_off_exp(c, nc), out, p, (vx_real)T->geo_cphi[g], (vx_real)T->geo_sphi[g],
+        VXF(rcr_translate)(Mc + vx_off_exp(c, nc), out, p, p, (vx_real)T->geo_cphi[g], (vx_real)T->geo_sphi[g],
                            VXF(tab_roty)(T) + (size_t)T->geo_theta[g] * T->roty_stride, VXF(tab_m2m)(T), NULL, 0, w1, w2);
       }
     }
@@ -78,7 +78,7 @@ static void VXF(cpu_l2l)(const oct_tree *t, const fmm_tables *T, int p, int l, c
 #pragma omp for schedule(static)
     for (int b = 0; b < t->ntgt[l]; ++b) {
       int g = VXF(cpu_octant_geo)(t->tgt_key[l][b]);
-      VXF(rcr_translate)(Lp + vx_off_exp(t->tgt_parent[l][b], nc), Lc + vx_off_exp(b, nc), p, (vx_real)T->geo_cphi[g],
+      VXF(rcr_translate)(Lp + vx_off_exp(t->tgt_parent[l][b], nc), Lc + vx_off_exp(b, nc), p, p, (vx_real)T->geo_cphi[g],
                          (vx_real)T->geo_sphi[g], VXF(tab_roty)(T) + (size_t)T->geo_theta[g] * T->roty_stride,
                          VXF(tab_l2l)(T), NULL, 1, w1, w2);
     }
@@ -103,7 +103,7 @@ static long long VXF(cpu_m2l)(const oct_tree *t, const fmm_tables *T, int p, int
         vx_real ir = (vx_real)(1.0 / T->geo_len[g]);
         ipow[0] = VX_R(1.0);
         for (int i = 1; i <= 2 * p + 1; ++i) ipow[i] = ipow[i - 1] * ir;
-        VXF(rcr_translate)(M + vx_off_exp(s, nc), out, p, (vx_real)T->geo_cphi[g], (vx_real)T->geo_sphi[g],
+        VXF(rcr_translate)(M + vx_off_exp(s, nc), out, p, T->m2l_deg[g], (vx_real)T->geo_cphi[g], (vx_real)T->geo_sphi[g],
                            VXF(tab_roty)(T) + (size_t)T->geo_theta[g] * T->roty_stride, VXF(tab_m2l)(T), ipow, 2, w1, w2);
         count++;
       }

@@ -29,7 +29,7 @@ enum { EV_CALLER, EV_COPY0, EV_START, EV_TREE, EV_GATHER, EV_NEAR0, EV_CORR, EV_
 /* The translation tables of one order on the device (upload_tables). */
 typedef struct {
   int roty_stride;
-  dbuf roty, m2m, l2l, m2l, geo_theta, geo_len, geo_cs, geo_ipow;
+  dbuf roty, m2m, l2l, m2l, geo_theta, m2l_deg, geo_len, geo_cs, geo_ipow;
   dbuf raise;        /* L2P: the factors A, B of sph_raise for n < p, at n(n+1)/2 + |m| */
   dbuf dense;        /* k_m2l_dense's operators of every offset (dense_build), built at its first use */
   int dense_ok;      /* dense holds them for the tables' order and the context's precision */
@@ -83,7 +83,7 @@ static void gpu_release(dbuf *b) {
   b->cap = 0;
 }
 static void tables_release(gpu_tables *D) {
-  dbuf *all[] = {&D->roty, &D->m2m, &D->l2l, &D->m2l, &D->geo_theta, &D->geo_len, &D->geo_cs, &D->geo_ipow, &D->raise,
+  dbuf *all[] = {&D->roty, &D->m2m, &D->l2l, &D->m2l, &D->geo_theta, &D->m2l_deg, &D->geo_len, &D->geo_cs, &D->geo_ipow, &D->raise,
                  &D->dense, &D->dense_tc};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   D->dense_ok = D->dense_tc_ok = 0;
@@ -243,6 +243,7 @@ static int upload_tables(gpu_tables *D, const fmm_tables *T, int fl, char *err, 
       gpu_reserve(&D->l2l, rs * T->coax_n, "L2L table", err, errlen) ||
       gpu_reserve(&D->m2l, rs * T->coax_n, "M2L table", err, errlen) ||
       gpu_reserve(&D->geo_theta, sizeof(int) * VX_GEO_N, "geometry table", err, errlen) ||
+      gpu_reserve(&D->m2l_deg, sizeof(int) * VX_GEO_N, "geometry table", err, errlen) ||
       gpu_reserve(&D->geo_len, rs * VX_GEO_N, "geometry table", err, errlen) ||
       gpu_reserve(&D->geo_cs, rs * ncs, "geometry table", err, errlen) ||
       gpu_reserve(&D->geo_ipow, rs * nip, "geometry table", err, errlen) ||
@@ -253,6 +254,7 @@ static int upload_tables(gpu_tables *D, const fmm_tables *T, int fl, char *err, 
   VX_CU(cudaMemcpy(D->l2l.ptr, fl ? (const void *)T->l2l_f : (const void *)T->l2l, rs * T->coax_n, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(D->m2l.ptr, fl ? (const void *)T->m2l_f : (const void *)T->m2l, rs * T->coax_n, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(D->geo_theta.ptr, T->geo_theta, sizeof(int) * VX_GEO_N, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(D->m2l_deg.ptr, T->m2l_deg, sizeof(int) * VX_GEO_N, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(D->geo_len.ptr, fl ? (const void *)lenf : (const void *)T->geo_len, rs * VX_GEO_N, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(D->geo_cs.ptr, fl ? (const void *)csf : (const void *)cs, rs * ncs, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(D->geo_ipow.ptr, fl ? (const void *)ipf : (const void *)ip, rs * nip, cudaMemcpyHostToDevice));

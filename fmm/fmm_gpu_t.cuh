@@ -42,21 +42,22 @@ VX_HD static inline void VXF(idx_nm)(int idx, int *n, int *m) {
   } while (0)
 
 /* One RCR translation by a warp: acc += Rᵀ coax(R in). cs[2|m|], cs[2|m|+1] = cos, sin(|m|φ).
- * Lane `lane` owns coefficients lane, lane+32, ...; (n0, m0) is the first of them. */
-__device__ static __forceinline__ void VXF(warp_rcr)(const vx_real *in, vx_real *acc, vx_real *w1, vx_real *w2, int p, const vx_real *cs,
-                                     const vx_real *roty, const vx_real *coax, const vx_real *ipow, int kind, int lane,
-                                     int n0, int m0) {
-  const int nc = VX_NCOEF(p);
+ * Lane `lane` owns coefficients lane, lane+32, ...; (n0, m0) is the first of them. An M2L (kind 2)
+ * reads the multipole's degrees ≤ ns only (rcr_translate); the other kinds pass ns = p. */
+__device__ static __forceinline__ void VXF(warp_rcr)(const vx_real *in, vx_real *acc, vx_real *w1, vx_real *w2, int p,
+                                                     int ns, const vx_real *cs, const vx_real *roty, const vx_real *coax,
+                                                     const vx_real *ipow, int kind, int lane, int n0, int m0) {
+  const int nc = VX_NCOEF(p), nf = VX_NCOEF(ns);
   int n, m;
   n = n0; m = m0;
-  for (int i = lane; i < nc; i += 32) {
+  for (int i = lane; i < nf; i += 32) {
     int a = m < 0 ? -m : m;
     VXF(rot_z_coef)(in, n, m, cs[2 * a], cs[2 * a + 1], 1, w1 + 3 * i);
     VX_NEXT_NM(n, m);
   }
   __syncwarp();
   n = n0; m = m0;
-  for (int i = lane; i < nc; i += 32) {
+  for (int i = lane; i < nf; i += 32) {
     VXF(rot_y_coef)(w1, n, m, roty, 1, w2 + 3 * i);
     VX_NEXT_NM(n, m);
   }
@@ -65,7 +66,7 @@ __device__ static __forceinline__ void VXF(warp_rcr)(const vx_real *in, vx_real 
   for (int i = lane; i < nc; i += 32) {
     if (kind == 0) VXF(coax_m2m_coef)(w2, p, coax, n, m, w1 + 3 * i);
     else if (kind == 1) VXF(coax_l2l_coef)(w2, p, coax, n, m, w1 + 3 * i);
-    else VXF(coax_m2l_coef)(w2, p, coax, ipow, n, m, w1 + 3 * i);
+    else VXF(coax_m2l_coef)(w2, p, ns, coax, ipow, n, m, w1 + 3 * i);
     VX_NEXT_NM(n, m);
   }
   __syncwarp();
@@ -90,6 +91,7 @@ typedef struct {
   int p;
   const vx_real *roty, *m2m, *l2l, *m2l;
   const int *geo_theta;
+  const int *m2l_deg;               /* fmm_tables.m2l_deg: the multipole degrees an M2L along g reads */
   const vx_real *geo_len, *geo_cs; /* geo_cs[g*(p+1)*2 + 2a + {0,1}] */
   const vx_real *geo_ipow;          /* geo_ipow[g*(2p+2) + k] = |v_g|^{-k} */
   int roty_stride;
@@ -233,7 +235,7 @@ __global__ void VXF(k_m2m)(VXF(dtab) T, const int *child, const uint32_t *ckey, 
   __syncwarp();
   for (int c = child[b] + w; c < child[b + 1]; c += W) {
     int g = VXF(octant_geo)(ckey[c]);
-    VXF(warp_rcr)(Mc + vx_off_exp(c, nc), acc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
+    VXF(warp_rcr)(Mc + vx_off_exp(c, nc), acc, w1, w2, p, p, T.geo_cs + (size_t)g * (p + 1) * 2,
                   T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2m, NULL, 0, lane, n0, m0);
   }
   __syncthreads();
@@ -254,7 +256,7 @@ __global__ void VXF(k_l2l)(VXF(dtab) T, int nbox, const int *parent, const uint3
   vx_real *w1 = (vx_real *)vx_smem + (size_t)w * 6 * nc, *w2 = w1 + 3 * nc;
   int g = VXF(octant_geo)(key[b]), n0, m0;
   VXF(idx_nm)(lane, &n0, &m0);
-  VXF(warp_rcr)(Lp + vx_off_exp(parent[b], nc), L + vx_off_exp(b, nc), w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
+  VXF(warp_rcr)(Lp + vx_off_exp(parent[b], nc), L + vx_off_exp(b, nc), w1, w2, p, p, T.geo_cs + (size_t)g * (p + 1) * 2,
                 T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.l2l, NULL, 1, lane, n0, m0);
 }
 
@@ -285,7 +287,7 @@ __global__ void VXF(k_m2l)(VXF(dtab) T, const uint32_t *tkey, const uint32_t *sk
     int s = il[k], sx, sy, sz;
     oct_demorton3(skey[s], &sx, &sy, &sz);
     int g = vx_geo_index(sx - tx, sy - ty, sz - tz);
-    VXF(warp_rcr)(M + vx_off_exp(s, nc), acc, w1, w2, p, T.geo_cs + (size_t)g * (p + 1) * 2,
+    VXF(warp_rcr)(M + vx_off_exp(s, nc), acc, w1, w2, p, T.m2l_deg[g], T.geo_cs + (size_t)g * (p + 1) * 2,
                   T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2l, T.geo_ipow + (size_t)g * (2 * p + 2), 2, lane,
                   n0, m0);
   }
@@ -322,20 +324,20 @@ __global__ void VXF(k_m2l_spec)(VXF(dtab) T, const uint32_t *tkey, const uint32_
   for (int k = il_start[b] + w; k < il_start[b + 1]; k += W) { /* warp-uniform trip count */
     int s = il[k], sx, sy, sz;
     oct_demorton3(skey[s], &sx, &sy, &sz);
-    const int g = vx_geo_index(sx - tx, sy - ty, sz - tz);
+    const int g = vx_geo_index(sx - tx, sy - ty, sz - tz), ns = T.m2l_deg[g];
     const vx_real *in = M + vx_off_exp(s, NC), *cs = T.geo_cs + (size_t)g * (P + 1) * 2;
     const vx_real *roty = T.roty + (size_t)T.geo_theta[g] * T.roty_stride, *ipow = T.geo_ipow + (size_t)g * (2 * P + 2);
 #pragma unroll
     for (int j = 0; j < J; ++j)
-      if (n[j] >= 0) VXF(m2l_pair_load)(in, n[j], a[j], cs, Z);
+      if (n[j] >= 0 && n[j] <= ns) VXF(m2l_pair_load)(in, n[j], a[j], cs, Z);
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < J; ++j)
-      if (n[j] >= 0) VXF(m2l_pair_roty)(Z, n[j], a[j], roty, P, Y);
+      if (n[j] >= 0 && n[j] <= ns) VXF(m2l_pair_roty)(Z, n[j], a[j], roty, P, Y);
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < J; ++j)
-      if (n[j] >= 0) VXF(m2l_pair_coax)(Y, P, T.m2l, ipow, n[j], a[j], X);
+      if (n[j] >= 0) VXF(m2l_pair_coax)(Y, P, ns, T.m2l, ipow, n[j], a[j], X);
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < J; ++j)
@@ -354,8 +356,10 @@ __global__ void VXF(k_m2l_spec)(VXF(dtab) T, const uint32_t *tkey, const uint32_
  * children of octant q, which share the 189 offsets v of that octant (children of the parent's
  * neighbours not adjacent to the target: per axis d ∈ [-2-c, 3-c] for the octant bit c, |v|∞ ≥ 2,
  * as k_il lists them); the sources are found in src_map. The block runs through the stages
- * (offset, chunk of KC k-rows): a stage stages D_g's rows — as [k][row], each warp's P+1 rows
- * padded to RP for 16-byte loads (dense_build) — and the TJ sources' multipoles, [j][3k + c] (zero
+ * (offset, chunk of KC k-rows, over the k-rows below the offset's cut only: (n_s+1)², n_s the tables'
+ * m2l_deg, docs/MATH.md §13, D_g's other columns being zero): a stage stages D_g's rows — as
+ * [k][row], each warp's P+1 rows padded to RP for 16-byte loads (dense_build) — and the TJ sources'
+ * multipoles, [j][3k + c] (zero
  * where a target has no source), into shared memory with cp.async, double-buffered so that the
  * next stage's copies run during this stage's product. Warp w owns rows w(P+1) .. w(P+1)+P of
  * every target's local expansion, lane its columns (FMM c, target j) = (32cc + lane) / TJ, % TJ:
@@ -375,21 +379,33 @@ template <int P> struct VXF(dense_cfg) {
   static constexpr int KB = 100 * 1024 / (2 * (TR + 3 * TJ) * (int)sizeof(vx_real));
   static constexpr int KO = (KB < NC ? KB : NC) | 1;                /* odd: 3 KO, the sources' row stride, too */
   static constexpr int KC = KO > NC ? NC : KO;                      /* k-rows a stage */
-  static constexpr int NCH = (NC + KC - 1) / KC;                    /* stages an offset */
   static constexpr int STAGE = KC * TR + TJ * 3 * KC;               /* reals of one stage's buffer */
-  static constexpr size_t SMEM = 2 * (size_t)STAGE * sizeof(vx_real) + 4 * TJ * sizeof(int) + 192;
+  static constexpr size_t SMEM = 2 * (size_t)STAGE * sizeof(vx_real) + 4 * TJ * sizeof(int) + 192 * sizeof(short) + 192;
   static constexpr size_t TAB = (size_t)VX_GEO_N * NC * TR;         /* reals of the device table */
 };
 
-/* Queue stage i's copies (offset vs[i / NCH], k-rows from KC·(i % NCH)) into buffer buf. */
+/* Stage i's offset slot o, its first k-row k0 and its k-rows kc: the slots' chunks of KC k-rows run
+ * one after another, slot o's us[o + 1] − us[o] of them covering its (deg+1)² k-rows (dense_tile_setup). */
 template <int P>
-__device__ static __forceinline__ void VXF(dense_stage)(int i, vx_real *buf, const vx_real *__restrict__ D,
+__device__ static __forceinline__ void VXF(dense_chunk)(int i, const short *us, const unsigned char *vs, int q,
+                                                        const int *__restrict__ deg, int *o, int *k0, int *kc) {
+  typedef VXF(dense_cfg)<P> C;
+  int dx, dy, dz;
+  *o = dense_slot_of(us, i);
+  dense_slot_offset(vs[*o], q, &dx, &dy, &dz);
+  const int d = deg[vx_geo_index(dx, dy, dz)] + 1;
+  *k0 = C::KC * (i - us[*o]);
+  *kc = d * d - *k0 < C::KC ? d * d - *k0 : C::KC;
+}
+
+/* Queue stage i's copies (offset slot o, k-rows k0 .. k0 + kc − 1: dense_chunk) into buffer buf. */
+template <int P>
+__device__ static __forceinline__ void VXF(dense_stage)(int o, int k0, int kc, vx_real *buf, const vx_real *__restrict__ D,
                                                         const unsigned char *vs, const int *tc, int q, int top,
                                                         const int *__restrict__ smap, const vx_real *__restrict__ M) {
   typedef VXF(dense_cfg)<P> C;
-  const int k0 = C::KC * (i % C::NCH), kc = C::NC - k0 < C::KC ? C::NC - k0 : C::KC;
   int dx, dy, dz;
-  dense_slot_offset(vs[i / C::NCH], q, &dx, &dy, &dz);
+  dense_slot_offset(vs[o], q, &dx, &dy, &dz);
   const vx_real *Dg = D + ((size_t)vx_geo_index(dx, dy, dz) * C::NC + k0) * C::TR;
   for (int e = threadIdx.x; e < kc * (C::TR / C::VEC); e += blockDim.x)
     __pipeline_memcpy_async(buf + e * C::VEC, Dg + e * C::VEC, 16);
@@ -408,31 +424,36 @@ __device__ static __forceinline__ void VXF(dense_stage)(int i, vx_real *buf, con
 
 template <int P>
 __global__ void __launch_bounds__(32 * (P + 1), P <= 8 ? 2 : 1)
-    VXF(k_m2l_dense)(const vx_real *__restrict__ D, int l, int npar, const int *__restrict__ pchild,
+    VXF(k_m2l_dense)(const vx_real *__restrict__ D, const int *__restrict__ deg, int l, int npar, const int *__restrict__ pchild,
                      const uint32_t *__restrict__ tkey, const int *__restrict__ smap, const vx_real *__restrict__ M,
                      vx_real *__restrict__ L) {
   typedef VXF(dense_cfg)<P> C;
   extern __shared__ unsigned char vx_smem[];
   vx_real *buf0 = (vx_real *)vx_smem, *buf1 = buf0 + C::STAGE;
   int *tbox = (int *)(buf1 + C::STAGE), *tc = tbox + C::TJ; /* target box, its packed coordinates (-1: none) */
-  unsigned char *vs = (unsigned char *)(tc + C::TJ);         /* the octant's 189 offset slots */
+  short *us = (short *)(tc + C::TJ);                         /* the slots' chunks before each */
+  unsigned char *vs = (unsigned char *)(us + 192);           /* the octant's 189 offset slots */
   const int q = blockIdx.y, w = threadIdx.x >> 5, lane = threadIdx.x & 31, top = (1 << l) - 1;
-  if (!dense_tile_setup(C::TJ, q, npar, pchild, tkey, tbox, tc, vs)) return;
+  if (!dense_tile_setup(C::TJ, q, npar, pchild, tkey, deg, C::KC, tbox, tc, us, vs)) return;
   vx_real acc[C::RW][C::CPL];
 #pragma unroll
   for (int i = 0; i < C::RW; ++i)
 #pragma unroll
     for (int cc = 0; cc < C::CPL; ++cc) acc[i][cc] = VX_R(0.0);
-  const int nst = 189 * C::NCH;
-  VXF(dense_stage)<P>(0, buf0, D, vs, tc, q, top, smap, M);
+  const int nst = us[189];
+  int o, k0, kc, on = 0, k0n = 0, kcn = 0;
+  VXF(dense_chunk)<P>(0, us, vs, q, deg, &o, &k0, &kc);
+  VXF(dense_stage)<P>(o, k0, kc, buf0, D, vs, tc, q, top, smap, M);
   __pipeline_commit();
   for (int i = 0; i < nst; ++i) {
     vx_real *cur = (i & 1) ? buf1 : buf0;
-    if (i + 1 < nst) VXF(dense_stage)<P>(i + 1, (i & 1) ? buf0 : buf1, D, vs, tc, q, top, smap, M);
+    if (i + 1 < nst) {
+      VXF(dense_chunk)<P>(i + 1, us, vs, q, deg, &on, &k0n, &kcn);
+      VXF(dense_stage)<P>(on, k0n, kcn, (i & 1) ? buf0 : buf1, D, vs, tc, q, top, smap, M);
+    }
     __pipeline_commit();
     __pipeline_wait_prior(1);
     __syncthreads();
-    const int kc = C::NC - C::KC * (i % C::NCH) < C::KC ? C::NC - C::KC * (i % C::NCH) : C::KC;
     const vx_real *Ts = cur + w * C::RP, *Bs = cur + C::KC * C::TR + lane * 3 * C::KC;
     /* unrolled by 3 (nvcc 13.0), p = 6 and double p = 8 gave wrong sums, cause not found (gpu_test_m2l_dense) */
 #pragma unroll 1
@@ -448,6 +469,7 @@ __global__ void __launch_bounds__(32 * (P + 1), P <= 8 ? 2 : 1)
         for (int cc = 0; cc < C::CPL; ++cc) acc[i2][cc] += tv[i2] * bv[cc];
     }
     __syncthreads();
+    kc = kcn;
   }
 #pragma unroll
   for (int cc = 0; cc < C::CPL; ++cc) {
@@ -1145,6 +1167,7 @@ static VXF(dtab) VXF(make_dtab)(const fmm_gpu *G, int p) {
   T.l2l = (const vx_real *)G->tab.l2l.ptr;
   T.m2l = (const vx_real *)G->tab.m2l.ptr;
   T.geo_theta = (const int *)G->tab.geo_theta.ptr;
+  T.m2l_deg = (const int *)G->tab.m2l_deg.ptr;
   T.geo_len = (const vx_real *)G->tab.geo_len.ptr;
   T.geo_cs = (const vx_real *)G->tab.geo_cs.ptr;
   T.geo_ipow = (const vx_real *)G->tab.geo_ipow.ptr;
@@ -1399,7 +1422,8 @@ static int VXF(launch_m2l_dense)(VXF(gpu_eval) *E, int l, vx_real *Ll, char *err
   }
   const oct_tree_gpu *t = E->t;
   const dim3 grid((unsigned)vx_ceil_div(t->ntgt[l - 1], C::TJ), 8);
-  VXF(k_m2l_dense)<P><<<grid, 32 * C::RW, C::SMEM, E->sf>>>((const vx_real *)D->dense.ptr, l, t->ntgt[l - 1],
+  VXF(k_m2l_dense)<P><<<grid, 32 * C::RW, C::SMEM, E->sf>>>((const vx_real *)D->dense.ptr, (const int *)D->m2l_deg.ptr,
+                                                         l, t->ntgt[l - 1],
                                                          t->tgt_child[l - 1], t->tgt_key[l], t->src_map[l],
                                                          (const vx_real *)E->G->mpole[l].ptr, Ll);
   VX_CUR_LAUNCH(m2l_dense);
@@ -1423,7 +1447,8 @@ static int launch_m2l_tc(gpu_eval_f *E, int l, float *Ll, char *err, size_t errl
   }
   const oct_tree_gpu *t = E->t;
   const dim3 grid((unsigned)vx_ceil_div(t->ntgt[l - 1], C::TJ), 8);
-  k_m2l_tc<P><<<grid, 256, C::SMEM, E->sf>>>((const float *)D->dense_tc.ptr, l, t->ntgt[l - 1], t->tgt_child[l - 1],
+  k_m2l_tc<P><<<grid, 256, C::SMEM, E->sf>>>((const float *)D->dense_tc.ptr, (const int *)D->m2l_deg.ptr, l,
+                                             t->ntgt[l - 1], t->tgt_child[l - 1],
                                              t->tgt_key[l], t->src_map[l], (const float *)E->G->mpole[l].ptr, Ll);
   VX_CUR_LAUNCH(m2l_tc);
   E->s.m2l_dense_levels++;
@@ -1444,7 +1469,7 @@ static int VXF(m2l_dense_full)(int l, int tc, const double *M, double *L, char *
   vx_real *tab = NULL, *hM = (vx_real *)malloc(sizeof(vx_real) * ne);
   int *child = (int *)malloc(sizeof(int) * (np + 1)), *map = (int *)malloc(sizeof(int) * nb);
   uint32_t *key = (uint32_t *)malloc(sizeof(uint32_t) * nb);
-  void *dD = NULL, *dM = NULL, *dL = NULL, *dchild = NULL, *dmap = NULL, *dkey = NULL;
+  void *dD = NULL, *dM = NULL, *dL = NULL, *dchild = NULL, *dmap = NULL, *dkey = NULL, *ddeg = NULL;
   int rc = -1;
   size_t ntab = C::TAB;
 #ifdef VX_FLOAT_INST
@@ -1466,6 +1491,8 @@ static int VXF(m2l_dense_full)(int l, int tc, const double *M, double *L, char *
   VX_CU(cudaMalloc(&dchild, sizeof(int) * (np + 1)));
   VX_CU(cudaMalloc(&dmap, sizeof(int) * nb));
   VX_CU(cudaMalloc(&dkey, sizeof(uint32_t) * nb));
+  VX_CU(cudaMalloc(&ddeg, sizeof(int) * VX_GEO_N));
+  VX_CU(cudaMemcpy(ddeg, T.m2l_deg, sizeof(int) * VX_GEO_N, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(dD, tab, sizeof(vx_real) * ntab, cudaMemcpyHostToDevice));
   VX_CU(cudaMemcpy(dM, hM, sizeof(vx_real) * ne, cudaMemcpyHostToDevice));
   VX_CU(cudaMemset(dL, 0, sizeof(vx_real) * ne));
@@ -1476,14 +1503,14 @@ static int VXF(m2l_dense_full)(int l, int tc, const double *M, double *L, char *
   if (tc) {
     VX_CU(cudaFuncSetAttribute(k_m2l_tc<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)tc_cfg<P>::SMEM));
     k_m2l_tc<P><<<dim3((unsigned)vx_ceil_div(np, tc_cfg<P>::TJ), 8), 256, tc_cfg<P>::SMEM>>>(
-        (const float *)dD, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap, (const float *)dM,
+        (const float *)dD, (const int *)ddeg, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap, (const float *)dM,
         (float *)dL);
   } else
 #endif
   {
     VX_CU(cudaFuncSetAttribute(VXF(k_m2l_dense)<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM));
     VXF(k_m2l_dense)<P><<<dim3((unsigned)vx_ceil_div(np, C::TJ), 8), 32 * C::RW, C::SMEM>>>(
-        (const vx_real *)dD, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap, (const vx_real *)dM,
+        (const vx_real *)dD, (const int *)ddeg, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap, (const vx_real *)dM,
         (vx_real *)dL);
   }
   VX_CU(cudaGetLastError());
@@ -1492,7 +1519,7 @@ static int VXF(m2l_dense_full)(int l, int tc, const double *M, double *L, char *
   rc = 0;
 fail:
 done:
-  cudaFree(dD); cudaFree(dM); cudaFree(dL); cudaFree(dchild); cudaFree(dmap); cudaFree(dkey);
+  cudaFree(dD); cudaFree(dM); cudaFree(dL); cudaFree(dchild); cudaFree(dmap); cudaFree(dkey); cudaFree(ddeg);
   free(tab); free(hM); free(child); free(map); free(key);
   fmm_tables_free(&T);
   return rc;

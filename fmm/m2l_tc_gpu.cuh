@@ -6,8 +6,10 @@
  * octant's 189 offsets. Over the tile the whole M2L is one matrix product
  *   Lᵀ[(j, c)][i] += Σ over rows (o, k) of A[(j, c)][(o, k)] · B[(o, k)][i],
  * A the sources' multipoles (target j's source under offset o, coefficient k, component c) and
- * B = D_gᵀ, g the offset's geometry, its rows padded to 8·⌈NC/8⌉ outputs. The 189·NC rows run in
- * stages of KC rows through shared memory (cp.async, double-buffered), and each warp multiplies
+ * B = D_gᵀ, g the offset's geometry, its rows padded to 8·⌈NC/8⌉ outputs. Only the rows k < (n_s+1)²
+ * of each offset enter (the multipole degrees its M2L reads, the tables' m2l_deg, docs/MATH.md §13:
+ * D_g's other columns are zero); they run in stages of KC rows, one after another whatever offset
+ * they belong to, through shared memory (cp.async, double-buffered), and each warp multiplies
  * its 48 × 8·NTW corner with mma.sync m16n8k8 in TF32, three times per product for float
  * accuracy ("3xTF32": a·b ≈ a_hi·b_hi + a_hi·b_lo + a_lo·b_hi, hi = a rounded to TF32's 10-bit
  * mantissa, lo = the rest rounded again; the operators are split once on the host, tc_build, the
@@ -21,10 +23,12 @@ __device__ static __forceinline__ void dense_slot_offset(int slot, int q, int *d
 
 /* Tile setup shared by k_m2l_dense and k_m2l_tc: thread j < tj finds its parent's child of octant q
  * (tbox[j], -1: none) and packs that child's coordinates (tc[j]); thread 0 lists the octant's 189
- * offset slots (vs: slot = 36(dx+2+qx) + 6(dy+2+qy) + dz+2+qz, |v|∞ ≥ 2). Whether any target exists. */
+ * offset slots (vs: slot = 36(dx+2+qx) + 6(dy+2+qy) + dz+2+qz, |v|∞ ≥ 2) and their units of work:
+ * us[o] of the slots before o, a slot's rows (the (deg+1)² multipole coefficients its M2L reads,
+ * deg = the tables' m2l_deg of its offset) in runs of `unit` rows, rounded up. Whether any target exists. */
 __device__ static __forceinline__ int dense_tile_setup(int tj, int q, int npar, const int *__restrict__ pchild,
-                                                       const uint32_t *__restrict__ tkey, int *tbox, int *tc,
-                                                       unsigned char *vs) {
+                                                       const uint32_t *__restrict__ tkey, const int *__restrict__ deg,
+                                                       int unit, int *tbox, int *tc, short *us, unsigned char *vs) {
   int me = -1;
   if ((int)threadIdx.x < tj) {
     const int par = blockIdx.x * tj + threadIdx.x;
@@ -36,13 +40,30 @@ __device__ static __forceinline__ int dense_tile_setup(int tj, int q, int npar, 
     tbox[threadIdx.x] = me;
     tc[threadIdx.x] = me >= 0 ? x | y << 10 | z << 20 : -1;
   }
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
+    us[0] = 0;
     for (int slot = 0, n = 0; slot < 216; ++slot) {
       int dx, dy, dz;
       dense_slot_offset(slot, q, &dx, &dy, &dz);
-      if (abs(dx) > 1 || abs(dy) > 1 || abs(dz) > 1) vs[n++] = (unsigned char)slot;
+      if (abs(dx) <= 1 && abs(dy) <= 1 && abs(dz) <= 1) continue;
+      const int d = deg[vx_geo_index(dx, dy, dz)] + 1;
+      vs[n] = (unsigned char)slot;
+      us[n + 1] = (short)(us[n] + (d * d + unit - 1) / unit);
+      ++n;
     }
+  }
   return __syncthreads_or(me >= 0);
+}
+
+/* The slot whose units hold unit x (us[o] ≤ x < us[o + 1]; x < us[189]). */
+__device__ static __forceinline__ int dense_slot_of(const short *us, int x) {
+  int lo = 0, hi = 189; /* us[lo] ≤ x < us[hi] */
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) >> 1;
+    if (us[mid] <= x) lo = mid;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /* The source box of the target with packed coordinates tcj under offset (dx, dy, dz) at a level of
@@ -68,12 +89,9 @@ template <int P> struct tc_cfg {
   static constexpr int KC = 32;                   /* rows a stage */
   static constexpr int SA = 3 * KC + 8;           /* a target's staged sources, [3r + c] (104: a-fragment loads
                                                      at most 2-way bank conflicts) */
-  static constexpr int KTOT = 189 * NC;           /* rows of a tile: (offset, coefficient) */
-  static constexpr int NST = (KTOT + KC - 1) / KC;
   static constexpr int STAGE = TJ * SA + KC * RB; /* floats of a stage */
-  static constexpr size_t SMEM = 2 * (size_t)STAGE * sizeof(float) + 2 * TJ * sizeof(int) + 192;
+  static constexpr size_t SMEM = 2 * (size_t)STAGE * sizeof(float) + 2 * TJ * sizeof(int) + 192 * sizeof(short) + 192;
   static constexpr size_t TAB = (size_t)VX_GEO_N * NC * RB; /* floats of the device table */
-  static_assert(KC <= NC, "a stage spans at most two offsets");
 };
 
 /* Round to TF32 (10-bit mantissa, to nearest, ties away) on the host, as cvt.rna.tf32.f32 does. */
@@ -119,47 +137,51 @@ static int tc_build(const fmm_tables *T, float **out) {
 #define VX_TC_DEVICE 1
 #endif
 
-/* Queue stage i's copies into buf. Its rows (o, k) = divmod(KC·i + r, NC) span at most two offsets
- * oa ≤ ob, ob's from row rb: the operators' rows are then two contiguous runs of the table (16-byte
- * copies), and each target's sources two contiguous runs of its source boxes' multipoles (4-byte
- * copies), target j's row r, component c at As[j·SA + 3r + c]. Four threads a target (j = tid / 4)
- * copy every fourth float; where a target has no source, or rows are past the last, they store
- * zeros instead. */
+/* Queue stage i's copies into buf: rows KC·i .. KC·i + nv − 1 of the tile's (slot, coefficient)
+ * rows, each slot o holding us[o + 1] − us[o] rows (its cut, dense_tile_setup), ktot in all. A stage's
+ * rows of one slot are a contiguous run of the operators' table (16-byte copies) and, for each
+ * target, of its source box's multipole (4-byte copies), target j's row r, component c at
+ * As[j·SA + 3r + c]. Four threads a target (j = tid / 4): thread f finds the source of the f-th slot
+ * of each group of four, and copies every fourth float; where a target has no source, or rows are
+ * past the last, they store zeros instead. */
 template <int P>
 __device__ static __forceinline__ void tc_stage(int i, float *buf, const float *__restrict__ D, const unsigned char *vs,
-                                                const int *tc, int q, int top, const int *__restrict__ smap,
-                                                const float *__restrict__ M) {
+                                                const short *us, const int *tc, int q, int top,
+                                                const int *__restrict__ smap, const float *__restrict__ M) {
   typedef tc_cfg<P> C;
   static_assert(4 * C::TJ == 256, "four threads a target");
   float *As = buf, *Bs = buf + C::TJ * C::SA;
-  const int r0 = C::KC * i, nv = C::KTOT - r0 < C::KC ? C::KTOT - r0 : C::KC, k0 = r0 % C::NC;
-  const int oa = r0 / C::NC, ob = (r0 + nv - 1) / C::NC, rb = ob > oa ? C::NC - k0 : nv;
-  int ax, ay, az, bx, by, bz;
-  dense_slot_offset(vs[oa], q, &ax, &ay, &az);
-  dense_slot_offset(vs[ob], q, &bx, &by, &bz);
-  const float *Da = D + ((size_t)vx_geo_index(ax, ay, az) * C::NC + k0) * C::RB;
-  const float *Db = D + (size_t)vx_geo_index(bx, by, bz) * C::NC * C::RB;
+  const int r0 = C::KC * i, ktot = us[189], nv = ktot - r0 < C::KC ? ktot - r0 : C::KC, r1 = r0 + nv;
   constexpr int Q = C::RB / 4; /* 16-byte chunks of a row */
-  for (int e = threadIdx.x; e < rb * Q; e += 256) __pipeline_memcpy_async(Bs + 4 * e, Da + 4 * e, 16);
-  for (int e = rb * Q + threadIdx.x; e < nv * Q; e += 256) __pipeline_memcpy_async(Bs + 4 * e, Db + 4 * (e - rb * Q), 16);
+  const int j = threadIdx.x >> 2, f = threadIdx.x & 3, g0 = threadIdx.x & 28; /* g0: the target's first lane */
+  float *out = As + j * C::SA;
+  for (int ob = dense_slot_of(us, r0); ob < 189 && us[ob] < r1; ob += 4) { /* a group of four slots */
+    int s = -1, dx, dy, dz;
+    if (ob + f < 189 && us[ob + f] < r1) {
+      dense_slot_offset(vs[ob + f], q, &dx, &dy, &dz);
+      s = dense_source(tc[j], dx, dy, dz, top, smap);
+    }
+    int src[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) src[u] = __shfl_sync(0xffffffffu, s, g0 | u);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const int o = ob + u;
+      if (o >= 189 || us[o] >= r1) break;
+      const int lo = (us[o] > r0 ? us[o] : r0) - r0, hi = (us[o + 1] < r1 ? us[o + 1] : r1) - r0;
+      const int k0 = r0 + lo - us[o];
+      dense_slot_offset(vs[o], q, &dx, &dy, &dz);
+      const float *Dg = D + ((size_t)vx_geo_index(dx, dy, dz) * C::NC + k0) * C::RB;
+      for (int e = threadIdx.x; e < (hi - lo) * Q; e += 256)
+        __pipeline_memcpy_async(Bs + lo * C::RB + 4 * e, Dg + 4 * e, 16);
+      if (src[u] >= 0) {
+        const float *in = M + vx_off_exp(src[u], C::NC) + 3 * k0;
+        for (int e = f; e < 3 * (hi - lo); e += 4) __pipeline_memcpy_async(out + 3 * lo + e, in + e, 4);
+      } else
+        for (int e = f; e < 3 * (hi - lo); e += 4) out[3 * lo + e] = 0.0f;
+    }
+  }
   for (int e = nv * Q + threadIdx.x; e < C::KC * Q; e += 256) *(float4 *)(Bs + 4 * e) = make_float4(0.f, 0.f, 0.f, 0.f);
-  const int j = threadIdx.x >> 2, f = threadIdx.x & 3;
-  int s = -1; /* f = 0: target j's source under offset oa, f = 1: under ob */
-  if (f == 0) s = dense_source(tc[j], ax, ay, az, top, smap);
-  if (f == 1 && ob > oa) s = dense_source(tc[j], bx, by, bz, top, smap);
-  const int g0 = threadIdx.x & 28; /* the lane of the target's first thread */
-  const int sa = __shfl_sync(0xffffffffu, s, g0), sb = __shfl_sync(0xffffffffu, s, g0 | 1);
-  float *out = As + j * C::SA, *outb = out + 3 * rb;
-  if (sa >= 0) {
-    const float *in = M + vx_off_exp(sa, C::NC) + 3 * k0;
-    for (int e = f; e < 3 * rb; e += 4) __pipeline_memcpy_async(out + e, in + e, 4);
-  } else
-    for (int e = f; e < 3 * rb; e += 4) out[e] = 0.0f;
-  if (sb >= 0) {
-    const float *in = M + vx_off_exp(sb, C::NC);
-    for (int e = f; e < 3 * (nv - rb); e += 4) __pipeline_memcpy_async(outb + e, in + e, 4);
-  } else
-    for (int e = f; e < 3 * (nv - rb); e += 4) outb[e] = 0.0f;
   for (int e = 3 * nv + f; e < 3 * C::KC; e += 4) out[e] = 0.0f;
 }
 
@@ -225,7 +247,7 @@ __device__ static __forceinline__ void tc_stage_mma(const float *As, const float
 
 template <int P>
 __global__ void __launch_bounds__(256, P <= 8 ? 2 : 1) /* two blocks an SM: their shared memory fits */
-    k_m2l_tc(const float *__restrict__ D, int l, int npar, const int *__restrict__ pchild,
+    k_m2l_tc(const float *__restrict__ D, const int *__restrict__ deg, int l, int npar, const int *__restrict__ pchild,
              const uint32_t *__restrict__ tkey, const int *__restrict__ smap, const float *__restrict__ M,
              float *__restrict__ L) {
 #ifdef VX_TC_DEVICE
@@ -233,9 +255,11 @@ __global__ void __launch_bounds__(256, P <= 8 ? 2 : 1) /* two blocks an SM: thei
   extern __shared__ unsigned char vx_smem[];
   float *buf0 = (float *)vx_smem, *buf1 = buf0 + C::STAGE;
   int *tbox = (int *)(buf1 + C::STAGE), *tc = tbox + C::TJ;
-  unsigned char *vs = (unsigned char *)(tc + C::TJ);
+  short *us = (short *)(tc + C::TJ);
+  unsigned char *vs = (unsigned char *)(us + 192);
   const int q = blockIdx.y, w = threadIdx.x >> 5, lane = threadIdx.x & 31, top = (1 << l) - 1;
-  if (!dense_tile_setup(C::TJ, q, npar, pchild, tkey, tbox, tc, vs)) return;
+  if (!dense_tile_setup(C::TJ, q, npar, pchild, tkey, deg, 1, tbox, tc, us, vs)) return;
+  const int nst = (us[189] + C::KC - 1) / C::KC;
   const int wm = w % C::WM, wn = w / C::WM;
   int ao[C::MT][2]; /* where the lane's a-fragment columns m = 16(wm·MT + mt) + g (+ 8) start in a stage */
 #pragma unroll
@@ -250,11 +274,11 @@ __global__ void __launch_bounds__(256, P <= 8 ? 2 : 1) /* two blocks an SM: thei
   for (int mt = 0; mt < C::MT; ++mt)
 #pragma unroll
     for (int nt = 0; nt < C::NTW; ++nt) acc[mt][nt][0] = acc[mt][nt][1] = acc[mt][nt][2] = acc[mt][nt][3] = 0.0f;
-  tc_stage<P>(0, buf0, D, vs, tc, q, top, smap, M);
+  tc_stage<P>(0, buf0, D, vs, us, tc, q, top, smap, M);
   __pipeline_commit();
-  for (int i = 0; i < C::NST; ++i) {
+  for (int i = 0; i < nst; ++i) {
     float *cur = (i & 1) ? buf1 : buf0;
-    if (i + 1 < C::NST) tc_stage<P>(i + 1, (i & 1) ? buf0 : buf1, D, vs, tc, q, top, smap, M);
+    if (i + 1 < nst) tc_stage<P>(i + 1, (i & 1) ? buf0 : buf1, D, vs, us, tc, q, top, smap, M);
     __pipeline_commit();
     __pipeline_wait_prior(1);
     __syncthreads();

@@ -76,6 +76,29 @@ static float *to_float(const double *src, size_t n) {
   return f;
 }
 
+int fmm_m2l_degree(int p, double d, double tau) {
+  const double a = VX_M2L_CUT_RADIUS;
+  if (tau <= 0.0 || d < 2.0) return p;
+  /* (a/(d−a))^(n+1) ≤ tau (a/(2−a))^(p+1), both logarithms negative */
+  const double need = ((p + 1) * log(a / (2.0 - a)) + log(tau)) / log(a / (d - a));
+  const int n = (int)ceil(need - 1e-9) - 1;
+  return n < p ? (n < 0 ? 0 : n) : p;
+}
+
+int fmm_m2l_cut_tau(double *tau, char *err, size_t errlen) {
+  const char *v = getenv("VX_M2L_CUT");
+  *tau = VX_M2L_CUT_TAU;
+  if (!v || !*v) return 0;
+  char *end;
+  const double t = strtod(v, &end);
+  if (*end != '\0' || !(t >= 0.0 && t < 1.0)) {
+    snprintf(err, errlen, "VX_M2L_CUT=%s: want a number in [0, 1) (0: the full order at every offset)", v);
+    return -1;
+  }
+  *tau = t;
+  return 0;
+}
+
 int fmm_tables_build(fmm_tables *t, int p, char *err, size_t errlen) {
   memset(t, 0, sizeof(*t));
   if (p < 0 || p > VX_PMAX) {
@@ -83,6 +106,8 @@ int fmm_tables_build(fmm_tables *t, int p, char *err, size_t errlen) {
     return -1;
   }
   t->p = p;
+  double cut;
+  if (fmm_m2l_cut_tau(&cut, err, errlen)) return -1;
   /* distinct polar angles: cos θ = dz/|v| is fixed by (dz, dx²+dy²) */
   int key_of[VX_GEO_N], keys[VX_GEO_N], nk = 0;
   for (int dx = -3; dx <= 3; ++dx)
@@ -100,6 +125,7 @@ int fmm_tables_build(fmm_tables *t, int p, char *err, size_t errlen) {
         t->geo_cphi_f[g] = (float)t->geo_cphi[g];
         t->geo_sphi_f[g] = (float)t->geo_sphi[g];
         t->geo_len_f[g] = (float)len;
+        t->m2l_deg[g] = fmm_m2l_degree(p, len, cut);
       }
   (void)key_of;
   t->n_theta = nk;
@@ -156,7 +182,7 @@ int fmm_m2l_dense(const fmm_tables *T, int g, double *D) {
   for (int k0 = 0; k0 < nc; k0 += 3) {
     for (int c = 0; c < 3 && k0 + c < nc; ++c) in[3 * (k0 + c) + c] = 1.0;
     memset(out, 0, sizeof(double) * 3 * nc);
-    rcr_translate_d(in, out, p, T->geo_cphi[g], T->geo_sphi[g], T->roty + (size_t)T->geo_theta[g] * T->roty_stride, T->m2l,
+    rcr_translate_d(in, out, p, T->m2l_deg[g], T->geo_cphi[g], T->geo_sphi[g], T->roty + (size_t)T->geo_theta[g] * T->roty_stride, T->m2l,
                     ipow, 2, w1, w2);
     for (int c = 0; c < 3 && k0 + c < nc; ++c) {
       in[3 * (k0 + c) + c] = 0.0;

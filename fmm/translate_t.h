@@ -115,15 +115,15 @@ VX_HD static inline void VXF(coax_l2l_coef)(const vx_real *in, int p, const vx_r
   out3[0] = a0; out3[1] = a1; out3[2] = a2;
 }
 /* Coaxial M2L, source centre at +ρẑ from the target centre (box units):
- * out_j^m = Σ_{n=|m|}^{p} B[|m|][j][n] ρ^{-(j+n+1)} in_n^m, B = (-1)^{n+m} √(C(j+n,j-m) C(j+n,j+m)).
- * ipow[k] = ρ^{-k}, k = 0..2p+1. */
-VX_HD static inline void VXF(coax_m2l_coef)(const vx_real *in, int p, const vx_real *tab, const vx_real *ipow, int j,
-                                             int m, vx_real *out3) {
+ * out_j^m = Σ_{n=|m|}^{ns} B[|m|][j][n] ρ^{-(j+n+1)} in_n^m, B = (-1)^{n+m} √(C(j+n,j-m) C(j+n,j+m)),
+ * ns ≤ p the multipole degrees read (the offset's fmm_tables.m2l_deg; p: all). ipow[k] = ρ^{-k}, k = 0..2p+1. */
+VX_HD static inline void VXF(coax_m2l_coef)(const vx_real *in, int p, int ns, const vx_real *tab, const vx_real *ipow,
+                                             int j, int m, vx_real *out3) {
   int am = m < 0 ? -m : m;
   vx_real a0 = VX_R(0.0), a1 = VX_R(0.0), a2 = VX_R(0.0);
   const vx_real *tr = tab + vx_coax_idx(p, am, j, 0), *ip = ipow + j + 1;
   const vx_real *x = in + 3 * VX_IDX(am, m);
-  for (int n = am; n <= p; ++n) {
+  for (int n = am; n <= ns; ++n) {
     vx_real t = tr[n] * ip[n];
     a0 += t * x[0]; a1 += t * x[1]; a2 += t * x[2];
     x += 3 * (2 * n + 2); /* (n,m) -> (n+1,m) */
@@ -139,21 +139,25 @@ VX_HD static inline void VXF(coax_l2l)(const vx_real *in, vx_real *out, int p, c
   for (int k = 0; k <= p; ++k)
     for (int m = -k; m <= k; ++m) VXF(coax_l2l_coef)(in, p, tab, k, m, out + 3 * VX_IDX(k, m));
 }
-VX_HD static inline void VXF(coax_m2l)(const vx_real *in, vx_real *out, int p, const vx_real *tab, const vx_real *ipow) {
+VX_HD static inline void VXF(coax_m2l)(const vx_real *in, vx_real *out, int p, int ns, const vx_real *tab,
+                                       const vx_real *ipow) {
   for (int j = 0; j <= p; ++j)
-    for (int m = -j; m <= j; ++m) VXF(coax_m2l_coef)(in, p, tab, ipow, j, m, out + 3 * VX_IDX(j, m));
+    for (int m = -j; m <= j; ++m) VXF(coax_m2l_coef)(in, p, ns, tab, ipow, j, m, out + 3 * VX_IDX(j, m));
 }
 
 /* One whole RCR translation: out += R^T · coax(R · in), where R = D_y(tab) D_z(φ).
- * kind: 0 = M2M, 1 = L2L, 2 = M2L (ipow used only by M2L). w1, w2: scratch of 3·VX_NCOEF(p). */
-VX_HD static inline void VXF(rcr_translate)(const vx_real *in, vx_real *out, int p, vx_real cphi, vx_real sphi,
+ * kind: 0 = M2M, 1 = L2L, 2 = M2L (ipow used only by M2L), which reads the multipole's degrees
+ * 0..ns only (ns ≤ p; the other kinds ignore it): the rotations keep degrees apart, so the forward
+ * ones stop at ns too. w1, w2: scratch of 3·VX_NCOEF(p). */
+VX_HD static inline void VXF(rcr_translate)(const vx_real *in, vx_real *out, int p, int ns, vx_real cphi, vx_real sphi,
                                              const vx_real *roty, const vx_real *coax, const vx_real *ipow, int kind,
                                              vx_real *w1, vx_real *w2) {
-  VXF(rot_z)(in, w1, p, cphi, sphi, 1);
-  VXF(rot_y)(w1, w2, p, roty, 1);
+  const int pf = kind == 2 ? ns : p;
+  VXF(rot_z)(in, w1, pf, cphi, sphi, 1);
+  VXF(rot_y)(w1, w2, pf, roty, 1);
   if (kind == 0) VXF(coax_m2m)(w2, w1, p, coax);
   else if (kind == 1) VXF(coax_l2l)(w2, w1, p, coax);
-  else VXF(coax_m2l)(w2, w1, p, coax, ipow);
+  else VXF(coax_m2l)(w2, w1, p, ns, coax, ipow);
   VXF(rot_y)(w1, w2, p, roty, 0);
   VXF(rot_z)(w2, w1, p, cphi, sphi, 0);
   for (int i = 0; i < 3 * VX_NCOEF(p); ++i) out[i] += w1[i];
@@ -203,14 +207,15 @@ VX_HD_INLINE static void VXF(rot_y_pair)(const vx_real *in, int n, int a, const 
   os[0] = h ? s0 : VX_R(0.0); os[1] = h ? s1 : VX_R(0.0); os[2] = h ? s2 : VX_R(0.0);
 }
 
-/* coax_m2l_coef for (j, a) and (j, -a): one factor B ρ^{-(j+n+1)} serves both; the loop runs to p. */
-VX_HD_INLINE static void VXF(coax_m2l_pair)(const vx_real *in, int p, const vx_real *tab, const vx_real *ipow, int j,
-                                             int a, vx_real *oc, vx_real *os) {
+/* coax_m2l_coef for (j, a) and (j, -a): one factor B ρ^{-(j+n+1)} serves both; the loop runs to p,
+ * summing degrees a ≤ n ≤ ns. */
+VX_HD_INLINE static void VXF(coax_m2l_pair)(const vx_real *in, int p, int ns, const vx_real *tab, const vx_real *ipow,
+                                             int j, int a, vx_real *oc, vx_real *os) {
   const vx_real *tr = tab + vx_coax_idx(p, a, j, 0), *ip = ipow + j + 1;
   vx_real c0 = VX_R(0.0), c1 = VX_R(0.0), c2 = VX_R(0.0), s0 = VX_R(0.0), s1 = VX_R(0.0), s2 = VX_R(0.0);
   VX_UNROLL
   for (int n = 0; n <= p; ++n)
-    if (n >= a) {
+    if (n >= a && n <= ns) {
       const vx_real t = tr[n] * ip[n], *xc = in + 3 * VX_IDX(n, a), *xs = in + 3 * VX_IDX(n, -a);
       c0 += t * xc[0]; c1 += t * xc[1]; c2 += t * xc[2];
       s0 += t * xs[0]; s1 += t * xs[1]; s2 += t * xs[2];
@@ -240,11 +245,11 @@ VX_HD_INLINE static void VXF(m2l_pair_roty)(const vx_real *w1, int n, int a, con
   VXF(rot_y_pair)(w1, n, a, roty, 1, kmax, oc, os);
   VXF(put_pair)(w2, n, a, oc, os);
 }
-/* Stage 3: the coaxial M2L from w2 into w1 (degree j = n of the local expansion). */
-VX_HD_INLINE static void VXF(m2l_pair_coax)(const vx_real *w2, int p, const vx_real *coax, const vx_real *ipow, int n,
-                                             int a, vx_real *w1) {
+/* Stage 3: the coaxial M2L from w2 into w1 (degree j = n of the local expansion; multipole degrees ≤ ns). */
+VX_HD_INLINE static void VXF(m2l_pair_coax)(const vx_real *w2, int p, int ns, const vx_real *coax, const vx_real *ipow,
+                                             int n, int a, vx_real *w1) {
   vx_real oc[3], os[3];
-  VXF(coax_m2l_pair)(w2, p, coax, ipow, n, a, oc, os);
+  VXF(coax_m2l_pair)(w2, p, ns, coax, ipow, n, a, oc, os);
   VXF(put_pair)(w1, n, a, oc, os);
 }
 /* Stage 4: rotated back about y then z, added to acc[0..2] (n, a) and acc[3..5] (n, -a). */
@@ -270,16 +275,17 @@ VX_HD static inline void VXF(m2l_dense_apply)(const vx_real *D, const vx_real *i
   }
 }
 
-/* rcr_translate's M2L by the four pair stages, each a pass over all pairs: the CPU twin of
- * k_m2l_spec (whose lanes own pairs and separate the stages by __syncwarp). out += the translated
- * in; w1, w2: scratch of 3·VX_NCOEF(p). */
-VX_HD static inline void VXF(rcr_m2l_pairs)(const vx_real *in, vx_real *out, int p, const vx_real *cs, const vx_real *roty,
-                                             const vx_real *coax, const vx_real *ipow, vx_real *w1, vx_real *w2) {
-  const int np = VX_NPAIR(p);
+/* rcr_translate's M2L by the four pair stages, each a pass over all pairs (the forward ones over the
+ * degrees ≤ ns the coaxial stage reads): the CPU twin of k_m2l_spec (whose lanes own pairs and
+ * separate the stages by __syncwarp). out += the translated in; w1, w2: scratch of 3·VX_NCOEF(p). */
+VX_HD static inline void VXF(rcr_m2l_pairs)(const vx_real *in, vx_real *out, int p, int ns, const vx_real *cs,
+                                             const vx_real *roty, const vx_real *coax, const vx_real *ipow, vx_real *w1,
+                                             vx_real *w2) {
+  const int np = VX_NPAIR(p), nf = VX_NPAIR(ns);
   int n, a;
-  for (int t = 0; t < np; ++t) { vx_pair_na(t, &n, &a); VXF(m2l_pair_load)(in, n, a, cs, w1); }
-  for (int t = 0; t < np; ++t) { vx_pair_na(t, &n, &a); VXF(m2l_pair_roty)(w1, n, a, roty, p, w2); }
-  for (int t = 0; t < np; ++t) { vx_pair_na(t, &n, &a); VXF(m2l_pair_coax)(w2, p, coax, ipow, n, a, w1); }
+  for (int t = 0; t < nf; ++t) { vx_pair_na(t, &n, &a); VXF(m2l_pair_load)(in, n, a, cs, w1); }
+  for (int t = 0; t < nf; ++t) { vx_pair_na(t, &n, &a); VXF(m2l_pair_roty)(w1, n, a, roty, p, w2); }
+  for (int t = 0; t < np; ++t) { vx_pair_na(t, &n, &a); VXF(m2l_pair_coax)(w2, p, ns, coax, ipow, n, a, w1); }
   for (int t = 0; t < np; ++t) {
     vx_real acc[6] = {VX_R(0.0), VX_R(0.0), VX_R(0.0), VX_R(0.0), VX_R(0.0), VX_R(0.0)};
     vx_pair_na(t, &n, &a);

@@ -90,10 +90,10 @@ static void check_pairs(void) {
       const double *rt = T.roty + (size_t)T.geo_theta[g] * T.roty_stride;
       const float *rtf = T.roty_f + (size_t)T.geo_theta[g] * T.roty_stride;
       for (int i = 0; i < 3 * nc; ++i) L1[i] = L2[i] = 0.5, L1f[i] = L2f[i] = 0.5f; /* both add into out */
-      rcr_translate_d(M, L1, p, T.geo_cphi[g], T.geo_sphi[g], rt, T.m2l, ipow, 2, w1, w2);
-      rcr_m2l_pairs_d(M, L2, p, cs, rt, T.m2l, ipow, w1, w2);
-      rcr_translate_f(Mf, L1f, p, T.geo_cphi_f[g], T.geo_sphi_f[g], rtf, T.m2l_f, ipowf, 2, w1f, w2f);
-      rcr_m2l_pairs_f(Mf, L2f, p, csf, rtf, T.m2l_f, ipowf, w1f, w2f);
+      rcr_translate_d(M, L1, p, T.m2l_deg[g], T.geo_cphi[g], T.geo_sphi[g], rt, T.m2l, ipow, 2, w1, w2);
+      rcr_m2l_pairs_d(M, L2, p, T.m2l_deg[g], cs, rt, T.m2l, ipow, w1, w2);
+      rcr_translate_f(Mf, L1f, p, T.m2l_deg[g], T.geo_cphi_f[g], T.geo_sphi_f[g], rtf, T.m2l_f, ipowf, 2, w1f, w2f);
+      rcr_m2l_pairs_f(Mf, L2f, p, T.m2l_deg[g], csf, rtf, T.m2l_f, ipowf, w1f, w2f);
       double nd = 0, nf = 0;
       for (int i = 0; i < 3 * nc; ++i) nd = fmax(nd, fabs(L1[i])), nf = fmax(nf, fabs((double)L1f[i]));
       for (int i = 0; i < 3 * nc; ++i) {
@@ -112,6 +112,10 @@ static void check_pairs(void) {
         erf = fmax(erf, fabs((double)L1f[i] - L1[i]) / nd);
       }
     }
+    snprintf(what, sizeof what, "p=%2d: the M2L cut reads degrees <= %d, %d along (3,1,-2), (-2,3,3)", p,
+             T.m2l_deg[vx_geo_index(3, 1, -2)], T.m2l_deg[vx_geo_index(-2, 3, 3)]);
+    check(T.m2l_deg[vx_geo_index(3, 1, -2)] < p && T.m2l_deg[vx_geo_index(-2, 3, 3)] < p &&
+              T.m2l_deg[vx_geo_index(2, 0, 0)] == p, what, 0, 0);
     snprintf(what, sizeof what, "dense M2L operator == rcr_translate, p=%2d, double (max rel)", p);
     check(edd < 2e-15, what, edd, 2e-15); /* measured 1.2e-16 .. 6.6e-16 */
     snprintf(what, sizeof what, "dense M2L in float vs double rcr, p=%2d (max rel; rcr in float: %.1e)", p, erf);
@@ -291,13 +295,13 @@ int main(void) {
       sph_regular_d(y[0] / hp, y[1] / hp, y[2] / hp, P, b);
       for (int i = 0; i < NC; ++i) for (int c = 0; c < 3; ++c) { Mc[3 * i + c] += q[c] * a[i]; Mref[3 * i + c] += q[c] * b[i]; }
     }
-    rcr_translate_d(Mc, Mp, P, T.geo_cphi[g], T.geo_sphi[g], rt, T.m2m, NULL, 0, wk1, wk2);
+    rcr_translate_d(Mc, Mp, P, P, T.geo_cphi[g], T.geo_sphi[g], rt, T.m2m, NULL, 0, wk1, wk2);
     for (int i = 0; i < 3 * NC; ++i) norm = fmax(norm, fabs(Mref[i]));
     for (int i = 0; i < 3 * NC; ++i) em2m = fmax(em2m, fabs(Mp[i] - Mref[i]) / norm);
     /* L2L: random parent local expansion; evaluate both at points in the child */
     for (int i = 0; i < 3 * NC; ++i) Mp[i] = (2 * vx_rng_uniform(&seed) - 1) / (1 + i / 3);
     memset(Lc, 0, sizeof Lc);
-    rcr_translate_d(Mp, Lc, P, T.geo_cphi[g], T.geo_sphi[g], rt, T.l2l, NULL, 1, wk1, wk2);
+    rcr_translate_d(Mp, Lc, P, P, T.geo_cphi[g], T.geo_sphi[g], rt, T.l2l, NULL, 1, wk1, wk2);
     for (int j = 0; j < 5; ++j) {
       double x[3]; rand_vec(&seed, hc / 2, x);
       for (int i = 0; i < 3; ++i) x[i] += cc[i];
@@ -328,7 +332,7 @@ int main(void) {
     }
     double ipow[2 * P + 2], ir = 1.0 / T.geo_len[g];
     ipow[0] = 1; for (int k = 1; k < 2 * P + 2; ++k) ipow[k] = ipow[k - 1] * ir;
-    rcr_translate_d(Mc, Lc, P, T.geo_cphi[g], T.geo_sphi[g], rt, T.m2l, ipow, 2, wk1, wk2);
+    rcr_translate_d(Mc, Lc, P, P, T.geo_cphi[g], T.geo_sphi[g], rt, T.m2l, ipow, 2, wk1, wk2);
     double norm = 0;
     for (int i = 0; i < 3 * NC; ++i) norm = fmax(norm, fabs(Mref[i]));
     /* coefficients of degree n carry truncation error ~ (0.3·√3 / |v|)^{p-n}; compare n <= p/2 */
@@ -348,14 +352,14 @@ int main(void) {
     ipow[0] = 1; for (int k = 1; k < 2 * P + 2; ++k) ipow[k] = ipow[k - 1] / T.geo_len[g];
     for (int k = 0; k < 2 * P + 2; ++k) ipowf[k] = (float)ipow[k];
     int pf = 10;
-    rcr_translate_d(Mc, Lc, pf, T.geo_cphi[g], T.geo_sphi[g], T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2l, ipow, 2, wk1, wk2);
+    rcr_translate_d(Mc, Lc, pf, pf, T.geo_cphi[g], T.geo_sphi[g], T.roty + (size_t)T.geo_theta[g] * T.roty_stride, T.m2l, ipow, 2, wk1, wk2);
     (void)f1; (void)f2;
     fmm_tables Tf;
     if (fmm_tables_build(&Tf, pf, err, sizeof err)) { printf("tables (p=%d): %s\n", pf, err); return EXIT_FAILURE; }
     static double Ld[3 * NC];
     memset(Ld, 0, sizeof Ld);
-    rcr_translate_d(Mc, Ld, pf, Tf.geo_cphi[g], Tf.geo_sphi[g], Tf.roty + (size_t)Tf.geo_theta[g] * Tf.roty_stride, Tf.m2l, ipow, 2, wk1, wk2);
-    rcr_translate_f(Mf, Lf, pf, Tf.geo_cphi_f[g], Tf.geo_sphi_f[g], Tf.roty_f + (size_t)Tf.geo_theta[g] * Tf.roty_stride, Tf.m2l_f, ipowf, 2, f1, f2);
+    rcr_translate_d(Mc, Ld, pf, pf, Tf.geo_cphi[g], Tf.geo_sphi[g], Tf.roty + (size_t)Tf.geo_theta[g] * Tf.roty_stride, Tf.m2l, ipow, 2, wk1, wk2);
+    rcr_translate_f(Mf, Lf, pf, pf, Tf.geo_cphi_f[g], Tf.geo_sphi_f[g], Tf.roty_f + (size_t)Tf.geo_theta[g] * Tf.roty_stride, Tf.m2l_f, ipowf, 2, f1, f2);
     double ef = 0, nrm = 0;
     for (int i = 0; i < 3 * VX_NCOEF(pf); ++i) { nrm = fmax(nrm, fabs(Ld[i])); }
     for (int i = 0; i < 3 * VX_NCOEF(pf); ++i) ef = fmax(ef, fabs(Lf[i] - Ld[i]) / nrm);
