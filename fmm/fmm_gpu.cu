@@ -60,6 +60,7 @@ typedef struct fmm_gpu {
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
   dbuf chunk_off, chunk_leaf; /* target chunks of the leaf kernels (P2P, L2P) */
   dbuf dloc;         /* L2P: derivative expansions of the leaves' local expansions */
+  dbuf m2l_part;     /* k_m2l_tc split over parts: each part's local expansions (m2l_tc_parts) */
 } fmm_gpu;
 
 /* Grow a device buffer; on failure a one-line message naming what did not fit. */
@@ -152,6 +153,17 @@ __device__ static __forceinline__ void dense_ld(const double *p, double *o) {
  * long blocks of a coarse level leave most of the device idle (H100: level 4 of 2^20 points, 64
  * blocks, 6.3 ms against k_m2l_spec's 1.9). */
 #define VX_M2L_DENSE_WAVES 2.0
+
+/* The parts k_m2l_tc splits a level's stages into (blockIdx.z) when its blocks are fewer than the
+ * VX_M2L_DENSE_WAVES·n_sm that fill the device (two co-resident a SM at p <= 8): as many as keep the
+ * whole launch within those slots, at most 8; 1 on a level that fills them. A lone block runs its
+ * ~340 stages in ~2 ms whatever the level (H100, p = 8: levels 3 and 4 of 2^20 points in 2.05 ms
+ * each), so a quarter of them on four times the blocks takes about a quarter of that. */
+static int m2l_tc_parts(int blocks, int n_sm) {
+  const int slots = (int)(VX_M2L_DENSE_WAVES * n_sm);
+  if (blocks <= 0 || blocks >= slots) return 1;
+  return slots / blocks < 8 ? slots / blocks : 8;
+}
 
 /* *tc = 1 when device dev has the TF32 tensor cores k_m2l_tc runs on (compute capability 8.0+). */
 static cudaError_t tf32_tensor_cores(int dev, int *tc) {
@@ -317,7 +329,7 @@ extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   ctx->cost_gpu = NULL;
   tables_release(&G->tab);
   dbuf *all[] = {&G->src_soa, &G->tgt_soa, &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos,
-                 &G->out_vel, &G->out_grad, &G->chunk_off, &G->chunk_leaf, &G->dloc};
+                 &G->out_vel, &G->out_grad, &G->chunk_off, &G->chunk_leaf, &G->dloc, &G->m2l_part};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   for (int l = 0; l <= VX_LMAX; ++l) { gpu_release(&G->mpole[l]); gpu_release(&G->local[l]); }
   for (int i = 0; i < EV_COUNT; ++i)
@@ -432,7 +444,7 @@ extern "C" int fmm_gpu_dense_tc(const fmm_ctx *ctx) {
 
 extern "C" int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen) {
   if (l < 3 || l > 6) { snprintf(err, errlen, "level %d out of 3..6", l); return -1; }
-  const int tc = fl == 2;
+  const int tc = fl >= 2, parts = fl == 3 ? 3 : 1;
   if (tc) {
     int dev = 0, has = 0;
     VX_CUR(cudaGetDevice(&dev));
@@ -440,12 +452,12 @@ extern "C" int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, dou
     if (!has) { snprintf(err, errlen, "no TF32 tensor cores (compute capability below 8.0)"); return -2; }
   }
   switch (p * 2 + (fl ? 1 : 0)) {
-  case 12: return m2l_dense_full_d<6>(l, 0, M, L, err, errlen);
-  case 13: return m2l_dense_full_f<6>(l, tc, M, L, err, errlen);
-  case 16: return m2l_dense_full_d<8>(l, 0, M, L, err, errlen);
-  case 17: return m2l_dense_full_f<8>(l, tc, M, L, err, errlen);
-  case 24: return m2l_dense_full_d<12>(l, 0, M, L, err, errlen);
-  case 25: return m2l_dense_full_f<12>(l, tc, M, L, err, errlen);
+  case 12: return m2l_dense_full_d<6>(l, 0, 1, M, L, err, errlen);
+  case 13: return m2l_dense_full_f<6>(l, tc, parts, M, L, err, errlen);
+  case 16: return m2l_dense_full_d<8>(l, 0, 1, M, L, err, errlen);
+  case 17: return m2l_dense_full_f<8>(l, tc, parts, M, L, err, errlen);
+  case 24: return m2l_dense_full_d<12>(l, 0, 1, M, L, err, errlen);
+  case 25: return m2l_dense_full_f<12>(l, tc, parts, M, L, err, errlen);
   default: snprintf(err, errlen, "no dense M2L kernel for order %d", p); return -1;
   }
 }

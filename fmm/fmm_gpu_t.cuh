@@ -1435,7 +1435,7 @@ static int VXF(launch_m2l_dense)(VXF(gpu_eval) *E, int l, vx_real *Ll, char *err
 /* k_m2l_tc<P> for level l >= 3 into Ll, its operators built and uploaded at the first call for this
  * order (gpu_tables.dense_tc). */
 template <int P>
-static int launch_m2l_tc(gpu_eval_f *E, int l, float *Ll, char *err, size_t errlen) {
+static int launch_m2l_tc(gpu_eval_f *E, int l, int parts, float *Ll, char *err, size_t errlen) {
   typedef tc_cfg<P> C;
   gpu_tables *D = &E->G->tab;
   if (!D->dense_tc_ok) {
@@ -1446,11 +1446,22 @@ static int launch_m2l_tc(gpu_eval_f *E, int l, float *Ll, char *err, size_t errl
     D->dense_tc_ok = 1;
   }
   const oct_tree_gpu *t = E->t;
-  const dim3 grid((unsigned)vx_ceil_div(t->ntgt[l - 1], C::TJ), 8);
+  const size_t n = (size_t)t->ntgt[l] * 3 * C::NC;
+  float *Pt = NULL;
+  if (parts > 1) {
+    if (gpu_reserve(&E->G->m2l_part, sizeof(float) * parts * n, "split M2L sums", err, errlen)) return -1;
+    Pt = (float *)E->G->m2l_part.ptr;
+  }
+  const dim3 grid((unsigned)vx_ceil_div(t->ntgt[l - 1], C::TJ), 8, (unsigned)parts);
   k_m2l_tc<P><<<grid, 256, C::SMEM, E->sf>>>((const float *)D->dense_tc.ptr, (const int *)D->m2l_deg.ptr, l,
-                                             t->ntgt[l - 1], t->tgt_child[l - 1],
-                                             t->tgt_key[l], t->src_map[l], (const float *)E->G->mpole[l].ptr, Ll);
+                                             t->ntgt[l - 1], t->tgt_child[l - 1], t->tgt_key[l], t->src_map[l],
+                                             (const float *)E->G->mpole[l].ptr, Ll, Pt);
   VX_CUR_LAUNCH(m2l_tc);
+  if (parts > 1) {
+    const size_t nb = (n + 255) / 256;
+    k_m2l_parts_sum<<<(unsigned)(nb < 4096 ? nb : 4096), 256, 0, E->sf>>>(Pt, parts, n, Ll);
+    VX_CUR_LAUNCH(m2l_parts_sum);
+  }
   E->s.m2l_dense_levels++;
   E->s.m2l_dense_tc = 1;
   return 0;
@@ -1458,9 +1469,10 @@ static int launch_m2l_tc(gpu_eval_f *E, int l, float *Ll, char *err, size_t errl
 #endif
 
 /* fmm_gpu_m2l_dense_full in this precision for order P: the full level l and its parents built on
- * the host, k_m2l_dense<P> (tc 0) or, in float, k_m2l_tc<P> (tc 1) run once on the legacy stream. */
+ * the host, k_m2l_dense<P> (tc 0) or, in float, k_m2l_tc<P> (tc 1) with its stages split into
+ * `parts` (then k_m2l_parts_sum) run once on the legacy stream. */
 template <int P>
-static int VXF(m2l_dense_full)(int l, int tc, const double *M, double *L, char *err, size_t errlen) {
+static int VXF(m2l_dense_full)(int l, int tc, int parts, const double *M, double *L, char *err, size_t errlen) {
   typedef VXF(dense_cfg)<P> C;
   const int nb = 1 << (3 * l), np = nb / 8;
   const size_t ne = (size_t)nb * 3 * C::NC;
@@ -1469,7 +1481,7 @@ static int VXF(m2l_dense_full)(int l, int tc, const double *M, double *L, char *
   vx_real *tab = NULL, *hM = (vx_real *)malloc(sizeof(vx_real) * ne);
   int *child = (int *)malloc(sizeof(int) * (np + 1)), *map = (int *)malloc(sizeof(int) * nb);
   uint32_t *key = (uint32_t *)malloc(sizeof(uint32_t) * nb);
-  void *dD = NULL, *dM = NULL, *dL = NULL, *dchild = NULL, *dmap = NULL, *dkey = NULL, *ddeg = NULL;
+  void *dD = NULL, *dM = NULL, *dL = NULL, *dchild = NULL, *dmap = NULL, *dkey = NULL, *ddeg = NULL, *dP = NULL;
   int rc = -1;
   size_t ntab = C::TAB;
 #ifdef VX_FLOAT_INST
@@ -1477,6 +1489,7 @@ static int VXF(m2l_dense_full)(int l, int tc, const double *M, double *L, char *
   const int built = tc ? tc_build<P>(&T, &tab) : VXF(dense_build)<P>(&T, &tab);
 #else
   const int built = tc ? -1 : VXF(dense_build)<P>(&T, &tab);
+  (void)parts; /* k_m2l_tc is float only */
 #endif
   if (built || !hM || !child || !map || !key) {
     snprintf(err, errlen, "out of host memory");
@@ -1502,9 +1515,12 @@ static int VXF(m2l_dense_full)(int l, int tc, const double *M, double *L, char *
 #ifdef VX_FLOAT_INST
   if (tc) {
     VX_CU(cudaFuncSetAttribute(k_m2l_tc<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)tc_cfg<P>::SMEM));
-    k_m2l_tc<P><<<dim3((unsigned)vx_ceil_div(np, tc_cfg<P>::TJ), 8), 256, tc_cfg<P>::SMEM>>>(
-        (const float *)dD, (const int *)ddeg, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap, (const float *)dM,
-        (float *)dL);
+    if (parts > 1) VX_CU(cudaMalloc(&dP, sizeof(float) * parts * ne));
+    k_m2l_tc<P><<<dim3((unsigned)vx_ceil_div(np, tc_cfg<P>::TJ), 8, (unsigned)parts), 256, tc_cfg<P>::SMEM>>>(
+        (const float *)dD, (const int *)ddeg, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap,
+        (const float *)dM, (float *)dL, (float *)dP);
+    VX_CU(cudaGetLastError());
+    if (parts > 1) k_m2l_parts_sum<<<256, 256>>>((const float *)dP, parts, ne, (float *)dL);
   } else
 #endif
   {
@@ -1519,7 +1535,7 @@ static int VXF(m2l_dense_full)(int l, int tc, const double *M, double *L, char *
   rc = 0;
 fail:
 done:
-  cudaFree(dD); cudaFree(dM); cudaFree(dL); cudaFree(dchild); cudaFree(dmap); cudaFree(dkey); cudaFree(ddeg);
+  cudaFree(dD); cudaFree(dM); cudaFree(dL); cudaFree(dchild); cudaFree(dmap); cudaFree(dkey); cudaFree(ddeg); cudaFree(dP);
   free(tab); free(hM); free(child); free(map); free(key);
   fmm_tables_free(&T);
   return rc;
@@ -1534,26 +1550,31 @@ static size_t VXF(m2l_dense_smem)(const VXF(gpu_eval) *E, int p) {
   return p == 6 ? VXF(dense_cfg)<6>::SMEM : p == 8 ? VXF(dense_cfg)<8>::SMEM : VXF(dense_cfg)<12>::SMEM;
 }
 
-/* Whether level l's M2L runs a dense kernel (k_m2l_tc where m2l_uses_tc, else k_m2l_dense): an order
- * they are built for (that of k_m2l_spec), their ~100 KB of shared memory within the device's opt-in
+/* Whether level l's M2L runs a dense kernel (k_m2l_tc where m2l_uses_tc, else k_m2l_dense), and for
+ * k_m2l_tc into how many parts its stages split (m2l_tc_parts; 0: no dense kernel): an order they
+ * are built for (that of k_m2l_spec), their ~100 KB of shared memory within the device's opt-in
  * (not on sm_75; p = 12 not on sm_86/89), l >= 3 (the targets are found through their parents), and
  * VX_M2L=dense or tc, or under auto (float, p = 8) a level with blocks enough to fill the device
- * VX_M2L_DENSE_WAVES times over whose translations fill at least VX_M2L_TC_FILL (tensor cores) or
- * VX_M2L_DENSE_FILL of the launched tiles' 189 slots a target (E->s.m2l_fill, recorded here). */
+ * VX_M2L_DENSE_WAVES times over (k_m2l_tc: three quarters of that after its split) whose translations
+ * fill at least VX_M2L_TC_FILL (tensor cores) or VX_M2L_DENSE_FILL of the launched tiles' 189 slots a
+ * target (E->s.m2l_fill, recorded here). */
 static int VXF(m2l_dense_pays)(VXF(gpu_eval) *E, int l) {
   const oct_tree_gpu *t = E->t;
   if (l < 3 || t->ntgt[l - 1] <= 0) return 0;
   /* the tile of the dense kernel that would run (the same for every order) */
-  const int tj = VXF(m2l_uses_tc)(E) ? tc_cfg<8>::TJ : VXF(dense_cfg)<8>::TJ, tiles = vx_ceil_div(t->ntgt[l - 1], tj);
+  const int tc = VXF(m2l_uses_tc)(E), tj = tc ? tc_cfg<8>::TJ : VXF(dense_cfg)<8>::TJ;
+  const int tiles = vx_ceil_div(t->ntgt[l - 1], tj), parts = tc ? m2l_tc_parts(8 * tiles, E->G->n_sm) : 1;
   E->s.m2l_fill[l] = t->n_il[l] / (8.0 * 189.0 * tj * tiles);
   if (!E->m2l_spec || E->G->m2l_dense < 0 || VXF(m2l_dense_smem)(E, E->m2l_spec) > E->G->smem_optin) return 0;
   if (E->G->m2l_dense == 1) return 1;
-  if (E->G->m2l_dense == 2) return VXF(m2l_uses_tc)(E);
+  if (E->G->m2l_dense == 2) return tc ? parts : 0;
   /* auto: float at p = 8, where it was measured faster; double p = 12 at level 5 of 2^20 ran 6 %
    * slower (107.5 against 101.0 ms), and p = 6 and 12 in float were not measured */
   if (sizeof(vx_real) != sizeof(float) || E->m2l_spec != 8) return 0;
-  const double fill = VXF(m2l_uses_tc)(E) ? VX_M2L_TC_FILL : VX_M2L_DENSE_FILL;
-  return 8.0 * tiles >= VX_M2L_DENSE_WAVES * E->G->n_sm && E->s.m2l_fill[l] >= fill;
+  const double fill = tc ? VX_M2L_TC_FILL : VX_M2L_DENSE_FILL;
+  /* a level that fills the device, or, split, three quarters of it */
+  const double blocks = 8.0 * tiles * parts, slots = VX_M2L_DENSE_WAVES * E->G->n_sm;
+  return (parts > 1 ? 4.0 * blocks >= 3.0 * slots : blocks >= slots) && E->s.m2l_fill[l] >= fill ? parts : 0;
 }
 
 /* The M2L of level l into Ll: a dense kernel where m2l_dense_pays (k_m2l_tc or k_m2l_dense); else
@@ -1564,12 +1585,12 @@ static int VXF(launch_m2l)(VXF(gpu_eval) *E, const VXF(dtab) *T, int l, vx_real 
   const int nb = t->ntgt[l], nt = 32 * E->pl.w_m2l;
   const size_t sm = E->pl.m2l;
   const vx_real *Ml = (const vx_real *)E->G->mpole[l].ptr;
-  const int dense = VXF(m2l_dense_pays)(E, l);
+  const int dense = VXF(m2l_dense_pays)(E, l); /* k_m2l_tc: the parts its stages are split into */
 #ifdef VX_FLOAT_INST
   if (dense && m2l_uses_tc_f(E)) switch (E->m2l_spec) {
-    case 6: return launch_m2l_tc<6>(E, l, Ll, err, errlen);
-    case 8: return launch_m2l_tc<8>(E, l, Ll, err, errlen);
-    default: return launch_m2l_tc<12>(E, l, Ll, err, errlen);
+    case 6: return launch_m2l_tc<6>(E, l, dense, Ll, err, errlen);
+    case 8: return launch_m2l_tc<8>(E, l, dense, Ll, err, errlen);
+    default: return launch_m2l_tc<12>(E, l, dense, Ll, err, errlen);
     }
 #endif
   if (dense) switch (E->m2l_spec) {

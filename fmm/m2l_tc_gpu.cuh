@@ -245,11 +245,16 @@ __device__ static __forceinline__ void tc_stage_mma(const float *As, const float
 }
 #endif
 
+/* The M2L of level l on the tensor cores: blockIdx.x a tile of parents, blockIdx.y the octant q,
+ * blockIdx.z one of gridDim.z parts of the tile's stages (split over blocks where a coarse level has
+ * too few tiles to fill the device: m2l_tc_parts). One part adds its sums into L; several each write
+ * theirs to their slice of Pt (gridDim.z slices of the level's local expansions), which
+ * k_m2l_parts_sum then adds into L in part order: repeatable either way. */
 template <int P>
 __global__ void __launch_bounds__(256, P <= 8 ? 2 : 1) /* two blocks an SM: their shared memory fits */
     k_m2l_tc(const float *__restrict__ D, const int *__restrict__ deg, int l, int npar, const int *__restrict__ pchild,
              const uint32_t *__restrict__ tkey, const int *__restrict__ smap, const float *__restrict__ M,
-             float *__restrict__ L) {
+             float *__restrict__ L, float *__restrict__ Pt) {
 #ifdef VX_TC_DEVICE
   typedef tc_cfg<P> C;
   extern __shared__ unsigned char vx_smem[];
@@ -259,7 +264,9 @@ __global__ void __launch_bounds__(256, P <= 8 ? 2 : 1) /* two blocks an SM: thei
   unsigned char *vs = (unsigned char *)(us + 192);
   const int q = blockIdx.y, w = threadIdx.x >> 5, lane = threadIdx.x & 31, top = (1 << l) - 1;
   if (!dense_tile_setup(C::TJ, q, npar, pchild, tkey, deg, 1, tbox, tc, us, vs)) return;
-  const int nst = (us[189] + C::KC - 1) / C::KC;
+  const int nall = (us[189] + C::KC - 1) / C::KC, parts = (int)gridDim.z, part = (int)blockIdx.z;
+  const int s0 = (int)((long long)nall * part / parts), nst = (int)((long long)nall * (part + 1) / parts);
+  float *slice = parts > 1 ? Pt + (size_t)part * (size_t)pchild[npar] * 3 * C::NC : NULL;
   const int wm = w % C::WM, wn = w / C::WM;
   int ao[C::MT][2]; /* where the lane's a-fragment columns m = 16(wm·MT + mt) + g (+ 8) start in a stage */
 #pragma unroll
@@ -274,11 +281,11 @@ __global__ void __launch_bounds__(256, P <= 8 ? 2 : 1) /* two blocks an SM: thei
   for (int mt = 0; mt < C::MT; ++mt)
 #pragma unroll
     for (int nt = 0; nt < C::NTW; ++nt) acc[mt][nt][0] = acc[mt][nt][1] = acc[mt][nt][2] = acc[mt][nt][3] = 0.0f;
-  tc_stage<P>(0, buf0, D, vs, us, tc, q, top, smap, M);
+  if (s0 < nst) tc_stage<P>(s0, buf0, D, vs, us, tc, q, top, smap, M);
   __pipeline_commit();
-  for (int i = 0; i < nst; ++i) {
-    float *cur = (i & 1) ? buf1 : buf0;
-    if (i + 1 < nst) tc_stage<P>(i + 1, (i & 1) ? buf0 : buf1, D, vs, us, tc, q, top, smap, M);
+  for (int i = s0; i < nst; ++i) {
+    float *cur = ((i - s0) & 1) ? buf1 : buf0;
+    if (i + 1 < nst) tc_stage<P>(i + 1, ((i - s0) & 1) ? buf0 : buf1, D, vs, us, tc, q, top, smap, M);
     __pipeline_commit();
     __pipeline_wait_prior(1);
     __syncthreads();
@@ -295,7 +302,19 @@ __global__ void __launch_bounds__(256, P <= 8 ? 2 : 1) /* two blocks an SM: thei
       for (int r = 0; r < 4; ++r) {
         const int m = 16 * (wm * C::MT + mt) + g + 8 * (r >> 1), n = 8 * (wn * C::NTW + nt) + 2 * t + (r & 1);
         const int tb = tbox[m / 3];
-        if (n < C::NC && tb >= 0) L[vx_off_exp(tb, C::NC) + 3 * n + m % 3] += acc[mt][nt][r];
+        if (n >= C::NC || tb < 0) continue;
+        const size_t e = vx_off_exp(tb, C::NC) + 3 * n + m % 3;
+        if (slice) slice[e] = acc[mt][nt][r];
+        else L[e] += acc[mt][nt][r];
       }
 #endif
+}
+
+/* L[i] += Σ over the parts k of Pt[k·n + i], in part order (k_m2l_tc's split stages). */
+__global__ void k_m2l_parts_sum(const float *__restrict__ Pt, int parts, size_t n, float *__restrict__ L) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    float s = 0.0f;
+    for (int k = 0; k < parts; ++k) s += Pt[(size_t)k * n + i];
+    L[i] += s;
+  }
 }

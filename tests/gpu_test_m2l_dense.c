@@ -5,7 +5,8 @@
  * of m2l_dense_apply with fmm_m2l_dense's operators (translate_t.h, tables.h) in double — which
  * test_translate checks against rcr_translate, the CPU engine's M2L. Orders 6, 8, 12; double
  * (≤ 1e-13 relative, max over coefficients against the largest), float (≤ 1e-5) and float on the
- * tensor cores (k_m2l_tc, 3xTF32, ≤ 1e-5; reported skipped on a device without them); levels 3 and 4
+ * tensor cores (k_m2l_tc, 3xTF32, ≤ 1e-5, whole and with its stages split into three parts summed by
+ * k_m2l_parts_sum; reported skipped on a device without them); levels 3 and 4
  * (one and eight tiles of parents; level 4 for p = 6, 8 only: the CPU reference at p = 12 takes
  * minutes). The kernel twice: bitwise identical.
  * Run: build/tests/gpu_test_m2l_dense */
@@ -80,8 +81,8 @@ int main(void) {
         M[i] = (2.0 * vx_rng_uniform(&seed) - 1.0) * ldexp(1.0, -n);
       }
       if (reference(p, l, M, R)) { printf("reference failed\n"); return EXIT_FAILURE; }
-      for (int fl = 0; fl < 3; ++fl) {
-        const char *what = fl == 2 ? "tensor-core" : fl ? "float " : "double";
+      for (int fl = 0; fl < 4; ++fl) {
+        const char *what = fl == 3 ? "tensor-core, 3 parts" : fl == 2 ? "tensor-core" : fl ? "float " : "double";
         int rc = fmm_gpu_m2l_dense_full(p, fl, l, M, G, err, sizeof err);
         if (rc == -2) { printf("skipped: %s M2L p=%d level %d: %s\n", what, p, l, err); continue; }
         if (rc || fmm_gpu_m2l_dense_full(p, fl, l, M, G2, err, sizeof err)) {
