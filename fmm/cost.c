@@ -22,12 +22,14 @@
 /* [backend][precision]; order 0 marks "not calibrated" (level_rule = 1 then keeps the leaf-size
  * rule). CPU: `vortexfmm-bench --calibrate --precision float --repeat 5` and `--precision double
  * --repeat 3` on the project's 2-core machine (2 OpenMP threads, load average below 1),
- * 2026-11-24, with the vectorized pair loops (docs/BENCHMARKS.md "Cost model (issue 12), CPU"). Fields in fmm_cost_units order:
+ * 2026-11-25, with the vectorized pair loops and the M2L's source-degree cut (docs/BENCHMARKS.md
+ * "Cost model (issue 12), CPU"; docs/data/m2l_cut_2026-11-25/cpu_calibrate_*.txt). Fields in
+ * fmm_cost_units order:
  * order, tree_pt, tree_cell, p2m, m2m, m2l, l2l, l2p_grad, l2p_vel, p2p_grad, p2p_vel, p2p_nbr, other. */
 static fmm_cost_units cost_tab[2][2] = {
     /* cpu: double, float */
-    {{8, 40.41, 503, 250.4, 765.6, 754.5, 974.1, 434.7, 281.5, 0.9707, 0.4917, 14.27, 4.636},
-     {8, 41.36, 505.2, 180.4, 697.8, 738.5, 884.6, 382, 210.7, 0.497, 0.2051, 14.97, 6.815}},
+    {{8, 42.35, 0, 172.8, 780, 679.5, 1110, 371.9, 218.1, 0.9448, 0.7111, 52.25, 6.036},
+     {8, 40.8, 0, 121.1, 690.1, 652.7, 923, 300.9, 158.2, 0.4513, 0.2129, 54.92, 0.1936}},
     /* cuda: not calibrated yet. `vortexfmm-bench --backend cuda --calibrate` prints the line (a cost
      * file's, and this initializer as a comment) to paste here; until then level_rule = 1 keeps the
      * leaf-size rule on the GPU, and says so when verbose */
