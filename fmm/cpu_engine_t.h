@@ -103,7 +103,8 @@ static long long VXF(cpu_m2l)(const oct_tree *t, const fmm_tables *T, int p, int
         vx_real ir = (vx_real)(1.0 / T->geo_len[g]);
         ipow[0] = VX_R(1.0);
         for (int i = 1; i <= 2 * p + 1; ++i) ipow[i] = ipow[i - 1] * ir;
-        VXF(rcr_translate)(M + vx_off_exp(s, nc), out, p, T->m2l_deg[g], (vx_real)T->geo_cphi[g], (vx_real)T->geo_sphi[g],
+        VXF(rcr_translate)(M + vx_off_exp(s, nc), out, p, T->m2l_deg[g], (vx_real)T->geo_cphi[g],
+                           (vx_real)T->geo_sphi[g],
                            VXF(tab_roty)(T) + (size_t)T->geo_theta[g] * T->roty_stride, VXF(tab_m2l)(T), ipow, 2, w1, w2);
         count++;
       }

@@ -400,9 +400,10 @@ __device__ static __forceinline__ void VXF(dense_chunk)(int i, const short *us, 
 
 /* Queue stage i's copies (offset slot o, k-rows k0 .. k0 + kc − 1: dense_chunk) into buffer buf. */
 template <int P>
-__device__ static __forceinline__ void VXF(dense_stage)(int o, int k0, int kc, vx_real *buf, const vx_real *__restrict__ D,
-                                                        const unsigned char *vs, const int *tc, int q, int top,
-                                                        const int *__restrict__ smap, const vx_real *__restrict__ M) {
+__device__ static __forceinline__ void VXF(dense_stage)(int o, int k0, int kc, vx_real *buf,
+                                                        const vx_real *__restrict__ D, const unsigned char *vs,
+                                                        const int *tc, int q, int top, const int *__restrict__ smap,
+                                                        const vx_real *__restrict__ M) {
   typedef VXF(dense_cfg)<P> C;
   int dx, dy, dz;
   dense_slot_offset(vs[o], q, &dx, &dy, &dz);
@@ -424,9 +425,9 @@ __device__ static __forceinline__ void VXF(dense_stage)(int o, int k0, int kc, v
 
 template <int P>
 __global__ void __launch_bounds__(32 * (P + 1), P <= 8 ? 2 : 1)
-    VXF(k_m2l_dense)(const vx_real *__restrict__ D, const int *__restrict__ deg, int l, int npar, const int *__restrict__ pchild,
-                     const uint32_t *__restrict__ tkey, const int *__restrict__ smap, const vx_real *__restrict__ M,
-                     vx_real *__restrict__ L) {
+    VXF(k_m2l_dense)(const vx_real *__restrict__ D, const int *__restrict__ deg, int l, int npar,
+                     const int *__restrict__ pchild, const uint32_t *__restrict__ tkey, const int *__restrict__ smap,
+                     const vx_real *__restrict__ M, vx_real *__restrict__ L) {
   typedef VXF(dense_cfg)<P> C;
   extern __shared__ unsigned char vx_smem[];
   vx_real *buf0 = (vx_real *)vx_smem, *buf1 = buf0 + C::STAGE;
@@ -1526,7 +1527,8 @@ static int VXF(m2l_dense_full)(int l, int tc, int parts, const double *M, double
   {
     VX_CU(cudaFuncSetAttribute(VXF(k_m2l_dense)<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM));
     VXF(k_m2l_dense)<P><<<dim3((unsigned)vx_ceil_div(np, C::TJ), 8), 32 * C::RW, C::SMEM>>>(
-        (const vx_real *)dD, (const int *)ddeg, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap, (const vx_real *)dM,
+        (const vx_real *)dD, (const int *)ddeg, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap,
+        (const vx_real *)dM,
         (vx_real *)dL);
   }
   VX_CU(cudaGetLastError());
@@ -1535,7 +1537,8 @@ static int VXF(m2l_dense_full)(int l, int tc, int parts, const double *M, double
   rc = 0;
 fail:
 done:
-  cudaFree(dD); cudaFree(dM); cudaFree(dL); cudaFree(dchild); cudaFree(dmap); cudaFree(dkey); cudaFree(ddeg); cudaFree(dP);
+  cudaFree(dD); cudaFree(dM); cudaFree(dL); cudaFree(dchild);
+  cudaFree(dmap); cudaFree(dkey); cudaFree(ddeg); cudaFree(dP);
   free(tab); free(hM); free(child); free(map); free(key);
   fmm_tables_free(&T);
   return rc;

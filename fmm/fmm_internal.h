@@ -78,9 +78,10 @@ int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, s
 int fmm_gpu_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
 int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins);
 /* k_m2l_dense alone, for its twin test: order p (6, 8 or 12), double (fl 0), float (1) or float on
- * the tensor cores (2: k_m2l_tc; 3: k_m2l_tc with its stages split into three parts), on a full level l (every box of 8^l present, box b = Morton key b;
- * parents likewise one level up) whose source multipoles M (3·VX_NCOEF(p) reals a box, in double)
- * are given; the local expansions it adds go into L (same layout, zeroed first). 0, -2 with err when
+ * the tensor cores (2: k_m2l_tc; 3: k_m2l_tc with its stages split into three parts), on a full
+ * level l (every box of 8^l present, box b = Morton key b; parents likewise one level up) whose
+ * source multipoles M (3·VX_NCOEF(p) reals a box, in double) are given; the local expansions it
+ * adds go into L (same layout, zeroed first). 0, -2 with err when
  * fl is 2 or 3 and the device has no TF32 tensor cores, or -1 with err. */
 int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen);
 /* 1 when the context's automatic M2L runs the dense product on the tensor cores at the levels that

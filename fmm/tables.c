@@ -182,8 +182,8 @@ int fmm_m2l_dense(const fmm_tables *T, int g, double *D) {
   for (int k0 = 0; k0 < nc; k0 += 3) {
     for (int c = 0; c < 3 && k0 + c < nc; ++c) in[3 * (k0 + c) + c] = 1.0;
     memset(out, 0, sizeof(double) * 3 * nc);
-    rcr_translate_d(in, out, p, T->m2l_deg[g], T->geo_cphi[g], T->geo_sphi[g], T->roty + (size_t)T->geo_theta[g] * T->roty_stride, T->m2l,
-                    ipow, 2, w1, w2);
+    rcr_translate_d(in, out, p, T->m2l_deg[g], T->geo_cphi[g], T->geo_sphi[g],
+                    T->roty + (size_t)T->geo_theta[g] * T->roty_stride, T->m2l, ipow, 2, w1, w2);
     for (int c = 0; c < 3 && k0 + c < nc; ++c) {
       in[3 * (k0 + c) + c] = 0.0;
       for (int r = 0; r < nc; ++r) D[(size_t)r * nc + k0 + c] = out[3 * r + c];
