@@ -249,8 +249,8 @@ int fmm_cpu_pairs_vectorize(vx_kernel kernel, vx_precision precision);
  * deviates from the singular one by at most tol, relatively (docs/MATH.md §10). 0 for the singular
  * kernel, σ for poly (exact); +inf where no finite radius achieves it. */
 double vx_kernel_cutoff(vx_kernel k, double sigma, double tol, int gradient);
-/* The tolerance reg_tol = 0 stands for: 10^-(4 + p/4), an order of magnitude below the far
- * field's error at order p (1e-6 at p = 8), but not below the precision's unit rounding
+/* The tolerance reg_tol = 0 stands for: 10^-(3 + p/4) (1e-5 at p = 8), which keeps the committed
+ * error within a tenth of the far field's at order p, but not below the precision's unit rounding
  * (docs/MATH.md §10). */
 double vx_kernel_default_tol(vx_precision prec, int order);
 
