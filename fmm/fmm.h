@@ -75,7 +75,8 @@ typedef struct {
   double reg_tol;         /* largest tolerated relative deviation of the regularized kernel (velocity,
                              and gradient when computed) from the singular one beyond the cut-off r_c,
                              where the engine stops correcting the singular far field; 0 (default):
-                             vx_kernel_default_tol(precision, order) (docs/MATH.md §10) */
+                             vx_kernel_default_tol(precision, order, gradient) for each kind of
+                             target; a value set here applies to both (docs/MATH.md §10) */
   int reg_correct;        /* how the automatic level meets a regularized kernel (docs/MATH.md §10):
                              FMM_REG_AUTO (the default): leaves at least min(r_c, VX_REG_LEAF_SIGMA·σ) wide,
                              corrected within r_c; FMM_REG_CAP: leaves at least r_c wide (no correction
@@ -107,9 +108,10 @@ typedef struct {
   /* Regularization (docs/MATH.md §10). t_p2p includes t_corr. */
   double r_cut;           /* cut-off r_c: pairs closer than it are regularized exactly (0: singular kernel;
                              with gradients, the gradient targets' one; velocity-only targets use a
-                             shorter one, where q alone is within tolerance) */
+                             shorter one, where q alone is within their tolerance) */
   double reg_err;         /* regularization error committed: the kernel's largest relative deviation from
-                             the singular one over the pairs left to the singular far field (<= reg_tol) */
+                             the singular one over the pairs left to the singular far field (at most the
+                             tolerance of the targets concerned: velocity-only ones' where any) */
   double t_corr;          /* ms of the regularization corrections (pairs closer than r_c, not adjacent) */
   long long n_corr;       /* candidate correction pairs examined, the sources beyond r_cut of each target
                              leaf's box left out (CPU backend; 0 on the GPU) */
@@ -249,10 +251,12 @@ int fmm_cpu_pairs_vectorize(vx_kernel kernel, vx_precision precision);
  * deviates from the singular one by at most tol, relatively (docs/MATH.md §10). 0 for the singular
  * kernel, σ for poly (exact); +inf where no finite radius achieves it. */
 double vx_kernel_cutoff(vx_kernel k, double sigma, double tol, int gradient);
-/* The tolerance reg_tol = 0 stands for: 10^-(3 + p/4) (1e-5 at p = 8), which keeps the committed
- * error within a tenth of the far field's at order p, but not below the precision's unit rounding
- * (docs/MATH.md §10). */
-double vx_kernel_default_tol(vx_precision prec, int order);
+/* The tolerance reg_tol = 0 stands for, for targets that need the gradient: 10^-(3 + p/4) (1e-5 at
+ * p = 8), which keeps the committed error near a hundredth of the far field's at order p; for
+ * velocity-only targets (gradient 0: tracers, which do not feed back into the flow): 10^-(1 + p/4),
+ * which keeps it within a tenth of the far field's velocity error; neither below the precision's
+ * unit rounding (docs/MATH.md §10). */
+double vx_kernel_default_tol(vx_precision prec, int order, int gradient);
 
 VX_EXTERN_C_END
 #endif

@@ -290,10 +290,11 @@ static void report(batch *b, double t_start) {
   if (!P->direct)
     fprintf(stderr,
             PROG ": far field per step: P2M %.3f, M2M %.3f, M2L %.3f, L2L %.3f, L2P %.3f ms; %lld M2L translations, "
-                 "%d source and %d target leaves%s; the kernel's deviation left to the far field %.1e (r_c %.3g)\n",
+                 "%d source and %d target leaves%s; the kernel's deviation left to the far field at most %.1e (r_c %.3g%s)\n",
             m[ST_P2M], m[ST_M2M], m[ST_M2L], m[ST_L2L], m[ST_L2P], b->last_engine.n_m2l, b->last_engine.n_src_leaves,
             b->last_engine.n_tgt_leaves, b->last_engine.level_capped ? " (level capped by the core size or memory)" : "",
-            b->last_engine.reg_err, b->last_engine.r_cut);
+            b->last_engine.reg_err, b->last_engine.r_cut,
+            vx_sim_n_tracers(b->sim) > 0 ? "; the tracers', within their own tolerance, shorter" : "");
   if (!P->direct && P->backend == VX_BACKEND_CUDA) report_m2l_levels(&b->last_engine);
   const vx_acc_result *r = &b->acc_res;
   if (b->acc && b->acc_ms.n > 0)
