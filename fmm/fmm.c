@@ -129,22 +129,20 @@ double vx_kernel_cutoff(vx_kernel k, double sigma, double tol, int gradient) {
   return deviation_radius(k, tol, gradient) * sigma;
 }
 
-double vx_kernel_default_tol(vx_precision prec, int order, int gradient) {
+double vx_kernel_default_tol(vx_precision prec, int order, int passive) {
   /* The error committed was at most about 1e-2 tol in the gradient and 2e-3 tol in the velocity on
    * every set measured (docs/MATH.md §10): 10^-(3 + p/4) keeps it near a hundredth of the far
-   * field's own error at order p (§7) where it feeds the dynamics; velocity-only targets (tracers)
-   * take 10^-(1 + p/4), within a tenth of the far field's velocity error. Not below the precision's
+   * field's own error at order p (§7); passive targets (tracers, which feed nothing back) take
+   * 10^-(1 + p/4), within a tenth of the far field's velocity error. Not below the precision's
    * unit rounding, where it would not show. */
-  double tol = pow(10.0, -((gradient ? 3.0 : 1.0) + 0.25 * order)), unit = prec == VX_FLOAT ? 0x1p-24 : 0x1p-53;
+  double tol = pow(10.0, -((passive ? 1.0 : 3.0) + 0.25 * order)), unit = prec == VX_FLOAT ? 0x1p-24 : 0x1p-53;
   return tol > unit ? tol : unit;
 }
 
-double fmm_reg_tol(const fmm_params *p, int gradient) {
-  return p->reg_tol > 0.0 ? p->reg_tol : vx_kernel_default_tol(p->precision, p->order, gradient);
+double fmm_reg_tol(const fmm_params *p, int passive) {
+  return p->reg_tol > 0.0 ? p->reg_tol : vx_kernel_default_tol(p->precision, p->order, passive);
 }
-double fmm_reg_cutoff(const fmm_params *p) {
-  return vx_kernel_cutoff(p->kernel, p->sigma, fmm_reg_tol(p, p->gradient), p->gradient);
-}
+double fmm_reg_cutoff(const fmm_params *p) { return vx_kernel_cutoff(p->kernel, p->sigma, fmm_reg_tol(p, 0), p->gradient); }
 
 /* Measured (docs/MATH.md §10): Winckelmans–Leonard's r_cut (37σ at 1e-6) is below the cube's side
  * for thin cores, where the corrections at the leaf-size level beat the capped tree 1.6-3.9x;
@@ -155,15 +153,15 @@ int fmm_reg_caps_level(const fmm_params *p) { return p->reg_correct == FMM_REG_C
 /* Clamp a cut-off to 2 x the root side: every pair of the cube (at most √3 side apart) is closer. */
 static double clamp_cut(double rc, double side) { return rc > 2.0 * side || !(rc == rc) ? 2.0 * side : rc; }
 
-fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, int vel_only, fmm_stats *s) {
+fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, int passive, fmm_stats *s) {
   const fmm_params *P = &ctx->prm;
   fmm_corr c;
   memset(&c, 0, sizeof c);
   c.Lc = L;
   const double w = ldexp(side, -L);
-  /* gradient targets need the gradient kernel within their tolerance too; velocity-only ones
-   * (tracers) only q, within theirs */
-  const double rg = fmm_reg_cutoff(P), rv = vx_kernel_cutoff(P->kernel, P->sigma, fmm_reg_tol(P, 0), 0);
+  /* gradient targets need the gradient kernel within the tolerance too; velocity-only ones only q,
+   * within the passive tolerance where they ride along gradient targets (the tracers) */
+  const double rg = fmm_reg_cutoff(P), rv = vx_kernel_cutoff(P->kernel, P->sigma, fmm_reg_tol(P, passive), 0);
   c.r_cut = clamp_cut(rg, side);
   const double rcv = clamp_cut(rv, side);
   if (c.r_cut > w && P->kernel != VX_KERNEL_SINGULAR) {
@@ -175,12 +173,12 @@ fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, int vel_only, fmm_sta
   }
   /* Pairs left to the singular far field are at least max(r_cut, w) apart: the committed error is
    * the deviation there (none when that exceeds the cube's diagonal), the larger of the gradient
-   * targets' and, where there are velocity-only targets (vel_only), theirs. */
+   * targets' and the velocity-only ones'. */
   double err = 0.0;
   if (P->kernel != VX_KERNEL_SINGULAR) {
     const double dg = fmax(c.r_cut, w), dv = fmax(rcv, w), diag = sqrt(3.0) * side;
     if (dg < diag) err = vx_kernel_deviation_max(P->kernel, dg / P->sigma, P->gradient);
-    if (vel_only && dv < diag) err = fmax(err, vx_kernel_deviation(P->kernel, dv / P->sigma));
+    if (dv < diag) err = fmax(err, vx_kernel_deviation(P->kernel, dv / P->sigma));
   }
   ctx->reg_err = err;
   if (s) {

@@ -75,8 +75,9 @@ typedef struct {
   double reg_tol;         /* largest tolerated relative deviation of the regularized kernel (velocity,
                              and gradient when computed) from the singular one beyond the cut-off r_c,
                              where the engine stops correcting the singular far field; 0 (default):
-                             vx_kernel_default_tol(precision, order, gradient) for each kind of
-                             target; a value set here applies to both (docs/MATH.md §10) */
+                             vx_kernel_default_tol(precision, order, passive), passive targets
+                             (fmm_io.n_grad) at their own; a value set here applies to all
+                             (docs/MATH.md §10) */
   int reg_correct;        /* how the automatic level meets a regularized kernel (docs/MATH.md §10):
                              FMM_REG_AUTO (the default): leaves at least min(r_c, VX_REG_LEAF_SIGMA·σ) wide,
                              corrected within r_c; FMM_REG_CAP: leaves at least r_c wide (no correction
@@ -111,7 +112,7 @@ typedef struct {
                              shorter one, where q alone is within their tolerance) */
   double reg_err;         /* regularization error committed: the kernel's largest relative deviation from
                              the singular one over the pairs left to the singular far field (at most the
-                             tolerance of the targets concerned: velocity-only ones' where any) */
+                             tolerance of the targets concerned: passive ones' where any) */
   double t_corr;          /* ms of the regularization corrections (pairs closer than r_c, not adjacent) */
   long long n_corr;       /* candidate correction pairs examined, the sources beyond r_cut of each target
                              leaf's box left out (CPU backend; 0 on the GPU) */
@@ -144,7 +145,9 @@ typedef struct {
   int on_device;
   int n_grad;             /* gradient only for targets [0, n_grad) (e.g. vortex elements before
                              passive tracers, which need velocity only); 0: for all targets.
-                             Rows at and beyond n_grad are left untouched. */
+                             Rows at and beyond n_grad are left untouched. Where the evaluation
+                             computes gradients, those targets are passive: their velocity is held
+                             to the passive tolerance (vx_kernel_default_tol, reg_tol = 0). */
 } fmm_io;
 
 typedef struct fmm_ctx fmm_ctx;
@@ -251,12 +254,12 @@ int fmm_cpu_pairs_vectorize(vx_kernel kernel, vx_precision precision);
  * deviates from the singular one by at most tol, relatively (docs/MATH.md §10). 0 for the singular
  * kernel, σ for poly (exact); +inf where no finite radius achieves it. */
 double vx_kernel_cutoff(vx_kernel k, double sigma, double tol, int gradient);
-/* The tolerance reg_tol = 0 stands for, for targets that need the gradient: 10^-(3 + p/4) (1e-5 at
- * p = 8), which keeps the committed error near a hundredth of the far field's at order p; for
- * velocity-only targets (gradient 0: tracers, which do not feed back into the flow): 10^-(1 + p/4),
- * which keeps it within a tenth of the far field's velocity error; neither below the precision's
- * unit rounding (docs/MATH.md §10). */
-double vx_kernel_default_tol(vx_precision prec, int order, int gradient);
+/* The tolerance reg_tol = 0 stands for: 10^-(3 + p/4) (1e-5 at p = 8), which keeps the committed
+ * error near a hundredth of the far field's at order p; for passive targets (passive = 1: the
+ * velocity-only targets of an evaluation that computes the gradient for the others, fmm_io.n_grad —
+ * the tracers, which feed nothing back into the flow), 10^-(1 + p/4), within a tenth of the far
+ * field's velocity error; neither below the precision's unit rounding (docs/MATH.md §10). */
+double vx_kernel_default_tol(vx_precision prec, int order, int passive);
 
 VX_EXTERN_C_END
 #endif

@@ -1273,7 +1273,7 @@ static int VXF(eval_tree)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   VX_CUR_LAUNCH(chunk_fill);
   VX_CUR(cudaEventRecord(E->ev[EV_TREE], E->sf));
   E->s.levels = E->L, E->s.level_capped = t->capped, E->s.n_src_leaves = t->nsrc[E->L], E->s.n_tgt_leaves = E->nleaf;
-  E->cr = fmm_reg_prepare(E->ctx, t->side, E->L, !E->want_grad || E->n_grad < E->nt, &E->s);
+  E->cr = fmm_reg_prepare(E->ctx, t->side, E->L, E->want_grad && E->n_grad < E->nt, &E->s);
   return 0;
 }
 

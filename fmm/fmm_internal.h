@@ -43,17 +43,18 @@ typedef struct {
   double rc2v;     /* the same for velocity-only targets (q alone within tolerance: shorter) */
 } fmm_corr;
 
-/* The tolerance in force for targets that need the gradient or not (reg_tol, or
- * vx_kernel_default_tol), and the cut-off of p->gradient's. */
-double fmm_reg_tol(const fmm_params *p, int gradient);
+/* The tolerance in force for passive targets or the others (reg_tol, or vx_kernel_default_tol),
+ * and the others' cut-off. */
+double fmm_reg_tol(const fmm_params *p, int passive);
 double fmm_reg_cutoff(const fmm_params *p);
 /* 1 when the automatic level keeps leaves at least r_cut wide (the rule before corrections existed):
  * unless reg_correct asks for the corrections, and always for Rosenhead–Moore, where the capped
  * tree was measured faster (docs/MATH.md §10). */
 int fmm_reg_caps_level(const fmm_params *p);
-/* The corrections for a tree of root side `side` and finest level L, vel_only: whether any target
- * is velocity-only; stores r_cut and the committed error in s (and ctx->reg_err). */
-fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, int vel_only, fmm_stats *s);
+/* The corrections for a tree of root side `side` and finest level L, passive: whether the
+ * velocity-only targets are passive (the evaluation computes gradients for the others, fmm_io.n_grad);
+ * stores r_cut and the committed error in s (and ctx->reg_err). */
+fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, int passive, fmm_stats *s);
 
 /* Grow b to at least bytes; 0 or -1 (out of memory). Contents are not kept. */
 int vx_buf_reserve(vx_buf *b, size_t bytes);

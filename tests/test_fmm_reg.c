@@ -4,7 +4,7 @@
  * field + corrections within r_cut) against direct summation with the same kernel, velocity and
  * gradient, relative L2 and the maximum over targets, within thresholds set from the measured
  * errors. Also: the level is not capped by the core (Gaussian, poly), the committed error
- * fmm_stats.reg_err is within the tolerance (velocity-only targets: their own), and --levels forces
+ * fmm_stats.reg_err is within the tolerance (passive targets: their own), and --levels forces
  * the level; FMM_REG_CAP keeps leaves r_cut wide, and the default FMM_REG_AUTO goes deeper than it
  * (leaves >= 2σ). CTest runs it
  * again with VX_CPU_SIMD=baseline and =avx2: the pair loops of each instruction set (fmm_cpu_simd).
@@ -29,8 +29,9 @@ typedef struct {
   fmm_stats st;
 } errs;
 
-/* FMM with prm on the n points against direct summation in double, on the run's (rounded) inputs. */
-static errs run(int n, const double *pos0, const double *str0, fmm_params prm) {
+/* FMM with prm on the n points against direct summation in double, on the run's (rounded) inputs;
+ * gradients for the first ng targets (0: all; fmm_io.n_grad), the rest passive. */
+static errs run_ng(int n, const double *pos0, const double *str0, fmm_params prm, int ng) {
   const int fl = prm.precision == VX_FLOAT;
   double *pos = malloc(sizeof(double) * 3 * n), *str = malloc(sizeof(double) * 3 * n);
   double *uref = calloc(3 * (size_t)n, sizeof(double)), *gref = calloc(9 * (size_t)n, sizeof(double));
@@ -41,36 +42,37 @@ static errs run(int n, const double *pos0, const double *str0, fmm_params prm) {
   dp.precision = VX_DOUBLE;
   fmm_ctx *dctx = fmm_create(&dp, err, sizeof err), *ctx = fmm_create(&prm, err, sizeof err);
   if (!dctx || !ctx) { printf("fmm_create: %s\n", err); exit(EXIT_FAILURE); }
-  fmm_io io = {.n_src = n, .src_pos = pos, .src_str = str, .n_tgt = n, .tgt_pos = pos, .vel = uref, .grad = gref};
+  fmm_io io = {.n_src = n, .src_pos = pos, .src_str = str, .n_tgt = n, .tgt_pos = pos, .vel = uref, .grad = gref, .n_grad = ng};
   if (fmm_direct(dctx, &io, NULL, err, sizeof err)) { printf("direct: %s\n", err); exit(EXIT_FAILURE); }
   errs r;
   memset(&r, 0, sizeof r);
   if (fl) {
     float *pf = malloc(sizeof(float) * 3 * n), *sf = malloc(sizeof(float) * 3 * n);
-    float *uf = malloc(sizeof(float) * 3 * n), *gf = malloc(sizeof(float) * 9 * n);
+    float *uf = calloc(3 * (size_t)n, sizeof(float)), *gf = calloc(9 * (size_t)n, sizeof(float));
     for (int i = 0; i < 3 * n; ++i) pf[i] = (float)pos[i], sf[i] = (float)str[i];
-    fmm_io fio = {.n_src = n, .src_pos = pf, .src_str = sf, .n_tgt = n, .tgt_pos = pf, .vel = uf, .grad = gf};
+    fmm_io fio = {.n_src = n, .src_pos = pf, .src_str = sf, .n_tgt = n, .tgt_pos = pf, .vel = uf, .grad = gf, .n_grad = ng};
     if (fmm_evaluate(ctx, &fio, &r.st, err, sizeof err)) { printf("fmm: %s\n", err); exit(EXIT_FAILURE); }
     for (int i = 0; i < 3 * n; ++i) u[i] = uf[i];
     for (int i = 0; i < 9 * n; ++i) g[i] = gf[i];
     free(pf), free(sf), free(uf), free(gf);
   } else {
-    fmm_io fio = {.n_src = n, .src_pos = pos, .src_str = str, .n_tgt = n, .tgt_pos = pos, .vel = u, .grad = g};
+    fmm_io fio = {.n_src = n, .src_pos = pos, .src_str = str, .n_tgt = n, .tgt_pos = pos, .vel = u, .grad = g, .n_grad = ng};
     if (fmm_evaluate(ctx, &fio, &r.st, err, sizeof err)) { printf("fmm: %s\n", err); exit(EXIT_FAILURE); }
   }
-  double nu = 0, du = 0, ng = 0, dg = 0, mx = 0;
+  double nu = 0, du = 0, nrg = 0, dg = 0, mx = 0;
   for (int i = 0; i < n; ++i) {
     double d2 = 0;
     for (int c = 0; c < 3; ++c) d2 += (u[3 * i + c] - uref[3 * i + c]) * (u[3 * i + c] - uref[3 * i + c]), nu += uref[3 * i + c] * uref[3 * i + c];
     du += d2;
     if (d2 > mx) mx = d2;
-    for (int c = 0; c < 9; ++c) dg += (g[9 * i + c] - gref[9 * i + c]) * (g[9 * i + c] - gref[9 * i + c]), ng += gref[9 * i + c] * gref[9 * i + c];
+    for (int c = 0; c < 9; ++c) dg += (g[9 * i + c] - gref[9 * i + c]) * (g[9 * i + c] - gref[9 * i + c]), nrg += gref[9 * i + c] * gref[9 * i + c];
   }
-  r.vel = sqrt(du / nu), r.grad = sqrt(dg / ng), r.vmax = sqrt(mx) / sqrt(nu / n);
+  r.vel = sqrt(du / nu), r.grad = sqrt(dg / nrg), r.vmax = sqrt(mx) / sqrt(nu / n);
   fmm_destroy(ctx), fmm_destroy(dctx);
   free(pos), free(str), free(uref), free(gref), free(u), free(g);
   return r;
 }
+static errs run(int n, const double *pos0, const double *str0, fmm_params prm) { return run_ng(n, pos0, str0, prm, 0); }
 
 /* One case: kernel, core, level (0: automatic), precision, and the thresholds (about twice the
  * errors measured on 2026-11-24, rounded up). */
@@ -138,7 +140,7 @@ int main(void) {
     prm.order = k->order ? k->order : k->prec == VX_FLOAT ? 8 : 12;
     prm.reg_correct = 1;
     errs e = run(n, pos, str, prm);
-    const double tol = vx_kernel_default_tol(prm.precision, prm.order, 1);
+    const double tol = vx_kernel_default_tol(prm.precision, prm.order, 0);
     printf("%-5s sigma=%.3f %s p=%2d level %d%s: r_cut %.4f reg_err %.2e (tol %.1e) corr pairs %lld\n"
            "      err_vel %.2e  err_grad %.2e  max_vel %.2e\n",
            vx_kernel_name(k->kernel), k->sigma, k->prec == VX_FLOAT ? "float " : "double", prm.order, e.st.levels,
@@ -196,30 +198,35 @@ int main(void) {
     snprintf(what, sizeof what, "auto: velocity %.2e <= 2.5e-6, gradient %.2e <= 8e-6", e.vel, e.grad);
     check(e.vel <= 2.5e-6 && e.grad <= 8e-6, what);
   }
-  /* Velocity-only targets (no gradient): their own tolerance 10^-(1 + p/4), a shorter cut-off and a
-   * committed error within it; the velocity's error against direct summation no more than 2 % above
-   * the one with every target held to the gradient's tolerance (float p = 8, thick core: measured
-   * 1.450e-5 against 1.476e-5, float's rounding either way) */
+  /* Passive targets (velocity only beside gradient targets, fmm_io.n_grad: the tracers): their own
+   * tolerance 10^-(1 + p/4), a shorter cut-off and a committed error within it; the velocity's error
+   * against direct summation no more than 2 % above the one with every target held to 10^-(3 + p/4)
+   * (float p = 8, thick core, half the targets passive: measured 1.466e-5 against 1.477e-5, float's
+   * rounding either way). A call without gradients holds
+   * its velocity-only targets to 10^-(3 + p/4): the energy of the elements is no passive quantity. */
   {
     fmm_params prm = fmm_params_default();
     prm.kernel = VX_KERNEL_GAUSS;
     prm.sigma = thick;
     prm.leaf_size = 16;
     prm.precision = VX_FLOAT;
-    prm.gradient = 0;
-    errs e = run(n, pos, str, prm);
-    const double tv = vx_kernel_default_tol(VX_FLOAT, 8, 0), tg = vx_kernel_default_tol(VX_FLOAT, 8, 1);
+    errs e = run_ng(n, pos, str, prm, n / 2);
+    const double tv = vx_kernel_default_tol(VX_FLOAT, 8, 1), tg = vx_kernel_default_tol(VX_FLOAT, 8, 0);
     prm.reg_tol = tg;
-    errs r = run(n, pos, str, prm);
-    printf("gauss sigma=%.3f float p=8, velocity only: tolerance %.1e (gradient targets' %.1e), r_cut %.4f (%.4f), "
-           "reg_err %.2e, corr pairs %lld (%lld), err_vel %.3e (%.3e)\n",
-           thick, tv, tg, e.st.r_cut, r.st.r_cut, e.st.reg_err, e.st.n_corr, r.st.n_corr, e.vel, r.vel);
-    check(tv == 1e-3 && tg == 1e-5, "default tolerances at p = 8: 1e-3 velocity-only, 1e-5 with the gradient");
-    snprintf(what, sizeof what, "velocity only: r_cut %.4f shorter than at the gradient's tolerance %.4f, reg_err %.2e <= %.0e",
-             e.st.r_cut, r.st.r_cut, e.st.reg_err, tv);
-    check(e.st.r_cut < r.st.r_cut && e.st.reg_err <= tv * (1 + 1e-9), what);
-    snprintf(what, sizeof what, "velocity only: err_vel %.3e <= 1.02 x %.3e", e.vel, r.vel);
-    check(e.vel <= 1.02 * r.vel, what);
+    errs r = run_ng(n, pos, str, prm, n / 2);
+    prm.reg_tol = 0.0;
+    prm.gradient = 0;
+    errs v = run(n, pos, str, prm);
+    printf("gauss sigma=%.3f float p=8, half passive: tolerance %.1e (others %.1e), reg_err %.2e (all held to %.1e: %.2e; "
+           "no gradients: %.2e), err_vel %.3e (%.3e; %.3e)\n",
+           thick, tv, tg, e.st.reg_err, tg, r.st.reg_err, v.st.reg_err, e.vel, r.vel, v.vel);
+    check(tv == 1e-3 && tg == 1e-5, "default tolerances at p = 8: 1e-3 passive, 1e-5 the others");
+    snprintf(what, sizeof what, "passive: reg_err %.2e in (%.0e, %.0e]", e.st.reg_err, tg, tv);
+    check(e.st.reg_err > tg && e.st.reg_err <= tv * (1 + 1e-9), what);
+    snprintf(what, sizeof what, "passive: err_vel %.3e <= 1.02 x %.3e, gradient %.3e the same", e.vel, r.vel, e.grad);
+    check(e.vel <= 1.02 * r.vel && e.grad == r.grad, what);
+    snprintf(what, sizeof what, "no gradients: reg_err %.2e <= %.0e (not passive)", v.st.reg_err, tg);
+    check(v.st.reg_err <= tg * (1 + 1e-9), what);
   }
   free(pos), free(str);
   if (failures) { printf("%d failure(s)\n", failures); return EXIT_FAILURE; }
