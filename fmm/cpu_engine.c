@@ -23,9 +23,10 @@ static inline const float *tab_m2l_f(const fmm_tables *T) { return T->m2l_f; }
 
 /* The source leaves whose pairs with target leaf b need the regularization correction (docs/MATH.md
  * §10): under the 27 level-Lc boxes around b's ancestor (oct_reach_range), not adjacent to b and
- * closer than r_cut (oct_leaf_reach): the GPU's k_corr walks the same ranges with the same tests.
- * out holds at least nsrc[L] entries; returns the count. */
-static int cpu_corr_leaves(const oct_tree *t, int b, const fmm_corr *cr, int *out) {
+ * closer than the cut-off whose (r / leaf width)² is reach2 (oct_leaf_reach: cr->reach2, or
+ * cr->reach2v where no target of b needs the gradient): the GPU's k_corr walks the same ranges with
+ * the same tests. out holds at least nsrc[L] entries; returns the count. */
+static int cpu_corr_leaves(const oct_tree *t, int b, const fmm_corr *cr, double reach2, int *out) {
   const int L = t->L, ns = t->nsrc[L];
   const uint32_t tk = t->tgt_key[L][b], *skey = t->src_key[L];
   int n = 0;
@@ -33,7 +34,7 @@ static int cpu_corr_leaves(const oct_tree *t, int b, const fmm_corr *cr, int *ou
     int a, e;
     oct_reach_range(L, cr->Lc, tk, q, skey, ns, &a, &e);
     for (int s = a; s < e; ++s)
-      if (oct_leaf_reach(tk, skey[s], cr->reach2)) out[n++] = s;
+      if (oct_leaf_reach(tk, skey[s], reach2)) out[n++] = s;
   }
   return n;
 }

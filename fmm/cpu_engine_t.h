@@ -371,13 +371,22 @@ static long long VXF(cpu_p2p_leaf)(const VXF(cpu_leafjob) *J, int b, vx_buf *buf
   return (long long)(t->tgt_start[b + 1] - t->tgt_start[b]) * n;
 }
 
+/* Whether any target of leaf b needs the gradient. */
+static int VXF(cpu_leaf_wants_grad)(const VXF(cpu_leafjob) *J, int b) {
+  if (!J->want_grad) return 0;
+  for (int k = J->t->tgt_start[b]; k < J->t->tgt_start[b + 1]; ++k)
+    if (J->t->tgt_order[k] < J->n_grad) return 1;
+  return 0;
+}
+
 /* Regularization corrections of leaf b (docs/MATH.md §10): for every source of the leaves in
  * list[0..nl) (cpu_corr_leaves) closer than the cut-off, the regularized minus the singular kernel
  * (pair_bs_regdiff's terms), times 1/(4π), added to vel/grad; rc2g for targets that need the
- * gradient, rc2v for velocity-only ones. Returns the candidate pairs examined (those within the
- * larger cut-off of the leaf's box), or -1 when the buffer cannot grow. */
+ * gradient, rc2v for velocity-only ones; g: whether any target of b needs the gradient (else the
+ * sources within rc2v of the leaf's box suffice). Returns the candidate pairs examined (those within
+ * the cut-off of the leaf's box), or -1 when the buffer cannot grow. */
 static long long VXF(cpu_corr_leaf)(const VXF(cpu_leafjob) *J, int b, const int *list, int nl, vx_real rc2g, vx_real rc2v,
-                                    vx_buf *buf) {
+                                    int g, vx_buf *buf) {
   const oct_tree *t = J->t;
   const VXF(cpu_soa) *tgt = J->tgt;
   const int L = t->L;
@@ -385,7 +394,7 @@ static long long VXF(cpu_corr_leaf)(const VXF(cpu_leafjob) *J, int b, const int 
   oct_box_centre(t, L, t->tgt_key[L][b], c);
   for (int a = 0; a < 3; ++a) { lo[a] = c[a] - half; hi[a] = c[a] + half; }
   VXF(cpu_soa) nb;
-  const int n = VXF(cpu_gather_leaves)(J->src, t->src_start, list, nl, lo, hi, (double)(rc2g > rc2v ? rc2g : rc2v), buf, &nb);
+  const int n = VXF(cpu_gather_leaves)(J->src, t->src_start, list, nl, lo, hi, (double)(g && rc2g > rc2v ? rc2g : rc2v), buf, &nb);
   if (n < 0) return -1;
   for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {
     int gk = J->want_grad && t->tgt_order[k] < J->n_grad;
@@ -420,8 +429,11 @@ static int VXF(cpu_leaves)(const VXF(cpu_leafjob) *J, int p, const vx_real *Llea
       double t1 = omp_get_wtime();
       long long np = VXF(cpu_p2p_leaf)(J, b, &buf), ncp = 0;
       double t2 = omp_get_wtime();
-      if (cr->on && np >= 0)
-        ncp = VXF(cpu_corr_leaf)(J, b, list, cpu_corr_leaves(t, b, cr, list), (vx_real)cr->rc2, (vx_real)cr->rc2v, &buf);
+      if (cr->on && np >= 0) {
+        const int g = VXF(cpu_leaf_wants_grad)(J, b);
+        ncp = VXF(cpu_corr_leaf)(J, b, list, cpu_corr_leaves(t, b, cr, g ? cr->reach2 : cr->reach2v, list), (vx_real)cr->rc2,
+                                 (vx_real)cr->rc2v, g, &buf);
+      }
       double t3 = omp_get_wtime();
       if (np < 0 || ncp < 0) { fail = 1; continue; }
       pairs += np; cpairs += ncp;

@@ -168,6 +168,7 @@ fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, int passive, fmm_stat
     c.on = 1;
     while (c.Lc > 0 && ldexp(side, -c.Lc) < c.r_cut) c.Lc--;
     c.reach2 = (c.r_cut / w) * (c.r_cut / w);
+    c.reach2v = (rcv / w) * (rcv / w);
     c.rc2 = c.r_cut * c.r_cut;
     c.rc2v = rcv * rcv;
   }

@@ -1040,13 +1040,15 @@ __device__ static __forceinline__ void VXF(corr_dispatch)(int kernel, int g, vx_
 /* Regularization corrections (docs/MATH.md §10), the twin of the CPU engine's cpu_corr_leaves +
  * cpu_corr_leaf: a block per target chunk, a thread per target. Warp 0 walks the source leaves
  * under the 27 level-Lc boxes around the leaf's ancestor (oct_reach_range) and queues those that
- * oct_leaf_reach accepts, 32 tested at a time and compacted by ballot, until VX_CORR_LEAVES could
+ * oct_leaf_reach accepts (within the velocity-only cut-off where no target of the chunk needs the
+ * gradient, as the CPU does by leaf), 32 tested at a time and compacted by ballot, until VX_CORR_LEAVES could
  * overflow; the block then stages the queued leaves' sources through shared memory in tiles, as
  * k_p2p does, and each thread adds pair_bs_regdiff for its target; again until the ranges are
  * exhausted. Adds (un-prefixed) into vn/gn after k_p2p on the same stream. */
 #define VX_CORR_LEAVES 64
-__global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2v, double reach2, int L, int Lc, int want_grad, int n_grad,
-                            int nleaf, const int *chunk_leaf, const int *chunk_off, const int *order, const uint32_t *tkey,
+__global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2v, double reach2g, double reach2v, int L, int Lc,
+                            int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off, const int *order,
+                            const uint32_t *tkey,
                             const int *tstart, int nsleaf, const uint32_t *skey, const int *sstart, const vx_real *tx,
                             const vx_real *ty, const vx_real *tz, const vx_real *sx, const vx_real *sy, const vx_real *sz,
                             const vx_real *sax, const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
@@ -1060,6 +1062,7 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
   const int active = k < tstart[b + 1];
   const int gk = active && want_grad && order[k] < n_grad;
   const vx_real rc2 = gk ? rc2g : rc2v; /* velocity-only targets: the shorter cut-off */
+  const double reach2 = __syncthreads_or(gk) ? reach2g : reach2v; /* a chunk of them: the leaves within it */
   const vx_real x = active ? tx[k] : VX_R(0.0), y = active ? ty[k] : VX_R(0.0), z = active ? tz[k] : VX_R(0.0);
   vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   int q = 0, ra = 0, re = 0; /* warp 0's cursor: leaves [ra, re) of box q - 1 are still to test */
@@ -1371,7 +1374,7 @@ static int VXF(eval_near)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   VX_CUR(cudaEventRecord(E->ev[EV_CORR], E->sn));
   if (cr->on) {
     VXF(k_corr)<<<E->chunk_bound, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, (vx_real)cr->rc2, (vx_real)cr->rc2v,
-                                                     cr->reach2, E->L, cr->Lc, E->want_grad, E->n_grad, E->nleaf, E->cleaf,
+                                                     cr->reach2, cr->reach2v, E->L, cr->Lc, E->want_grad, E->n_grad, E->nleaf, E->cleaf,
                                                      E->coff, t->tgt_order, t->tgt_key[E->L], t->tgt_start, t->nsrc[E->L],
                                                      t->src_key[E->L], t->src_start, E->tx, E->ty, E->tz, E->sx, E->sy, E->sz,
                                                      E->sax, E->say, E->saz, vn, gn);

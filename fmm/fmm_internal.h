@@ -39,6 +39,8 @@ typedef struct {
   int Lc;          /* the deepest level whose boxes are at least r_cut wide (0 when none is) */
   double r_cut;    /* cut-off actually used (clamped to 2 x the root side: beyond, every pair is in) */
   double reach2;   /* (r_cut / leaf width)^2: oct_leaf_reach's bound */
+  double reach2v;  /* the same from the velocity-only targets' cut-off: where no target of a leaf (CPU)
+                      or chunk (GPU) needs the gradient, the source leaves within it suffice */
   double rc2;      /* r_cut^2: for targets that need the gradient */
   double rc2v;     /* the same for velocity-only targets (q alone within tolerance: shorter) */
 } fmm_corr;
