@@ -1041,15 +1041,14 @@ __device__ static __forceinline__ void VXF(corr_dispatch)(int kernel, int g, vx_
  * cpu_corr_leaf: a block per target chunk, a thread per target. Warp 0 walks the source leaves
  * under the 27 level-Lc boxes around the leaf's ancestor (oct_reach_range) and queues those that
  * oct_leaf_reach accepts (within the velocity-only cut-off where no target of the chunk needs the
- * gradient, as the CPU does by leaf), 32 tested at a time and compacted by ballot, until VX_CORR_LEAVES could
- * overflow; the block then stages the queued leaves' sources through shared memory in tiles, as
+ * gradient, as the CPU does by leaf), 32 tested at a time and compacted by ballot, until
+ * VX_CORR_LEAVES could overflow; the block then stages the queued leaves' sources through shared memory in tiles, as
  * k_p2p does, and each thread adds pair_bs_regdiff for its target; again until the ranges are
  * exhausted. Adds (un-prefixed) into vn/gn after k_p2p on the same stream. */
 #define VX_CORR_LEAVES 64
 __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2v, double reach2g, double reach2v, int L, int Lc,
                             int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off, const int *order,
-                            const uint32_t *tkey,
-                            const int *tstart, int nsleaf, const uint32_t *skey, const int *sstart, const vx_real *tx,
+                            const uint32_t *tkey, const int *tstart, int nsleaf, const uint32_t *skey, const int *sstart, const vx_real *tx,
                             const vx_real *ty, const vx_real *tz, const vx_real *sx, const vx_real *sy, const vx_real *sz,
                             const vx_real *sax, const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
   __shared__ vx_real st[6][VX_P2P_CAP];
