@@ -394,7 +394,7 @@ static long long VXF(cpu_corr_leaf)(const VXF(cpu_leafjob) *J, int b, const int 
   oct_box_centre(t, L, t->tgt_key[L][b], c);
   for (int a = 0; a < 3; ++a) { lo[a] = c[a] - half; hi[a] = c[a] + half; }
   VXF(cpu_soa) nb;
-  const double reach2 = g && rc2g > rc2v ? rc2g : rc2v;
+  const double reach2 = g ? rc2g : rc2v; /* rc2v <= rc2g: the velocity-only tolerance is never the tighter */
   const int n = VXF(cpu_gather_leaves)(J->src, t->src_start, list, nl, lo, hi, reach2, buf, &nb);
   if (n < 0) return -1;
   for (int k = t->tgt_start[b]; k < t->tgt_start[b + 1]; ++k) {

@@ -84,8 +84,8 @@ static void gpu_release(dbuf *b) {
   b->cap = 0;
 }
 static void tables_release(gpu_tables *D) {
-  dbuf *all[] = {&D->roty,    &D->m2m,     &D->l2l,      &D->m2l,   &D->geo_theta, &D->m2l_deg, &D->geo_len,
-                 &D->geo_cs,  &D->geo_ipow, &D->raise, &D->dense,     &D->dense_tc};
+  dbuf *all[] = {&D->roty,   &D->m2m,     &D->l2l,      &D->m2l,   &D->geo_theta, &D->m2l_deg,
+                 &D->geo_len, &D->geo_cs, &D->geo_ipow, &D->raise, &D->dense,     &D->dense_tc};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   D->dense_ok = D->dense_tc_ok = 0;
 }

@@ -359,9 +359,8 @@ __global__ void VXF(k_m2l_spec)(VXF(dtab) T, const uint32_t *tkey, const uint32_
  * (offset, chunk of KC k-rows, over the k-rows below the offset's cut only: (n_s+1)², n_s the tables'
  * m2l_deg, docs/MATH.md §13, D_g's other columns being zero): a stage stages D_g's rows — as
  * [k][row], each warp's P+1 rows padded to RP for 16-byte loads (dense_build) — and the TJ sources'
- * multipoles, [j][3k + c] (zero
- * where a target has no source), into shared memory with cp.async, double-buffered so that the
- * next stage's copies run during this stage's product. Warp w owns rows w(P+1) .. w(P+1)+P of
+ * multipoles, [j][3k + c] (zero where a target has no source), into shared memory with cp.async,
+ * double-buffered so that the next stage's copies run during this stage's product. Warp w owns rows w(P+1) .. w(P+1)+P of
  * every target's local expansion, lane its columns (FMM c, target j) = (32cc + lane) / TJ, % TJ:
  * D's entries are warp-broadcast, the sources' row stride 3KC is odd (no bank conflicts), and the
  * accumulators stay in registers across all offsets. Each target's sum runs over the offsets in a
@@ -1042,8 +1041,8 @@ __device__ static __forceinline__ void VXF(corr_dispatch)(int kernel, int g, vx_
  * under the 27 level-Lc boxes around the leaf's ancestor (oct_reach_range) and queues those that
  * oct_leaf_reach accepts (within the velocity-only cut-off where no target of the chunk needs the
  * gradient, as the CPU does by leaf), 32 tested at a time and compacted by ballot, until
- * VX_CORR_LEAVES could overflow; the block then stages the queued leaves' sources through shared memory in tiles, as
- * k_p2p does, and each thread adds pair_bs_regdiff for its target; again until the ranges are
+ * VX_CORR_LEAVES could overflow; the block then stages the queued leaves' sources through shared
+ * memory in tiles, as k_p2p does, and each thread adds pair_bs_regdiff for its target; again until the ranges are
  * exhausted. Adds (un-prefixed) into vn/gn after k_p2p on the same stream. */
 #define VX_CORR_LEAVES 64
 __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2v, double reach2g, double reach2v, int L, int Lc,
@@ -1426,9 +1425,8 @@ static int VXF(launch_m2l_dense)(VXF(gpu_eval) *E, int l, vx_real *Ll, char *err
   const oct_tree_gpu *t = E->t;
   const dim3 grid((unsigned)vx_ceil_div(t->ntgt[l - 1], C::TJ), 8);
   VXF(k_m2l_dense)<P><<<grid, 32 * C::RW, C::SMEM, E->sf>>>((const vx_real *)D->dense.ptr, (const int *)D->m2l_deg.ptr,
-                                                         l, t->ntgt[l - 1],
-                                                         t->tgt_child[l - 1], t->tgt_key[l], t->src_map[l],
-                                                         (const vx_real *)E->G->mpole[l].ptr, Ll);
+                                                         l, t->ntgt[l - 1], t->tgt_child[l - 1], t->tgt_key[l],
+                                                         t->src_map[l], (const vx_real *)E->G->mpole[l].ptr, Ll);
   VX_CUR_LAUNCH(m2l_dense);
   E->s.m2l_dense_levels++;
   return 0;
@@ -1530,8 +1528,7 @@ static int VXF(m2l_dense_full)(int l, int tc, int parts, const double *M, double
     VX_CU(cudaFuncSetAttribute(VXF(k_m2l_dense)<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM));
     VXF(k_m2l_dense)<P><<<dim3((unsigned)vx_ceil_div(np, C::TJ), 8), 32 * C::RW, C::SMEM>>>(
         (const vx_real *)dD, (const int *)ddeg, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap,
-        (const vx_real *)dM,
-        (vx_real *)dL);
+        (const vx_real *)dM, (vx_real *)dL);
   }
   VX_CU(cudaGetLastError());
   VX_CU(cudaMemcpy(hM, dL, sizeof(vx_real) * ne, cudaMemcpyDeviceToHost));
