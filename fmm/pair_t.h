@@ -8,9 +8,14 @@
 
 /* e^x for -87 <= x <= 0. For float on the host, a branch-free Cody–Waite reduction and a degree-6
  * polynomial (Cephes' expf; relative error <= 8e-8, measured over [-24, 0]) that the CPU's pair loops
- * vectorize (glibc's vector expf is declared only under -ffast-math); elsewhere the library's exp. */
+ * vectorize (glibc's vector expf is declared only under -ffast-math); for float on the GPU the
+ * hardware's 2^x (__expf: two instructions where expf takes about ten; relative error ~1e-7 plus
+ * |x|·6e-8 from rounding x·log₂e, at most 2e-6 where the Gaussian reads it, ρ² < 48, on a term then
+ * below 4e-11); elsewhere the library's exp. */
 VX_HD static inline vx_real VXF(exp_nonpos)(vx_real x) {
-#if defined(VX_FLOAT_INST) && !defined(__CUDA_ARCH__)
+#if defined(VX_FLOAT_INST) && defined(__CUDA_ARCH__)
+  return __expf(x);
+#elif defined(VX_FLOAT_INST)
   x = x < -87.0f ? -87.0f : x;
   const float shift = 12582912.0f; /* 1.5·2^23: adding and subtracting it rounds to an integer */
   float n = (x * 1.44269504088896341f + shift) - shift;
@@ -31,13 +36,19 @@ VX_HD static inline vx_real VXF(exp_nonpos)(vx_real x) {
 #endif
 }
 
-/* erf(x) for x >= 0 given e = e^{-x²}: the library's erf, but for float on the host Abramowitz &
- * Stegun's 7.1.26 (|error| <= 1.5e-7, a few of float's units at erf ~ 1), which reuses e and costs
- * one division and five multiply-adds instead of a call to erff: the CPU backend's Gaussian pairs
- * run about twice as fast, and vectorize (docs/BENCHMARKS.md). The GPU's erff is fast and stays. */
+/* erf(x) for x >= 0 given e = e^{-x²}: the library's erf in double; in float Abramowitz & Stegun's
+ * 7.1.26 (|error| <= 1.5e-7, a few of float's units at erf ~ 1), which reuses e and costs one
+ * reciprocal and five multiply-adds instead of a call to erff: the CPU backend's Gaussian pairs run
+ * about twice as fast, and vectorize; the GPU's near field of Gaussian cores runs faster too, both
+ * backends computing the same formula (docs/BENCHMARKS.md). On the GPU the reciprocal is the
+ * hardware's (__fdividef, 2 units in the last place). */
 VX_HD static inline vx_real VXF(erf_with_exp)(vx_real x, vx_real e) {
-#if defined(VX_FLOAT_INST) && !defined(__CUDA_ARCH__)
+#if defined(VX_FLOAT_INST)
+#ifdef __CUDA_ARCH__
+  const vx_real t = __fdividef(1.0f, 1.0f + 0.3275911f * x);
+#else
   const vx_real t = VX_R(1.0) / (VX_R(1.0) + VX_R(0.3275911) * x);
+#endif
   const vx_real poly =
       VX_R(0.254829592) +
       t * (VX_R(-0.284496736) + t * (VX_R(1.421413741) + t * (VX_R(-1.453152027) + t * VX_R(1.061405429))));
@@ -58,11 +69,11 @@ static inline int VXF(gauss_vectorizes)(void) {
 #endif
 }
 
-/* Terms of the Gaussian's series below ρ = 1: on the GPU and in double 14 (the double's rounding),
- * for float on the host 9 (the first term dropped is below 5e-9 of the sum), which the CPU's
- * vectorized loops evaluate for every pair. */
+/* Terms of the Gaussian's series below ρ = 1: in double 14 (the double's rounding), in float 9 (the
+ * first term dropped is below 5e-9 of the sum), which the CPU's vectorized loops evaluate for every
+ * pair and the GPU's warps wherever one lane's pair is that close. */
 #undef VX_GAUSS_SERIES_TERMS
-#if defined(VX_FLOAT_INST) && !defined(__CUDA_ARCH__)
+#if defined(VX_FLOAT_INST)
 #define VX_GAUSS_SERIES_TERMS 9
 #else
 #define VX_GAUSS_SERIES_TERMS 14
