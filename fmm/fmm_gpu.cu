@@ -122,12 +122,14 @@ static int p2p_variant(const char *v) {
 }
 
 /* The P2P kernel an evaluation runs: VX_P2P's, else k_p2p_fast<2> for every pair kernel but the
- * Gaussian, which keeps k_p2p: on the H100 (docs/BENCHMARKS.md, 2026-11-24) fast2 took P2P at 2^20
- * from 15.1 to 13.7 ms (singular, uniform) and 103.6 to 78.9 ms at 2^24, but the thick-cored
- * leapfrog scene, whose pairs mostly take the Gaussian's erf/exp branch, from 15.3 to 16.4 ms. */
+ * Gaussian, which takes k_p2p_fast<1>: on the H100 (docs/BENCHMARKS.md) fast2 took P2P at 2^20
+ * from 15.1 to 13.7 ms (singular, uniform) and 103.6 to 78.9 ms at 2^24; with the Gaussian's float
+ * pair by A&S's erf (2026-11-25) fast1 beats k_p2p on every Gaussian case measured (2^20 uniform
+ * σ = 0.004: P2P 7.3 -> 3.6 ms; rings -4 to -5 %; `single_ring` 9.3 -> 6.4 ms a step, `leapfrog`
+ * over 1000 steps 13.3 -> 11.7) where fast2 did not (the pairs' registers). */
 static int p2p_for_kernel(const fmm_gpu *G, int kernel) {
   if (G->p2p_fast != VX_P2P_AUTO) return G->p2p_fast;
-  return kernel == VX_KERNEL_GAUSS ? 0 : VX_P2P_FAST_T;
+  return kernel == VX_KERNEL_GAUSS ? 1 : VX_P2P_FAST_T;
 }
 
 /* One 16-byte shared-memory load into registers (k_m2l_dense's rows of D). */
