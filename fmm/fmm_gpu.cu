@@ -58,7 +58,7 @@ typedef struct fmm_gpu {
   dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
-  dbuf chunk_off, chunk_leaf; /* target chunks of the leaf kernels (P2P, L2P) */
+  dbuf chunk_off, chunk_leaf, chunk_range; /* target chunks of the leaf kernels (P2P, L2P) */
   dbuf dloc;         /* L2P: derivative expansions of the leaves' local expansions */
   dbuf m2l_part;     /* k_m2l_tc split over parts: each part's local expansions (m2l_tc_parts) */
 } fmm_gpu;
@@ -331,7 +331,7 @@ extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   ctx->cost_gpu = NULL;
   tables_release(&G->tab);
   dbuf *all[] = {&G->src_soa, &G->tgt_soa, &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos,
-                 &G->out_vel, &G->out_grad, &G->chunk_off, &G->chunk_leaf, &G->dloc, &G->m2l_part};
+                 &G->out_vel, &G->out_grad, &G->chunk_off, &G->chunk_leaf, &G->chunk_range, &G->dloc, &G->m2l_part};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   for (int l = 0; l <= VX_LMAX; ++l) { gpu_release(&G->mpole[l]); gpu_release(&G->local[l]); }
   for (int i = 0; i < EV_COUNT; ++i)

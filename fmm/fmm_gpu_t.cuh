@@ -554,18 +554,39 @@ static inline int VXF(l2p_deriv_threads)(int p) {
   return 32 * ((jobs + 31) / 32);
 }
 
-/* Target chunks: leaf b's targets are split into ceil(n_b / CH) blocks of CH (= blockDim.x), so a
- * leaf of thousands of targets (levels capped by a large core) spreads over many blocks and a small
- * leaf costs one. cnt[b] = number of chunks (scanned into offsets by the caller). */
-__global__ void VXF(k_chunk_count)(int nbox, const int *start, int ch, int *cnt) {
-  int b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b < nbox) cnt[b] = (start[b + 1] - start[b] + ch - 1) / ch;
-  else if (b == nbox) cnt[b] = 0;
+/* Target chunks: leaf b's targets are split into blocks of at most CH (= blockDim.x), so a leaf of
+ * thousands of targets (levels capped by a large core) spreads over many blocks and a small leaf
+ * costs one. A leaf's targets are in index order (the octree sorts each leaf), so those that want
+ * the gradient (index < n_grad: the elements before the tracers) come first; they get chunks of
+ * their own, ceil(g_b / CH), and the rest ceil((n_b - g_b) / CH): a chunk is then all gradient or
+ * all velocity-only targets, and the velocity-only ones (a scene's tracers) neither wait in their
+ * warps and blocks for the gradient's longer pair sums nor walk its longer cut-off (k_corr).
+ * cnt[b] = number of chunks (scanned into offsets by the caller). */
+__device__ static __forceinline__ int VXF(leaf_grad_end)(const int *start, int b, const int *order, int n_grad) {
+  int lo = start[b], hi = start[b + 1]; /* the first k with order[k] >= n_grad */
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (order[mid] < n_grad) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
-__global__ void VXF(k_chunk_fill)(int nbox, const int *off, int *leaf) {
+__global__ void VXF(k_chunk_count)(int nbox, const int *start, const int *order, int n_grad, int ch, int *cnt) {
+  int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < nbox) {
+    const int g = VXF(leaf_grad_end)(start, b, order, n_grad);
+    cnt[b] = (g - start[b] + ch - 1) / ch + (start[b + 1] - g + ch - 1) / ch;
+  } else if (b == nbox) cnt[b] = 0;
+}
+/* Each chunk's leaf and its targets [range.x, range.y), in tree order. */
+__global__ void VXF(k_chunk_fill)(int nbox, const int *off, const int *start, const int *order, int n_grad, int ch,
+                                  int *leaf, int2 *range) {
   int b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b >= nbox) return;
-  for (int c = off[b]; c < off[b + 1]; ++c) leaf[c] = b;
+  const int g = VXF(leaf_grad_end)(start, b, order, n_grad);
+  int c = off[b];
+  for (int k = start[b]; k < g; k += ch, ++c) leaf[c] = b, range[c] = make_int2(k, min(k + ch, g));
+  for (int k = g; k < start[b + 1]; k += ch, ++c) leaf[c] = b, range[c] = make_int2(k, min(k + ch, start[b + 1]));
 }
 
 /* L2P, second step: a block per target chunk, a thread per target. The leaf's derivative
@@ -576,15 +597,16 @@ __global__ void VXF(k_chunk_fill)(int nbox, const int *off, int *leaf) {
  * second derivatives, then the curl (curl_from_derivs). Far-field velocity and gradient
  * (un-prefixed) go to vf/gf in box order. */
 __global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off,
-                           const int *order,
-                           const uint32_t *key, const int *start, const vx_real *x, const vx_real *y, const vx_real *z,
+                           const int2 *chunk_range, const int *order,
+                           const uint32_t *key, const vx_real *x, const vx_real *y, const vx_real *z,
                            double lo0, double lo1, double lo2, double h, size_t per, const vx_real *D,
                            const vx_real *raise, vx_real *vf, vx_real *gf) {
   extern __shared__ unsigned char vx_smem[];
   const int c = blockIdx.x;
   if (c >= chunk_off[nleaf]) return;
   const int b = chunk_leaf[c];
-  const int k = start[b] + (c - chunk_off[b]) * blockDim.x + threadIdx.x;
+  const int2 kr = chunk_range[c];
+  const int k = kr.x + threadIdx.x;
   const int pd = p - 1, n1 = 3 * VX_NCOEF(p - 1), n2 = (p >= 2) ? 3 * VX_NCOEF(p - 2) : 0;
   const int nd = 3 * n1 + (want_grad ? 6 * n2 : 0), ntri = p * (p + 1) / 2;
   vx_real *Ds = (vx_real *)vx_smem, *rA = Ds + nd, *rB = rA + ntri;
@@ -592,7 +614,7 @@ __global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, int nleaf, const in
   for (int i = threadIdx.x; i < nd; i += blockDim.x) Ds[i] = Db[i];
   for (int t = threadIdx.x; t < 2 * ntri; t += blockDim.x) rA[t] = raise[t];
   __syncthreads();
-  if (k >= start[b + 1]) return;
+  if (k >= kr.y) return;
   const int gk = want_grad && order[k] < n_grad; /* p < 2: zero second derivatives */
   int kx, ky, kz;
   oct_demorton3(key[b], &kx, &ky, &kz);
@@ -673,7 +695,7 @@ __device__ static __forceinline__ void VXF(tile_dispatch)(int kernel, int g, vx_
 #undef VX_P2P_CAP
 #define VX_P2P_CAP (sizeof(vx_real) == 4 ? 1024 : 512)
 __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad, int nleaf, const int *chunk_leaf,
-                           const int *chunk_off, const int *order, const int *tstart, const int *sstart,
+                           const int *chunk_off, const int2 *chunk_range, const int *order, const int *sstart,
                            const int *nbr_start, const int *nbr, const vx_real *tx, const vx_real *ty, const vx_real *tz,
                            const vx_real *sx, const vx_real *sy, const vx_real *sz, const vx_real *sax,
                            const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
@@ -692,8 +714,8 @@ __global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad,
   __syncthreads();
   int total = pre[nb];
   {
-    int k = tstart[b] + (c - chunk_off[b]) * blockDim.x + threadIdx.x;
-    int active = k < tstart[b + 1];
+    int k = chunk_range[c].x + threadIdx.x;
+    int active = k < chunk_range[c].y;
     int gk = active && want_grad && order[k] < n_grad;
     vx_real x = active ? tx[k] : VX_R(0.0), y = active ? ty[k] : VX_R(0.0), z = active ? tz[k] : VX_R(0.0);
     vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -789,7 +811,8 @@ __device__ static __forceinline__ void VXF(p2p_get)(const VXF(p2p_tile) *t, int 
 typedef struct {
   int kernel, want_grad, n_grad, ch, nleaf, split;
   vx_real sigma;
-  const int *chunk_leaf, *chunk_off, *order, *tstart, *sstart, *nbr_start, *nbr;
+  const int *chunk_leaf, *chunk_off, *order, *sstart, *nbr_start, *nbr;
+  const int2 *chunk_range;
   const vx_real *tx, *ty, *tz, *sx, *sy, *sz, *sax, *say, *saz;
   vx_real *vn, *gn;
 } VXF(p2p_args);
@@ -992,7 +1015,7 @@ __global__ void __launch_bounds__(VX_P2P_FAST_THREADS, VX_P2P_FAST_MINB(T))
   if (c >= A.chunk_off[A.nleaf]) return;
   const int b = A.chunk_leaf[c];
   VXF(p2p_nbr_scan)(b, A, pre, box, &total);
-  const int k0 = A.tstart[b] + (c - A.chunk_off[b]) * A.ch, n = min(A.ch, A.tstart[b + 1] - k0);
+  const int k0 = A.chunk_range[c].x, n = A.chunk_range[c].y - k0;
   const VXF(p2p_row) w = VXF(p2p_row_of)(n, T, A.split);
   VXF(p2p_acc)<T> a;
   const int g = VXF(p2p_slots)<T>(A, k0, n, w, a);
@@ -1046,8 +1069,8 @@ __device__ static __forceinline__ void VXF(corr_dispatch)(int kernel, int g, vx_
  * exhausted. Adds (un-prefixed) into vn/gn after k_p2p on the same stream. */
 #define VX_CORR_LEAVES 64
 __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2v, double reach2g, double reach2v, int L, int Lc,
-                            int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off, const int *order,
-                            const uint32_t *tkey, const int *tstart, int nsleaf, const uint32_t *skey, const int *sstart, const vx_real *tx,
+                            int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off,
+                            const int2 *chunk_range, const int *order, const uint32_t *tkey, int nsleaf, const uint32_t *skey, const int *sstart, const vx_real *tx,
                             const vx_real *ty, const vx_real *tz, const vx_real *sx, const vx_real *sy, const vx_real *sz,
                             const vx_real *sax, const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
   __shared__ vx_real st[6][VX_P2P_CAP];
@@ -1056,8 +1079,8 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
   if (c >= chunk_off[nleaf]) return;
   const int b = chunk_leaf[c], lane = threadIdx.x & 31;
   const uint32_t tk = tkey[b];
-  const int k = tstart[b] + (c - chunk_off[b]) * blockDim.x + threadIdx.x;
-  const int active = k < tstart[b + 1];
+  const int k = chunk_range[c].x + threadIdx.x;
+  const int active = k < chunk_range[c].y;
   const int gk = active && want_grad && order[k] < n_grad;
   const vx_real rc2 = gk ? rc2g : rc2v; /* velocity-only targets: the shorter cut-off */
   const double reach2 = __syncthreads_or(gk) ? reach2g : reach2v; /* a chunk of them: the leaves within it */
@@ -1216,6 +1239,7 @@ typedef struct {
   int m2l_spec;                   /* the order of the specialised M2L kernel to run (k_m2l_spec), 0: k_m2l */
   int p2p_fast;                   /* targets per thread of the fast P2P kernel to run (k_p2p_fast), 0: k_p2p */
   int *coff, *cleaf;
+  int2 *crange;                   /* each chunk's targets (k_chunk_fill) */
   fmm_corr cr;
   vx_real *sx, *sy, *sz, *sax, *say, *saz, *tx, *ty, *tz; /* sources and targets in tree order, SoA */
 } VXF(gpu_eval);
@@ -1262,15 +1286,19 @@ static int VXF(eval_tree)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   E->nleaf = t->ntgt[E->L];
   const int mean_t = vx_ceil_div(E->nt, E->nleaf);
   E->CH = mean_t <= 32 ? 32 : mean_t <= 64 ? 64 : 128;
-  E->chunk_bound = E->nt / E->CH + E->nleaf;
+  E->chunk_bound = E->nt / E->CH + 2 * E->nleaf; /* a leaf's gradient and velocity-only chunks: one partial each */
   if (gpu_reserve(&G->chunk_off, sizeof(int) * ((size_t)E->nleaf + 1), "target chunk offsets", err, errlen) ||
-      gpu_reserve(&G->chunk_leaf, sizeof(int) * (size_t)E->chunk_bound, "target chunks", err, errlen))
+      gpu_reserve(&G->chunk_leaf, sizeof(int) * (size_t)E->chunk_bound, "target chunks", err, errlen) ||
+      gpu_reserve(&G->chunk_range, sizeof(int2) * (size_t)E->chunk_bound, "target chunk ranges", err, errlen))
     return -1;
-  E->coff = (int *)G->chunk_off.ptr, E->cleaf = (int *)G->chunk_leaf.ptr;
-  VXF(k_chunk_count)<<<vx_ceil_div(E->nleaf + 1, 256), 256, 0, E->sf>>>(E->nleaf, t->tgt_start, E->CH, E->coff);
+  E->coff = (int *)G->chunk_off.ptr, E->cleaf = (int *)G->chunk_leaf.ptr, E->crange = (int2 *)G->chunk_range.ptr;
+  const int ng = E->want_grad ? E->n_grad : E->nt; /* without gradients one kind of target */
+  VXF(k_chunk_count)<<<vx_ceil_div(E->nleaf + 1, 256), 256, 0, E->sf>>>(E->nleaf, t->tgt_start, t->tgt_order, ng, E->CH,
+                                                                        E->coff);
   VX_CUR_LAUNCH(chunk_count);
   VX_CUR(oct_exclusive_scan_gpu(t, E->coff, E->nleaf + 1, E->sf));
-  VXF(k_chunk_fill)<<<vx_ceil_div(E->nleaf, 256), 256, 0, E->sf>>>(E->nleaf, E->coff, E->cleaf);
+  VXF(k_chunk_fill)<<<vx_ceil_div(E->nleaf, 256), 256, 0, E->sf>>>(E->nleaf, E->coff, t->tgt_start, t->tgt_order, ng, E->CH,
+                                                                   E->cleaf, E->crange);
   VX_CUR_LAUNCH(chunk_fill);
   VX_CUR(cudaEventRecord(E->ev[EV_TREE], E->sf));
   E->s.levels = E->L, E->s.level_capped = t->capped, E->s.n_src_leaves = t->nsrc[E->L], E->s.n_tgt_leaves = E->nleaf;
@@ -1314,7 +1342,7 @@ static VXF(p2p_args) VXF(p2p_args_of)(const VXF(gpu_eval) *E, vx_real *vn, vx_re
   A.kernel = (int)E->P->kernel, A.want_grad = E->want_grad, A.n_grad = E->n_grad, A.ch = E->CH, A.nleaf = E->nleaf;
   A.split = E->G->p2p_split;
   A.sigma = (vx_real)E->P->sigma;
-  A.chunk_leaf = E->cleaf, A.chunk_off = E->coff, A.order = t->tgt_order, A.tstart = t->tgt_start;
+  A.chunk_leaf = E->cleaf, A.chunk_off = E->coff, A.chunk_range = E->crange, A.order = t->tgt_order;
   A.sstart = t->src_start, A.nbr_start = t->nbr_start, A.nbr = t->nbr;
   A.tx = E->tx, A.ty = E->ty, A.tz = E->tz;
   A.sx = E->sx, A.sy = E->sy, A.sz = E->sz, A.sax = E->sax, A.say = E->say, A.saz = E->saz;
@@ -1342,7 +1370,7 @@ static int VXF(launch_p2p)(VXF(gpu_eval) *E, vx_real *vn, vx_real *gn, char *err
   const int T = E->p2p_fast, nb = E->chunk_bound;
   if (T == 0) {
     VXF(k_p2p)<<<nb, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, E->want_grad, E->n_grad, E->nleaf, E->cleaf,
-                                        E->coff, t->tgt_order, t->tgt_start, t->src_start, t->nbr_start, t->nbr, E->tx,
+                                        E->coff, E->crange, t->tgt_order, t->src_start, t->nbr_start, t->nbr, E->tx,
                                         E->ty, E->tz, E->sx, E->sy, E->sz, E->sax, E->say, E->saz, vn, gn);
     VX_CUR_LAUNCH(p2p);
     return 0;
@@ -1373,7 +1401,7 @@ static int VXF(eval_near)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   if (cr->on) {
     VXF(k_corr)<<<E->chunk_bound, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, (vx_real)cr->rc2, (vx_real)cr->rc2v,
                                                      cr->reach2, cr->reach2v, E->L, cr->Lc, E->want_grad, E->n_grad, E->nleaf, E->cleaf,
-                                                     E->coff, t->tgt_order, t->tgt_key[E->L], t->tgt_start, t->nsrc[E->L],
+                                                     E->coff, E->crange, t->tgt_order, t->tgt_key[E->L], t->nsrc[E->L],
                                                      t->src_key[E->L], t->src_start, E->tx, E->ty, E->tz, E->sx, E->sy, E->sz,
                                                      E->sax, E->say, E->saz, vn, gn);
     VX_CUR_LAUNCH(corr);
@@ -1657,7 +1685,7 @@ static int VXF(eval_l2p_combine)(VXF(gpu_eval) *E, char *err, size_t errlen) {
     VX_CUR_LAUNCH(l2p_deriv);
   }
   VXF(k_l2p)<<<E->chunk_bound, E->CH, pl->l2p, E->sf>>>(E->p, E->want_grad, E->n_grad, E->nleaf, E->cleaf, E->coff,
-                                                        t->tgt_order, t->tgt_key[E->L], t->tgt_start, E->tx, E->ty, E->tz,
+                                                        E->crange, t->tgt_order, t->tgt_key[E->L], E->tx, E->ty, E->tz,
                                                         t->lo[0], t->lo[1], t->lo[2], E->h, dper,
                                                         (const vx_real *)G->dloc.ptr, (const vx_real *)G->tab.raise.ptr,
                                                         (vx_real *)G->vfar.ptr, (vx_real *)G->gfar.ptr);
