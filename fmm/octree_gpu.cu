@@ -32,6 +32,7 @@
 
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
 #include <limits.h>
@@ -45,8 +46,12 @@
 #define OCT_THREADS 256
 #define OCT_WARPS (OCT_THREADS / 32)
 /* Leaves up to this long are sorted by one warp in shared memory (rank = number of smaller
- * indices: O(m^2/32) per lane); longer ones (clusters, capped levels) by cub::DeviceSegmentedSort. */
+ * indices: O(m^2/32) per lane); up to OCT_LEAF_BLOCK_MAX by one block (cub::BlockRadixSort in shared
+ * memory: the tracers' leaves of a scene); longer ones (clusters, capped levels) by
+ * cub::DeviceSegmentedSort. */
 #define OCT_LEAF_WARP_MAX 256
+#define OCT_LEAF_BLOCK_ITEMS 16
+#define OCT_LEAF_BLOCK_MAX (OCT_THREADS * OCT_LEAF_BLOCK_ITEMS)
 /* Levels with at most OCT_THREADS * OCT_SMALL_ITEMS cells (8^4) are built by one block. */
 #define OCT_SMALL_ITEMS 16
 #define OCT_SMALL_CELLS (OCT_THREADS * OCT_SMALL_ITEMS)
@@ -64,7 +69,8 @@ typedef struct {
   int bad[2];                /* first source / target index with a non-finite coordinate, INT_MAX if none */
   int occ[2];                /* non-empty cells of the (up to two) trial levels */
   int nbox[2][VX_LMAX + 1];  /* [0]: sources, [1]: targets */
-  int nlong[2];              /* leaves longer than OCT_LEAF_WARP_MAX */
+  int nlong[2];              /* leaves longer than OCT_LEAF_WARP_MAX, up to OCT_LEAF_BLOCK_MAX */
+  int nhuge[2];              /* leaves longer than OCT_LEAF_BLOCK_MAX */
   int tot_nbr, tot_il[VX_LMAX + 1];
   u64 tot64_nbr, tot64_il[VX_LMAX + 1]; /* the same totals, summed in 64 bits to catch int overflow */
 } oct_info;
@@ -88,6 +94,9 @@ typedef struct {
 
 __host__ __device__ static inline size_t cells_at(int l) { return (size_t)1 << (3 * l); }
 static inline size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+/* Room in the long-leaf lists (lbeg, lend) of a set of n particles: at most this many leaves are
+ * longer than OCT_LEAF_WARP_MAX. */
+static inline size_t long_leaves_max(int n) { return (size_t)n / (OCT_LEAF_WARP_MAX + 1) + 1; }
 static inline unsigned blocks_for(size_t n) { return (unsigned)((n + OCT_THREADS - 1) / OCT_THREADS); }
 
 /* Grow a workspace buffer. A buffer that is replaced may still be read by work queued earlier on
@@ -248,7 +257,7 @@ __global__ void k_pack_leaf(const int *bin, size_t ncell, u64 *scan) {
 }
 
 __global__ void k_emit_leaf(const int *bin, const u64 *scan, size_t ncell, int n, uint32_t *key, int *start, int *map,
-                            int *nbox, int *lbeg, int *lend, int *nlong) {
+                            int *nbox, int *lbeg, int *lend, int nlong_max, int *nlong, int *nhuge) {
   const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= ncell) return;
   const int cnt = bin[k];
@@ -258,8 +267,8 @@ __global__ void k_emit_leaf(const int *bin, const u64 *scan, size_t ncell, int n
     start[idx] = off;
     key[idx] = (uint32_t)k;
     map[k] = idx;
-    if (cnt > OCT_LEAF_WARP_MAX) {
-      int j = atomicAdd(nlong, 1);
+    if (cnt > OCT_LEAF_WARP_MAX) { /* the block's list from the front, the huge leaves' from the back */
+      int j = cnt <= OCT_LEAF_BLOCK_MAX ? atomicAdd(nlong, 1) : nlong_max - 1 - atomicAdd(nhuge, 1);
       lbeg[j] = off, lend[j] = off + cnt;
     }
   } else {
@@ -536,7 +545,7 @@ static int build_set(oct_ws *w, int s, int L, int n, const int *bin, const uint3
   lv.nbox = nbox;
   {
     const size_t bound = min_sz((size_t)n, ncell);
-    const size_t nlong_max = (size_t)n / (OCT_LEAF_WARP_MAX + 1) + 1;
+    const size_t nlong_max = long_leaves_max(n);
     VX_CU(grow(&w->start[s], (bound + 1) * sizeof(int), stream));
     VX_CU(grow(&w->order[s], (n > 0 ? (size_t)n : 1) * sizeof(int), stream));
     VX_CU(grow(&w->lbeg[s], nlong_max * sizeof(int), stream));
@@ -549,7 +558,7 @@ static int build_set(oct_ws *w, int s, int L, int n, const int *bin, const uint3
     VX_CU(scan_inplace(w, scan, ncell, stream));
     k_emit_leaf<<<blocks_for(ncell), OCT_THREADS, 0, stream>>>(bin, scan, ncell, n, lv.key[L], start, lv.map[L],
                                                                 &nbox[L], (int *)w->lbeg[s].p, (int *)w->lend[s].p,
-                                                                &info->nlong[s]);
+                                                                (int)long_leaves_max(n), &info->nlong[s], &info->nhuge[s]);
     VX_CU_LAUNCH(k_emit_leaf);
     if (n > 0) {
       k_scatter<<<blocks_for((size_t)n), OCT_THREADS, 0, stream>>>(pkey, rank, sh, n, scan, order);
@@ -582,19 +591,50 @@ fail:
   return -1;
 }
 
-/* Leaves longer than a warp sorts: CUB's segmented sort from a copy of order back into order
- * (elements outside the segments are neither read nor written). */
-static int sort_long_leaves(oct_ws *w, int s, int n, int nlong, cudaStream_t stream, char *err, size_t errlen) {
+/* One block per leaf of the list beg/end (up to OCT_LEAF_BLOCK_MAX long): the leaf's indices, as
+ * unsigned keys of `bits` bits (every index < 2^bits), through cub::BlockRadixSort in shared memory,
+ * padded with all-ones keys that sort after them (the sort is stable). */
+__global__ void __launch_bounds__(OCT_THREADS) k_sort_leaves_block(const int *beg, const int *end, int bits, int *order) {
+  typedef cub::BlockRadixSort<unsigned, OCT_THREADS, OCT_LEAF_BLOCK_ITEMS> sorter;
+  __shared__ typename sorter::TempStorage tmp;
+  const int s = beg[blockIdx.x], m = end[blockIdx.x] - s;
+  unsigned k[OCT_LEAF_BLOCK_ITEMS];
+#pragma unroll
+  for (int i = 0; i < OCT_LEAF_BLOCK_ITEMS; ++i) { /* blocked: thread t holds items t·ITEMS .. */
+    const int j = threadIdx.x * OCT_LEAF_BLOCK_ITEMS + i;
+    k[i] = j < m ? (unsigned)order[s + j] : 0xffffffffu;
+  }
+  sorter(tmp).Sort(k, 0, bits);
+#pragma unroll
+  for (int i = 0; i < OCT_LEAF_BLOCK_ITEMS; ++i) {
+    const int j = threadIdx.x * OCT_LEAF_BLOCK_ITEMS + i;
+    if (j < m) order[s + j] = (int)k[i];
+  }
+}
+
+/* Leaves longer than a warp sorts: those up to OCT_LEAF_BLOCK_MAX (nlong, the front of the lists)
+ * by k_sort_leaves_block, the longer ones (nhuge, the back) by CUB's segmented sort from a copy of
+ * order back into order (elements outside the segments are neither read nor written). */
+static int sort_long_leaves(oct_ws *w, int s, int n, int nlong, int nhuge, cudaStream_t stream, char *err, size_t errlen) {
   size_t bytes = 0;
   int *order = (int *)w->order[s].p;
-  const int *beg = (const int *)w->lbeg[s].p, *end = (const int *)w->lend[s].p;
+  const size_t back = long_leaves_max(n) - (size_t)nhuge;
+  const int *beg = (const int *)w->lbeg[s].p + back, *end = (const int *)w->lend[s].p + back;
+  int bits = 1;
+  while (bits < 31 && ((long long)1 << bits) < (long long)n) ++bits;
+  if (nlong > 0) {
+    k_sort_leaves_block<<<(unsigned)nlong, OCT_THREADS, 0, stream>>>((const int *)w->lbeg[s].p, (const int *)w->lend[s].p,
+                                                                    bits, order);
+    VX_CU_LAUNCH(k_sort_leaves_block);
+  }
+  if (nhuge == 0) return 0;
   VX_CU(grow(&w->sort_tmp, (size_t)n * sizeof(int), stream));
   VX_CU(cudaMemcpyAsync(w->sort_tmp.p, order, (size_t)n * sizeof(int), cudaMemcpyDeviceToDevice, stream));
   VX_CU(cub::DeviceSegmentedSort::SortKeys(NULL, bytes, (const int *)w->sort_tmp.p, order, (long long)n,
-                                           (long long)nlong, beg, end, stream));
+                                           (long long)nhuge, beg, end, stream));
   VX_CU(grow(&w->cub_tmp, bytes, stream));
   VX_CU(cub::DeviceSegmentedSort::SortKeys(w->cub_tmp.p, bytes, (const int *)w->sort_tmp.p, order, (long long)n,
-                                           (long long)nlong, beg, end, stream));
+                                           (long long)nhuge, beg, end, stream));
   return 0;
 fail:
   return -1;
@@ -870,7 +910,8 @@ static int build_lists(oct_build *b, char *err, size_t errlen) {
   oct_info *info = b->info;
   const int L = b->L, ts = b->ts;
   for (int s = 0; s <= ts; s++)
-    if (b->h->nlong[s] > 0 && sort_long_leaves(w, s, s ? b->nt : b->ns, b->h->nlong[s], b->stream, err, errlen) != 0)
+    if (b->h->nlong[s] + b->h->nhuge[s] > 0 &&
+        sort_long_leaves(w, s, s ? b->nt : b->ns, b->h->nlong[s], b->h->nhuge[s], b->stream, err, errlen) != 0)
       return -1;
   VX_CU(grow(&w->nbr, (t->n_nbr > 0 ? (size_t)t->n_nbr : 1) * sizeof(int), b->stream));
   if (t->ntgt[L] > 0) {
