@@ -1070,7 +1070,8 @@ __device__ static __forceinline__ void VXF(corr_dispatch)(int kernel, int g, vx_
 #define VX_CORR_LEAVES 64
 __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2v, double reach2g, double reach2v, int L, int Lc,
                             int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off,
-                            const int2 *chunk_range, const int *order, const uint32_t *tkey, int nsleaf, const uint32_t *skey, const int *sstart, const vx_real *tx,
+                            const int2 *chunk_range, const int *order, const uint32_t *tkey, int nsleaf,
+                            const uint32_t *skey, const int *sstart, const vx_real *tx,
                             const vx_real *ty, const vx_real *tz, const vx_real *sx, const vx_real *sy, const vx_real *sz,
                             const vx_real *sax, const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
   __shared__ vx_real st[6][VX_P2P_CAP];
