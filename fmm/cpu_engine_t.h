@@ -371,12 +371,10 @@ static long long VXF(cpu_p2p_leaf)(const VXF(cpu_leafjob) *J, int b, vx_buf *buf
   return (long long)(t->tgt_start[b + 1] - t->tgt_start[b]) * n;
 }
 
-/* Whether any target of leaf b needs the gradient. */
+/* Whether any target of leaf b needs the gradient: its first, the octree ordering each leaf by index
+ * (those below n_grad first). */
 static int VXF(cpu_leaf_wants_grad)(const VXF(cpu_leafjob) *J, int b) {
-  if (!J->want_grad) return 0;
-  for (int k = J->t->tgt_start[b]; k < J->t->tgt_start[b + 1]; ++k)
-    if (J->t->tgt_order[k] < J->n_grad) return 1;
-  return 0;
+  return J->want_grad && J->t->tgt_order[J->t->tgt_start[b]] < J->n_grad;
 }
 
 /* Regularization corrections of leaf b (docs/MATH.md §10): for every source of the leaves in

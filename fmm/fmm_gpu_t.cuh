@@ -1084,7 +1084,8 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
   const int active = k < chunk_range[c].y;
   const int gk = active && want_grad && order[k] < n_grad;
   const vx_real rc2 = gk ? rc2g : rc2v; /* velocity-only targets: the shorter cut-off */
-  const double reach2 = __syncthreads_or(gk) ? reach2g : reach2v; /* a chunk of them: the leaves within it */
+  /* a chunk is of one kind (k_chunk_fill): velocity-only chunks walk the leaves within their cut-off */
+  const double reach2 = want_grad && order[chunk_range[c].x] < n_grad ? reach2g : reach2v;
   const vx_real x = active ? tx[k] : VX_R(0.0), y = active ? ty[k] : VX_R(0.0), z = active ? tz[k] : VX_R(0.0);
   vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   int q = 0, ra = 0, re = 0; /* warp 0's cursor: leaves [ra, re) of box q - 1 are still to test */
