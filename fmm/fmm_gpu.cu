@@ -23,8 +23,9 @@ typedef struct {
   size_t cap;
 } dbuf;
 
-enum { EV_CALLER, EV_COPY0, EV_START, EV_TREE, EV_GATHER, EV_NEAR0, EV_CORR, EV_NEAR1, EV_P2M, EV_M2M, EV_DOWN, EV_L2P, EV_END, EV_COPY1,
-       EV_LVL, EV_COUNT = EV_LVL + 2 * (VX_LMAX + 2) };
+/* EV_L2PD, EV_L2PW: L2P's derivative expansions done, and the near field waited for (t_l2p leaves the wait out). */
+enum { EV_CALLER, EV_COPY0, EV_START, EV_TREE, EV_GATHER, EV_NEAR0, EV_CORR, EV_NEAR1, EV_P2M, EV_M2M, EV_DOWN, EV_L2PD,
+       EV_L2PW, EV_L2P, EV_END, EV_COPY1, EV_LVL, EV_COUNT = EV_LVL + 2 * (VX_LMAX + 2) };
 
 /* The translation tables of one order on the device (upload_tables). */
 typedef struct {
@@ -52,10 +53,13 @@ typedef struct fmm_gpu {
                       the device has them), auto-simt 3 (the same levels, k_m2l_dense), generic or spec -1 (never) */
   int tc;          /* compute capability 8.0 or newer: k_m2l_tc's TF32 mma.sync runs */
   int p2m_spec;    /* VX_P2M=base 0 (k_p2m everywhere), else 1 (k_p2m_spec for p = 6, 8, 12) */
+  int p2m_wl;      /* VX_P2M_WL: k_p2m_spec's warps a leaf forced (1, 2, 4, 8), 0: p2m_warps_per_leaf */
+  int l2p_fused;   /* VX_L2P_FUSED: k_l2p forms the derivative expansions itself: 1 always (where its shared
+                      memory fits), 0 never (k_l2p_deriv), -1 where l2p_fused says (the default) */
   int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of k_p2p_fast, 0: k_p2p, VX_P2P_AUTO: p2p_for_kernel */
   int p2p_split;   /* VX_P2P_SPLIT: the short last rows k_p2p_fast splits over the sources (p2p_row_of): 0 none,
                       1 a warp's only row (the default), 2 every one */
-  dbuf src_soa, tgt_soa, vfar, gfar, vnear, gnear;
+  dbuf src_soa, tgt_soa, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
   dbuf chunk_off, chunk_leaf, chunk_range; /* target chunks of the leaf kernels (P2P, L2P) */
@@ -165,6 +169,20 @@ static int m2l_tc_parts(int blocks, int n_sm) {
   const int slots = (int)(VX_M2L_DENSE_WAVES * n_sm);
   if (blocks <= 0 || blocks >= slots) return 1;
   return slots / blocks < 8 ? slots / blocks : 8;
+}
+
+/* k_p2m_spec's warps a leaf (a power of two up to the block's w): one until the leaves' mean
+ * occupancy gives a warp VX_P2M_ROUNDS passes over its particles, G = 32 / (p + 1) at a time. A
+ * warp's set-up (the recursion's factors) and its groups' reduction cost about as much as a few
+ * passes, so fewer warps a leaf do less work: H100, float p = 8, P2M of 2^20 uniform points (32 a
+ * leaf) 1.02 ms with eight warps a leaf, 0.37 with two, 0.25 with one; 2^20 rings 0.37 / 0.21 ms
+ * (docs/BENCHMARKS.md). Denser sets spread each leaf over more warps. */
+#define VX_P2M_ROUNDS 32
+static int p2m_warps_per_leaf(long long ns, int nleaf, int w, int p) {
+  const long long per = (long long)VX_P2M_ROUNDS * (32 / (p + 1)) * (nleaf > 0 ? nleaf : 1);
+  int wl = 1;
+  while (2 * wl <= w && 2 * wl * per <= ns) wl *= 2;
+  return wl;
 }
 
 /* *tc = 1 when device dev has the TF32 tensor cores k_m2l_tc runs on (compute capability 8.0+). */
@@ -330,7 +348,7 @@ extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   fmm_cost_gpu_destroy(ctx->cost_gpu);
   ctx->cost_gpu = NULL;
   tables_release(&G->tab);
-  dbuf *all[] = {&G->src_soa, &G->tgt_soa, &G->vfar, &G->gfar, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos,
+  dbuf *all[] = {&G->src_soa, &G->tgt_soa, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos,
                  &G->out_vel, &G->out_grad, &G->chunk_off, &G->chunk_leaf, &G->chunk_range, &G->dloc, &G->m2l_part};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   for (int l = 0; l <= VX_LMAX; ++l) { gpu_release(&G->mpole[l]); gpu_release(&G->local[l]); }
@@ -378,6 +396,18 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
       goto fail;
     }
     G->p2m_spec = !(pm && !strcmp(pm, "base"));
+    const char *pw = getenv("VX_P2M_WL");
+    G->p2m_wl = pw && *pw ? atoi(pw) : 0;
+    if (G->p2m_wl != 0 && G->p2m_wl != 1 && G->p2m_wl != 2 && G->p2m_wl != 4 && G->p2m_wl != 8) {
+      snprintf(err, errlen, "VX_P2M_WL=%s: expected 1, 2, 4 or 8", pw);
+      goto fail;
+    }
+    const char *lf = getenv("VX_L2P_FUSED");
+    G->l2p_fused = !lf || !*lf ? -1 : !strcmp(lf, "1") ? 1 : !strcmp(lf, "0") ? 0 : -2;
+    if (G->l2p_fused == -2) {
+      snprintf(err, errlen, "VX_L2P_FUSED=%s: expected 0 or 1", lf);
+      goto fail;
+    }
     const char *pp = getenv("VX_P2P");
     G->p2p_fast = p2p_variant(pp);
     if (G->p2p_fast < 0) {

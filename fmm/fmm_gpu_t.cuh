@@ -13,8 +13,10 @@
  *    cores (m2l_tc_gpu.cuh) or k_m2l_dense (m2l_dense_pays).
  *  - P2M: lanes own columns m of the solid harmonics (degree raised by eq. 15), so no thread
  *    holds a whole expansion; for p = 6, 8, 12 k_p2m_spec (issue 15; VX_P2M=base keeps k_p2m):
- *    lanes own |m| for one of 32/(p+1) particles at once, accumulating in registers.
- *  - L2P: a warp per leaf forms its derivative expansions; then a thread per target.
+ *    lanes own |m| for one of 32/(p+1) particles at once, accumulating in registers, a warp (or
+ *    a few, for dense leaves) a leaf.
+ *  - L2P: a block per leaf forms its derivative expansions; then a thread per target, which adds
+ *    the near field and writes the sum in the caller's order.
  *  - P2P, direct: one thread per target, sources staged through shared memory in tiles (k_p2p, the
  *    Gaussian's default), or k_p2p_fast<K, T> (issue 15; the other pair kernels' default, VX_P2P
  *    chooses: fmm_gpu.cu p2p_for_kernel): T = 1, 2 or 4 targets a thread on the same chunks,
@@ -150,17 +152,20 @@ __global__ void VXF(k_p2m)(int p, const uint32_t *key, const int *start, const v
  * am + (P+1)·g of a warp owns |m| = am for its particle group g (G = 32/(P+1) particles at once),
  * raising the columns +am and −am together (one recursion: they share |m|) with the factors of
  * sph_raise_factors and sph_sectoral_factor computed once a warp, into register accumulators; the
- * groups then add their columns into the warp's expansion in shared memory in turn, and the block
- * sums its warps' as k_p2m does. */
+ * groups then add their columns into the warp's expansion in shared memory in turn. A leaf takes
+ * wl of the block's W warps (a power of two dividing W; the block W / wl leaves): where leaves
+ * hold a few dozen particles a warp each (p2m_warps_per_leaf), so that a warp's set-up and
+ * reduction serve all of them rather than one group's worth; the leaf's warps' sums are then
+ * added in warp order. */
 template <int P>
 __global__ void __launch_bounds__(32 * FMM_SMEM_WARPS_P2M)
-    VXF(k_p2m_spec)(const uint32_t *key, const int *start, const vx_real *x, const vx_real *y, const vx_real *z,
-                    const vx_real *ax, const vx_real *ay, const vx_real *az, double lo0, double lo1, double lo2, double h,
-                    vx_real *M) {
+    VXF(k_p2m_spec)(int nleaf, int wl, const uint32_t *key, const int *start, const vx_real *x, const vx_real *y,
+                    const vx_real *z, const vx_real *ax, const vx_real *ay, const vx_real *az, double lo0, double lo1,
+                    double lo2, double h, vx_real *M) {
   constexpr int NC = (P + 1) * (P + 1), G = 32 / (P + 1);
   extern __shared__ unsigned char vx_smem[];
   vx_real *acc = (vx_real *)vx_smem;
-  const int W = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x % 32, b = blockIdx.x;
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32, wg = w % wl, b = blockIdx.x * (blockDim.x / 32 / wl) + w / wl;
   const int grp = lane / (P + 1), am = lane % (P + 1);
   vx_real *aw = acc + (size_t)w * 3 * NC;
   for (int i = lane; i < 3 * NC; i += 32) aw[i] = VX_R(0.0);
@@ -175,11 +180,11 @@ __global__ void __launch_bounds__(32 * FMM_SMEM_WARPS_P2M)
   for (int n = 0; n <= P; ++n)
 #pragma unroll
     for (int c = 0; c < 6; ++c) cs[n][c] = VX_R(0.0);
-  int kx, ky, kz;
-  oct_demorton3(key[b], &kx, &ky, &kz);
+  int kx = 0, ky = 0, kz = 0, k0 = 0, k1 = 0;
+  if (b < nleaf) oct_demorton3(key[b], &kx, &ky, &kz), k0 = start[b], k1 = start[b + 1];
   const vx_real cx = (vx_real)(lo0 + (kx + 0.5) * h), cy = (vx_real)(lo1 + (ky + 0.5) * h);
   const vx_real cz = (vx_real)(lo2 + (kz + 0.5) * h), ih = (vx_real)(1.0 / h);
-  for (int k = start[b] + w * G + grp; grp < G && k < start[b + 1]; k += W * G) {
+  for (int k = k0 + wg * G + grp; grp < G && k < k1; k += wl * G) {
     const vx_real px = (x[k] - cx) * ih, py = (y[k] - cy) * ih, pz = (z[k] - cz) * ih, r2 = px * px + py * py + pz * pz;
     const vx_real q[3] = {ax[k], ay[k], az[k]};
     vx_real c1 = VX_R(1.0), s1 = VX_R(0.0), c2 = VX_R(0.0), s2 = VX_R(0.0);
@@ -213,10 +218,13 @@ __global__ void __launch_bounds__(32 * FMM_SMEM_WARPS_P2M)
             if (am > 0) aw[3 * VX_IDX(n, -am) + c] += cs[n][3 + c];
           }
   }
-  __syncthreads();
-  for (int i = threadIdx.x; i < 3 * NC; i += blockDim.x) {
+  if (wl > 1) __syncthreads(); /* a leaf's warps read each other's sums (wl is the block's own) */
+  else __syncwarp();
+  if (b >= nleaf) return;
+  const vx_real *a0 = acc + (size_t)(w - wg) * 3 * NC;
+  for (int i = 32 * wg + lane; i < 3 * NC; i += 32 * wl) {
     vx_real s = VX_R(0.0);
-    for (int q = 0; q < W; ++q) s += acc[(size_t)q * 3 * NC + i];
+    for (int q = 0; q < wl; ++q) s += a0[(size_t)q * 3 * NC + i];
     M[vx_off_exp(b, NC) + i] = s;
   }
 }
@@ -507,28 +515,12 @@ static int VXF(dense_build)(const fmm_tables *T, vx_real **out) {
   return rc;
 }
 
-/* L2P, first step: the derivative expansions of each target leaf's local expansion (sph_deriv,
- * docs/MATH.md §3), a block per leaf, built in shared memory (from the local expansion staged
- * there too when stage_l). A thread per (axis, degree): degree n of the local expansion makes
- * degree n-1 of ∂x ∂y ∂z (3·n1 reals, sph_deriv_degrees), then, when the leaf holds a gradient
- * target, degree n of those makes degree n-1 of ∂xx ∂xy ∂xz ∂yy ∂yz ∂zz (6·n2 reals); the block
- * then writes them to D (`per` reals a leaf), coalesced. The threads: l2p_deriv_threads. */
-__global__ void VXF(k_l2p_deriv)(int p, int want_grad, int n_grad, const int *order, const int *start, int stage_l,
-                                 size_t per, const vx_real *__restrict__ Lleaf, vx_real *__restrict__ D) {
-  extern __shared__ unsigned char vx_smem[];
-  vx_real *Ds = (vx_real *)vx_smem;
-  const int b = blockIdx.x, nc = VX_NCOEF(p), n1 = 3 * VX_NCOEF(p - 1), n2 = p >= 2 ? 3 * VX_NCOEF(p - 2) : 0;
-  const vx_real *Lb = Lleaf + vx_off_exp(b, nc);
-  if (stage_l) { /* the local expansion into shared memory: sph_deriv's reads then wait on no DRAM */
-    vx_real *Ls = Ds + per;
-    for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) Ls[i] = Lb[i];
-    Lb = Ls;
-  }
-  /* second derivatives only for a leaf holding gradient targets (vortex elements, not tracers) */
-  int g = 0;
-  if (want_grad && p >= 2)
-    for (int k = start[b] + threadIdx.x; k < start[b + 1] && !g; k += blockDim.x) g = order[k] < n_grad;
-  g = __syncthreads_or(g);
+/* The derivative expansions of a local expansion Lb (sph_deriv, docs/MATH.md §3) into Ds by the
+ * block's threads: a thread per (axis, degree): degree n of the local expansion makes degree n-1 of
+ * ∂x ∂y ∂z (3·n1 reals, sph_deriv_degrees), then, when g, degree n of those makes degree n-1 of
+ * ∂xx ∂xy ∂xz ∂yy ∂yz ∂zz (6·n2 reals). Every thread of the block calls it (barriers inside). */
+__device__ static void VXF(l2p_derivs)(int p, int g, const vx_real *Lb, vx_real *Ds) {
+  const int n1 = 3 * VX_NCOEF(p - 1), n2 = p >= 2 ? 3 * VX_NCOEF(p - 2) : 0;
   for (int j = threadIdx.x; j < 3 * p; j += blockDim.x) {
     const int q = j / p, n = 1 + j % p;
     VXF(sph_deriv_degrees)(Lb, n, n, q == 0 ? Ds : NULL, q == 1 ? Ds + n1 : NULL, q == 2 ? Ds + 2 * n1 : NULL);
@@ -544,6 +536,30 @@ __global__ void VXF(k_l2p_deriv)(int p, int want_grad, int n_grad, const int *or
                              ax[q] == 2 ? o : NULL);
     }
   __syncthreads();
+}
+
+/* L2P, first step where leaves hold many targets (l2p_fused says when): each target leaf's
+ * derivative expansions (l2p_derivs), a block per leaf, built in shared memory (from the local
+ * expansion staged there too when stage_l), the second derivatives only where the leaf holds a
+ * gradient target; the block then writes them to D (`per` reals a leaf), coalesced. The threads:
+ * l2p_deriv_threads. */
+__global__ void VXF(k_l2p_deriv)(int p, int want_grad, int n_grad, const int *order, const int *start, int stage_l,
+                                 size_t per, const vx_real *__restrict__ Lleaf, vx_real *__restrict__ D) {
+  extern __shared__ unsigned char vx_smem[];
+  vx_real *Ds = (vx_real *)vx_smem;
+  const int b = blockIdx.x, nc = VX_NCOEF(p), n1 = 3 * VX_NCOEF(p - 1);
+  const vx_real *Lb = Lleaf + vx_off_exp(b, nc);
+  if (stage_l) { /* the local expansion into shared memory: sph_deriv's reads then wait on no DRAM */
+    vx_real *Ls = Ds + per;
+    for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) Ls[i] = Lb[i];
+    Lb = Ls;
+  }
+  /* second derivatives only for a leaf holding gradient targets (vortex elements, not tracers) */
+  int g = 0;
+  if (want_grad && p >= 2)
+    for (int k = start[b] + threadIdx.x; k < start[b + 1] && !g; k += blockDim.x) g = order[k] < n_grad;
+  g = __syncthreads_or(g);
+  VXF(l2p_derivs)(p, g, Lb, Ds);
   const size_t nw = g ? per : 3 * (size_t)n1; /* k_l2p reads the second ones only for gradient targets */
   for (size_t i = threadIdx.x; i < nw; i += blockDim.x) D[vx_off(b, per) + i] = Ds[i];
 }
@@ -590,17 +606,23 @@ __global__ void VXF(k_chunk_fill)(int nbox, const int *off, const int *start, co
 }
 
 /* L2P, second step: a block per target chunk, a thread per target. The leaf's derivative
- * expansions and the degree-raising factors of eq. 15 (the table `raise`: A then B of
+ * expansions — read from D, or, where D is NULL (l2p_fused: leaves of about a chunk), formed by the
+ * block itself from the leaf's local expansion Lleaf (l2p_derivs; the second derivatives where the
+ * chunk's targets want the gradient), which saves writing and reading them through global memory —
+ * and the degree-raising factors of eq. 15 (the table `raise`: A then B of
  * sph_raise, at t = n(n+1)/2 + |m|) are staged in shared memory (every thread
  * reads the same entry at the same time: broadcasts); each thread walks the columns ±|m| of its own
  * regular solid harmonics (sph_sectoral_step, then the raise) and accumulates the 9 first and 18
- * second derivatives, then the curl (curl_from_derivs). Far-field velocity and gradient
- * (un-prefixed) go to vf/gf in box order. */
+ * second derivatives, then the curl (curl_from_derivs). Far field plus the near field's vn/gn
+ * (un-prefixed, box order: the caller waits for the near field first), times 1/(4π), go to the
+ * caller's target order in vel/grad: one pass where a separate far-field array and a combining
+ * kernel took three (2^20 targets: 0.3 ms of the H100's 11). */
 __global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off,
                            const int2 *chunk_range, const int *order,
                            const uint32_t *key, const vx_real *x, const vx_real *y, const vx_real *z,
                            double lo0, double lo1, double lo2, double h, size_t per, const vx_real *D,
-                           const vx_real *raise, vx_real *vf, vx_real *gf) {
+                           const vx_real *Lleaf, const vx_real *raise, const vx_real *vn, const vx_real *gn, vx_real *vel,
+                           vx_real *grad) {
   extern __shared__ unsigned char vx_smem[];
   const int c = blockIdx.x;
   if (c >= chunk_off[nleaf]) return;
@@ -610,9 +632,17 @@ __global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, int nleaf, const in
   const int pd = p - 1, n1 = 3 * VX_NCOEF(p - 1), n2 = (p >= 2) ? 3 * VX_NCOEF(p - 2) : 0;
   const int nd = 3 * n1 + (want_grad ? 6 * n2 : 0), ntri = p * (p + 1) / 2;
   vx_real *Ds = (vx_real *)vx_smem, *rA = Ds + nd, *rB = rA + ntri;
-  const vx_real *Db = D + vx_off(b, per);
-  for (int i = threadIdx.x; i < nd; i += blockDim.x) Ds[i] = Db[i];
   for (int t = threadIdx.x; t < 2 * ntri; t += blockDim.x) rA[t] = raise[t];
+  if (D) {
+    const vx_real *Db = D + vx_off(b, per);
+    for (int i = threadIdx.x; i < nd; i += blockDim.x) Ds[i] = Db[i];
+  } else if (p >= 1) { /* the chunk's kind: its first target's (chunks are of one kind) */
+    const int nc = VX_NCOEF(p);
+    vx_real *Ls = rA + 2 * ntri;
+    for (int i = threadIdx.x; i < 3 * nc; i += blockDim.x) Ls[i] = Lleaf[vx_off_exp(b, nc) + i];
+    __syncthreads();
+    VXF(l2p_derivs)(p, want_grad && p >= 2 && order[kr.x] < n_grad, Ls, Ds);
+  }
   __syncthreads();
   if (k >= kr.y) return;
   const int gk = want_grad && order[k] < n_grad; /* p < 2: zero second derivatives */
@@ -657,8 +687,10 @@ __global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, int nleaf, const in
       for (int bb = 0; bb < 3; ++bb) hpsi[cc][a][bb] = s2[3 * hidx[a][bb] + cc] * ih3;
     }
   VXF(curl_from_derivs)(dpsi, hpsi, u, gk ? gr : NULL);
-  for (int i = 0; i < 3; ++i) vf[vx_off3(k, i)] = u[i];
-  if (gk) for (int i = 0; i < 9; ++i) gf[vx_off9(k, i)] = gr[i];
+  const int o = order[k];
+  const vx_real c4 = (vx_real)VX_INV4PI;
+  for (int i = 0; i < 3; ++i) vel[vx_off3(o, i)] = (u[i] + vn[vx_off3(k, i)]) * c4;
+  if (gk) for (int i = 0; i < 9; ++i) grad[vx_off9(o, i)] = (gr[i] + gn[vx_off9(k, i)]) * c4;
 }
 
 /* Sum over a shared-memory tile of cnt sources (rows x, y, z, αx, αy, αz, each `stride` apart),
@@ -1146,18 +1178,6 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
   }
 }
 
-/* Far + near, times 1/(4π), scattered back to the caller's target order. */
-__global__ void VXF(k_combine)(int n, int want_grad, int n_grad, const int *order, const vx_real *vf, const vx_real *gf,
-                               const vx_real *vn, const vx_real *gn, vx_real *vel, vx_real *grad) {
-  int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
-  int i = order[k];
-  const vx_real c = (vx_real)VX_INV4PI;
-  for (int j = 0; j < 3; ++j) vel[vx_off3(i, j)] = (vf[vx_off3(k, j)] + vn[vx_off3(k, j)]) * c;
-  if (want_grad && i < n_grad)
-    for (int j = 0; j < 9; ++j) grad[vx_off9(i, j)] = (gf[vx_off9(k, j)] + gn[vx_off9(k, j)]) * c;
-}
-
 /* Direct summation: the all-pairs tiled kernel (the method users would otherwise use). */
 #define VX_DIRECT_THREADS 128
 __global__ void VXF(k_direct)(int kernel, vx_real sigma, int want_grad, int n_grad, int ns, int nt, const vx_real *sp,
@@ -1214,7 +1234,7 @@ static int VXF(smem_optin)(const fmm_smem_plan *pl, char *err, size_t errlen) {
            {(const void *)VXF(k_l2l), pl->l2l},   {(const void *)VXF(k_m2l), pl->m2l},
            {(const void *)VXF(k_m2l_spec)<6>, pl->m2l}, {(const void *)VXF(k_m2l_spec)<8>, pl->m2l},
            {(const void *)VXF(k_m2l_spec)<12>, pl->m2l},
-           {(const void *)VXF(k_l2p_deriv), pl->l2p_deriv}, {(const void *)VXF(k_l2p), pl->l2p}};
+           {(const void *)VXF(k_l2p_deriv), pl->l2p_deriv}, {(const void *)VXF(k_l2p), pl->l2p > pl->l2p_fused ? pl->l2p : pl->l2p_fused}};
   for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i)
     if (k[i].bytes > FMM_SMEM_DEFAULT)
       VX_CUR(cudaFuncSetAttribute(k[i].kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k[i].bytes));
@@ -1315,9 +1335,7 @@ static int VXF(eval_gather)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   const size_t rs = E->rs, ns = (size_t)E->ns, nt = (size_t)E->nt;
   if (gpu_reserve(&G->src_soa, 6 * rs * ns, "sorted sources", err, errlen) ||
       gpu_reserve(&G->tgt_soa, 3 * rs * nt, "sorted targets", err, errlen) ||
-      gpu_reserve(&G->vfar, 3 * rs * nt, "far-field velocities", err, errlen) ||
       gpu_reserve(&G->vnear, 3 * rs * nt, "near-field velocities", err, errlen) ||
-      (E->want_grad && gpu_reserve(&G->gfar, 9 * rs * nt, "far-field gradients", err, errlen)) ||
       (E->want_grad && gpu_reserve(&G->gnear, 9 * rs * nt, "near-field gradients", err, errlen)))
     return -1;
   for (int l = 2; l <= E->L; ++l)
@@ -1418,13 +1436,16 @@ static int VXF(eval_upward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, siz
   const oct_tree_gpu *t = E->t;
   const fmm_smem_plan *pl = &E->pl;
   const int L = E->L;
-  const dim3 gp2m((unsigned)t->nsrc[L]), bp2m(32 * pl->w_p2m);
+  const int nl = t->nsrc[L], spec = G->p2m_spec && (E->p == 6 || E->p == 8 || E->p == 12);
+  int wl = G->p2m_wl ? G->p2m_wl : p2m_warps_per_leaf(E->ns, nl, pl->w_p2m, E->p);
+  while (wl > 1 && pl->w_p2m % wl) wl /= 2; /* a divisor of the block's warps */
+  const dim3 gp2m((unsigned)(spec ? vx_ceil_div(nl, pl->w_p2m / wl) : nl)), bp2m(32 * pl->w_p2m);
 #define VX_P2M_ARGS t->src_key[L], t->src_start, E->sx, E->sy, E->sz, E->sax, E->say, E->saz, t->lo[0], t->lo[1], \
                     t->lo[2], E->h, (vx_real *)G->mpole[L].ptr
-  switch (G->p2m_spec ? E->p : 0) {
-  case 6: VXF(k_p2m_spec)<6><<<gp2m, bp2m, pl->p2m, E->sf>>>(VX_P2M_ARGS); break;
-  case 8: VXF(k_p2m_spec)<8><<<gp2m, bp2m, pl->p2m, E->sf>>>(VX_P2M_ARGS); break;
-  case 12: VXF(k_p2m_spec)<12><<<gp2m, bp2m, pl->p2m, E->sf>>>(VX_P2M_ARGS); break;
+  switch (spec ? E->p : 0) {
+  case 6: VXF(k_p2m_spec)<6><<<gp2m, bp2m, pl->p2m, E->sf>>>(nl, wl, VX_P2M_ARGS); break;
+  case 8: VXF(k_p2m_spec)<8><<<gp2m, bp2m, pl->p2m, E->sf>>>(nl, wl, VX_P2M_ARGS); break;
+  case 12: VXF(k_p2m_spec)<12><<<gp2m, bp2m, pl->p2m, E->sf>>>(nl, wl, VX_P2M_ARGS); break;
   default: VXF(k_p2m)<<<gp2m, bp2m, pl->p2m, E->sf>>>(E->p, VX_P2M_ARGS); break;
   }
 #undef VX_P2M_ARGS
@@ -1671,34 +1692,44 @@ static int VXF(eval_downward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, s
   return 0;
 }
 
-/* Step 7: L2P (derivative expansions per leaf, then a thread per target), then far and near
- * combined into the caller's order once the near field is done. */
+/* Whether k_l2p forms each chunk's derivative expansions itself (k_l2p_deriv not launched): where the
+ * leaves hold about a chunk of targets or fewer (the mean, nt / nleaf ≤ VX_L2P_FUSED_MAX · CH), so
+ * that few leaves' expansions are formed twice, and the block's larger shared memory fits. H100,
+ * 2^20 uniform points (32 a leaf): docs/BENCHMARKS.md. */
+#define VX_L2P_FUSED_MAX 1.5
+static int VXF(l2p_fused)(const VXF(gpu_eval) *E) {
+  if (E->pl.l2p_fused == 0 || E->G->l2p_fused == 0) return 0;
+  return E->G->l2p_fused == 1 || (E->nleaf > 0 && (double)E->nt <= VX_L2P_FUSED_MAX * E->CH * (double)E->nleaf);
+}
+
+/* Step 7: L2P: derivative expansions per leaf, then, once the near field is done, a thread per
+ * target adding far and near into the caller's order. */
 static int VXF(eval_l2p_combine)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   fmm_gpu *G = E->G;
   const oct_tree_gpu *t = E->t;
   const fmm_smem_plan *pl = &E->pl;
   const size_t dper = pl->dper;
-  if (dper && gpu_reserve(&G->dloc, E->rs * dper * (size_t)E->nleaf, "L2P derivative expansions", err, errlen)) return -1;
-  if (E->p >= 1) {
+  const int fused = VXF(l2p_fused)(E);
+  if (!fused && dper && gpu_reserve(&G->dloc, E->rs * dper * (size_t)E->nleaf, "L2P derivative expansions", err, errlen))
+    return -1;
+  if (E->p >= 1 && !fused) {
     const int nthr = VXF(l2p_deriv_threads)(E->p);
     VXF(k_l2p_deriv)<<<E->nleaf, nthr, pl->l2p_deriv, E->sf>>>(E->p, E->want_grad, E->n_grad, t->tgt_order, t->tgt_start,
                                                               pl->l2p_stage, dper, (const vx_real *)G->local[E->L].ptr,
                                                               (vx_real *)G->dloc.ptr);
     VX_CUR_LAUNCH(l2p_deriv);
   }
-  VXF(k_l2p)<<<E->chunk_bound, E->CH, pl->l2p, E->sf>>>(E->p, E->want_grad, E->n_grad, E->nleaf, E->cleaf, E->coff,
-                                                        E->crange, t->tgt_order, t->tgt_key[E->L], E->tx, E->ty, E->tz,
-                                                        t->lo[0], t->lo[1], t->lo[2], E->h, dper,
-                                                        (const vx_real *)G->dloc.ptr, (const vx_real *)G->tab.raise.ptr,
-                                                        (vx_real *)G->vfar.ptr, (vx_real *)G->gfar.ptr);
+  VX_CUR(cudaEventRecord(E->ev[EV_L2PD], E->sf));
+  VX_CUR(cudaStreamWaitEvent(E->sf, E->ev[EV_NEAR1], 0));
+  VX_CUR(cudaEventRecord(E->ev[EV_L2PW], E->sf));
+  VXF(k_l2p)<<<E->chunk_bound, E->CH, fused ? pl->l2p_fused : pl->l2p, E->sf>>>(
+      E->p, E->want_grad, E->n_grad, E->nleaf, E->cleaf, E->coff, E->crange, t->tgt_order, t->tgt_key[E->L], E->tx, E->ty,
+      E->tz, t->lo[0], t->lo[1], t->lo[2], E->h, dper, fused ? NULL : (const vx_real *)G->dloc.ptr,
+      (const vx_real *)G->local[E->L].ptr, (const vx_real *)G->tab.raise.ptr,
+                                                        (const vx_real *)G->vnear.ptr, (const vx_real *)G->gnear.ptr,
+                                                        E->vel, E->grad);
   VX_CUR_LAUNCH(l2p);
   VX_CUR(cudaEventRecord(E->ev[EV_L2P], E->sf));
-  VX_CUR(cudaStreamWaitEvent(E->sf, E->ev[EV_NEAR1], 0));
-  VXF(k_combine)<<<vx_ceil_div(E->nt, 256), 256, 0, E->sf>>>(E->nt, E->want_grad, E->n_grad, t->tgt_order,
-                                                             (const vx_real *)G->vfar.ptr, (const vx_real *)G->gfar.ptr,
-                                                             (const vx_real *)G->vnear.ptr, (const vx_real *)G->gnear.ptr,
-                                                             E->vel, E->grad);
-  VX_CUR_LAUNCH(combine);
   VX_CUR(cudaEventRecord(E->ev[EV_END], E->sf));
   return 0;
 }
@@ -1729,7 +1760,10 @@ static int VXF(eval_finish)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_
     s->t_l2l += a; s->t_m2l += b2;
     s->t_m2l_level[l] = b2;
   }
-  VX_CUR(cudaEventElapsedTime(&ms, ev[EV_DOWN], ev[EV_L2P])); s->t_l2p = ms;
+  float wait;
+  VX_CUR(cudaEventElapsedTime(&ms, ev[EV_DOWN], ev[EV_L2P]));
+  VX_CUR(cudaEventElapsedTime(&wait, ev[EV_L2PD], ev[EV_L2PW]));
+  s->t_l2p = ms - wait; /* not the wait for the near field, which k_l2p adds in */
   VX_CUR(cudaEventElapsedTime(&ms, ev[EV_NEAR0], ev[EV_NEAR1])); s->t_p2p = ms;
   VX_CUR(cudaEventElapsedTime(&ms, ev[EV_CORR], ev[EV_NEAR1])); s->t_corr = ms;
   return 0;

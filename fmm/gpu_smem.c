@@ -3,7 +3,7 @@
  * accumulator and two work copies of 3 expansions (M2M, M2L: 9 nc reals; L2L: 6 nc, adding into
  * global memory; P2M: 3 nc); k_l2p_deriv the derivative expansions of one leaf (3 n1 first, 6 n2
  * second), optionally its local expansion (3 nc); k_l2p the same expansions and the p(p+1) factors
- * of sph_raise. */
+ * of sph_raise, and, where it forms the expansions itself, the local expansion (3 nc). */
 #include "gpu_smem.h"
 
 #include <stdio.h>
@@ -61,6 +61,8 @@ int fmm_smem_plan_make(int p, size_t real_size, int gradient, size_t limit, fmm_
   }
   q.l2p = rs * (q.dper + (size_t)p * (size_t)(p + 1));
   if (q.l2p > limit) return too_big("L2P", q.l2p, p, rs, gradient, limit, err, errlen);
+  q.l2p_fused = q.l2p + rs * 3 * nc; /* and the local expansion, staged */
+  if (p < 1 || q.l2p_fused > limit) q.l2p_fused = 0;
   if (plan) *plan = q;
   return 0;
 }

@@ -26,6 +26,7 @@ typedef struct {
   size_t l2p_deriv;                    /* bytes of k_l2p_deriv (0 at p = 0: not launched) */
   int l2p_stage;                       /* k_l2p_deriv also stages the local expansion */
   size_t l2p;                          /* bytes of k_l2p */
+  size_t l2p_fused;                    /* bytes of k_l2p forming the derivative expansions itself (0: do not fit) */
 } fmm_smem_plan;
 
 /* The plan for order p (0..VX_PMAX), reals of real_size bytes (4 or 8), with the second

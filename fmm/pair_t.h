@@ -237,8 +237,9 @@ VX_HD static inline void VXF(pair_bs_split)(int kernel, vx_real sigma, vx_real d
                                              vx_real ay, vx_real az, vx_real *u, vx_real *H, vx_real *w) {
   vx_real r2 = dx * dx + dy * dy + dz * dz, g, h;
   const int apart = r2 > VX_R(0.0);
-  if (kernel == 0) {
-    VXF(singular_gh_ir)(apart ? VX_RSQRT(r2) : VX_R(0.0), &g, &h);
+  if (kernel == 0) { /* 1/r always (inf at r2 = 0), then selected: a select, not a branch around the rsqrt */
+    const vx_real ir = VX_RSQRT(r2);
+    VXF(singular_gh_ir)(apart ? ir : VX_R(0.0), &g, &h);
   } else {
     VXF(kernel_gh)(kernel, r2, sigma, &g, &h); /* at r2 = 0 possibly inf: discarded below */
     g = apart ? g : VX_R(0.0);

@@ -35,7 +35,7 @@
 #define VX_R(c) ((float)(c))
 #define VX_GAUSS_FAR2 48.0f /* ... to 3e-9, below float's rounding */
 #ifdef __CUDA_ARCH__
-#define VX_RSQRT(x) rsqrtf(x)
+#define VX_RSQRT(x) vx_rsqrt_ftz(x) /* hd.h */
 #else
 #define VX_RSQRT(x) (1.0f / sqrtf(x))
 #endif

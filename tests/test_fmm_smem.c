@@ -44,12 +44,16 @@ static void check_limit(int li) {
           continue;
         }
         if (rc == 0) {
-          const size_t b[6] = {pl.p2m, pl.m2m, pl.l2l, pl.m2l, pl.l2p_deriv, pl.l2p};
-          for (int k = 0; k < 6; ++k)
+          const size_t b[7] = {pl.p2m, pl.m2m, pl.l2l, pl.m2l, pl.l2p_deriv, pl.l2p, pl.l2p_fused};
+          for (int k = 0; k < 7; ++k)
             if (b[k] > lim) {
               printf("FAIL %s p %d: kernel %d planned %zu bytes > limit %zu\n", arch[li], p, k, b[k], lim);
               failures++;
             }
+          if (p >= 1 && pl.l2p_fused != 0 && pl.l2p_fused != pl.l2p + rs * 3 * (size_t)VX_NCOEF(p)) {
+            printf("FAIL %s p %d: fused L2P planned %zu bytes, not k_l2p's and a local expansion\n", arch[li], p, pl.l2p_fused);
+            failures++;
+          }
           if (pl.w_p2m < 1 || pl.w_m2m < 1 || pl.w_l2l < 1 || pl.w_m2l < 1) {
             printf("FAIL %s p %d: a kernel planned with no warp\n", arch[li], p);
             failures++;
