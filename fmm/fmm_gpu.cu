@@ -172,16 +172,18 @@ static int m2l_tc_parts(int blocks, int n_sm) {
 }
 
 /* k_p2m_spec's warps a leaf (a power of two up to the block's w): one until the leaves' mean
- * occupancy gives a warp VX_P2M_ROUNDS passes over its particles, G = 32 / (p + 1) at a time. A
- * warp's set-up (the recursion's factors) and its groups' reduction cost about as much as a few
- * passes, so fewer warps a leaf do less work: H100, float p = 8, P2M of 2^20 uniform points (32 a
- * leaf) 1.02 ms with eight warps a leaf, 0.37 with two, 0.25 with one; 2^20 rings 0.37 / 0.21 ms
- * (docs/BENCHMARKS.md). Denser sets spread each leaf over more warps. */
+ * occupancy gives a warp VX_P2M_ROUNDS passes over its particles, G = 32 / (p + 1) at a time, or
+ * until the leaves are too few to give the device VX_P2M_WARPS_SM warps an SM. A warp's set-up (the
+ * recursion's factors) and its groups' reduction cost about as much as a few passes, so fewer warps
+ * a leaf do less work: H100, float p = 8, P2M of 2^20 uniform points (32 a leaf) 1.02 ms with eight
+ * warps a leaf, 0.37 with two, 0.25 with one; 2^20 rings 0.37 / 0.21 ms; but `leapfrog_big`'s 290
+ * source leaves of 113 elements took 0.033 ms with eight and 0.080 with one (docs/BENCHMARKS.md). */
 #define VX_P2M_ROUNDS 32
-static int p2m_warps_per_leaf(long long ns, int nleaf, int w, int p) {
-  const long long per = (long long)VX_P2M_ROUNDS * (32 / (p + 1)) * (nleaf > 0 ? nleaf : 1);
+#define VX_P2M_WARPS_SM 16
+static int p2m_warps_per_leaf(long long ns, int nleaf, int w, int p, int n_sm) {
+  const long long nl = nleaf > 0 ? nleaf : 1, per = (long long)VX_P2M_ROUNDS * (32 / (p + 1)) * nl;
   int wl = 1;
-  while (2 * wl <= w && 2 * wl * per <= ns) wl *= 2;
+  while (2 * wl <= w && (2 * wl * per <= ns || wl * nl < (long long)VX_P2M_WARPS_SM * n_sm)) wl *= 2;
   return wl;
 }
 

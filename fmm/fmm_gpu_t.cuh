@@ -1437,7 +1437,7 @@ static int VXF(eval_upward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, siz
   const fmm_smem_plan *pl = &E->pl;
   const int L = E->L;
   const int nl = t->nsrc[L], spec = G->p2m_spec && (E->p == 6 || E->p == 8 || E->p == 12);
-  int wl = G->p2m_wl ? G->p2m_wl : p2m_warps_per_leaf(E->ns, nl, pl->w_p2m, E->p);
+  int wl = G->p2m_wl ? G->p2m_wl : p2m_warps_per_leaf(E->ns, nl, pl->w_p2m, E->p, G->n_sm);
   while (wl > 1 && pl->w_p2m % wl) wl /= 2; /* a divisor of the block's warps */
   const dim3 gp2m((unsigned)(spec ? vx_ceil_div(nl, pl->w_p2m / wl) : nl)), bp2m(32 * pl->w_p2m);
 #define VX_P2M_ARGS t->src_key[L], t->src_start, E->sx, E->sy, E->sz, E->sax, E->say, E->saz, t->lo[0], t->lo[1], \
@@ -1693,13 +1693,15 @@ static int VXF(eval_downward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, s
 }
 
 /* Whether k_l2p forms each chunk's derivative expansions itself (k_l2p_deriv not launched): where the
- * leaves hold about a chunk of targets or fewer (the mean, nt / nleaf ≤ VX_L2P_FUSED_MAX · CH), so
- * that few leaves' expansions are formed twice, and the block's larger shared memory fits. H100,
- * 2^20 uniform points (32 a leaf): docs/BENCHMARKS.md. */
-#define VX_L2P_FUSED_MAX 1.5
+ * leaves hold on average at most VX_L2P_FUSED_MAX targets (chunks of 32 or 64), so that few leaves'
+ * expansions are formed more than once, and the block's larger shared memory fits. H100, float
+ * p = 8 (docs/BENCHMARKS.md): 2^20 uniform points, 32 a leaf, L2P 1.30 → 0.92 ms; 2^20 rings, 111
+ * a leaf, 0.533 → 0.515 ms; but `leapfrog_big`'s tracers, 120 a leaf on average and thousands
+ * in the leaves by the cores, 0.37 → 0.39 ms a call: there the leaves' chunks repeat the work. */
+#define VX_L2P_FUSED_MAX 64
 static int VXF(l2p_fused)(const VXF(gpu_eval) *E) {
   if (E->pl.l2p_fused == 0 || E->G->l2p_fused == 0) return 0;
-  return E->G->l2p_fused == 1 || (E->nleaf > 0 && (double)E->nt <= VX_L2P_FUSED_MAX * E->CH * (double)E->nleaf);
+  return E->G->l2p_fused == 1 || (E->nleaf > 0 && E->nt <= (long long)VX_L2P_FUSED_MAX * E->nleaf);
 }
 
 /* Step 7: L2P: derivative expansions per leaf, then, once the near field is done, a thread per

@@ -37,6 +37,19 @@ static __device__ __forceinline__ float vx_rsqrt_ftz(float x) {
   asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
+/* 1/x likewise (MUFU.RCP, as __fdividef(1, x) for every normal x) and 2^x (MUFU.EX2, as __expf's for
+ * every x >= -126, a result that is normal), without the rescaling of subnormal arguments and
+ * results: for the Gaussian's 1/(1 + 0.33x), x >= 0, and its e^{-ρ²/2}, ρ² < 48 (pair_t.h). */
+static __device__ __forceinline__ float vx_rcp_ftz(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+static __device__ __forceinline__ float vx_ex2_ftz(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
 #endif
 
 #ifdef __cplusplus

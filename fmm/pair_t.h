@@ -14,7 +14,7 @@
  * below 4e-11); elsewhere the library's exp. */
 VX_HD static inline vx_real VXF(exp_nonpos)(vx_real x) {
 #if defined(VX_FLOAT_INST) && defined(__CUDA_ARCH__)
-  return __expf(x);
+  return vx_ex2_ftz(x * 1.44269504088896341f); /* __expf's, without its rescaling below 2^-126 (hd.h) */
 #elif defined(VX_FLOAT_INST)
   x = x < -87.0f ? -87.0f : x;
   const float shift = 12582912.0f; /* 1.5·2^23: adding and subtracting it rounds to an integer */
@@ -45,7 +45,7 @@ VX_HD static inline vx_real VXF(exp_nonpos)(vx_real x) {
 VX_HD static inline vx_real VXF(erf_with_exp)(vx_real x, vx_real e) {
 #if defined(VX_FLOAT_INST)
 #ifdef __CUDA_ARCH__
-  const vx_real t = __fdividef(1.0f, 1.0f + 0.3275911f * x);
+  const vx_real t = vx_rcp_ftz(1.0f + 0.3275911f * x); /* __fdividef(1, ·)'s value (hd.h) */
 #else
   const vx_real t = VX_R(1.0) / (VX_R(1.0) + VX_R(0.3275911) * x);
 #endif
