@@ -399,8 +399,8 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
     }
     G->p2m_spec = !(pm && !strcmp(pm, "base"));
     const char *pw = getenv("VX_P2M_WL");
-    G->p2m_wl = pw && *pw ? atoi(pw) : 0;
-    if (G->p2m_wl != 0 && G->p2m_wl != 1 && G->p2m_wl != 2 && G->p2m_wl != 4 && G->p2m_wl != 8) {
+    G->p2m_wl = !pw || !*pw ? 0 : !strcmp(pw, "1") ? 1 : !strcmp(pw, "2") ? 2 : !strcmp(pw, "4") ? 4 : !strcmp(pw, "8") ? 8 : -1;
+    if (G->p2m_wl < 0) {
       snprintf(err, errlen, "VX_P2M_WL=%s: expected 1, 2, 4 or 8", pw);
       goto fail;
     }

@@ -606,7 +606,7 @@ __global__ void VXF(k_chunk_fill)(int nbox, const int *off, const int *start, co
 }
 
 /* L2P, second step: a block per target chunk, a thread per target. The leaf's derivative
- * expansions — read from D, or, where D is NULL (l2p_fused: leaves of about a chunk), formed by the
+ * expansions — read from D, or, where D is NULL (l2p_fused: small leaves), formed by the
  * block itself from the leaf's local expansion Lleaf (l2p_derivs; the second derivatives where the
  * chunk's targets want the gradient), which saves writing and reading them through global memory —
  * and the degree-raising factors of eq. 15 (the table `raise`: A then B of
@@ -1234,7 +1234,8 @@ static int VXF(smem_optin)(const fmm_smem_plan *pl, char *err, size_t errlen) {
            {(const void *)VXF(k_l2l), pl->l2l},   {(const void *)VXF(k_m2l), pl->m2l},
            {(const void *)VXF(k_m2l_spec)<6>, pl->m2l}, {(const void *)VXF(k_m2l_spec)<8>, pl->m2l},
            {(const void *)VXF(k_m2l_spec)<12>, pl->m2l},
-           {(const void *)VXF(k_l2p_deriv), pl->l2p_deriv}, {(const void *)VXF(k_l2p), pl->l2p > pl->l2p_fused ? pl->l2p : pl->l2p_fused}};
+           {(const void *)VXF(k_l2p_deriv), pl->l2p_deriv},
+           {(const void *)VXF(k_l2p), pl->l2p > pl->l2p_fused ? pl->l2p : pl->l2p_fused}};
   for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i)
     if (k[i].bytes > FMM_SMEM_DEFAULT)
       VX_CUR(cudaFuncSetAttribute(k[i].kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k[i].bytes));
@@ -1727,9 +1728,8 @@ static int VXF(eval_l2p_combine)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   VXF(k_l2p)<<<E->chunk_bound, E->CH, fused ? pl->l2p_fused : pl->l2p, E->sf>>>(
       E->p, E->want_grad, E->n_grad, E->nleaf, E->cleaf, E->coff, E->crange, t->tgt_order, t->tgt_key[E->L], E->tx, E->ty,
       E->tz, t->lo[0], t->lo[1], t->lo[2], E->h, dper, fused ? NULL : (const vx_real *)G->dloc.ptr,
-      (const vx_real *)G->local[E->L].ptr, (const vx_real *)G->tab.raise.ptr,
-                                                        (const vx_real *)G->vnear.ptr, (const vx_real *)G->gnear.ptr,
-                                                        E->vel, E->grad);
+      (const vx_real *)G->local[E->L].ptr, (const vx_real *)G->tab.raise.ptr, (const vx_real *)G->vnear.ptr,
+      (const vx_real *)G->gnear.ptr, E->vel, E->grad);
   VX_CUR_LAUNCH(l2p);
   VX_CUR(cudaEventRecord(E->ev[EV_L2P], E->sf));
   VX_CUR(cudaEventRecord(E->ev[EV_END], E->sf));

@@ -30,7 +30,7 @@
  * at most 2 units in the last place): what rsqrtf computes for every normal x, without the four
  * instructions rsqrtf spends rescaling a subnormal x first. A subnormal x here would be a pair
  * closer than 1e-19, where the kernels' 1/r³ overflows float long before (r < 1e-13); the pair
- * loops, issue-bound on the H100, ran ~10 % fewer instructions a pair (docs/BENCHMARKS.md). */
+ * loops, issue-bound on the H100, run 14 % fewer instructions a pair (docs/BENCHMARKS.md). */
 #ifdef __CUDA_ARCH__
 static __device__ __forceinline__ float vx_rsqrt_ftz(float x) {
   float r;

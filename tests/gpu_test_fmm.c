@@ -15,13 +15,8 @@
 #include "fmm.h"
 #include "pointsets.h"
 #include "test_check.h"
+#include "test_twin_eval.h"
 #include "test_twins.h"
-
-static double rel_l2(const double *a, const double *b, size_t n) {
-  double d = 0, s = 0;
-  for (size_t i = 0; i < n; ++i) { d += (a[i] - b[i]) * (a[i] - b[i]); s += b[i] * b[i]; }
-  return s > 0 ? sqrt(d / s) : sqrt(d);
-}
 
 /* Evaluate (FMM or direct) on a backend in a precision; results returned in double. */
 static void eval(vx_backend be, fmm_params prm, int direct, int n, const double *pos, const double *str, double *u, double *g,
@@ -125,7 +120,7 @@ int main(void) {
         eval(VX_BACKEND_CPU, prm, 0, n, pos, str, u1, g1, 0);
         eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u2, g2, 0);
         double thr = prec ? 1e-5 : 1e-12;
-        double ev = rel_l2(u2, u1, 3 * (size_t)n), eg = rel_l2(g2, g1, 9 * (size_t)n);
+        double ev = vx_twin_rel_l2(u2, u1, 3 * (size_t)n), eg = vx_twin_rel_l2(g2, g1, 9 * (size_t)n);
         snprintf(what, sizeof what, "GPU vs CPU FMM %-7s %s p=%2d levels=%d: velocity", vx_dist_name(dists[d]),
                  prec ? "float " : "double", orders[k], prm.levels);
         report(ev <= thr, what, ev, thr);
@@ -145,7 +140,7 @@ int main(void) {
     for (int direct = 0; direct < 2; ++direct) {
       eval(VX_BACKEND_CPU, prm, direct, n, pos, str, u1, g1, 0);
       eval(VX_BACKEND_CUDA, prm, direct, n, pos, str, u2, g2, 0);
-      double e = fmax(rel_l2(u2, u1, 3 * (size_t)n), rel_l2(g2, g1, 9 * (size_t)n));
+      double e = fmax(vx_twin_rel_l2(u2, u1, 3 * (size_t)n), vx_twin_rel_l2(g2, g1, 9 * (size_t)n));
       snprintf(what, sizeof what, "GPU vs CPU %s, kernel %s (velocity and gradient)", direct ? "direct" : "FMM   ",
                vx_kernel_name((vx_kernel)kern));
       report(e <= 1e-12, what, e, 1e-12);
@@ -159,7 +154,7 @@ int main(void) {
     prm.order = k ? 16 : 8;
     eval(VX_BACKEND_CUDA, prm, 1, n, pos, str, u1, g1, 0);
     eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u2, g2, 0);
-    double ev = rel_l2(u2, u1, 3 * (size_t)n), eg = rel_l2(g2, g1, 9 * (size_t)n), thr = k ? 6e-8 : 3e-5;
+    double ev = vx_twin_rel_l2(u2, u1, 3 * (size_t)n), eg = vx_twin_rel_l2(g2, g1, 9 * (size_t)n), thr = k ? 6e-8 : 3e-5;
     snprintf(what, sizeof what, "GPU FMM vs GPU direct, rings, p=%d: velocity", prm.order);
     report(ev <= thr, what, ev, thr);
     snprintf(what, sizeof what, "GPU FMM vs GPU direct, rings, p=%d: gradient", prm.order);

@@ -21,17 +21,11 @@
 #include "pointsets.h"
 #include "test_check.h"
 #include "test_twins.h"
+#include "test_twin_eval.h"
 
 #define N_SRC 20000
 #define N_OTHER 15000      /* targets apart from the sources */
 #define N_OTHER_GRAD 10000 /* of which those that want the gradient */
-#define SENTINEL 7.0       /* gradient rows past n_grad must keep it */
-
-/* One evaluation's points, host arrays in double. */
-typedef struct {
-  int n_src, n_tgt, n_grad;
-  const double *spos, *sstr, *tpos;
-} points;
 
 /* The GPU forms: VX_P2M_WL and VX_L2P_FUSED (NULL: unset). */
 typedef struct {
@@ -44,62 +38,14 @@ static void set_env(const char *name, const char *v) {
   else unsetenv(name);
 }
 
-static double rel_l2(const double *a, const double *b, size_t n) {
-  double d = 0, s = 0;
-  for (size_t i = 0; i < n; ++i) { d += (a[i] - b[i]) * (a[i] - b[i]); s += b[i] * b[i]; }
-  return s > 0 ? sqrt(d / s) : sqrt(d);
-}
-
-/* The FMM of pt on backend be in form f, host arrays in prm's precision; u (3 n_tgt) and g
- * (9 n_tgt, SENTINEL where not written) back in double. */
-static void eval(vx_backend be, fmm_params prm, form f, const points *pt, double *u, double *g) {
-  char err[256];
+/* vx_twin_eval of pt on backend be in form f. */
+static void eval(vx_backend be, fmm_params prm, form f, const vx_twin_points *pt, double *u, double *g) {
+  fmm_stats st;
   set_env("VX_P2M_WL", f.wl);
   set_env("VX_L2P_FUSED", f.fused);
-  prm.backend = be;
-  fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
-  if (!ctx) { printf("fmm_create(%s): %s\n", vx_backend_name(be), err); exit(EXIT_FAILURE); }
-  const int fl = prm.precision == VX_FLOAT, ns = pt->n_src, nt = pt->n_tgt;
-  const size_t rs = fl ? sizeof(float) : sizeof(double);
-  void *P = malloc(rs * 3 * ns), *S = malloc(rs * 3 * ns), *X = malloc(rs * 3 * nt), *U = malloc(rs * 3 * nt),
-       *G = malloc(rs * 9 * nt);
-  if (!P || !S || !X || !U || !G) { printf("out of memory\n"); exit(EXIT_FAILURE); }
-  for (int i = 0; i < 3 * ns; ++i) {
-    if (fl) ((float *)P)[i] = (float)pt->spos[i], ((float *)S)[i] = (float)pt->sstr[i];
-    else ((double *)P)[i] = pt->spos[i], ((double *)S)[i] = pt->sstr[i];
-  }
-  for (int i = 0; i < 3 * nt; ++i) {
-    if (fl) ((float *)X)[i] = (float)pt->tpos[i];
-    else ((double *)X)[i] = pt->tpos[i];
-  }
-  for (int i = 0; i < 9 * nt; ++i) {
-    if (fl) ((float *)G)[i] = (float)SENTINEL;
-    else ((double *)G)[i] = SENTINEL;
-  }
-  fmm_io io = {.n_src = ns, .src_pos = P, .src_str = S, .n_tgt = nt, .tgt_pos = X, .vel = U,
-               .grad = prm.gradient ? G : NULL, .on_device = 0, .n_grad = pt->n_grad};
-  fmm_stats st;
-  if (fmm_evaluate(ctx, &io, &st, err, sizeof err)) { printf("fmm on %s: %s\n", vx_backend_name(be), err); exit(EXIT_FAILURE); }
-  for (int i = 0; i < 3 * nt; ++i) u[i] = fl ? ((float *)U)[i] : ((double *)U)[i];
-  for (int i = 0; i < 9 * nt; ++i) g[i] = fl ? ((float *)G)[i] : ((double *)G)[i];
-  free(P), free(S), free(X), free(U), free(G);
-  fmm_destroy(ctx);
+  fmm_destroy(vx_twin_eval(be, prm, pt, u, g, &st));
   unsetenv("VX_P2M_WL");
   unsetenv("VX_L2P_FUSED");
-}
-
-/* Velocities and the gradient rows [0, n_grad) of a against b: the larger relative L2 error. */
-static double rel_err(const double *ua, const double *ga, const double *ub, const double *gb, const points *pt, int grad) {
-  double e = rel_l2(ua, ub, 3 * (size_t)pt->n_tgt);
-  if (grad) e = fmax(e, rel_l2(ga, gb, 9 * (size_t)pt->n_grad));
-  return e;
-}
-
-/* Gradient rows [n_grad, n_tgt) (all rows without the gradient) still hold SENTINEL. */
-static int rows_untouched(const double *g, const points *pt, int grad) {
-  for (size_t i = grad ? 9 * (size_t)pt->n_grad : 0; i < 9 * (size_t)pt->n_tgt; ++i)
-    if (g[i] != SENTINEL) return 0;
-  return 1;
 }
 
 /* The parameters of a case: the singular kernel (the regularization is not these kernels' concern),
@@ -117,14 +63,14 @@ static fmm_params case_params(int p, int fl, int grad, int levels) {
 }
 
 /* One case: the CPU, then every GPU form against it. w: 4 arrays of 9 n_tgt doubles. */
-static void check_case(const char *set, const points *pt, int p, int fl, int grad, int levels, double *w[4]) {
+static void check_case(const char *set, const vx_twin_points *pt, int p, int fl, int grad, int levels, double *w[4]) {
   const fmm_params prm = case_params(p, fl, grad, levels);
   const double thr = fl ? 1e-5 : 1e-12;
   eval(VX_BACKEND_CPU, prm, forms[0], pt, w[0], w[1]);
   for (int f = 0; f < 5; ++f) {
     eval(VX_BACKEND_CUDA, prm, forms[f], pt, w[2], w[3]);
-    const double e = rel_err(w[2], w[3], w[0], w[1], pt, grad);
-    const int ok = e <= thr && rows_untouched(w[3], pt, grad);
+    const double e = vx_twin_err(w[2], w[3], w[0], w[1], pt, grad);
+    const int ok = e <= thr && vx_twin_rows_untouched(w[3], pt, grad);
     printf("%-7s %s p=%2d %s %s L=%s: P2M_WL=%s L2P_FUSED=%s vs CPU %9.2e (<= %.0e) %s\n", set,
            pt->n_tgt == pt->n_src ? "same " : "other", p, fl ? "float " : "double", grad ? "grad" : "vel ",
            levels ? "2" : "auto", forms[f].wl ? forms[f].wl : "-", forms[f].fused ? forms[f].fused : "-", e, thr,
@@ -135,11 +81,11 @@ static void check_case(const char *set, const points *pt, int p, int fl, int gra
 
 /* The points: N_SRC of the set with random strengths in [-1, 1]^3, and as targets the sources or
  * N_OTHER points of the same set from another seed. */
-static points make_points(vx_dist dist, int other, double *spos, double *sstr, double *tpos) {
+static vx_twin_points make_points(vx_dist dist, int other, double *spos, double *sstr, double *tpos) {
   vx_pointset(dist, N_SRC, 610 + dist, spos, NULL);
   uint64_t s = 910 + dist;
   for (int i = 0; i < 3 * N_SRC; ++i) sstr[i] = 2.0 * vx_rng_uniform(&s) - 1.0;
-  points pt = {N_SRC, N_SRC, N_SRC, spos, sstr, spos};
+  vx_twin_points pt = {N_SRC, N_SRC, N_SRC, spos, sstr, spos};
   if (other) {
     vx_pointset(dist, N_OTHER, 710 + dist, tpos, NULL);
     pt.n_tgt = N_OTHER, pt.n_grad = N_OTHER_GRAD, pt.tpos = tpos;
@@ -148,7 +94,7 @@ static points make_points(vx_dist dist, int other, double *spos, double *sstr, d
 }
 
 /* One form twice: bitwise identical (no races between a leaf's warps or a chunk's threads). */
-static void check_repeatable(const points *pt, double *w[4]) {
+static void check_repeatable(const vx_twin_points *pt, double *w[4]) {
   for (int fl = 0; fl < 2; ++fl) {
     const fmm_params prm = case_params(8, fl, 1, 0);
     eval(VX_BACKEND_CUDA, prm, forms[3], pt, w[0], w[1]);
@@ -188,13 +134,13 @@ int main(void) {
   for (int d = 0; d < 2; ++d)
     for (int other = 0; other < 2; ++other) {
       const vx_dist dist = d ? VX_DIST_RINGS : VX_DIST_UNIFORM;
-      const points pt = make_points(dist, other, spos, sstr, tpos);
+      const vx_twin_points pt = make_points(dist, other, spos, sstr, tpos);
       for (int o = 0; o < 4; ++o)
         for (int fl = 0; fl < 2; ++fl)
           for (int grad = 1; grad >= 0; --grad) check_case(d ? "rings" : "uniform", &pt, order[o], fl, grad, 0, w);
       for (int fl = 0; fl < 2; ++fl) check_case(d ? "rings" : "uniform", &pt, 8, fl, 1, 2, w);
     }
-  const points pt = make_points(VX_DIST_UNIFORM, 1, spos, sstr, tpos);
+  const vx_twin_points pt = make_points(VX_DIST_UNIFORM, 1, spos, sstr, tpos);
   check_repeatable(&pt, w);
   check_refused();
   free(spos), free(sstr), free(tpos);

@@ -23,13 +23,8 @@
 #include "fmm.h"
 #include "pointsets.h"
 #include "test_check.h"
+#include "test_twin_eval.h"
 #include "test_twins.h"
-
-static double rel_l2(const double *a, const double *b, size_t n) {
-  double d = 0, s = 0;
-  for (size_t i = 0; i < n; ++i) { d += (a[i] - b[i]) * (a[i] - b[i]); s += b[i] * b[i]; }
-  return s > 0 ? sqrt(d / s) : sqrt(d);
-}
 
 /* The FMM on backend be with VX_M2L set to m2l (NULL: unset), host arrays; results in double,
  * the M2L kernel that ran in *kernel (fmm_stats.m2l_kernel). */
@@ -87,22 +82,22 @@ static void check_case(vx_dist dist, int p, int fl, int levels, int n, const dou
   snprintf(what, sizeof what, "%s: kernels auto -> %d, generic -> %d (want %d, 0)", tag, ks, kg, want);
   report(ks == want && kg == 0, what, ks == want && kg == 0 ? 0.0 : 1.0, 0);
   snprintf(what, sizeof what, "spec vs generic M2L, %s: velocity", tag);
-  report(rel_l2(us, ug, 3 * (size_t)n) <= thr, what, rel_l2(us, ug, 3 * (size_t)n), thr);
+  report(vx_twin_rel_l2(us, ug, 3 * (size_t)n) <= thr, what, vx_twin_rel_l2(us, ug, 3 * (size_t)n), thr);
   snprintf(what, sizeof what, "spec vs generic M2L, %s: gradient", tag);
-  report(rel_l2(gs, gg, 9 * (size_t)n) <= thr, what, rel_l2(gs, gg, 9 * (size_t)n), thr);
+  report(vx_twin_rel_l2(gs, gg, 9 * (size_t)n) <= thr, what, vx_twin_rel_l2(gs, gg, 9 * (size_t)n), thr);
   snprintf(what, sizeof what, "spec GPU vs CPU FMM, %s: velocity", tag);
-  report(rel_l2(us, uc, 3 * (size_t)n) <= thr, what, rel_l2(us, uc, 3 * (size_t)n), thr);
+  report(vx_twin_rel_l2(us, uc, 3 * (size_t)n) <= thr, what, vx_twin_rel_l2(us, uc, 3 * (size_t)n), thr);
   snprintf(what, sizeof what, "spec GPU vs CPU FMM, %s: gradient", tag);
-  report(rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, rel_l2(gs, gc, 9 * (size_t)n), thr);
+  report(vx_twin_rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, vx_twin_rel_l2(gs, gc, 9 * (size_t)n), thr);
   /* the dense kernel, into the spec arrays (done with) */
   eval(VX_BACKEND_CUDA, prm, "dense", n, pos, str, us, gs, &kd, &dd, &lv, NULL);
   const int want_dense = want ? lv - 2 : 0;
   snprintf(what, sizeof what, "%s: VX_M2L=dense -> %d dense levels of %d (want %d; spec: %d)", tag, dd, lv, want_dense, ds);
   report(dd == want_dense && ds == 0, what, dd == want_dense && ds == 0 ? 0.0 : 1.0, 0);
   snprintf(what, sizeof what, "dense GPU vs CPU FMM, %s: velocity", tag);
-  report(rel_l2(us, uc, 3 * (size_t)n) <= thr, what, rel_l2(us, uc, 3 * (size_t)n), thr);
+  report(vx_twin_rel_l2(us, uc, 3 * (size_t)n) <= thr, what, vx_twin_rel_l2(us, uc, 3 * (size_t)n), thr);
   snprintf(what, sizeof what, "dense GPU vs CPU FMM, %s: gradient", tag);
-  report(rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, rel_l2(gs, gc, 9 * (size_t)n), thr);
+  report(vx_twin_rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, vx_twin_rel_l2(gs, gc, 9 * (size_t)n), thr);
   if (!fl) return;
   /* the dense product on the tensor cores (float; a device of compute capability 8.0 or newer) */
   int tc = 0;
@@ -110,9 +105,9 @@ static void check_case(vx_dist dist, int p, int fl, int levels, int n, const dou
   snprintf(what, sizeof what, "%s: VX_M2L=tc -> %d tensor-core levels of %d (want %d)", tag, tc ? dd : 0, lv, want_dense);
   report((tc ? dd : 0) == want_dense, what, (tc ? dd : 0) == want_dense ? 0.0 : 1.0, 0);
   snprintf(what, sizeof what, "tensor-core GPU vs CPU FMM, %s: velocity", tag);
-  report(rel_l2(us, uc, 3 * (size_t)n) <= thr, what, rel_l2(us, uc, 3 * (size_t)n), thr);
+  report(vx_twin_rel_l2(us, uc, 3 * (size_t)n) <= thr, what, vx_twin_rel_l2(us, uc, 3 * (size_t)n), thr);
   snprintf(what, sizeof what, "tensor-core GPU vs CPU FMM, %s: gradient", tag);
-  report(rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, rel_l2(gs, gc, 9 * (size_t)n), thr);
+  report(vx_twin_rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, vx_twin_rel_l2(gs, gc, 9 * (size_t)n), thr);
 }
 
 int main(void) {

@@ -28,22 +28,16 @@
 #include "pointsets.h"
 #include "test_check.h"
 #include "test_twins.h"
+#include "test_twin_eval.h"
 
 #define N_SRC 20000
 #define N_OTHER 15000      /* targets apart from the sources */
 #define N_OTHER_GRAD 10000 /* of which those that want the gradient */
 #define N_CLUSTER 4000     /* points of the cluster set in its ball */
-#define SENTINEL 7.0       /* gradient rows past n_grad must keep it */
 
 /* The point sets: pointsets.h's uniform and rings, and uniform with a dense ball. */
 typedef enum { SET_UNIFORM, SET_RINGS, SET_CLUSTER } point_set;
 static const char *const set_name[3] = {"uniform", "rings", "cluster"};
-
-/* One evaluation's points, host arrays in double. */
-typedef struct {
-  int n_src, n_tgt, n_grad;
-  const double *spos, *sstr, *tpos;
-} points;
 
 /* One case: the point set, the targets, the precision, the gradient, the tree and the kernel. */
 typedef struct {
@@ -51,12 +45,6 @@ typedef struct {
   int other_tgt, fl, grad, leaf, levels;
   vx_kernel kern;
 } p2p_case;
-
-static double rel_l2(const double *a, const double *b, size_t n) {
-  double d = 0, s = 0;
-  for (size_t i = 0; i < n; ++i) { d += (a[i] - b[i]) * (a[i] - b[i]); s += b[i] * b[i]; }
-  return s > 0 ? sqrt(d / s) : sqrt(d);
-}
 
 static void report(int ok, const char *what, double v, double thr) {
   printf("%-84s %9.2e (<= %.0e) %s\n", what, v, thr, ok ? "ok" : "FAIL");
@@ -76,44 +64,16 @@ static int largest_leaf(fmm_ctx *ctx) {
 /* VX_P2P_SPLIT for the next evaluations (NULL: unset, the default 1). */
 static const char *split_mode;
 
-/* The FMM of pt on backend be with VX_P2P set to p2p (NULL: unset), host arrays in prm's
- * precision; u (3 n_tgt) and g (9 n_tgt, SENTINEL where not written) back in double; the stats in
- * *st; on the CPU the largest leaf in *max_leaf when it is not NULL. */
-static void eval(vx_backend be, fmm_params prm, const char *p2p, const points *pt, double *u, double *g, fmm_stats *st,
-                 int *max_leaf) {
-  char err[256];
+/* vx_twin_eval of pt on backend be with VX_P2P set to p2p (NULL: unset); on the CPU the largest
+ * leaf in *max_leaf when it is not NULL. */
+static void eval(vx_backend be, fmm_params prm, const char *p2p, const vx_twin_points *pt, double *u, double *g,
+                 fmm_stats *st, int *max_leaf) {
   if (p2p) setenv("VX_P2P", p2p, 1);
   else unsetenv("VX_P2P");
   if (split_mode) setenv("VX_P2P_SPLIT", split_mode, 1);
   else unsetenv("VX_P2P_SPLIT");
-  prm.backend = be;
-  fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
-  if (!ctx) { printf("fmm_create(%s, VX_P2P=%s): %s\n", vx_backend_name(be), p2p ? p2p : "", err); exit(EXIT_FAILURE); }
-  const int fl = prm.precision == VX_FLOAT, ns = pt->n_src, nt = pt->n_tgt;
-  const size_t rs = fl ? sizeof(float) : sizeof(double);
-  void *P = malloc(rs * 3 * ns), *S = malloc(rs * 3 * ns), *X = malloc(rs * 3 * nt), *U = malloc(rs * 3 * nt),
-       *G = malloc(rs * 9 * nt);
-  if (!P || !S || !X || !U || !G) { printf("out of memory\n"); exit(EXIT_FAILURE); }
-  for (int i = 0; i < 3 * ns; ++i) {
-    if (fl) ((float *)P)[i] = (float)pt->spos[i], ((float *)S)[i] = (float)pt->sstr[i];
-    else ((double *)P)[i] = pt->spos[i], ((double *)S)[i] = pt->sstr[i];
-  }
-  for (int i = 0; i < 3 * nt; ++i) {
-    if (fl) ((float *)X)[i] = (float)pt->tpos[i];
-    else ((double *)X)[i] = pt->tpos[i];
-  }
-  for (int i = 0; i < 9 * nt; ++i) {
-    if (fl) ((float *)G)[i] = (float)SENTINEL;
-    else ((double *)G)[i] = SENTINEL;
-  }
-  fmm_io io = {.n_src = ns, .src_pos = P, .src_str = S, .n_tgt = nt, .tgt_pos = X, .vel = U,
-               .grad = prm.gradient ? G : NULL, .on_device = 0, .n_grad = pt->n_grad};
-  memset(st, 0, sizeof *st);
-  if (fmm_evaluate(ctx, &io, st, err, sizeof err)) { printf("fmm on %s: %s\n", vx_backend_name(be), err); exit(EXIT_FAILURE); }
-  for (int i = 0; i < 3 * nt; ++i) u[i] = fl ? ((float *)U)[i] : ((double *)U)[i];
-  for (int i = 0; i < 9 * nt; ++i) g[i] = fl ? ((float *)G)[i] : ((double *)G)[i];
+  fmm_ctx *ctx = vx_twin_eval(be, prm, pt, u, g, st);
   if (max_leaf) *max_leaf = largest_leaf(ctx);
-  free(P), free(S), free(X), free(U), free(G);
   fmm_destroy(ctx);
 }
 
@@ -133,22 +93,8 @@ static fmm_params case_params(const p2p_case *c) {
   return prm;
 }
 
-/* Velocities and the gradient rows [0, n_grad) of a against b: the larger relative L2 error. */
-static double rel_err(const double *ua, const double *ga, const double *ub, const double *gb, const points *pt, int grad) {
-  double e = rel_l2(ua, ub, 3 * (size_t)pt->n_tgt);
-  if (grad) e = fmax(e, rel_l2(ga, gb, 9 * (size_t)pt->n_grad));
-  return e;
-}
-
-/* Gradient rows [n_grad, n_tgt) (all rows without the gradient) still hold SENTINEL. */
-static int rows_untouched(const double *g, const points *pt, int grad) {
-  for (size_t i = grad ? 9 * (size_t)pt->n_grad : 0; i < 9 * (size_t)pt->n_tgt; ++i)
-    if (g[i] != SENTINEL) return 0;
-  return 1;
-}
-
 /* One case: CPU, base, then each fast variant against both. w: 6 arrays of 9 n_tgt doubles. */
-static void check_case(const p2p_case *c, const points *pt, double *w[6]) {
+static void check_case(const p2p_case *c, const vx_twin_points *pt, double *w[6]) {
   static const char *const variant[4] = {"fast1", "fast2", "fast4", "fast"};
   static const int want_t[4] = {1, 2, 4, 2};
   double *uc = w[0], *gc = w[1], *ub = w[2], *gb = w[3], *uf = w[4], *gf = w[5];
@@ -162,7 +108,7 @@ static void check_case(const p2p_case *c, const points *pt, double *w[6]) {
   snprintf(tag, sizeof tag, "%-7s %s %-8s %s %s leaf=%3d L=%d", set_name[c->set], c->other_tgt ? "other" : "same ",
            vx_kernel_name(c->kern), c->fl ? "float " : "double", c->grad ? "grad" : "vel ", c->leaf, sb.levels);
   snprintf(what, sizeof what, "%s: base vs CPU (largest leaf %d)", tag, big);
-  report(sb.p2p_kernel == 0 && rel_err(ub, gb, uc, gc, pt, c->grad) <= thr, what, rel_err(ub, gb, uc, gc, pt, c->grad), thr);
+  report(sb.p2p_kernel == 0 && vx_twin_err(ub, gb, uc, gc, pt, c->grad) <= thr, what, vx_twin_err(ub, gb, uc, gc, pt, c->grad), thr);
   if (c->set == SET_CLUSTER && !c->other_tgt) { /* targets = sources: the bins count sources too */
     printf("%s: the largest leaf holds %d sources, more than a tile of either kernel (1024) %s\n", tag, big,
            big > 1024 ? "ok" : "FAIL");
@@ -170,11 +116,11 @@ static void check_case(const p2p_case *c, const points *pt, double *w[6]) {
   }
   for (int v = 0; v < 4; ++v) {
     eval(VX_BACKEND_CUDA, prm, variant[v], pt, uf, gf, &sf, NULL);
-    const double eb = rel_err(uf, gf, ub, gb, pt, c->grad), ec = rel_err(uf, gf, uc, gc, pt, c->grad);
+    const double eb = vx_twin_err(uf, gf, ub, gb, pt, c->grad), ec = vx_twin_err(uf, gf, uc, gc, pt, c->grad);
     snprintf(what, sizeof what, "%s: %s ran T=%d (want %d), vs base", tag, variant[v], sf.p2p_kernel, want_t[v]);
     report(sf.p2p_kernel == want_t[v] && sf.levels == sb.levels && eb <= thr, what, eb, thr);
     snprintf(what, sizeof what, "%s: %s vs CPU, rows past n_grad untouched", tag, variant[v]);
-    report(ec <= thr && rows_untouched(gf, pt, c->grad), what, ec, thr);
+    report(ec <= thr && vx_twin_rows_untouched(gf, pt, c->grad), what, ec, thr);
   }
   /* the short last rows never split (0) and split in every warp (2); the default (1) ran above */
   static const char *const mode[2] = {"0", "2"};
@@ -183,9 +129,9 @@ static void check_case(const p2p_case *c, const points *pt, double *w[6]) {
       split_mode = mode[m];
       eval(VX_BACKEND_CUDA, prm, variant[v], pt, uf, gf, &sf, NULL);
       split_mode = NULL;
-      const double ec = rel_err(uf, gf, uc, gc, pt, c->grad);
+      const double ec = vx_twin_err(uf, gf, uc, gc, pt, c->grad);
       snprintf(what, sizeof what, "%s: %s VX_P2P_SPLIT=%s vs CPU, rows untouched", tag, variant[v], mode[m]);
-      report(sf.p2p_kernel == want_t[v] && ec <= thr && rows_untouched(gf, pt, c->grad), what, ec, thr);
+      report(sf.p2p_kernel == want_t[v] && ec <= thr && vx_twin_rows_untouched(gf, pt, c->grad), what, ec, thr);
     }
 }
 
@@ -229,11 +175,11 @@ static void set_points(point_set set, int n, uint64_t seed, double *pos) {
 
 /* The points of a case: N_SRC of the set with random strengths in [-1, 1]^3 (no symmetry hides a
  * missed pair), and as targets the sources or N_OTHER points of the same set from another seed. */
-static points make_points(point_set set, int other, double *spos, double *sstr, double *tpos) {
+static vx_twin_points make_points(point_set set, int other, double *spos, double *sstr, double *tpos) {
   set_points(set, N_SRC, 500 + set, spos);
   uint64_t s = 900 + set;
   for (int i = 0; i < 3 * N_SRC; ++i) sstr[i] = 2.0 * vx_rng_uniform(&s) - 1.0;
-  points pt = {N_SRC, N_SRC, N_SRC, spos, sstr, spos};
+  vx_twin_points pt = {N_SRC, N_SRC, N_SRC, spos, sstr, spos};
   if (other) {
     set_points(set, N_OTHER, 700 + set, tpos);
     pt.n_tgt = N_OTHER, pt.n_grad = N_OTHER_GRAD, pt.tpos = tpos;
@@ -242,7 +188,7 @@ static points make_points(point_set set, int other, double *spos, double *sstr, 
 }
 
 /* The fast kernel twice: bitwise identical (no races), float and double. */
-static void check_repeatable(const points *pt, double *w[6]) {
+static void check_repeatable(const vx_twin_points *pt, double *w[6]) {
   for (int fl = 0; fl < 2; ++fl) {
     const p2p_case c = {SET_CLUSTER, 0, fl, 1, VX_LEAF_GPU, 0, VX_KERNEL_SINGULAR};
     const fmm_params prm = case_params(&c);
@@ -274,7 +220,7 @@ static void check_refused(void) {
 }
 
 /* VX_P2P unset: fast2 for the singular kernel, fast1 for the Gaussian (fmm_gpu.cu, p2p_for_kernel). */
-static void check_default(const points *pt, double **w) {
+static void check_default(const vx_twin_points *pt, double **w) {
   fmm_params prm = fmm_params_default();
   fmm_stats st;
   const int kernel[2] = {VX_KERNEL_SINGULAR, VX_KERNEL_GAUSS}, want[2] = {2, 1};
@@ -302,10 +248,10 @@ int main(void) {
   p2p_case cases[80];
   const int nc = make_cases(cases);
   for (int i = 0; i < nc; ++i) {
-    const points pt = make_points(cases[i].set, cases[i].other_tgt, spos, sstr, tpos);
+    const vx_twin_points pt = make_points(cases[i].set, cases[i].other_tgt, spos, sstr, tpos);
     check_case(&cases[i], &pt, w);
   }
-  const points pt = make_points(SET_CLUSTER, 0, spos, sstr, tpos);
+  const vx_twin_points pt = make_points(SET_CLUSTER, 0, spos, sstr, tpos);
   check_repeatable(&pt, w);
   check_refused();
   check_default(&pt, w);
