@@ -1030,6 +1030,7 @@ __device__ static __forceinline__ void VXF(p2p_write)(const VXF(p2p_args) &A, in
     if (!VXF(p2p_wants_grad)(A, n, i, k)) continue;
     vx_real H[9], gr[9];
     for (int c = 0; c < 8; ++c) H[c] = a.H[s][c];
+    VXF(pair_split_scale)(A.kernel, H);
     VXF(pair_split_trace)(H);
     VXF(pair_split_grad)(H, a.w[s], gr);
     for (int c = 0; c < 9; ++c) A.gn[vx_off9(k, c)] = gr[c];

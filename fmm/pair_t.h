@@ -227,7 +227,8 @@ VX_HD static inline void VXF(pair_bs)(int kernel, vx_real sigma, vx_real dx, vx_
  * same g, h (kernel_gh) and terms, but the gradient's -g ε α part, which does not depend on d, is
  * summed over the pairs as w += g α and applied once by pair_split_grad, so a pair costs 3 FMAs
  * there instead of 3 products and 6 additions. Over many pairs the result equals pair_bs's sum up to
- * rounding (tests/test_pair.c). u[3]; H[0..7] += h d ⊗ (α × d) and w[3] += g α when H != NULL.
+ * rounding (tests/test_pair.c). u[3]; H[0..7] += h d ⊗ (α × d) (h / (-3) for the singular kernel:
+ * pair_split_scale) and w[3] += g α when H != NULL.
  * H[8] is not summed: each pair's d ⊗ (α × d) has trace d·(α × d) = 0, so pair_split_trace sets it
  * to -(H[0] + H[4]) once at the end (one FMA a pair fewer; the near field's gradient then has zero
  * trace to the rounding of two additions). Coincident points contribute nothing, as in pair_bs, but
@@ -238,8 +239,9 @@ VX_HD static inline void VXF(pair_bs_split)(int kernel, vx_real sigma, vx_real d
   vx_real r2 = dx * dx + dy * dy + dz * dz, g, h;
   const int apart = r2 > VX_R(0.0);
   if (kernel == 0) { /* 1/r always (inf at r2 = 0), then selected: a select, not a branch around the rsqrt */
-    const vx_real ir = VX_RSQRT(r2);
-    VXF(singular_gh_ir)(apart ? ir : VX_R(0.0), &g, &h);
+    const vx_real r1 = VX_RSQRT(r2), ir = apart ? r1 : VX_R(0.0), ir2 = ir * ir;
+    g = ir2 * ir;
+    h = g * ir2; /* h / (-3), as singular_gh_ir's h without its factor: pair_split_scale applies it to the sums */
   } else {
     VXF(kernel_gh)(kernel, r2, sigma, &g, &h); /* at r2 = 0 possibly inf: discarded below */
     g = apart ? g : VX_R(0.0);
@@ -254,6 +256,15 @@ VX_HD static inline void VXF(pair_bs_split)(int kernel, vx_real sigma, vx_real d
     H[6] += hx * cz; H[7] += hy * cz;
     w[0] += g * ax; w[1] += g * ay; w[2] += g * az;
   }
+}
+
+/* pair_bs_split's sums H[0..7] times the factor its pairs left out: -3 for the singular kernel,
+ * whose h = -3 r⁻⁵ the pairs sum as r⁻⁵ (one multiply a pair fewer in the fast P2P's singular
+ * loops, issue-bound on the H100; docs/BENCHMARKS.md), 1 (nothing done) for the others. Before
+ * pair_split_trace. */
+VX_HD static inline void VXF(pair_split_scale)(int kernel, vx_real *H) {
+  if (kernel == 0)
+    for (int i = 0; i < 8; ++i) H[i] *= VX_R(-3.0);
 }
 
 /* pair_bs_split's H[8] from its traceless sums. */
