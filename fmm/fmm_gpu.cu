@@ -125,15 +125,19 @@ static int p2p_variant(const char *v) {
   return -1;
 }
 
-/* The P2P kernel an evaluation runs: VX_P2P's, else k_p2p_fast<2> for every pair kernel but the
- * Gaussian, which takes k_p2p_fast<1>: on the H100 (docs/BENCHMARKS.md) fast2 took P2P at 2^20
- * from 15.1 to 13.7 ms (singular, uniform) and 103.6 to 78.9 ms at 2^24; with the Gaussian's float
- * pair by A&S's erf (2026-11-25) fast1 beats k_p2p on every Gaussian case measured (2^20 uniform
- * σ = 0.004: P2P 7.3 -> 3.6 ms; rings -4 to -5 %; `single_ring` 9.3 -> 6.4 ms a step, `leapfrog`
- * over 1000 steps 13.3 -> 11.7) where fast2 did not (the pairs' registers). */
+/* The P2P kernel an evaluation runs: VX_P2P's, else k_p2p_fast<1> for every pair kernel. The
+ * Gaussian took it first (2026-11-25: with its float pair by A&S's erf, fast1 beat k_p2p on every
+ * Gaussian case measured, 2^20 uniform σ = 0.004 P2P 7.3 -> 3.6 ms, where fast2 did not: the pairs'
+ * registers); the other kernels ran fast2 (2026-11-24: P2P at 2^20 uniform 15.1 -> 13.7 ms,
+ * 103.6 -> 78.9 at 2^24, against k_p2p) until the pair's leaner form of 2026-11-25 (the hardware's
+ * rsqrt alone, the singular h's -3 applied to the sums) made fast1 the faster on rings and small
+ * sets: H100, float p = 8, singular, totals fast1 / fast2 (docs/BENCHMARKS.md): 2^20 rings 9.98,
+ * 10.11 / 10.26, 10.33 ms, 2^18 rings 2.63 / 2.75, 2^22 rings 33.97 / 34.38, double p = 12 2^20 rings
+ * 27.15 / 28.26, 2^20 uniform 9.37, 9.47 / 9.44, 9.45; fast2 stays ahead on large uniform sets, 2^22
+ * 32.10 against 32.86, 2^24 109.5 against 114.0. */
 static int p2p_for_kernel(const fmm_gpu *G, int kernel) {
-  if (G->p2p_fast != VX_P2P_AUTO) return G->p2p_fast;
-  return kernel == VX_KERNEL_GAUSS ? 1 : VX_P2P_FAST_T;
+  (void)kernel;
+  return G->p2p_fast != VX_P2P_AUTO ? G->p2p_fast : 1;
 }
 
 /* One 16-byte shared-memory load into registers (k_m2l_dense's rows of D). */

@@ -17,9 +17,9 @@
  *    a few, for dense leaves) a leaf.
  *  - L2P: a block per leaf forms its derivative expansions; then a thread per target, which adds
  *    the near field and writes the sum in the caller's order.
- *  - P2P, direct: one thread per target, sources staged through shared memory in tiles (k_p2p, the
- *    Gaussian's default), or k_p2p_fast<K, T> (issue 15; the other pair kernels' default, VX_P2P
- *    chooses: fmm_gpu.cu p2p_for_kernel): T = 1, 2 or 4 targets a thread on the same chunks,
+ *  - P2P, direct: one thread per target, sources staged through shared memory in tiles (k_p2p), or
+ *    k_p2p_fast<K, T> (issue 15; the default with T = 1, VX_P2P chooses: fmm_gpu.cu
+ *    p2p_for_kernel): T = 1, 2 or 4 targets a thread on the same chunks,
  *    pair_bs_split's form of the pair sum, packed sources (see its banner).
  *  - regularization corrections (k_corr): as P2P, over the source leaves warp 0 finds within r_cut.
  *  - L2P and P2P run a block per target chunk (k_chunk_count): CH targets of one leaf. */
