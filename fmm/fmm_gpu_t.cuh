@@ -935,12 +935,18 @@ __device__ static __forceinline__ int VXF(p2p_slots)(const VXF(p2p_args) &A, int
   return __any_sync(0xffffffffu, any);
 }
 
+/* The source loop's unrolling with one target a thread (the default, p2p_for_kernel): 8, where two
+ * targets keep 2. One target's pairs have no other's to interleave with; unrolled 2 / 4 / 8, H100
+ * float p = 8 (docs/BENCHMARKS.md): 2^20 rings 10.05-10.12 / 9.79-9.90 / 9.72-9.79 ms, 2^20 uniform
+ * 9.44-9.54 / 9.37-9.48 / 9.30-9.38, `leapfrog_big`'s near field 3.30 / 3.12 / 3.04 ms a step. */
+#define VX_P2P_UNROLL1 8
 /* The pairs of a tile of cnt sources with the first NT of the thread's targets, the kernel K and
  * the gradient flag G fixed at compile time (as tile_sum), each source loaded once for all NT. */
 template <int K, int G, int NT, int T>
 __device__ static __forceinline__ void VXF(tile_sum_fast)(vx_real sigma, const VXF(p2p_tile) *st, int cnt,
                                                           VXF(p2p_acc)<T> &a) {
-#pragma unroll 2
+  constexpr int U = NT == 1 ? VX_P2P_UNROLL1 : 2;
+#pragma unroll U
   for (int j = 0; j < cnt; ++j) {
     vx_real s[6];
     VXF(p2p_get)(st, j, s);
