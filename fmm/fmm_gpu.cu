@@ -56,7 +56,8 @@ typedef struct fmm_gpu {
   int p2m_wl;      /* VX_P2M_WL: k_p2m_spec's warps a leaf forced (1, 2, 4, 8), 0: p2m_warps_per_leaf */
   int l2p_fused;   /* VX_L2P_FUSED: k_l2p forms the derivative expansions itself: 1 always (where its shared
                       memory fits), 0 never (k_l2p_deriv), -1 where l2p_fused says (the default) */
-  int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of k_p2p_fast, 0: k_p2p, VX_P2P_AUTO: p2p_for_kernel */
+  int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of k_p2p_fast, 0: k_p2p, VX_P2P_AUTO: the default
+                      (p2p_targets_per_thread) */
   int p2p_split;   /* VX_P2P_SPLIT: the short last rows k_p2p_fast splits over the sources (p2p_row_of): 0 none,
                       1 a warp's only row (the default), 2 every one */
   dbuf src_soa, tgt_soa, vnear, gnear;
@@ -110,7 +111,7 @@ static int m2l_spec_order(const fmm_gpu *G, int p) {
 
 /* What VX_P2P=fast means: k_p2p_fast with 2 targets a thread. */
 #define VX_P2P_FAST_T 2
-/* VX_P2P unset: chosen per pair kernel (p2p_for_kernel). */
+/* VX_P2P unset: the default (p2p_targets_per_thread). */
 #define VX_P2P_AUTO 100
 
 /* VX_P2P=base|fast|fast1|fast2|fast4 (unset or empty: VX_P2P_AUTO) as the targets per thread of
@@ -135,10 +136,7 @@ static int p2p_variant(const char *v) {
  * 10.11 / 10.26, 10.33 ms, 2^18 rings 2.63 / 2.75, 2^22 rings 33.97 / 34.38, double p = 12 2^20 rings
  * 27.15 / 28.26, 2^20 uniform 9.37, 9.47 / 9.44, 9.45; fast2 stays ahead on large uniform sets, 2^22
  * 32.10 against 32.86, 2^24 109.5 against 114.0. */
-static int p2p_for_kernel(const fmm_gpu *G, int kernel) {
-  (void)kernel;
-  return G->p2p_fast != VX_P2P_AUTO ? G->p2p_fast : 1;
-}
+static int p2p_targets_per_thread(const fmm_gpu *G) { return G->p2p_fast != VX_P2P_AUTO ? G->p2p_fast : 1; }
 
 /* One 16-byte shared-memory load into registers (k_m2l_dense's rows of D). */
 __device__ static __forceinline__ void dense_ld(const float *p, float *o) {

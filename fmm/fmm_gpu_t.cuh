@@ -19,7 +19,7 @@
  *    the near field and writes the sum in the caller's order.
  *  - P2P, direct: one thread per target, sources staged through shared memory in tiles (k_p2p), or
  *    k_p2p_fast<K, T> (issue 15; the default with T = 1, VX_P2P chooses: fmm_gpu.cu
- *    p2p_for_kernel): T = 1, 2 or 4 targets a thread on the same chunks,
+ *    p2p_targets_per_thread): T = 1, 2 or 4 targets a thread on the same chunks,
  *    pair_bs_split's form of the pair sum, packed sources (see its banner).
  *  - regularization corrections (k_corr): as P2P, over the source leaves warp 0 finds within r_cut.
  *  - L2P and P2P run a block per target chunk (k_chunk_count): CH targets of one leaf. */
@@ -935,9 +935,9 @@ __device__ static __forceinline__ int VXF(p2p_slots)(const VXF(p2p_args) &A, int
   return __any_sync(0xffffffffu, any);
 }
 
-/* The source loop's unrolling with one target a thread (the default, p2p_for_kernel): 8, where two
- * targets keep 2. One target's pairs have no other's to interleave with; unrolled 2 / 4 / 8, H100
- * float p = 8 (docs/BENCHMARKS.md): 2^20 rings 10.05-10.12 / 9.79-9.90 / 9.72-9.79 ms, 2^20 uniform
+/* The source loop's unrolling with one target a thread (the default, p2p_targets_per_thread): 8,
+ * where two targets keep 2. One target's pairs have no other's to interleave with; unrolled 2 / 4 /
+ * 8, H100 float p = 8 (docs/BENCHMARKS.md): 2^20 rings 10.05-10.12 / 9.79-9.90 / 9.72-9.79 ms, 2^20 uniform
  * 9.44-9.54 / 9.37-9.48 / 9.30-9.38, `leapfrog_big`'s near field 3.30 / 3.12 / 3.04 ms a step. */
 #define VX_P2P_UNROLL1 8
 /* The pairs of a tile of cnt sources with the first NT of the thread's targets, the kernel K and
@@ -1390,8 +1390,8 @@ static void VXF(launch_p2p_fast)(const VXF(p2p_args) &A, int nb, int nthr, cudaS
   }
 }
 
-/* P2P into vn/gn: the kernel p2p_for_kernel chose (E->p2p_fast): k_p2p_fast<T> with max(1, CH / 32T) warps
- * a chunk, or k_p2p with CH threads; the same chunks either way. */
+/* P2P into vn/gn: the kernel p2p_targets_per_thread chose (E->p2p_fast): k_p2p_fast<T> with
+ * max(1, CH / 32T) warps a chunk, or k_p2p with CH threads; the same chunks either way. */
 static int VXF(launch_p2p)(VXF(gpu_eval) *E, vx_real *vn, vx_real *gn, char *err, size_t errlen) {
   const oct_tree_gpu *t = E->t;
   const fmm_params *P = E->P;
@@ -1789,7 +1789,7 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
   E.sf = E.G->s_far, E.sn = E.G->s_near, E.ev = E.G->ev;
   E.m2l_spec = m2l_spec_order(E.G, E.p);
   E.s.m2l_kernel = E.m2l_spec;
-  E.p2p_fast = p2p_for_kernel(E.G, E.P->kernel);
+  E.p2p_fast = p2p_targets_per_thread(E.G);
   E.s.p2p_kernel = E.p2p_fast;
   if (E.nt == 0) { if (st) *st = E.s; return 0; }
   if (VXF(eval_inputs)(&E, io, err, errlen)) return -1;

@@ -41,7 +41,7 @@ VX_HD static inline vx_real VXF(exp_nonpos)(vx_real x) {
  * reciprocal and five multiply-adds instead of a call to erff: the CPU backend's Gaussian pairs run
  * about twice as fast, and vectorize; the GPU's near field of Gaussian cores runs faster too, both
  * backends computing the same formula (docs/BENCHMARKS.md). On the GPU the reciprocal is the
- * hardware's (__fdividef, 2 units in the last place). */
+ * hardware's approximation (rcp.approx.ftz, the value __fdividef gives: 2 units in the last place). */
 VX_HD static inline vx_real VXF(erf_with_exp)(vx_real x, vx_real e) {
 #if defined(VX_FLOAT_INST)
 #ifdef __CUDA_ARCH__

@@ -219,7 +219,8 @@ static void check_refused(void) {
   unsetenv("VX_P2P_SPLIT");
 }
 
-/* VX_P2P unset: fast1 for the singular kernel and the Gaussian alike (fmm_gpu.cu, p2p_for_kernel). */
+/* VX_P2P unset: fast1 for the singular kernel and the Gaussian alike (fmm_gpu.cu,
+ * p2p_targets_per_thread). */
 static void check_default(const vx_twin_points *pt, double **w) {
   fmm_params prm = fmm_params_default();
   fmm_stats st;
