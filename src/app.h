@@ -179,6 +179,7 @@ typedef struct {
   double energy_rise;       /* (energy - energy_min) / energy0, what the blow-up rule judges */
   int levels;               /* octree levels of the last evaluation */
   double ms_tree, ms_far, ms_near, ms_integrate, ms_remesh, ms_step; /* summed over its steps */
+  double ms_health;         /* the blow-up rule's check after them */
   double t0, t1;            /* wall clock at its start and end (app_now) */
   char err[512];
 } app_steps;
@@ -307,6 +308,7 @@ typedef struct app {
   /* HUD: last frame's numbers (ms); the frame time shown is the median of the last frames */
   app_frames frames_hud;
   double ms_frame, ms_tree, ms_far, ms_near, ms_integrate, ms_remesh, ms_step, ms_render, ms_gpu, ms_probe, ms_upload; /* ms_probe: the readout's capture */
+  double ms_health, ms_follow; /* the batch's blow-up check; the camera's follow (the rings' centroid) */
   int steps_last;           /* steps in the last frame */
   int levels;               /* octree level of the last evaluation */
   /* live accuracy readout (vortex/accuracy.h): a step's own evaluation against direct summation */

@@ -711,6 +711,7 @@ static int finish_steps(app *a, const app_steps *j, char *err, size_t errlen) {
   a->steps_last = j->done;
   a->ms_tree = j->ms_tree, a->ms_far = j->ms_far, a->ms_near = j->ms_near;
   a->ms_integrate = j->ms_integrate, a->ms_remesh = j->ms_remesh, a->ms_step = j->ms_step;
+  a->ms_health = j->ms_health;
   a->pace.steps += j->done;
   a->pace.step_ms += j->ms_step;
   if (j->tried > 0) a->pace.busy_s += j->t1 - j->t0;
@@ -780,10 +781,12 @@ static int hand_to_renderer(app *a, int readable, char *err, size_t errlen) {
   }
   if (!a->blown_up && (st->opacity || st->show_boxes || st->show_cube) && hand_hist(a, readable, err, errlen)) return -1;
   a->ms_upload = 1e3 * (app_now() - t0);
+  a->ms_follow = 0.0;
   if (a->set.follow && !a->blown_up) {
-    double c[3];
+    double c[3], tf = app_now();
     if (rd_element_centroid(a->rd, c, err, errlen)) return -1;
     memcpy(a->cam.target, c, sizeof c);
+    a->ms_follow = 1e3 * (app_now() - tf);
   }
   return 0;
 }

@@ -16,14 +16,15 @@
 #include "app.h"
 
 /* Per-frame timings (ms) kept for the closing breakdown. */
-enum { FT_FRAME, FT_STEP, FT_TREE, FT_FAR, FT_NEAR, FT_INTEG, FT_REMESH, FT_RENDER, FT_GPU, FT_REST, FT_N };
+enum { FT_FRAME, FT_STEP, FT_TREE, FT_FAR, FT_NEAR, FT_INTEG, FT_REMESH, FT_RENDER, FT_GPU, FT_REST, FT_HEALTH, FT_FOLLOW, FT_FINISH, FT_N };
 #define FT_WARMUP 3 /* frames left out of the medians: buffers grow, kernels load, clocks rise */
 
 /* One line: median frame time and fps, split into the simulation's phases (remeshing when it is
  * on), the render (the far and near fields run concurrently on the GPU, so they add up to more
  * than the step) and the rest of the frame, measured frame by frame: the frame less its steps and
  * its render (the state's health checks after the steps, the hand-over to the renderer outside its
- * upload, the camera's follow, and the wait for the GPU to finish the frame). */
+ * upload, the camera's follow, and the wait for the GPU to finish the frame), with the three of those
+ * that are measured apart. */
 static void print_breakdown(const app *a, const app_options *o, app_series *ft) {
   const long long n = ft->n;
   if (n <= 0) {
@@ -37,10 +38,11 @@ static void print_breakdown(const app *a, const app_options *o, app_series *ft) 
   fprintf(stderr,
           "vortexfmm: frame time, median of %lld frames at %dx%d (%d elements, %d tracers, %d drawn, %d step%s per "
           "frame): %.2f ms = %.1f fps; step %.2f ms (tree %.2f, far %.2f, near %.2f, integrate %.2f%s); render %.2f ms "
-          "(GPU %.2f); the rest %.2f ms\n",
+          "(GPU %.2f); the rest %.2f ms (health check %.2f, camera follow %.2f, waiting for the GPU %.2f)\n",
           n, o->width, o->height, vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim), rd_get_stats(a->rd)->n_drawn, o->steps_per_frame,
           o->steps_per_frame > 1 ? "s" : "", m[FT_FRAME], m[FT_FRAME] > 0 ? 1e3 / m[FT_FRAME] : 0.0, m[FT_STEP],
-          m[FT_TREE], m[FT_FAR], m[FT_NEAR], m[FT_INTEG], remesh, m[FT_RENDER], m[FT_GPU], m[FT_REST]);
+          m[FT_TREE], m[FT_FAR], m[FT_NEAR], m[FT_INTEG], remesh, m[FT_RENDER], m[FT_GPU], m[FT_REST], m[FT_HEALTH],
+          m[FT_FOLLOW], m[FT_FINISH]);
 }
 
 /* What one headless run holds beside the app: the context, the frame count, the timings. */
@@ -53,6 +55,7 @@ typedef struct {
   double t0, t_last, t_prev, sim_ms, rd_ms; /* the progress line's window */
   long long acc_n;
   app_series ft;                             /* frames 0..FT_WARMUP left out */
+  double ms_finish;                          /* the frame's wait for the GPU (glFinish) */
   int ui;                                    /* the HUD's ImGui is up */
 } headless_run;
 
@@ -112,8 +115,10 @@ static int headless_frame(headless_run *H, char *err, size_t errlen) {
     return 3;
   }
   if (u < 0 || app_draw(a, H->fbo, o->width, o->height, 1.0f, err, errlen)) return 1;
+  double tf = app_now();
   glFinish(); /* the frame is done when the GPU is: no swap paces a headless loop */
   double now = app_now();
+  H->ms_finish = 1e3 * (now - tf);
   a->ms_frame = 1e3 * (now - H->t_prev);
   app_frames_add(&a->frames_hud, a->ms_frame);
   H->t_prev = now;
@@ -133,7 +138,7 @@ static void headless_report(headless_run *H) {
   const app *a = H->a;
   const double v[FT_N] = {a->ms_frame, a->ms_step,      a->ms_tree,   a->ms_far,
                           a->ms_near,  a->ms_integrate, a->ms_remesh, a->ms_render, a->ms_gpu,
-                          a->ms_frame - a->ms_step - a->ms_render};
+                          a->ms_frame - a->ms_step - a->ms_render, a->ms_health, a->ms_follow, H->ms_finish};
   app_series_add(&H->ft, v);
   if (a->launched_frame && !o->quiet) /* --launch-ring: the frame that takes the hitch, beside the usual ones */
     fprintf(stderr, "vortexfmm: frame %lld launched a ring (now %d elements, %d tracers): launch %.2f ms, step %.2f ms, "
@@ -158,6 +163,7 @@ static void headless_report(headless_run *H) {
 static int headless_end(headless_run *H, int rc) {
   const app_options *o = H->o;
   if (H->hl && app_record_stop(H->a) && (!rc || rc == 130)) rc = 1;
+  if (H->hl) glFinish(); /* the last frame's GPU work counts in the run's time */
   if (!rc) print_breakdown(H->a, o, &H->ft);
   app_series_free(&H->ft);
   if (!rc && !o->quiet) {

@@ -51,13 +51,16 @@ void app_steps_run(vx_sim *sim, app_steps *j, app_stepper *w) {
     j->levels = st->levels;
     j->done++;
   }
+  j->ms_health = 0.0;
   if (!j->rc && j->tried > 0) {
+    double th = app_now();
     vx_health h;
     memset(&h, 0, sizeof h);
     j->health = vx_sim_health(sim, &h, j->err, sizeof j->err);
     j->lcfl = h.lcfl;
     j->energy_ratio = h.energy / h.energy0;
     j->energy_rise = (h.energy - h.energy_min) / h.energy0;
+    j->ms_health = 1e3 * (app_now() - th);
   }
   j->t1 = app_now();
 }
