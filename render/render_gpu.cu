@@ -30,8 +30,11 @@ struct rd_gpu {
 };
 
 static const int kThreads = 256;
+static const int kReduceWarps = kThreads / 32; /* the reductions' shared memory */
+static const int kReduceBlocks = 512; /* the reductions' grid: a few blocks an SM, each striding */
 
 static int blocks_for(long long n) { return (int)((n + kThreads - 1) / kThreads); }
+static int reduce_blocks(long long n) { int b = blocks_for(n); return b < kReduceBlocks ? b : kReduceBlocks; }
 
 /* ------------------------------------------------------------------ kernels */
 
@@ -61,24 +64,36 @@ static double rd_key_value(unsigned long long k) {
   return v;
 }
 
-/* keys[0..2] = min, keys[3..5] = max of the coordinates (keys preset to the extremes). */
+/* keys[0..2] = min, keys[3..5] = max of the coordinates (keys preset to the extremes). Each thread
+ * strides over the points, each block reduces in shared memory and makes one atomic a key (a warp
+ * each made six on the same six words: 200 000 for a million points). */
 template <typename T>
 __global__ void rd_bbox_kernel(const T *pos, int n, unsigned long long *keys) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ unsigned long long sm[6][kReduceWarps];
   unsigned long long mn[3] = {~0ull, ~0ull, ~0ull}, mx[3] = {0ull, 0ull, 0ull};
-  if (i < n)
-    for (int k = 0; k < 3; ++k) mn[k] = mx[k] = rd_order_key((double)pos[3 * (size_t)i + k]);
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    for (int k = 0; k < 3; ++k) {
+      unsigned long long v = rd_order_key((double)pos[3 * (size_t)i + k]);
+      mn[k] = v < mn[k] ? v : mn[k];
+      mx[k] = v > mx[k] ? v : mx[k];
+    }
   for (int k = 0; k < 3; ++k)
     for (int o = 16; o > 0; o >>= 1) {
       unsigned long long a = __shfl_down_sync(0xffffffffu, mn[k], o), b = __shfl_down_sync(0xffffffffu, mx[k], o);
       mn[k] = a < mn[k] ? a : mn[k];
       mx[k] = b > mx[k] ? b : mx[k];
     }
+  int wid = threadIdx.x >> 5;
   if ((threadIdx.x & 31) == 0)
-    for (int k = 0; k < 3; ++k) {
-      atomicMin(&keys[k], mn[k]);
-      atomicMax(&keys[3 + k], mx[k]);
-    }
+    for (int k = 0; k < 3; ++k) sm[k][wid] = mn[k], sm[3 + k][wid] = mx[k];
+  __syncthreads();
+  if (threadIdx.x < 6) {
+    int k = threadIdx.x;
+    unsigned long long v = sm[k][0];
+    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) v = k < 3 ? (sm[k][w] < v ? sm[k][w] : v) : (sm[k][w] > v ? sm[k][w] : v);
+    if (k < 3) atomicMin(&keys[k], v);
+    else atomicMax(&keys[k], v);
+  }
 }
 
 template <typename T>
@@ -88,25 +103,44 @@ __global__ void rd_hist_kernel(const T *pos, int n, double lo0, double lo1, doub
   if (i >= n) return;
   double lo[3] = {lo0, lo1, lo2};
   size_t b = 3 * (size_t)i;
-  atomicAdd(&bins[rd_bin_key((double)pos[b], (double)pos[b + 1], (double)pos[b + 2], lo, inv_side, levels)], 1);
+  uint32_t key = rd_bin_key((double)pos[b], (double)pos[b + 1], (double)pos[b + 2], lo, inv_side, levels);
+  unsigned peers = __match_any_sync(__activemask(), key); /* one atomic for a warp's points in one cell */
+  if ((int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&bins[key], __popc(peers));
 }
 
+/* The histogram's total: strided, one atomic a block. */
 __global__ void rd_total_kernel(const int *bins, size_t cells, unsigned long long *total) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned long long v = i < cells ? (unsigned long long)bins[i] : 0ull;
+  __shared__ unsigned long long sm[kReduceWarps];
+  unsigned long long v = 0ull;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < cells; i += (size_t)gridDim.x * blockDim.x)
+    v += (unsigned long long)bins[i];
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  if ((threadIdx.x & 31) == 0 && v) atomicAdd(total, v);
+  if ((threadIdx.x & 31) == 0) sm[threadIdx.x >> 5] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long t = 0ull;
+    for (int w = 0; w < (int)(blockDim.x >> 5); ++w) t += sm[w];
+    if (t) atomicAdd(total, t);
+  }
 }
 
+/* The coordinates' sums (for the centroid): strided, one atomic a block and coordinate. */
 template <typename T>
 __global__ void rd_sum_kernel(const T *pos, int n, double *sum) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ double sm[3][kReduceWarps];
   double v[3] = {0.0, 0.0, 0.0};
-  if (i < n)
-    for (int k = 0; k < 3; ++k) v[k] = (double)pos[3 * (size_t)i + k];
-  for (int k = 0; k < 3; ++k) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    for (int k = 0; k < 3; ++k) v[k] += (double)pos[3 * (size_t)i + k];
+  for (int k = 0; k < 3; ++k)
     for (int o = 16; o > 0; o >>= 1) v[k] += __shfl_down_sync(0xffffffffu, v[k], o);
-    if ((threadIdx.x & 31) == 0) atomicAdd(&sum[k], v[k]);
+  int wid = threadIdx.x >> 5;
+  if ((threadIdx.x & 31) == 0)
+    for (int k = 0; k < 3; ++k) sm[k][wid] = v[k];
+  __syncthreads();
+  if (threadIdx.x < 3) {
+    double t = 0.0;
+    for (int w = 0; w < (int)(blockDim.x >> 5); ++w) t += sm[threadIdx.x][w];
+    atomicAdd(&sum[threadIdx.x], t);
   }
 }
 
@@ -237,8 +271,8 @@ extern "C" int rd_gpu_centroid(rd_gpu *g, const void *d_pos, rd_real real, int n
   double sum[3];
   if (n <= 0) { c[0] = c[1] = c[2] = 0.0; return 0; }
   VX_CUR(cudaMemsetAsync(g->scratch, 0, 3 * sizeof(double), 0));
-  if (real == RD_F64) rd_sum_kernel<double><<<blocks_for(n), kThreads>>>((const double *)d_pos, n, (double *)g->scratch);
-  else rd_sum_kernel<float><<<blocks_for(n), kThreads>>>((const float *)d_pos, n, (double *)g->scratch);
+  if (real == RD_F64) rd_sum_kernel<double><<<reduce_blocks(n), kThreads>>>((const double *)d_pos, n, (double *)g->scratch);
+  else rd_sum_kernel<float><<<reduce_blocks(n), kThreads>>>((const float *)d_pos, n, (double *)g->scratch);
   VX_CUR_LAUNCH(rd_sum_kernel);
   VX_CUR(cudaMemcpy(sum, g->scratch, sizeof sum, cudaMemcpyDeviceToHost));
   for (int k = 0; k < 3; ++k) c[k] = sum[k] / n;
@@ -258,10 +292,11 @@ extern "C" int rd_gpu_hist_build(rd_gpu *g, const void *d_pos, rd_real real, int
   if (levels < 1 || levels > VX_LMAX) { snprintf(err, errlen, "histogram level %d outside 1..%d", levels, VX_LMAX); return -1; }
   if (n <= 0) { snprintf(err, errlen, "no particles to bin"); return -1; }
   if (reserve_bins(g, levels, err, errlen)) return -1;
-  unsigned long long keys[6] = {~0ull, ~0ull, ~0ull, 0ull, 0ull, 0ull};
-  VX_CUR(cudaMemcpy(g->scratch, keys, sizeof keys, cudaMemcpyHostToDevice));
-  if (real == RD_F64) rd_bbox_kernel<double><<<blocks_for(n), kThreads>>>((const double *)d_pos, n, (unsigned long long *)g->scratch);
-  else rd_bbox_kernel<float><<<blocks_for(n), kThreads>>>((const float *)d_pos, n, (unsigned long long *)g->scratch);
+  unsigned long long keys[6];
+  VX_CUR(cudaMemsetAsync(g->scratch, 0xff, 3 * sizeof keys[0], 0)); /* min keys at their largest, max keys at 0 */
+  VX_CUR(cudaMemsetAsync((unsigned long long *)g->scratch + 3, 0, 3 * sizeof keys[0], 0));
+  if (real == RD_F64) rd_bbox_kernel<double><<<reduce_blocks(n), kThreads>>>((const double *)d_pos, n, (unsigned long long *)g->scratch);
+  else rd_bbox_kernel<float><<<reduce_blocks(n), kThreads>>>((const float *)d_pos, n, (unsigned long long *)g->scratch);
   VX_CUR_LAUNCH(rd_bbox_kernel);
   VX_CUR(cudaMemcpy(keys, g->scratch, sizeof keys, cudaMemcpyDeviceToHost));
   double mn[3], mx[3];
@@ -303,7 +338,7 @@ extern "C" int rd_gpu_hist_total(rd_gpu *g, int levels, long long *total, char *
   if (!g->bins || g->c_bins < sizeof(int) * cells) { snprintf(err, errlen, "no device histogram of level %d", levels); return -1; }
   unsigned long long t = 0;
   VX_CUR(cudaMemsetAsync(g->scratch, 0, sizeof t, 0));
-  rd_total_kernel<<<(unsigned)((cells + kThreads - 1) / kThreads), kThreads>>>(g->bins, cells, (unsigned long long *)g->scratch);
+  rd_total_kernel<<<reduce_blocks((long long)cells), kThreads>>>(g->bins, cells, (unsigned long long *)g->scratch);
   VX_CUR_LAUNCH(rd_total_kernel);
   VX_CUR(cudaMemcpy(&t, g->scratch, sizeof t, cudaMemcpyDeviceToHost));
   *total = (long long)t;

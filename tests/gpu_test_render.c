@@ -2,7 +2,8 @@
  * no CUDA device is usable):
  *   1. opacity: the CUDA kernels (rd_gpu_opacity) = the CPU twin (rd_opacity_cpu) on synthetic
  *      histograms, with and without blur: |gpu - cpu| <= atol + rtol |cpu| at every pixel;
- *   2. binning: rd_gpu_hist_build on device points = rd_hist_build_cpu on the same points;
+ *   2. binning: rd_gpu_hist_build on device points = rd_hist_build_cpu on the same points (double and
+ *      float, 50 000 and 300 001 points), and rd_gpu_centroid = the host's mean;
  *   3. headless images (EGL device platform): the leapfrog scene on the cuda backend drawn through
  *      CUDA–GL interop (points into a registered VBO, opacity into a registered texture) equals the
  *      same state drawn through the device -> host copy path, and equals the cpu backend's initial
@@ -84,34 +85,59 @@ done:
   free(bins); free(cpu); free(tmp); free(gpu);
 }
 
-/* 2 */
-static void test_binning(rd_gpu *g) {
-  const int n = 50000, L = 6;
+/* 2: n points of the rings set in double, or in float (the same values rounded) */
+static void *ring_points(int n, rd_real real) {
   double *pos = malloc(sizeof(double) * 3 * n);
-  size_t cells = (size_t)1 << (3 * L);
-  int *cpu = malloc(sizeof(int) * cells), *gpu = malloc(sizeof(int) * cells);
-  if (!pos || !cpu || !gpu) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
+  if (!pos) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
   vx_pointset(VX_DIST_RINGS, n, 3, pos, NULL);
-  double lo_c[3], lo_g[3], side_c = 0, side_g = 0;
+  if (real == RD_F64) return pos;
+  float *f = malloc(sizeof(float) * 3 * n);
+  if (!f) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
+  for (size_t i = 0; i < 3 * (size_t)n; ++i) f[i] = (float)pos[i];
+  free(pos);
+  return f;
+}
+
+/* 2: binning (bounding box, histogram, total) and the centroid the camera follows, device = host;
+ * sizes below and above the reductions' grid (512 blocks of 256 threads stride beyond 131 072) */
+static void test_binning_at(rd_gpu *g, int n, rd_real real) {
+  const int L = 6;
+  size_t cells = (size_t)1 << (3 * L), bytes = (real == RD_F64 ? sizeof(double) : sizeof(float)) * 3 * (size_t)n;
+  void *pos = ring_points(n, real);
+  int *cpu = malloc(sizeof(int) * cells), *gpu = malloc(sizeof(int) * cells);
+  if (!cpu || !gpu) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
+  double lo_c[3], lo_g[3], side_c = 0, side_g = 0, cg[3];
   void *d_pos = NULL;
   char err[512];
-  if (rd_hist_build_cpu(pos, RD_F64, n, L, cpu, lo_c, &side_c, err, sizeof err) ||
-      vx_device_alloc(&d_pos, sizeof(double) * 3 * n, err, sizeof err) ||
-      vx_device_upload(d_pos, pos, sizeof(double) * 3 * n, err, sizeof err) ||
-      rd_gpu_hist_build(g, d_pos, RD_F64, n, L, lo_g, &side_g, err, sizeof err) || rd_gpu_hist_download(g, gpu, L, err, sizeof err)) {
-    FAIL("binning: %s", err);
+  if (rd_hist_build_cpu(pos, real, n, L, cpu, lo_c, &side_c, err, sizeof err) || vx_device_alloc(&d_pos, bytes, err, sizeof err) ||
+      vx_device_upload(d_pos, pos, bytes, err, sizeof err) ||
+      rd_gpu_hist_build(g, d_pos, real, n, L, lo_g, &side_g, err, sizeof err) || rd_gpu_hist_download(g, gpu, L, err, sizeof err) ||
+      rd_gpu_centroid(g, d_pos, real, n, cg, err, sizeof err)) {
+    FAIL("binning %d points: %s", n, err);
   } else {
     size_t diff = 0;
     for (size_t c = 0; c < cells; ++c) diff += cpu[c] != gpu[c];
     long long t = 0;
     if (rd_gpu_hist_total(g, L, &t, err, sizeof err)) FAIL("%s", err);
-    printf("  binning at level %d: %zu of %zu cells differ, total %lld of %d, cube diff %.1e\n", L, diff, cells, t, n,
-           fabs(lo_c[0] - lo_g[0]) + fabs(lo_c[1] - lo_g[1]) + fabs(lo_c[2] - lo_g[2]) + fabs(side_c - side_g));
+    double cc[3] = {0, 0, 0}, dc = 0.0;
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < 3; ++k) cc[k] += real == RD_F64 ? ((double *)pos)[3 * i + k] : ((float *)pos)[3 * i + k];
+    for (int k = 0; k < 3; ++k) dc = fmax(dc, fabs(cg[k] - cc[k] / n));
+    printf("  binning %d %s points at level %d: %zu of %zu cells differ, total %lld, cube diff %.1e; centroid diff %.1e\n", n,
+           real == RD_F64 ? "double" : "float", L, diff, cells, t,
+           fabs(lo_c[0] - lo_g[0]) + fabs(lo_c[1] - lo_g[1]) + fabs(lo_c[2] - lo_g[2]) + fabs(side_c - side_g), dc);
     if (diff || t != n) FAIL("device histogram differs from the host's");
     if (lo_c[0] != lo_g[0] || lo_c[1] != lo_g[1] || lo_c[2] != lo_g[2] || side_c != side_g) FAIL("device cube differs");
+    if (!(dc <= 1e-13)) FAIL("device centroid differs from the host's by %.2e", dc); /* sums of O(1) in another order */
   }
   vx_device_free(d_pos);
   free(pos); free(cpu); free(gpu);
+}
+
+static void test_binning(rd_gpu *g) {
+  test_binning_at(g, 50000, RD_F64);
+  test_binning_at(g, 300001, RD_F32);
+  test_binning_at(g, 300001, RD_F64);
 }
 
 /* 3: one frame of a simulation's initial state; pixels and opacity out */
