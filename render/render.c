@@ -30,6 +30,9 @@ typedef struct {
   size_t cap;          /* points the buffer holds */
   int count;           /* points written last */
   int registered;      /* registered with CUDA */
+  /* interop: the packing rd_set_particles asks for, done by the next draw inside its one mapping */
+  int pending, first, n, with_alpha;
+  const float *value;
 } point_buf;
 
 struct rd_renderer {
@@ -308,15 +311,18 @@ static void pack_host(const rd_particles *p, int first, int n, int m, int with_a
   }
 }
 
+/* A slot's points: packed on the host or copied through it now, or through interop by the next
+ * draw (b->pending; the particles must stay where they are until then, as for the histogram). */
 static int upload_slot(rd_renderer *r, int slot, const rd_particles *p, int first, int n, int m, int with_alpha,
                        const float *value, int want_interop, rd_path *path, char *err, size_t errlen) {
   point_buf *b = &r->pts[slot];
   b->count = 0;
+  b->pending = 0;
   if (m <= 0) return 0;
   if (reserve_points(r, slot, m, p->on_device && want_interop, err, errlen)) return -1;
   const void *alpha = with_alpha ? p->alpha : NULL;
-  if (p->on_device && b->registered && want_interop) {
-    if (rd_gpu_pack_points(r->gpu, slot, p->pos, alpha, value, p->real, first, n, m, NULL, err, errlen)) return -1;
+  if (p->on_device && b->registered && want_interop) { /* packed by the next draw (interop_writes) */
+    b->pending = 1, b->first = first, b->n = n, b->with_alpha = with_alpha, b->value = value;
     *path = RD_PATH_INTEROP;
   } else {
     if (grow((void **)&r->host_pts, &r->cap_host_pts, sizeof(float) * 4 * (size_t)m, err, errlen)) return -1;
@@ -355,6 +361,7 @@ int rd_set_particles(rd_renderer *r, const rd_particles *p, const rd_style *s, c
       return -1;
   } else {
     r->pts[RD_SLOT_ELEMENTS].count = 0;
+    r->pts[RD_SLOT_ELEMENTS].pending = 0;
   }
   r->stats.points_path = path != RD_PATH_NONE ? path : epath;
   r->stats.n_drawn = m;
@@ -500,60 +507,93 @@ static int ensure_opacity_tex(rd_renderer *r, int w, int h, int want_interop, ch
   return 0;
 }
 
-/* Recompute the opacity texture when the view, the histogram or the settings changed. */
-static int update_opacity(rd_renderer *r, const rd_camera *cam, const rd_style *s, int w, int h, char *err,
-                          size_t errlen) {
+/* This frame's opacity: its texture made (and registered for interop), the ray parameters *p and
+ * blur, and whether the image is due (*due: the view, the histogram or the settings changed; else
+ * the cached image stays and the path it was made by is reported). */
+static int opacity_plan(rd_renderer *r, const rd_camera *cam, const rd_style *s, int w, int h, rd_ray_params *p, int *blur,
+                        int *due, char *err, size_t errlen) {
   int ds = s->downscale < 1 ? 1 : (s->downscale > 16 ? 16 : s->downscale);
   int ow = (w + ds - 1) / ds, oh = (h + ds - 1) / ds;
-  int interop = r->hist_on_device && s->interop;
-  if (ensure_opacity_tex(r, ow, oh, interop, err, errlen)) return -1;
+  if (ensure_opacity_tex(r, ow, oh, r->hist_on_device && s->interop, err, errlen)) return -1;
   rd_hist hh;
   memset(&hh, 0, sizeof hh);
   hh.levels = r->hist_levels;
   memcpy(hh.lo, r->hist_lo, sizeof hh.lo);
   hh.side = r->hist_side;
-  rd_ray_params p;
-  rd_ray_params_make(&p, cam, ow, oh, &hh, r->hist_total, s->samples);
-  int blur = s->blur < 0 ? 0 : s->blur;
-  if (r->op_valid && r->op_version == r->hist_version && r->op_blur == blur && !memcmp(&p, &r->op_params, sizeof p)) {
-    r->stats.opacity_path = r->op_path; /* O turned back on while paused: drawn from the cache, not off */
-    return 0;
-  }
+  rd_ray_params_make(p, cam, ow, oh, &hh, r->hist_total, s->samples);
+  *blur = s->blur < 0 ? 0 : s->blur;
+  *due = !(r->op_valid && r->op_version == r->hist_version && r->op_blur == *blur && !memcmp(p, &r->op_params, sizeof *p));
+  if (!*due) r->stats.opacity_path = r->op_path; /* O turned back on while paused: drawn from the cache, not off */
+  return 0;
+}
+
+/* How a due opacity image is made: by CUDA into the registered texture, by CUDA through the host,
+ * or on the host. */
+static rd_path opacity_path(const rd_renderer *r, const rd_style *s) {
+  if (!r->hist_on_device) return RD_PATH_HOST;
+  return s->interop && r->op_registered ? RD_PATH_INTEROP : RD_PATH_COPY;
+}
+
+/* Make the opacity image by `path` (RD_PATH_INTEROP: inside interop_writes' mapping) and keep its
+ * parameters for the cache. */
+static int compute_opacity(rd_renderer *r, const rd_ray_params *p, int blur, rd_path path, char *err, size_t errlen) {
   double t0 = now_ms();
+  int ow = p->width, oh = p->height;
   size_t bytes = sizeof(float) * (size_t)ow * oh;
-  if (r->hist_on_device) {
-    if (interop && r->op_registered) {
-      if (rd_gpu_opacity(r->gpu, &p, blur, NULL, err, errlen)) return -1;
-      r->stats.opacity_path = RD_PATH_INTEROP;
-    } else {
-      if (grow((void **)&r->host_op, &r->cap_host_op, bytes, err, errlen)) return -1;
-      if (rd_gpu_opacity(r->gpu, &p, blur, r->host_op, err, errlen)) return -1;
-      r->stats.opacity_path = RD_PATH_COPY;
-    }
+  if (path == RD_PATH_INTEROP) {
+    if (rd_gpu_opacity(r->gpu, p, blur, NULL, err, errlen)) return -1;
+  } else if (path == RD_PATH_COPY) {
+    if (grow((void **)&r->host_op, &r->cap_host_op, bytes, err, errlen)) return -1;
+    if (rd_gpu_opacity(r->gpu, p, blur, r->host_op, err, errlen)) return -1;
   } else {
     if (grow((void **)&r->host_op, &r->cap_host_op, bytes, err, errlen) ||
         grow((void **)&r->host_tmp, &r->cap_host_tmp, bytes, err, errlen))
       return -1;
-    rd_opacity_cpu(&p, r->host_bins, blur, r->host_op, r->host_tmp);
-    r->stats.opacity_path = RD_PATH_HOST;
+    rd_opacity_cpu(p, r->host_bins, blur, r->host_op, r->host_tmp);
   }
-  if (r->stats.opacity_path != RD_PATH_INTEROP) {
+  if (path != RD_PATH_INTEROP) {
     glBindTexture(GL_TEXTURE_2D, r->op_tex);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, ow, oh, GL_RED, GL_FLOAT, r->host_op);
     glBindTexture(GL_TEXTURE_2D, 0);
     if (rd_gl_check("uploading the opacity texture", err, errlen)) return -1;
   }
-  r->op_params = p;
+  r->op_params = *p;
   r->op_blur = blur;
   r->op_version = r->hist_version;
   r->op_valid = 1;
-  r->op_path = r->stats.opacity_path;
+  r->op_path = r->stats.opacity_path = path;
   r->stats.opacity_w = ow;
   r->stats.opacity_h = oh;
   r->stats.opacity_fresh = 1;
   r->stats.t_opacity = now_ms() - t0;
   return 0;
+}
+
+/* This frame's CUDA writes into GL objects in one mapping (each map and unmap hands the GPU between
+ * the two contexts): the point buffers rd_set_particles left pending, and the opacity image op when
+ * it is due on the interop path (else NULL). */
+static int interop_writes(rd_renderer *r, const rd_ray_params *op, int blur, char *err, size_t errlen) {
+  unsigned slots = 0;
+  for (int k = 0; k < RD_SLOTS; ++k)
+    if (r->pts[k].pending) slots |= 1u << k;
+  r->stats.t_interop = 0.0;
+  if (!slots && !op) return 0;
+  double t0 = now_ms();
+  if (rd_gpu_map(r->gpu, slots, op != NULL, err, errlen)) return -1;
+  const rd_particles *p = &r->parts;
+  int rc = 0;
+  for (int k = 0; k < RD_SLOTS && !rc; ++k) {
+    point_buf *b = &r->pts[k];
+    if (!b->pending) continue;
+    b->pending = 0;
+    rc = rd_gpu_pack_points(r->gpu, k, p->pos, b->with_alpha ? p->alpha : NULL, b->value, p->real, b->first, b->n, b->count,
+                            NULL, err, errlen);
+  }
+  if (!rc && op) rc = compute_opacity(r, op, blur, RD_PATH_INTEROP, err, errlen);
+  if (rd_gpu_unmap(r->gpu, rc ? NULL : err, errlen) && !rc) rc = -1;
+  r->stats.t_interop = now_ms() - t0;
+  return rc;
 }
 
 /* Occupancy of the level-lb cells of the level-L histogram (1: holds a particle), and how many are
@@ -663,14 +703,18 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   if (w <= 0 || h <= 0) return 0; /* minimised window */
   glGetError(); /* errors of others (UI) are not ours */
   if (ensure_hdr(r, w, h, err, errlen)) return -1;
-  int use_opacity = s->opacity && r->hist_valid && r->hist_total > 0;
+  int use_opacity = s->opacity && r->hist_valid && r->hist_total > 0, blur = 0, due = 0;
+  rd_ray_params op;
   r->stats.opacity_fresh = 0;
   if (!use_opacity) {
     r->stats.opacity_path = RD_PATH_NONE;
     r->stats.t_opacity = 0.0;
-  } else if (update_opacity(r, cam, s, w, h, err, errlen)) {
+  } else if (opacity_plan(r, cam, s, w, h, &op, &blur, &due, err, errlen)) {
     return -1;
   }
+  rd_path opath = due ? opacity_path(r, s) : RD_PATH_NONE;
+  if (interop_writes(r, opath == RD_PATH_INTEROP ? &op : NULL, blur, err, errlen)) return -1;
+  if (due && opath != RD_PATH_INTEROP && compute_opacity(r, &op, blur, opath, err, errlen)) return -1;
   if (s->show_boxes && r->hist_valid && update_boxes(r, s->boxes_level, err, errlen)) return -1;
   double t0 = now_ms();
 

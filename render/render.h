@@ -96,6 +96,7 @@ typedef struct {
   double t_hist;        /* histogram built or copied */
   double t_opacity;     /* ray counts + blur into the texture (GPU: until the texture is unmapped) */
   double t_draw;        /* issuing the draw calls */
+  double t_interop;     /* interop: the frame's one mapping, map to unmap (the points' packing and the opacity inside) */
   double t_gpu;         /* GL time of the draw passes (timer query; one or two frames late; -1: n/a) */
   rd_path points_path, opacity_path;
   int opacity_fresh;    /* 1: recomputed this frame; 0: the view and histogram did not change (cached) */

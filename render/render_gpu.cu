@@ -3,7 +3,10 @@
  * opacity.h (packing points, binning, ray counts, box blur). Everything runs on the default stream,
  * after the simulation's work; unmapping a resource orders the GL draws after the kernels, so the
  * frame loop never waits for the device except where a few bytes come back (bounding box,
- * totals, centroid). Build: part of vxrender when CMake finds nvcc. */
+ * totals, centroid). A frame maps its resources once, all together (rd_gpu_map): each map and
+ * unmap hands the GPU between the CUDA and GL contexts: mapped one at a time (three a frame) they
+ * cost a 1080p frame of leapfrog_big 0.4-0.8 ms more on an H100 (docs/BENCHMARKS.md).
+ * Build: part of vxrender when CMake finds nvcc. */
 #include <cuda_runtime.h>
 #include <cuda_gl_interop.h>
 #include <stdint.h>
@@ -27,6 +30,11 @@ struct rd_gpu {
   size_t c_img0, c_img1;
   void *scratch;           /* bounding box keys, totals, sums: 64 bytes */
   size_t c_scratch;
+  unsigned mapped_slots;   /* the point buffers rd_gpu_map mapped (a bit a slot) */
+  int tex_mapped;          /* and the opacity texture */
+  float4 *slot_ptr[RD_SLOTS];
+  size_t slot_size[RD_SLOTS];
+  cudaArray_t tex_arr;
 };
 
 static const int kThreads = 256;
@@ -228,25 +236,61 @@ extern "C" void rd_gpu_unregister_texture(rd_gpu *g) {
 
 /* ------------------------------------------------------------------ points */
 
+/* The slots' point buffers and the texture, mapped in one call (the lists rd_gpu_map and rd_gpu_unmap
+ * share). */
+static int mapped_list(const rd_gpu *g, unsigned slots, int tex, cudaGraphicsResource_t *res) {
+  int n = 0;
+  for (int s = 0; s < RD_SLOTS; ++s)
+    if (slots & (1u << s)) res[n++] = g->buf[s];
+  if (tex) res[n++] = g->tex;
+  return n;
+}
+
+extern "C" int rd_gpu_map(rd_gpu *g, unsigned slots, int tex, char *err, size_t errlen) {
+  cudaGraphicsResource_t res[RD_SLOTS + 1];
+  if (g->mapped_slots || g->tex_mapped) { snprintf(err, errlen, "the renderer's CUDA resources are mapped already"); return -1; }
+  for (int s = 0; s < RD_SLOTS; ++s)
+    if ((slots & (1u << s)) && !g->buf[s]) { snprintf(err, errlen, "point buffer %d is not registered with CUDA", s); return -1; }
+  if (tex && !g->tex) { snprintf(err, errlen, "opacity texture is not registered with CUDA"); return -1; }
+  int n = mapped_list(g, slots, tex, res);
+  if (n == 0) return 0;
+  VX_CUR(cudaGraphicsMapResources(n, res, 0));
+  g->mapped_slots = slots, g->tex_mapped = tex;
+  for (int s = 0; s < RD_SLOTS; ++s)
+    if (slots & (1u << s)) VX_CU(cudaGraphicsResourceGetMappedPointer((void **)&g->slot_ptr[s], &g->slot_size[s], g->buf[s]));
+  if (tex) VX_CU(cudaGraphicsSubResourceGetMappedArray(&g->tex_arr, g->tex, 0, 0));
+  return 0;
+fail:
+  rd_gpu_unmap(g, NULL, 0);
+  return -1;
+}
+
+extern "C" int rd_gpu_unmap(rd_gpu *g, char *err, size_t errlen) {
+  cudaGraphicsResource_t res[RD_SLOTS + 1];
+  int n = mapped_list(g, g->mapped_slots, g->tex_mapped, res);
+  g->mapped_slots = 0, g->tex_mapped = 0;
+  if (n == 0) return 0;
+  cudaError_t e = cudaGraphicsUnmapResources(n, res, 0);
+  if (e == cudaSuccess) return 0;
+  if (err) snprintf(err, errlen, "CUDA error: %s (cudaGraphicsUnmapResources)", cudaGetErrorString(e));
+  return -1;
+}
+
 extern "C" int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value,
                                   rd_real real, int first, int n, int m, float *host, char *err, size_t errlen) {
   if (m <= 0) return 0;
   float4 *out = NULL;
   size_t bytes = sizeof(float4) * (size_t)m;
-  int mapped = 0;
   if (host) {
-    VX_CU(vx_dev_reserve(&g->staging, &g->c_staging, bytes));
+    VX_CUR(vx_dev_reserve(&g->staging, &g->c_staging, bytes));
     out = (float4 *)g->staging;
   } else {
-    if (!g->buf[slot]) { snprintf(err, errlen, "point buffer %d is not registered with CUDA", slot); return -1; }
-    size_t size = 0;
-    VX_CU(cudaGraphicsMapResources(1, &g->buf[slot], 0));
-    mapped = 1;
-    VX_CU(cudaGraphicsResourceGetMappedPointer((void **)&out, &size, g->buf[slot]));
-    if (size < bytes) {
-      snprintf(err, errlen, "mapped point buffer holds %zu bytes, %zu needed", size, bytes);
-      goto fail;
+    if (!(g->mapped_slots & (1u << slot))) { snprintf(err, errlen, "point buffer %d is not mapped (rd_gpu_map)", slot); return -1; }
+    if (g->slot_size[slot] < bytes) {
+      snprintf(err, errlen, "mapped point buffer holds %zu bytes, %zu needed", g->slot_size[slot], bytes);
+      return -1;
     }
+    out = g->slot_ptr[slot];
   }
   if (real == RD_F64)
     rd_pack_kernel<double><<<blocks_for(m), kThreads>>>((const double *)d_pos, (const double *)d_alpha, d_value, first, n,
@@ -254,17 +298,9 @@ extern "C" int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const 
   else
     rd_pack_kernel<float><<<blocks_for(m), kThreads>>>((const float *)d_pos, (const float *)d_alpha, d_value, first, n, m,
                                                        out);
-  VX_CU_LAUNCH(rd_pack_kernel);
-  if (mapped) {
-    mapped = 0;
-    VX_CU(cudaGraphicsUnmapResources(1, &g->buf[slot], 0));
-  } else {
-    VX_CU(cudaMemcpy(host, out, bytes, cudaMemcpyDeviceToHost));
-  }
+  VX_CUR_LAUNCH(rd_pack_kernel);
+  if (host) VX_CUR(cudaMemcpy(host, out, bytes, cudaMemcpyDeviceToHost));
   return 0;
-fail:
-  if (mapped) cudaGraphicsUnmapResources(1, &g->buf[slot], 0);
-  return -1;
 }
 
 extern "C" int rd_gpu_centroid(rd_gpu *g, const void *d_pos, rd_real real, int n, double c[3], char *err, size_t errlen) {
@@ -350,35 +386,20 @@ extern "C" int rd_gpu_hist_total(rd_gpu *g, int levels, long long *total, char *
 extern "C" int rd_gpu_opacity(rd_gpu *g, const rd_ray_params *p, int blur, float *host, char *err, size_t errlen) {
   int w = p->width, h = p->height;
   size_t bytes = sizeof(float) * (size_t)w * h;
-  int mapped = 0;
   if (!g->bins) { snprintf(err, errlen, "no device histogram"); return -1; }
-  if (!host && !g->tex) { snprintf(err, errlen, "opacity texture is not registered with CUDA"); return -1; }
-  {
-    VX_CU(vx_dev_reserve((void **)&g->img0, &g->c_img0, bytes));
-    VX_CU(vx_dev_reserve((void **)&g->img1, &g->c_img1, bytes));
-    dim3 b2(16, 16), g2((unsigned)((w + 15) / 16), (unsigned)((h + 15) / 16));
-    rd_ray_kernel<<<g2, b2>>>(*p, g->bins, g->img0);
-    VX_CU_LAUNCH(rd_ray_kernel);
-    if (blur > 0) {
-      rd_blur_kernel<<<g2, b2>>>(g->img0, w, h, blur, 1, g->img1);
-      VX_CU_LAUNCH(rd_blur_kernel);
-      rd_blur_kernel<<<g2, b2>>>(g->img1, w, h, blur, 0, g->img0);
-      VX_CU_LAUNCH(rd_blur_kernel);
-    }
-    if (host) {
-      VX_CU(cudaMemcpy(host, g->img0, bytes, cudaMemcpyDeviceToHost));
-      return 0;
-    }
-    cudaArray_t arr;
-    VX_CU(cudaGraphicsMapResources(1, &g->tex, 0));
-    mapped = 1;
-    VX_CU(cudaGraphicsSubResourceGetMappedArray(&arr, g->tex, 0, 0));
-    VX_CU(cudaMemcpy2DToArrayAsync(arr, 0, 0, g->img0, sizeof(float) * w, sizeof(float) * w, h, cudaMemcpyDeviceToDevice, 0));
-    mapped = 0;
-    VX_CU(cudaGraphicsUnmapResources(1, &g->tex, 0));
+  if (!host && !g->tex_mapped) { snprintf(err, errlen, "opacity texture is not mapped (rd_gpu_map)"); return -1; }
+  VX_CUR(vx_dev_reserve((void **)&g->img0, &g->c_img0, bytes));
+  VX_CUR(vx_dev_reserve((void **)&g->img1, &g->c_img1, bytes));
+  dim3 b2(16, 16), g2((unsigned)((w + 15) / 16), (unsigned)((h + 15) / 16));
+  rd_ray_kernel<<<g2, b2>>>(*p, g->bins, g->img0);
+  VX_CUR_LAUNCH(rd_ray_kernel);
+  if (blur > 0) {
+    rd_blur_kernel<<<g2, b2>>>(g->img0, w, h, blur, 1, g->img1);
+    VX_CUR_LAUNCH(rd_blur_kernel);
+    rd_blur_kernel<<<g2, b2>>>(g->img1, w, h, blur, 0, g->img0);
+    VX_CUR_LAUNCH(rd_blur_kernel);
   }
+  if (host) VX_CUR(cudaMemcpy(host, g->img0, bytes, cudaMemcpyDeviceToHost));
+  else VX_CUR(cudaMemcpy2DToArrayAsync(g->tex_arr, 0, 0, g->img0, sizeof(float) * w, sizeof(float) * w, h, cudaMemcpyDeviceToDevice, 0));
   return 0;
-fail:
-  if (mapped) cudaGraphicsUnmapResources(1, &g->tex, 0);
-  return -1;
 }

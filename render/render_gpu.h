@@ -1,6 +1,6 @@
 /* render_gpu.h — the CUDA half of the renderer (render_gpu.cu), called by render.c: CUDA–OpenGL
- * interop on the point buffers and the opacity texture (register once, map / kernel / unmap per
- * frame, unregister before the GL object is deleted), the kernels that pack positions into float4
+ * interop on the point buffers and the opacity texture (register once; per frame map them all,
+ * run the kernels, unmap them all; unregister before the GL object is deleted), the kernels that pack positions into float4
  * points, bin particles into the histogram and compute the ray-counted opacity (opacity.h), and
  * the device → host copies of the fall-back path. Not a public header (tests use it). In a build
  * without CUDA, render_gpu_none.c supplies versions that report CUDA unavailable. */
@@ -30,12 +30,19 @@ void rd_gpu_unregister_buffer(rd_gpu *g, int slot);
 int rd_gpu_register_texture(rd_gpu *g, unsigned tex, char *err, size_t errlen);
 void rd_gpu_unregister_texture(rd_gpu *g);
 
+/* Map the registered point buffers of `slots` (a bit a slot, 1 << RD_SLOT_*) and, with tex, the
+ * opacity texture, all in one call, for the CUDA writes below; rd_gpu_unmap unmaps them all in one
+ * call (err may be NULL), which orders the GL draws after those writes. Each map and unmap is a
+ * hand-over between the CUDA and GL contexts: a frame maps once. 0, or -1 with err (nothing left
+ * mapped). */
+int rd_gpu_map(rd_gpu *g, unsigned slots, int tex, char *err, size_t errlen);
+int rd_gpu_unmap(rd_gpu *g, char *err, size_t errlen);
+
 /* Pack m points from device positions into float4 (x, y, z, w): point i is particle
  * first + i * n / m (an even subset of n particles); w = |alpha of that particle| when d_alpha is
  * given (particle s = first + k has strength d_alpha[3k..3k+2]), else d_value[k] when d_value is
- * given (a tracer's colour value), else 1. Into the slot's registered buffer when
- * host is NULL (map, kernel, unmap), else into host (4m floats) through a device staging buffer.
- * 0, or -1 with err. */
+ * given (a tracer's colour value), else 1. Into the slot's buffer, mapped by rd_gpu_map, when
+ * host is NULL, else into host (4m floats) through a device staging buffer. 0, or -1 with err. */
 int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value, rd_real real,
                        int first, int n, int m, float *host, char *err, size_t errlen);
 /* Mean position of n device points (a reduction; 24 bytes come back). */
@@ -53,8 +60,8 @@ int rd_gpu_hist_download(rd_gpu *g, int *host, int levels, char *err, size_t err
 int rd_gpu_hist_total(rd_gpu *g, int levels, long long *total, char *err, size_t errlen);
 
 /* Ray counts and box blur (opacity.h) of the device bins for a p->width x p->height image: into
- * the registered texture when host is NULL (map, kernels, copy to the array, unmap), else into
- * host (width * height floats). 0, or -1 with err. */
+ * the texture, mapped by rd_gpu_map, when host is NULL, else into host (width * height floats).
+ * 0, or -1 with err. */
 int rd_gpu_opacity(rd_gpu *g, const rd_ray_params *p, int blur, float *host, char *err, size_t errlen);
 
 VX_EXTERN_C_END

@@ -24,6 +24,15 @@ int rd_gpu_register_texture(rd_gpu *g, unsigned tex, char *err, size_t errlen) {
   return none(err, errlen);
 }
 void rd_gpu_unregister_texture(rd_gpu *g) { (void)g; }
+int rd_gpu_map(rd_gpu *g, unsigned slots, int tex, char *err, size_t errlen) {
+  (void)g; (void)slots; (void)tex;
+  return none(err, errlen);
+}
+int rd_gpu_unmap(rd_gpu *g, char *err, size_t errlen) {
+  (void)g;
+  if (!err) return -1;
+  return none(err, errlen);
+}
 int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value, rd_real real,
                        int first, int n, int m, float *host, char *err, size_t errlen) {
   (void)g; (void)slot; (void)d_pos; (void)d_alpha; (void)d_value; (void)real; (void)first; (void)n; (void)m; (void)host;

@@ -17,7 +17,7 @@
 
 /* Per-frame timings (ms) kept for the closing breakdown. */
 enum { FT_FRAME, FT_STEP, FT_TREE, FT_FAR, FT_NEAR, FT_INTEG, FT_REMESH, FT_RENDER, FT_GPU, FT_REST, FT_HEALTH, FT_FOLLOW, FT_FINISH,
-       FT_RD_UPLOAD, FT_RD_HIST, FT_RD_OPACITY, FT_RD_DRAW, FT_N };
+       FT_RD_UPLOAD, FT_RD_HIST, FT_RD_OPACITY, FT_RD_INTEROP, FT_RD_DRAW, FT_N };
 #define FT_WARMUP 3 /* frames left out of the medians: buffers grow, kernels load, clocks rise */
 
 /* One line: median frame time and fps, split into the simulation's phases (remeshing when it is
@@ -44,8 +44,10 @@ static void print_breakdown(const app *a, const app_options *o, app_series *ft) 
           o->steps_per_frame > 1 ? "s" : "", m[FT_FRAME], m[FT_FRAME] > 0 ? 1e3 / m[FT_FRAME] : 0.0, m[FT_STEP],
           m[FT_TREE], m[FT_FAR], m[FT_NEAR], m[FT_INTEG], remesh, m[FT_RENDER], m[FT_GPU], m[FT_REST], m[FT_HEALTH],
           m[FT_FOLLOW], m[FT_FINISH]);
-  fprintf(stderr, "vortexfmm: render, median: particles %.2f, histogram %.2f, opacity %.2f, draw calls %.2f ms (host); GL passes %.2f ms (GPU)\n",
-          m[FT_RD_UPLOAD], m[FT_RD_HIST], m[FT_RD_OPACITY], m[FT_RD_DRAW], m[FT_GPU]);
+  fprintf(stderr,
+          "vortexfmm: render, median: particles %.2f, histogram %.2f, opacity %.2f, interop mapping %.2f (with what it "
+          "writes), draw calls %.2f ms (host); GL passes %.2f ms (GPU)\n",
+          m[FT_RD_UPLOAD], m[FT_RD_HIST], m[FT_RD_OPACITY], m[FT_RD_INTEROP], m[FT_RD_DRAW], m[FT_GPU]);
 }
 
 /* What one headless run holds beside the app: the context, the frame count, the timings. */
@@ -143,7 +145,7 @@ static void headless_report(headless_run *H) {
   const double v[FT_N] = {a->ms_frame, a->ms_step,      a->ms_tree,   a->ms_far,
                           a->ms_near,  a->ms_integrate, a->ms_remesh, a->ms_render, a->ms_gpu,
                           a->ms_frame - a->ms_step - a->ms_render, a->ms_health, a->ms_follow, H->ms_finish,
-                          rs->t_upload, rs->t_hist, rs->t_opacity, rs->t_draw};
+                          rs->t_upload, rs->t_hist, rs->t_opacity, rs->t_interop, rs->t_draw};
   app_series_add(&H->ft, v);
   if (a->launched_frame && !o->quiet) /* --launch-ring: the frame that takes the hitch, beside the usual ones */
     fprintf(stderr, "vortexfmm: frame %lld launched a ring (now %d elements, %d tracers): launch %.2f ms, step %.2f ms, "

@@ -128,7 +128,7 @@ static void test_binning_at(rd_gpu *g, int n, rd_real real) {
            fabs(lo_c[0] - lo_g[0]) + fabs(lo_c[1] - lo_g[1]) + fabs(lo_c[2] - lo_g[2]) + fabs(side_c - side_g), dc);
     if (diff || t != n) FAIL("device histogram differs from the host's");
     if (lo_c[0] != lo_g[0] || lo_c[1] != lo_g[1] || lo_c[2] != lo_g[2] || side_c != side_g) FAIL("device cube differs");
-    if (!(dc <= 1e-13)) FAIL("device centroid differs from the host's by %.2e", dc); /* sums of O(1) in another order */
+    if (!(dc <= 5e-14)) FAIL("device centroid differs from the host's by %.2e", dc); /* sums of O(1) in another order: 1.1e-14 measured */
   }
   vx_device_free(d_pos);
   free(pos); free(cpu); free(gpu);
