@@ -7,7 +7,8 @@
  *
  * Particles stay where they live: host arrays are uploaded with glBufferSubData; device arrays
  * (CUDA backend) are written straight into registered GL buffers by a kernel (CUDA–OpenGL
- * interop), with a device → host → GL copy when registration fails. The opacity is computed by
+ * interop; the buffers and the opacity texture mapped once a frame, together, by rd_draw), with a
+ * device → host → GL copy when registration fails. The opacity is computed by
  * a CUDA kernel into a registered GL texture, or by its OpenMP twin (opacity.h holds the shared
  * per-pixel math). The module knows nothing of vortex dynamics.
  *
@@ -123,7 +124,9 @@ rd_renderer *rd_create(char *err, size_t errlen);
 void rd_destroy(rd_renderer *r);
 
 /* Hand the particles for the next draws: the tracer subset (style->fraction) and the elements
- * go into the point buffers. 0, or -1 with err. */
+ * go into the point buffers (host paths: now; interop: packed by the next rd_draw, in the frame's
+ * one mapping, so the arrays must stay where they are until then, as for the histogram and the
+ * centroid). 0, or -1 with err. */
 int rd_set_particles(rd_renderer *r, const rd_particles *p, const rd_style *s, char *err, size_t errlen);
 /* Build the histogram from the particles handed last: the root cube of their bounding box (as
  * the fmm octree takes it) at the given level (2..VX_LMAX). 0, or -1 with err. */
