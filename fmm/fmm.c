@@ -195,7 +195,7 @@ oct_params fmm_octree_params(const fmm_ctx *ctx) {
   op.levels = ctx->prm.levels;
   op.leaf_size = fmm_leaf_size(&ctx->prm); /* ctx->prm.backend is resolved (fmm_create) */
   op.hist_budget = ctx->prm.hist_budget;
-  op.min_leaves = ctx->prm.min_leaves > 0 ? ctx->prm.min_leaves : ctx->prm.min_leaves < 0 ? 0 : ctx->par_width;
+  op.min_leaves = ctx->prm.min_leaves > 0 ? ctx->prm.min_leaves : ctx->prm.min_leaves < 0 ? 0 : ctx->leaf_floor;
   /* The far field is singular at any depth and the corrections restore the kernel within r_cut
    * (docs/MATH.md §10); the automatic level keeps leaves at least r_cut wide under FMM_REG_CAP (and
    * always for Rosenhead–Moore), at least min(r_cut, VX_REG_LEAF_SIGMA·σ) under FMM_REG_AUTO (--levels
@@ -301,7 +301,7 @@ fmm_ctx *fmm_create(const fmm_params *params, char *err, size_t errlen) {
       }
     }
   }
-  if (ctx->prm.backend == VX_BACKEND_CPU) ctx->par_width = omp_get_max_threads(); /* the GPU's: fmm_gpu_create */
+  if (ctx->prm.backend == VX_BACKEND_CPU) ctx->par_width = ctx->leaf_floor = omp_get_max_threads(); /* the GPU's: fmm_gpu_create */
   level_rule_notice(ctx);
   return ctx;
 }

@@ -67,8 +67,8 @@ typedef struct {
                              the backend's, VX_LEAF_GPU, VX_LEAF_CPU or VX_LEAF_CPU_SCALAR (fmm_leaf_size) */
   int levels;             /* 0: choose from leaf_size; otherwise the finest level, 2..VX_LMAX */
   int min_leaves;         /* the automatic level goes one level deeper while the leaves are fewer than
-                             this (octree.h, oct_level_accept): 0 (the default) the backend's parallel
-                             width (the GPU's SMs, the CPU's threads), < 0 no floor */
+                             this (octree.h, oct_level_accept): 0 (the default) the backend's floor (the
+                             CPU's threads; none on the GPU), < 0 no floor */
   vx_kernel kernel;
   double sigma;           /* core radius; ignored by VX_KERNEL_SINGULAR */
   int gradient;           /* non-zero: also compute the 9-component velocity gradient */

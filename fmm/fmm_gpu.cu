@@ -381,6 +381,7 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   VX_CU(cudaDeviceGetAttribute(&G->n_sm, cudaDevAttrMultiProcessorCount, G->device));
   VX_CU(tf32_tensor_cores(G->device, &G->tc));
   ctx->par_width = G->n_sm;
+  ctx->leaf_floor = 0; /* fmm_internal.h: the chunks fill the SMs (H100, 2^14 points: docs/BENCHMARKS.md) */
   if (fmm_gpu_check_params(ctx, &ctx->prm, err, errlen)) goto fail;
   {
     const char *s = getenv("VX_FMM_SERIAL");

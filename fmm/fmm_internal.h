@@ -26,8 +26,10 @@ struct fmm_ctx {
   void *gpu;               /* GPU backend state (fmm_gpu.cu), NULL on the CPU backend */
   struct fmm_cost_gpu *cost_gpu; /* the cost model's device buffers (cost_gpu.cu), with the GPU state */
   double reg_err;          /* the last evaluation's fmm_stats.reg_err */
-  int par_width;           /* units of work the backend runs at once: the GPU's SMs, the CPU's threads
-                              (oct_params.min_leaves) */
+  int par_width;           /* units of work the backend runs at once: the GPU's SMs, the CPU's threads */
+  int leaf_floor;          /* the leaf floor's default (fmm_params.min_leaves = 0, oct_params.min_leaves):
+                              the CPU's threads; 0 (none) on the GPU, whose P2P and L2P split a leaf into
+                              chunks of targets, so that few leaves still fill its SMs (docs/MATH.md §11) */
 };
 
 /* Regularization of one evaluation (docs/MATH.md §10): the far field is singular; pairs in adjacent

@@ -242,8 +242,8 @@ static inline int oct_level_trials(const oct_params *p, int capped) { return !(p
  * finest level, 0 when the next level must be tried. L is the finest when its mean occupancy
  * cn / occupied is at most leaf_size, unless its leaves are fewer than min_leaves while they still
  * hold more than leaf_size / 8 points each (one level deeper, then: too few leaves leave most of
- * the backend idle, and the deeper level's means stay near leaf_size / 8 — 2^14 uniform points take
- * level 3 instead of 2 on the H100, 0.83 against 0.92 ms, docs/BENCHMARKS.md), or while L is
+ * the backend idle, and the deeper level's means stay near leaf_size / 8; the CPU's floor, its
+ * threads — the GPU's chunks of targets fill its SMs from few leaves, docs/MATH.md §11), or while L is
  * full and its leaves would keep full_deeper points one level down (2^20 uniform points on the
  * H100 with the tensor-core M2L: level 5, 14.9 against 15.9 ms); or when L has reached lcap
  * (which sets *capped where the leaf size asked for more). */

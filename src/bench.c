@@ -85,7 +85,7 @@ static void print_usage(const fmm_params *d) {
          "  --leaf Q                    mean sources per leaf the level choice aims at (default %d: %d cpu, %d cuda)\n"
          "  --levels L                  finest octree level, 2..%d; 0 = automatic (default 0)\n"
          "  --min-leaves K              the automatic level goes one deeper while fewer leaves than K (default 0:\n"
-         "                              the backend's parallel width, the GPU's SMs or the CPU's threads; -1: none)\n"
+         "                              the backend's floor, the CPU's threads, none on the GPU; -1: none)\n"
          "  --level-rule leaf|cost      automatic level: mean leaf occupancy --leaf (default), or the cost\n"
          "                              model's least predicted time (either backend, once calibrated for it;\n"
          "                              docs/MATH.md section 11)\n"
