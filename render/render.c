@@ -698,15 +698,22 @@ static void set_tint_uniforms(rd_renderer *r, const rd_style *s) {
   glUniform2f(r->u_pts.range, s->value_lo, s->value_hi);
 }
 
-int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fbo, int w, int h, float pixel_scale,
-            char *err, size_t errlen) {
-  if (w <= 0 || h <= 0) return 0; /* minimised window */
-  glGetError(); /* errors of others (UI) are not ours */
-  if (ensure_hdr(r, w, h, err, errlen)) return -1;
-  int use_opacity = s->opacity && r->hist_valid && r->hist_total > 0, blur = 0, due = 0;
+/* What the passes of one draw share: the camera's matrices and the pixel scale. */
+typedef struct {
+  float view[16], proj[16], vp[16];
+  float scale;
+} draw_view;
+
+/* Before the passes: the opacity image when due (through the frame's one interop mapping, with the
+ * pending points, or through the host) and the histogram cells shown. *use_opacity: the composite
+ * reads the opacity image. */
+static int draw_prepare(rd_renderer *r, const rd_camera *cam, const rd_style *s, int w, int h, int *use_opacity, char *err,
+                        size_t errlen) {
+  int blur = 0, due = 0;
   rd_ray_params op;
+  *use_opacity = s->opacity && r->hist_valid && r->hist_total > 0;
   r->stats.opacity_fresh = 0;
-  if (!use_opacity) {
+  if (!*use_opacity) {
     r->stats.opacity_path = RD_PATH_NONE;
     r->stats.t_opacity = 0.0;
   } else if (opacity_plan(r, cam, s, w, h, &op, &blur, &due, err, errlen)) {
@@ -716,9 +723,12 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   if (interop_writes(r, opath == RD_PATH_INTEROP ? &op : NULL, blur, err, errlen)) return -1;
   if (due && opath != RD_PATH_INTEROP && compute_opacity(r, &op, blur, opath, err, errlen)) return -1;
   if (s->show_boxes && r->hist_valid && update_boxes(r, s->boxes_level, err, errlen)) return -1;
-  double t0 = now_ms();
+  return 0;
+}
 
-  /* GPU time of the passes: the query of two frames ago is read when ready (never waited for) */
+/* The GPU time of the passes: the query of two frames ago is read when ready (never waited for);
+ * this frame's query begins. Returns its slot. */
+static int gpu_timer_begin(rd_renderer *r) {
   int q = (int)(r->frame & 1);
   if (r->query_used[q]) {
     GLint ready = 0;
@@ -730,16 +740,12 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
     }
   }
   glBeginQuery(GL_TIME_ELAPSED, r->query[q]);
+  return q;
+}
 
-  float view[16], proj[16], vp[16];
-  rd_camera_matrices(cam, (double)w / h, view, proj, vp);
-  float scale = pixel_scale > 0 ? pixel_scale : 1.0f;
-  glDisable(GL_DEPTH_TEST);
-  glDisable(GL_CULL_FACE);
-  glDisable(GL_SCISSOR_TEST);
-  glEnable(GL_PROGRAM_POINT_SIZE);
-
-  /* pass 1: tracers, additive */
+/* Pass 1: the tracers, additive, into the HDR target. */
+static int draw_points(rd_renderer *r, const rd_camera *cam, const rd_style *s, const draw_view *dv, int w, int h, char *err,
+                       size_t errlen) {
   glBindFramebuffer(GL_FRAMEBUFFER, r->hdr_fbo);
   glViewport(0, 0, w, h);
   glClearColor(0, 0, 0, 0);
@@ -748,22 +754,25 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
     glEnable(GL_BLEND);
     glBlendFunc(GL_ONE, GL_ONE);
     glUseProgram(r->prog_points);
-    glUniformMatrix4fv(r->u_pts.view, 1, GL_FALSE, view);
-    glUniformMatrix4fv(r->u_pts.proj, 1, GL_FALSE, proj);
-    glUniform1f(r->u_pts.size, s->point_size * scale);
+    glUniformMatrix4fv(r->u_pts.view, 1, GL_FALSE, dv->view);
+    glUniformMatrix4fv(r->u_pts.proj, 1, GL_FALSE, dv->proj);
+    glUniform1f(r->u_pts.size, s->point_size * dv->scale);
     glUniform1f(r->u_pts.ref_depth, (float)cam->dist);
     glUniform3fv(r->u_pts.color, 1, s->tracer_rgb);
     set_tint_uniforms(r, s);
     /* the same look at any image size: a point covers the same pixels, an image of h pixels has
      * (h/720)^2 times as many as one of 720, so each point adds that much more */
-    float res = (float)h / scale / 720.0f;
+    float res = (float)h / dv->scale / 720.0f;
     glUniform1f(r->u_pts.intensity, s->intensity * res * res);
     glBindVertexArray(r->pts[RD_SLOT_TRACERS].vao);
     glDrawArrays(GL_POINTS, 0, r->pts[RD_SLOT_TRACERS].count);
   }
-  if (rd_gl_check("the point pass", err, errlen)) goto fail;
+  return rd_gl_check("the point pass", err, errlen);
+}
 
-  /* pass 2: composite into the output */
+/* Pass 2: the composite into the output framebuffer fbo. */
+static int draw_composite(rd_renderer *r, const rd_style *s, unsigned fbo, int use_opacity, int w, int h, char *err,
+                          size_t errlen) {
   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
   glViewport(0, 0, w, h);
   glDisable(GL_BLEND);
@@ -786,14 +795,17 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   glBindTexture(GL_TEXTURE_2D, 0);
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, 0);
-  if (rd_gl_check("the composite pass", err, errlen)) goto fail;
+  return rd_gl_check("the composite pass", err, errlen);
+}
 
-  /* pass 3: overlays */
+/* Pass 3: the overlays, alpha-blended: histogram cells and the root cube, then the vortex elements. */
+static int draw_overlays(rd_renderer *r, const rd_camera *cam, const rd_style *s, const draw_view *dv, char *err,
+                         size_t errlen) {
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   if ((s->show_boxes && r->n_boxes > 0) || (s->show_cube && r->hist_valid)) {
     glUseProgram(r->prog_boxes);
-    glUniformMatrix4fv(r->u_box.view_proj, 1, GL_FALSE, vp);
+    glUniformMatrix4fv(r->u_box.view_proj, 1, GL_FALSE, dv->vp);
     glBindVertexArray(r->vao_boxes);
     if (s->show_boxes && r->n_boxes > 0) {
       glUniform4f(r->u_box.color, 0.45f, 0.85f, 0.55f, 0.22f);
@@ -809,9 +821,9 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   }
   if (s->show_elements && r->pts[RD_SLOT_ELEMENTS].count > 0) {
     glUseProgram(r->prog_elements);
-    glUniformMatrix4fv(r->u_el.view, 1, GL_FALSE, view);
-    glUniformMatrix4fv(r->u_el.proj, 1, GL_FALSE, proj);
-    glUniform1f(r->u_el.size, s->element_size * scale);
+    glUniformMatrix4fv(r->u_el.view, 1, GL_FALSE, dv->view);
+    glUniformMatrix4fv(r->u_el.proj, 1, GL_FALSE, dv->proj);
+    glUniform1f(r->u_el.size, s->element_size * dv->scale);
     glUniform1f(r->u_el.ref_depth, (float)cam->dist);
     glUniform1f(r->u_el.alpha_ref, r->parts.alpha ? s->alpha_ref : 0.0f);
     int n;
@@ -821,6 +833,28 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
     glBindVertexArray(r->pts[RD_SLOT_ELEMENTS].vao);
     glDrawArrays(GL_POINTS, 0, r->pts[RD_SLOT_ELEMENTS].count);
   }
+  return rd_gl_check("the overlay pass", err, errlen);
+}
+
+int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fbo, int w, int h, float pixel_scale,
+            char *err, size_t errlen) {
+  if (w <= 0 || h <= 0) return 0; /* minimised window */
+  glGetError(); /* errors of others (UI) are not ours */
+  int use_opacity = 0;
+  if (ensure_hdr(r, w, h, err, errlen) || draw_prepare(r, cam, s, w, h, &use_opacity, err, errlen)) return -1;
+  double t0 = now_ms();
+  int q = gpu_timer_begin(r);
+  draw_view dv;
+  rd_camera_matrices(cam, (double)w / h, dv.view, dv.proj, dv.vp);
+  dv.scale = pixel_scale > 0 ? pixel_scale : 1.0f;
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_CULL_FACE);
+  glDisable(GL_SCISSOR_TEST);
+  glEnable(GL_PROGRAM_POINT_SIZE);
+  int rc = draw_points(r, cam, s, &dv, w, h, err, errlen) || draw_composite(r, s, fbo, use_opacity, w, h, err, errlen) ||
+                   draw_overlays(r, cam, s, &dv, err, errlen)
+               ? -1
+               : 0;
   glBindVertexArray(0);
   glUseProgram(0);
   glDisable(GL_BLEND);
@@ -828,14 +862,7 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   r->query_used[q] = 1;
   r->frame++;
   r->stats.t_draw = now_ms() - t0;
-  return rd_gl_check("the overlay pass", err, errlen);
-fail:
-  glEndQuery(GL_TIME_ELAPSED);
-  r->query_used[q] = 1;
-  r->frame++;
-  glBindVertexArray(0);
-  glUseProgram(0);
-  return -1;
+  return rc || rd_gl_check("ending the draw", err, errlen) ? -1 : 0;
 }
 
 int rd_read_opacity(rd_renderer *r, float *out, int *w, int *h, char *err, size_t errlen) {
