@@ -86,6 +86,8 @@ void fmm_cpu_release(fmm_ctx *ctx) {
   vx_buf_free(&ctx->vel_sorted);
   vx_buf_free(&ctx->grad_sorted);
   vx_buf_free(&ctx->occupancy);
+  vx_buf_free(&ctx->built_src);
+  vx_buf_free(&ctx->built_tgt);
   for (int l = 0; l <= VX_LMAX; ++l) {
     vx_buf_free(&ctx->mpole[l]);
     vx_buf_free(&ctx->local[l]);

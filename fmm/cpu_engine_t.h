@@ -381,14 +381,15 @@ static int VXF(cpu_leaf_wants_grad)(const VXF(cpu_leafjob) *J, int b) {
  * list[0..nl) (cpu_corr_leaves) closer than the cut-off, the regularized minus the singular kernel
  * (pair_bs_regdiff's terms), times 1/(4π), added to vel/grad; rc2g for targets that need the
  * gradient, rc2v for velocity-only ones; g: whether any target of b needs the gradient (else the
- * sources within rc2v of the leaf's box suffice). Returns the candidate pairs examined (those within
- * the cut-off of the leaf's box), or -1 when the buffer cannot grow. */
+ * sources within rc2v of the leaf's box suffice); the box grown by slack, how far a kept tree's
+ * targets may have left it (fmm_corr). Returns the candidate pairs examined (those within the
+ * cut-off of the grown box), or -1 when the buffer cannot grow. */
 static long long VXF(cpu_corr_leaf)(const VXF(cpu_leafjob) *J, int b, const int *list, int nl, vx_real rc2g, vx_real rc2v,
-                                    int g, vx_buf *buf) {
+                                    double slack, int g, vx_buf *buf) {
   const oct_tree *t = J->t;
   const VXF(cpu_soa) *tgt = J->tgt;
   const int L = t->L;
-  double c[3], lo[3], hi[3], half = 0.5 * oct_box_side(t, L);
+  double c[3], lo[3], hi[3], half = 0.5 * oct_box_side(t, L) + slack; /* where the leaf's targets may be */
   oct_box_centre(t, L, t->tgt_key[L][b], c);
   for (int a = 0; a < 3; ++a) { lo[a] = c[a] - half; hi[a] = c[a] + half; }
   VXF(cpu_soa) nb;
@@ -431,7 +432,7 @@ static int VXF(cpu_leaves)(const VXF(cpu_leafjob) *J, int p, const vx_real *Llea
       if (cr->on && np >= 0) {
         const int g = VXF(cpu_leaf_wants_grad)(J, b);
         ncp = VXF(cpu_corr_leaf)(J, b, list, cpu_corr_leaves(t, b, cr, g ? cr->reach2 : cr->reach2v, list), (vx_real)cr->rc2,
-                                 (vx_real)cr->rc2v, g, &buf);
+                                 (vx_real)cr->rc2v, cr->slack, g, &buf);
       }
       double t3 = omp_get_wtime();
       if (np < 0 || ncp < 0) { fail = 1; continue; }
@@ -445,6 +446,56 @@ static int VXF(cpu_leaves)(const VXF(cpu_leafjob) *J, int p, const vx_real *Llea
   s->t_l2p = 1e3 * tl / nth; s->t_p2p = 1e3 * (tp + tc) / nth; s->t_corr = 1e3 * tc / nth;
   s->n_p2p = pairs; s->n_corr = cpairs;
   return fail ? -1 : 0;
+}
+
+/* The farthest any of n points at pos lies from where it was (built); infinite for a non-finite one. */
+static double VXF(cpu_moved)(const vx_real *pos, const vx_buf *built, int n) {
+  const vx_real *b = (const vx_real *)built->ptr;
+  double m = 0.0;
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(max : m) reduction(| : bad)
+  for (int i = 0; i < n; ++i) {
+    double d2 = 0.0;
+    for (int c = 0; c < 3; ++c) {
+      const double d = (double)pos[vx_off3(i, c)] - (double)b[vx_off3(i, c)];
+      d2 += d * d;
+    }
+    if (!isfinite(d2)) bad = 1;
+    else if (d2 > m) m = d2;
+  }
+  return bad ? INFINITY : sqrt(m);
+}
+
+/* The octree of this call: the kept one when io asks and the points stayed near (fmm_keep_*), else a
+ * new one (kept, with where its points are, when io asks). *moved: the distance measured, 0 after a build. */
+static int VXF(cpu_tree)(fmm_ctx *ctx, const fmm_io *io, int want_grad, int n_grad, fmm_stats *s, double *moved,
+                         char *err, size_t errlen) {
+  const int ns = io->n_src, nt = io->n_tgt;
+  *moved = 0.0;
+  if (fmm_keep_may(ctx, io, want_grad, n_grad)) {
+    const double m = fmax(VXF(cpu_moved)((const vx_real *)io->src_pos, &ctx->built_src, ns),
+                          VXF(cpu_moved)((const vx_real *)io->tgt_pos, &ctx->built_tgt, nt));
+    if (fmm_keep_take(ctx, m, s)) {
+      *moved = m;
+      return 0;
+    }
+  }
+  oct_params op = fmm_octree_params(ctx);
+  oct_tree *t = &ctx->tree;
+  oct_free_cpu(t);
+  ctx->keep.valid = 0;
+  if (oct_build_cpu(t, io->src_pos, ns, io->tgt_pos, nt, sizeof(vx_real) == sizeof(float), &op, err, errlen)) return -1;
+  if (fmm_keep_wanted(ctx, io)) {
+    const size_t rs = sizeof(vx_real);
+    if (vx_buf_reserve(&ctx->built_src, 3 * rs * (size_t)ns) || vx_buf_reserve(&ctx->built_tgt, 3 * rs * (size_t)nt)) {
+      snprintf(err, errlen, "out of memory keeping the tree's positions (%d sources, %d targets)", ns, nt);
+      return -1;
+    }
+    memcpy(ctx->built_src.ptr, io->src_pos, 3 * rs * (size_t)ns);
+    memcpy(ctx->built_tgt.ptr, io->tgt_pos, 3 * rs * (size_t)nt);
+  }
+  fmm_keep_after_build(ctx, io, want_grad, n_grad, ldexp(t->side, -t->L));
+  return 0;
 }
 
 int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
@@ -463,16 +514,15 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
     if (st) *st = s;
     return 0;
   }
-  oct_params op = fmm_octree_params(ctx);
-  oct_tree *t = &ctx->tree;
-  oct_free_cpu(t);
-  if (oct_build_cpu(t, io->src_pos, ns, io->tgt_pos, nt, sizeof(vx_real) == sizeof(float), &op, err, errlen)) return -1;
+  double moved;
+  if (VXF(cpu_tree)(ctx, io, want_grad, n_grad, &s, &moved, err, errlen)) return -1;
+  const oct_tree *t = &ctx->tree;
   int L = t->L;
   double t1 = omp_get_wtime();
   s.t_tree = 1e3 * (t1 - t0);
   s.levels = L; s.level_capped = t->capped;
   s.n_src_leaves = t->nsrc[L]; s.n_tgt_leaves = t->ntgt[L];
-  fmm_corr cr = fmm_reg_prepare(ctx, t->side, L, want_grad && n_grad < nt, &s);
+  fmm_corr cr = fmm_reg_prepare(ctx, t->side, L, want_grad && n_grad < nt, moved, &s);
 
   /* buffers: reused across evaluations, grown when N or the tree grows */
   size_t rs = sizeof(vx_real);

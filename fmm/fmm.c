@@ -153,22 +153,57 @@ int fmm_reg_caps_level(const fmm_params *p) { return p->reg_correct == FMM_REG_C
 /* Clamp a cut-off to 2 x the root side: every pair of the cube (at most √3 side apart) is closer. */
 static double clamp_cut(double rc, double side) { return rc > 2.0 * side || !(rc == rc) ? 2.0 * side : rc; }
 
-fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, int passive, fmm_stats *s) {
+/* ---- The kept tree (docs/MATH.md §14) */
+
+double fmm_keep_move(const fmm_params *p) {
+  if (p->keep_move != 0.0) return p->keep_move > 0.0 ? p->keep_move : 0.0;
+  return p->backend == VX_BACKEND_CUDA && p->precision == VX_FLOAT ? FMM_KEEP_MOVE_FLOAT : 0.0;
+}
+
+int fmm_keep_may(const fmm_ctx *ctx, const fmm_io *io, int want_grad, int n_grad) {
+  const fmm_keep *k = &ctx->keep;
+  return io->tree == FMM_TREE_REUSE && fmm_keep_move(&ctx->prm) > 0.0 && k->valid && k->ns == io->n_src &&
+         k->nt == io->n_tgt && k->n_grad == n_grad && k->grad == want_grad;
+}
+
+int fmm_keep_take(const fmm_ctx *ctx, double moved, fmm_stats *s) {
+  const double f = moved / ctx->keep.w; /* NaN (a non-finite point) and infinity never serve */
+  s->tree_moved = isnan(f) ? INFINITY : f;
+  s->tree_kept = f <= fmm_keep_move(&ctx->prm);
+  return s->tree_kept;
+}
+
+int fmm_keep_wanted(const fmm_ctx *ctx, const fmm_io *io) {
+  return io->tree != FMM_TREE_BUILD && fmm_keep_move(&ctx->prm) > 0.0;
+}
+
+void fmm_keep_after_build(fmm_ctx *ctx, const fmm_io *io, int want_grad, int n_grad, double w) {
+  fmm_keep *k = &ctx->keep;
+  k->valid = fmm_keep_wanted(ctx, io);
+  k->ns = io->n_src, k->nt = io->n_tgt, k->n_grad = n_grad, k->grad = want_grad, k->w = w;
+}
+
+/* With points up to `moved` from where they were at the build, two in leaves that are not adjacent
+ * can be 2·moved closer than the leaves: the corrections reach that much farther (pairs are still
+ * corrected within r_cut exactly), and the pairs left to the far field are max(r_cut, w − 2·moved)
+ * apart. */
+fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, int passive, double moved, fmm_stats *s) {
   const fmm_params *P = &ctx->prm;
   fmm_corr c;
   memset(&c, 0, sizeof c);
   c.Lc = L;
+  c.slack = moved;
   const double w = ldexp(side, -L);
   /* gradient targets need the gradient kernel within the tolerance too; velocity-only ones only q,
    * within the passive tolerance where they ride along gradient targets (the tracers) */
   const double rg = fmm_reg_cutoff(P), rv = vx_kernel_cutoff(P->kernel, P->sigma, fmm_reg_tol(P, passive), 0);
   c.r_cut = clamp_cut(rg, side);
-  const double rcv = clamp_cut(rv, side);
-  if (c.r_cut > w && P->kernel != VX_KERNEL_SINGULAR) {
+  const double rcv = clamp_cut(rv, side), reach = c.r_cut + 2.0 * moved, reachv = rcv + 2.0 * moved;
+  if (reach > w && P->kernel != VX_KERNEL_SINGULAR) {
     c.on = 1;
-    while (c.Lc > 0 && ldexp(side, -c.Lc) < c.r_cut) c.Lc--;
-    c.reach2 = (c.r_cut / w) * (c.r_cut / w);
-    c.reach2v = (rcv / w) * (rcv / w);
+    while (c.Lc > 0 && ldexp(side, -c.Lc) < reach) c.Lc--;
+    c.reach2 = (reach / w) * (reach / w);
+    c.reach2v = (reachv / w) * (reachv / w);
     c.rc2 = c.r_cut * c.r_cut;
     c.rc2v = rcv * rcv;
   }
@@ -177,7 +212,7 @@ fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, int passive, fmm_stat
    * targets' and the velocity-only ones'. */
   double err = 0.0;
   if (P->kernel != VX_KERNEL_SINGULAR) {
-    const double dg = fmax(c.r_cut, w), dv = fmax(rcv, w), diag = sqrt(3.0) * side;
+    const double dg = fmax(c.r_cut, w - 2.0 * moved), dv = fmax(rcv, w - 2.0 * moved), diag = sqrt(3.0) * side;
     if (dg < diag) err = vx_kernel_deviation_max(P->kernel, dg / P->sigma, P->gradient);
     if (dv < diag) err = fmax(err, vx_kernel_deviation(P->kernel, dv / P->sigma));
   }
@@ -239,6 +274,10 @@ static int check_params(const fmm_params *p, char *err, size_t errlen) {
   }
   if (p->reg_correct != FMM_REG_CAP && p->reg_correct != FMM_REG_CORRECT && p->reg_correct != FMM_REG_AUTO) {
     snprintf(err, errlen, "reg_correct %d must be FMM_REG_CAP, FMM_REG_CORRECT or FMM_REG_AUTO", p->reg_correct);
+    return -1;
+  }
+  if (!isfinite(p->keep_move)) {
+    snprintf(err, errlen, "keep_move %g must be a finite number of leaf widths (0: the backend's, < 0: never)", p->keep_move);
     return -1;
   }
   if (p->level_rule != 0 && p->level_rule != 1) {
@@ -341,6 +380,7 @@ int fmm_set_params(fmm_ctx *ctx, const fmm_params *params, char *err, size_t err
   const vx_backend b = ctx->prm.backend;
   ctx->prm = *params;
   ctx->prm.backend = b;
+  ctx->keep.valid = 0; /* its tree was built with the old parameters */
   level_rule_notice(ctx);
   return 0;
 }
@@ -349,6 +389,10 @@ static int check_io(const fmm_ctx *ctx, const fmm_io *io, char *err, size_t errl
   if (io->n_src < 0 || io->n_tgt < 0) { snprintf(err, errlen, "negative particle count"); return -1; }
   if ((io->n_src && (!io->src_pos || !io->src_str)) || (io->n_tgt && (!io->tgt_pos || !io->vel))) {
     snprintf(err, errlen, "missing input or output array");
+    return -1;
+  }
+  if (io->tree < FMM_TREE_BUILD || io->tree > FMM_TREE_REUSE) {
+    snprintf(err, errlen, "fmm_io.tree %d must be FMM_TREE_BUILD, FMM_TREE_BUILD_KEEP or FMM_TREE_REUSE", io->tree);
     return -1;
   }
   if (io->on_device && ctx->prm.backend != VX_BACKEND_CUDA) {

@@ -89,12 +89,25 @@ typedef struct {
                              leaf-size rule's first trial -1 .. +3 under the same caps, on either backend (the GPU's
                              statistics computed on the device); where the backend and precision have no
                              cost table (the CUDA backend until calibrated) the leaf-size rule stays */
+  double keep_move;       /* fmm_io.tree = FMM_TREE_REUSE keeps the kept tree while every point lies within
+                             this many leaf widths of where it was when that tree was built (docs/MATH.md
+                             §12); 0 (the default): the backend's (fmm_keep_move); < 0: never */
   int verbose;            /* non-zero: notices (level caps, fall-backs) on stderr */
 } fmm_params;
+
+/* fmm_params.keep_move's default on the GPU in float, in leaf widths: points moved this far in random
+ * directions left the far field's error as a fresh tree's (within 1 % at 2^20 on the H100, where float
+ * rounding and the TF32 M2L dominate it); in double, where the truncation does, a move of 0.04–0.06
+ * raised it 1.3–1.5x, so double keeps none by default, and neither does the CPU, whose tree is ~4 % of
+ * its evaluation (the GPU's a fifth of leapfrog_big's step; docs/BENCHMARKS.md "A step's stages on one
+ * tree"). */
+#define FMM_KEEP_MOVE_FLOAT 0.1
 
 /* Defaults: cpu, double, p = 8, q = 64, automatic levels, singular kernel, gradient on. */
 /* The leaf size in force: p->leaf_size, or the backend's default when it is 0. */
 int fmm_leaf_size(const fmm_params *p);
+/* The keep_move in force (leaf widths; 0: never): p->keep_move, or the backend's default when it is 0. */
+double fmm_keep_move(const fmm_params *p);
 fmm_params fmm_params_default(void);
 
 /* Wall-clock milliseconds per phase of the last evaluation, and tree facts. */
@@ -129,11 +142,25 @@ typedef struct {
   int p2p_kernel;         /* CUDA backend: the targets per thread T of the fast near-field kernel that ran
                              (k_p2p_fast, 1, 2 or 4; environment VX_P2P=base|fast|fast1|fast2|fast4),
                              0: the base one k_p2p (and on the CPU) */
+  int tree_kept;          /* 1: the evaluation used the kept tree (fmm_io.tree = FMM_TREE_REUSE); summed over
+                             a step's calls in vx_step_stats.engine */
+  double tree_moved;      /* FMM_TREE_REUSE: the farthest any point had moved from where it was at the kept
+                             tree's build, in that tree's leaf widths (infinite for a non-finite point);
+                             0 otherwise */
 } fmm_stats;
 
 /* One evaluation's arrays: xyz-interleaved, in the context's precision (double or float).
  * With on_device set (CUDA backend only) every pointer is a device pointer and nothing is copied
  * to or from the host. */
+/* fmm_io.tree: what an evaluation does with the octree (docs/MATH.md §14). */
+enum {
+  FMM_TREE_BUILD = 0,     /* build one for these points (the default) */
+  FMM_TREE_BUILD_KEEP,    /* build one and keep it, with where its points are, for FMM_TREE_REUSE calls */
+  FMM_TREE_REUSE          /* the kept tree's points, moved (the same counts and gradient targets, in the
+                             same order): keep that tree while every point lies within keep_move leaf
+                             widths of where it was at the build, else build and keep a new one */
+};
+
 typedef struct {
   int n_src;
   const void *src_pos;    /* 3*n_src */
@@ -148,6 +175,7 @@ typedef struct {
                              Rows at and beyond n_grad are left untouched. Where the evaluation
                              computes gradients, those targets are passive: their velocity is held
                              to the passive tolerance (vx_kernel_default_tol, reg_tol = 0). */
+  int tree;               /* FMM_TREE_BUILD (0), FMM_TREE_BUILD_KEEP or FMM_TREE_REUSE */
 } fmm_io;
 
 typedef struct fmm_ctx fmm_ctx;

@@ -66,7 +66,18 @@ typedef struct fmm_gpu {
   dbuf chunk_off, chunk_leaf, chunk_range; /* target chunks of the leaf kernels (P2P, L2P) */
   dbuf dloc;         /* L2P: derivative expansions of the leaves' local expansions */
   dbuf m2l_part;     /* k_m2l_tc split over parts: each part's local expansions (m2l_tc_parts) */
+  dbuf built_s, built_t; /* the kept tree's points where they were at its build (input order) */
+  dbuf moved;        /* k_moved's result: the largest squared distance moved, as the bits of a double */
+  unsigned long long *h_moved; /* its pinned host copy */
 } fmm_gpu;
+
+/* The leaf kernels' targets per chunk (a block) for nt targets in nleaf leaves, and a bound on the
+ * chunks: a leaf's gradient and velocity-only chunks have one partial each. */
+static int chunk_targets(int nt, int nleaf) {
+  const int mean_t = vx_ceil_div(nt, nleaf);
+  return mean_t <= 32 ? 32 : mean_t <= 64 ? 64 : 128;
+}
+static int chunk_bound(int nt, int nleaf, int ch) { return nt / ch + 2 * nleaf; }
 
 /* Grow a device buffer; on failure a one-line message naming what did not fit. */
 static int gpu_reserve(dbuf *b, size_t bytes, const char *what, char *err, size_t errlen) {
@@ -353,9 +364,11 @@ extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   ctx->cost_gpu = NULL;
   tables_release(&G->tab);
   dbuf *all[] = {&G->src_soa, &G->tgt_soa, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos,
-                 &G->out_vel, &G->out_grad, &G->chunk_off, &G->chunk_leaf, &G->chunk_range, &G->dloc, &G->m2l_part};
+                 &G->out_vel, &G->out_grad, &G->chunk_off, &G->chunk_leaf, &G->chunk_range, &G->dloc, &G->m2l_part,
+                 &G->built_s, &G->built_t, &G->moved};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   for (int l = 0; l <= VX_LMAX; ++l) { gpu_release(&G->mpole[l]); gpu_release(&G->local[l]); }
+  if (G->h_moved) cudaFreeHost(G->h_moved);
   for (int i = 0; i < EV_COUNT; ++i)
     if (G->ev[i]) cudaEventDestroy(G->ev[i]);
   if (G->s_far) cudaStreamDestroy(G->s_far);
@@ -429,6 +442,7 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   VX_CU(cudaStreamCreateWithFlags(&G->s_far, cudaStreamNonBlocking));
   VX_CU(cudaStreamCreateWithFlags(&G->s_near, cudaStreamNonBlocking));
   for (int i = 0; i < EV_COUNT; ++i) VX_CU(cudaEventCreate(&G->ev[i]));
+  VX_CU(cudaMallocHost((void **)&G->h_moved, sizeof *G->h_moved));
   if (upload_tables(&G->tab, &ctx->tab, ctx->prm.precision == VX_FLOAT, err, errlen)) goto fail;
   return 0;
 fail:

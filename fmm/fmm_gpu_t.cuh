@@ -1302,37 +1302,103 @@ static int VXF(eval_inputs)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_
   return 0;
 }
 
-/* Step 2: the shared-memory plan, the octree, and the target chunks for P2P and L2P (k_chunk_count):
- * no host round trip; the grids are sized by the bound nt / CH + leaves, and blocks past the
- * scanned total return at once. */
-static int VXF(eval_tree)(VXF(gpu_eval) *E, char *err, size_t errlen) {
+/* The largest squared distance of n points at pos from where they were (built), as the bits of a
+ * double into *out (non-negative doubles order as their bits; a NaN's lie above infinity's). */
+__global__ void VXF(k_moved)(const vx_real *pos, const vx_real *built, int n, unsigned long long *out) {
+  unsigned long long m = 0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    double d2 = 0.0;
+    for (int c = 0; c < 3; ++c) {
+      const double d = (double)pos[vx_off3(i, c)] - (double)built[vx_off3(i, c)];
+      d2 += d * d;
+    }
+    const unsigned long long b = (unsigned long long)__double_as_longlong(d2);
+    m = b > m ? b : m;
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned long long v = __shfl_down_sync(0xffffffffu, m, o);
+    m = v > m ? v : m;
+  }
+  if ((threadIdx.x & 31) == 0 && m) atomicMax(out, m);
+}
+
+/* The kept tree for this call (fmm_keep_*): how far the points moved, measured on the device and read
+ * back (the call's one host round trip when the tree serves); *kept, and *moved when it does. */
+static int VXF(eval_keep)(VXF(gpu_eval) *E, const fmm_io *io, int *kept, double *moved, char *err, size_t errlen) {
+  fmm_gpu *G = E->G;
+  *kept = 0, *moved = 0.0;
+  if (!fmm_keep_may(E->ctx, io, E->want_grad, E->n_grad)) return 0;
+  if (gpu_reserve(&G->moved, sizeof(unsigned long long), "the tree's displacement", err, errlen)) return -1;
+  unsigned long long *d = (unsigned long long *)G->moved.ptr;
+  VX_CUR(cudaMemsetAsync(d, 0, sizeof *d, E->sf));
+  const int sets[2] = {E->ns, E->nt};
+  const vx_real *pos[2] = {E->spos, E->tpos}, *built[2] = {(const vx_real *)G->built_s.ptr, (const vx_real *)G->built_t.ptr};
+  for (int k = 0; k < 2; ++k) {
+    const int nb = vx_ceil_div(sets[k], 256);
+    VXF(k_moved)<<<nb < 1024 ? nb : 1024, 256, 0, E->sf>>>(pos[k], built[k], sets[k], d);
+    VX_CUR_LAUNCH(moved);
+  }
+  VX_CUR(cudaMemcpyAsync(G->h_moved, d, sizeof *d, cudaMemcpyDeviceToHost, E->sf));
+  VX_CUR(cudaStreamSynchronize(E->sf));
+  const unsigned long long inf_bits = 0x7ff0000000000000ull, b = *G->h_moved;
+  double d2;
+  memcpy(&d2, &b, sizeof d2);
+  const double m = b >= inf_bits ? INFINITY : sqrt(d2);
+  if (fmm_keep_take(E->ctx, m, &E->s)) *kept = 1, *moved = m;
+  return 0;
+}
+
+/* A new octree and the target chunks for P2P and L2P (k_chunk_count), kept with where its points are
+ * when io asks: no host round trip beyond the octree's; the grids are sized by the bound
+ * nt / CH + leaves, and blocks past the scanned total return at once. */
+static int VXF(eval_build)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t errlen) {
+  fmm_gpu *G = E->G;
+  oct_params op = fmm_octree_params(E->ctx);
+  oct_tree_gpu *t = E->t;
+  E->ctx->keep.valid = 0;
+  if (oct_build_gpu(t, E->spos, E->ns, E->tpos, E->nt, sizeof(vx_real) == sizeof(float), &op, E->sf, err, errlen)) return -1;
+  const int L = t->L, nleaf = t->ntgt[L], CH = chunk_targets(E->nt, nleaf), bound = chunk_bound(E->nt, nleaf, CH);
+  if (gpu_reserve(&G->chunk_off, sizeof(int) * ((size_t)nleaf + 1), "target chunk offsets", err, errlen) ||
+      gpu_reserve(&G->chunk_leaf, sizeof(int) * (size_t)bound, "target chunks", err, errlen) ||
+      gpu_reserve(&G->chunk_range, sizeof(int2) * (size_t)bound, "target chunk ranges", err, errlen))
+    return -1;
+  int *coff = (int *)G->chunk_off.ptr;
+  const int ng = E->want_grad ? E->n_grad : E->nt; /* without gradients one kind of target */
+  VXF(k_chunk_count)<<<vx_ceil_div(nleaf + 1, 256), 256, 0, E->sf>>>(nleaf, t->tgt_start, t->tgt_order, ng, CH, coff);
+  VX_CUR_LAUNCH(chunk_count);
+  VX_CUR(oct_exclusive_scan_gpu(t, coff, nleaf + 1, E->sf));
+  VXF(k_chunk_fill)<<<vx_ceil_div(nleaf, 256), 256, 0, E->sf>>>(nleaf, coff, t->tgt_start, t->tgt_order, ng, CH,
+                                                                (int *)G->chunk_leaf.ptr, (int2 *)G->chunk_range.ptr);
+  VX_CUR_LAUNCH(chunk_fill);
+  if (fmm_keep_wanted(E->ctx, io)) {
+    const size_t bs = 3 * E->rs * (size_t)E->ns, bt = 3 * E->rs * (size_t)E->nt;
+    if (gpu_reserve(&G->built_s, bs, "the kept tree's sources", err, errlen) ||
+        gpu_reserve(&G->built_t, bt, "the kept tree's targets", err, errlen))
+      return -1;
+    VX_CUR(cudaMemcpyAsync(G->built_s.ptr, E->spos, bs, cudaMemcpyDeviceToDevice, E->sf));
+    VX_CUR(cudaMemcpyAsync(G->built_t.ptr, E->tpos, bt, cudaMemcpyDeviceToDevice, E->sf));
+  }
+  fmm_keep_after_build(E->ctx, io, E->want_grad, E->n_grad, ldexp(t->side, -L));
+  return 0;
+}
+
+/* Step 2: the shared-memory plan, the octree (kept or new) and its target chunks. */
+static int VXF(eval_tree)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t errlen) {
   fmm_gpu *G = E->G;
   if (smem_plan(E->ctx, E->p, E->want_grad, &E->pl, err, errlen) || VXF(smem_optin)(&E->pl, err, errlen)) return -1;
-  oct_params op = fmm_octree_params(E->ctx);
   oct_tree_gpu *t = E->t = &G->tree;
-  if (oct_build_gpu(t, E->spos, E->ns, E->tpos, E->nt, sizeof(vx_real) == sizeof(float), &op, E->sf, err, errlen)) return -1;
+  int kept;
+  double moved;
+  if (VXF(eval_keep)(E, io, &kept, &moved, err, errlen) || (!kept && VXF(eval_build)(E, io, err, errlen))) return -1;
   E->L = t->L;
   E->h = ldexp(t->side, -E->L);
   E->nleaf = t->ntgt[E->L];
-  const int mean_t = vx_ceil_div(E->nt, E->nleaf);
-  E->CH = mean_t <= 32 ? 32 : mean_t <= 64 ? 64 : 128;
-  E->chunk_bound = E->nt / E->CH + 2 * E->nleaf; /* a leaf's gradient and velocity-only chunks: one partial each */
-  if (gpu_reserve(&G->chunk_off, sizeof(int) * ((size_t)E->nleaf + 1), "target chunk offsets", err, errlen) ||
-      gpu_reserve(&G->chunk_leaf, sizeof(int) * (size_t)E->chunk_bound, "target chunks", err, errlen) ||
-      gpu_reserve(&G->chunk_range, sizeof(int2) * (size_t)E->chunk_bound, "target chunk ranges", err, errlen))
-    return -1;
+  E->CH = chunk_targets(E->nt, E->nleaf);
+  E->chunk_bound = chunk_bound(E->nt, E->nleaf, E->CH);
   E->coff = (int *)G->chunk_off.ptr, E->cleaf = (int *)G->chunk_leaf.ptr, E->crange = (int2 *)G->chunk_range.ptr;
-  const int ng = E->want_grad ? E->n_grad : E->nt; /* without gradients one kind of target */
-  VXF(k_chunk_count)<<<vx_ceil_div(E->nleaf + 1, 256), 256, 0, E->sf>>>(E->nleaf, t->tgt_start, t->tgt_order, ng, E->CH,
-                                                                        E->coff);
-  VX_CUR_LAUNCH(chunk_count);
-  VX_CUR(oct_exclusive_scan_gpu(t, E->coff, E->nleaf + 1, E->sf));
-  VXF(k_chunk_fill)<<<vx_ceil_div(E->nleaf, 256), 256, 0, E->sf>>>(E->nleaf, E->coff, t->tgt_start, t->tgt_order, ng, E->CH,
-                                                                   E->cleaf, E->crange);
-  VX_CUR_LAUNCH(chunk_fill);
   VX_CUR(cudaEventRecord(E->ev[EV_TREE], E->sf));
   E->s.levels = E->L, E->s.level_capped = t->capped, E->s.n_src_leaves = t->nsrc[E->L], E->s.n_tgt_leaves = E->nleaf;
-  E->cr = fmm_reg_prepare(E->ctx, t->side, E->L, E->want_grad && E->n_grad < E->nt, &E->s);
+  E->cr = fmm_reg_prepare(E->ctx, t->side, E->L, E->want_grad && E->n_grad < E->nt, moved, &E->s);
   return 0;
 }
 
@@ -1799,7 +1865,7 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
     if (E.want_grad) VX_CUR(cudaMemsetAsync(E.grad, 0, 9 * E.rs * (size_t)E.n_grad, E.sf));
     VX_CUR(cudaEventRecord(E.ev[EV_END], E.sf));
   } else {
-    if (VXF(eval_tree)(&E, err, errlen) || VXF(eval_gather)(&E, err, errlen) || VXF(eval_near)(&E, err, errlen)) return -1;
+    if (VXF(eval_tree)(&E, io, err, errlen) || VXF(eval_gather)(&E, err, errlen) || VXF(eval_near)(&E, err, errlen)) return -1;
     VXF(dtab) T = VXF(make_dtab)(E.G, E.p);
     if (VXF(eval_upward)(&E, &T, err, errlen) || VXF(eval_downward)(&E, &T, err, errlen) ||
         VXF(eval_l2p_combine)(&E, err, errlen))

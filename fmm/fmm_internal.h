@@ -14,6 +14,13 @@ typedef struct {
   void *ptr;
 } vx_buf;
 
+/* The tree kept by an FMM_TREE_BUILD_KEEP evaluation (docs/MATH.md §14): the calls it may serve. */
+typedef struct {
+  int valid;               /* a kept tree exists and nothing has changed it since */
+  int ns, nt, n_grad, grad; /* its evaluation's counts, gradient targets and gradient switch */
+  double w;                /* its leaf width */
+} fmm_keep;
+
 struct fmm_ctx {
   fmm_params prm;
   fmm_tables tab;          /* for prm.order */
@@ -27,6 +34,8 @@ struct fmm_ctx {
   struct fmm_cost_gpu *cost_gpu; /* the cost model's device buffers (cost_gpu.cu), with the GPU state */
   double reg_err;          /* the last evaluation's fmm_stats.reg_err */
   int par_width;           /* units of work the backend runs at once: the GPU's SMs, the CPU's threads */
+  fmm_keep keep;           /* the kept tree (fmm_io.tree), the same on both backends */
+  vx_buf built_src, built_tgt; /* CPU backend: where the kept tree's points were (input order) */
   int leaf_floor;          /* the leaf floor's default (fmm_params.min_leaves = 0, oct_params.min_leaves):
                               the CPU's threads; 0 (none) on the GPU, whose P2P and L2P split a leaf into
                               chunks of targets, so that few leaves still fill its SMs (docs/MATH.md §11) */
@@ -45,6 +54,7 @@ typedef struct {
                       or chunk (GPU) needs the gradient, the source leaves within it suffice */
   double rc2;      /* r_cut^2: for targets that need the gradient */
   double rc2v;     /* the same for velocity-only targets (q alone within tolerance: shorter) */
+  double slack;    /* how far a point may lie outside its leaf's box: the kept tree's move (0 after a build) */
 } fmm_corr;
 
 /* The tolerance in force for passive targets or the others (reg_tol, or vx_kernel_default_tol),
@@ -58,7 +68,17 @@ int fmm_reg_caps_level(const fmm_params *p);
 /* The corrections for a tree of root side `side` and finest level L, passive: whether the
  * velocity-only targets are passive (the evaluation computes gradients for the others, fmm_io.n_grad);
  * stores r_cut and the committed error in s (and ctx->reg_err). */
-fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, int passive, fmm_stats *s);
+fmm_corr fmm_reg_prepare(fmm_ctx *ctx, double side, int L, int passive, double moved, fmm_stats *s);
+
+/* The kept tree (docs/MATH.md §14), one rule for both backends. fmm_keep_may: io asks for the kept
+ * tree and its call matches the one that built it (counts, gradient targets); the backend then
+ * measures how far the points moved (the largest distance from where they were at the build) and
+ * fmm_keep_take says whether the tree serves, recording tree_kept and tree_moved in s. After a build,
+ * fmm_keep_after_build keeps the tree when io asked (the backend keeps the positions) or forgets it. */
+int fmm_keep_may(const fmm_ctx *ctx, const fmm_io *io, int want_grad, int n_grad);
+int fmm_keep_wanted(const fmm_ctx *ctx, const fmm_io *io); /* a build keeps its tree and positions */
+int fmm_keep_take(const fmm_ctx *ctx, double moved, fmm_stats *s);
+void fmm_keep_after_build(fmm_ctx *ctx, const fmm_io *io, int want_grad, int n_grad, double w);
 
 /* Grow b to at least bytes; 0 or -1 (out of memory). Contents are not kept. */
 int vx_buf_reserve(vx_buf *b, size_t bytes);

@@ -42,7 +42,7 @@ typedef struct {
   app_ckpt ck;
   app_series st;
   vx_health hl;
-  int levels;
+  int levels, last_evals; /* the last step's: its octree levels, engine calls */
   fmm_stats last_engine;
   vx_accuracy *acc;      /* --accuracy-every: the readout, its latest figure and its costs */
   vx_acc_result acc_res;
@@ -172,7 +172,7 @@ static int after_step(batch *b, long long k) {
   const double v[ST_N] = {ss->t_step, ss->t_tree, ss->t_far, ss->t_near, ss->t_integrate,
                           e->t_p2m, e->t_m2m, e->t_m2l, e->t_l2l, e->t_l2p};
   app_series_add(&b->st, v);
-  b->levels = ss->levels;
+  b->levels = ss->levels, b->last_evals = ss->evaluations;
   b->last_engine = ss->engine;
   if (accuracy_take(b)) return 1;
   if (b->dfa.f && (k % b->every == 0 || k == b->steps || b->ms_launch > 0.0)) { /* a launch's step has its row */
@@ -282,11 +282,15 @@ static void report(batch *b, double t_start) {
   if (b->st.n <= 0) return;
   double m[ST_N];
   for (int j = 0; j < ST_N; ++j) m[j] = app_series_median(&b->st, j);
+  char kept[128] = "";
+  if (b->last_engine.tree_kept > 0) /* docs/MATH.md §14 */
+    snprintf(kept, sizeof kept, ", %d of the last step's %d engine calls on its first tree (points moved up to %.3f of a leaf)",
+             b->last_engine.tree_kept, b->last_evals, b->last_engine.tree_moved);
   fprintf(stderr,
           PROG ": step time, median of %lld steps after %d warm-up: %.3f ms (tree %.3f, far %.3f, near %.3f, "
-               "integrate %.3f%s); octree %d levels\n",
+               "integrate %.3f%s); octree %d levels%s\n",
           b->st.n, STEP_WARMUP, m[ST_STEP], m[ST_TREE], m[ST_FAR], m[ST_NEAR], m[ST_INTEG],
-          P->backend == VX_BACKEND_CUDA ? "; far and near overlap on the GPU" : "", b->levels);
+          P->backend == VX_BACKEND_CUDA ? "; far and near overlap on the GPU" : "", b->levels, kept);
   if (!P->direct)
     fprintf(stderr,
             PROG ": far field per step: P2M %.3f, M2M %.3f, M2L %.3f, L2L %.3f, L2P %.3f ms; %lld M2L translations, "

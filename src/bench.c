@@ -37,6 +37,8 @@
 #define REF_GPU_MIN_PAIRS 1e10
 /* Stream key of the --check target sampling, apart from the point-set streams of the same seed. */
 #define SAMPLE_STREAM 0xa4093822299f31d0ull
+/* Stream key of --moved's displacement directions. */
+#define MOVED_STREAM 0x5be0cd19137e2179ull
 
 typedef struct {
   vx_backend backend;
@@ -59,6 +61,9 @@ typedef struct {
   int level_rule;          /* fmm_params.level_rule: 0 leaf size, 1 cost model */
   int calibrate;           /* --calibrate: fit the cost model's unit costs and print a cost file */
   const char *cost_file;   /* --cost-file: unit costs read before the run */
+  double moved;            /* --moved F: the repeats at the points moved F leaf widths, on the tree of where
+                              they were (fmm_io.tree = FMM_TREE_REUSE); 0: no move */
+  double keep_move;        /* --keep-move: fmm_params.keep_move (-1: the engine's default) */
 } bench_opts;
 
 /* ---------------------------------------------------------------- command line */
@@ -117,6 +122,12 @@ static void print_usage(const fmm_params *d) {
          "  --json                      one JSON object per result line instead of the table\n"
          "  --dump FILE                 CSV of every target after the last repeat (of the last order):\n"
          "                              x,y,z,ax,ay,az,ux,uy,uz,g00..g22 (g = nan with --no-gradient)\n"
+         "  --moved F                   the warm-up builds and keeps the tree (fmm_io.tree); every point then\n"
+         "                              moves F of its leaf width in a random direction, and the repeats and\n"
+         "                              --check run there with FMM_TREE_REUSE: the kept tree's cost and error\n"
+         "  --keep-move K               fmm_params.keep_move, the farthest move (leaf widths) a kept tree serves\n"
+         "                              (default: the backend's, fmm_keep_move; 0: never, so --moved's repeats\n"
+         "                              build their own tree)\n"
          "  --quiet                     no progress lines or engine notices on stderr\n"
          "  --help                      this text\n"
          "\n"
@@ -192,6 +203,7 @@ static void bench_defaults(const fmm_params *d, bench_opts *o) {
   o->reg_correct = d->reg_correct;
   o->repeat = 3;
   o->seed = 1;
+  o->keep_move = -1.0;
 }
 
 static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o) {
@@ -248,6 +260,11 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
       if (vx_cli_real(v, &o->sigma) || o->sigma < 0.0)
         usage_error("--sigma: expected a finite number >= 0, got '%s'", v);
       sigma_set = 1;
+    } else if (!strcmp(flag, "--moved") || !strcmp(flag, "--keep-move")) {
+      const char *v = take_value(flag, val, argc, argv, &i);
+      double *dst = !strcmp(flag, "--moved") ? &o->moved : &o->keep_move;
+      if (vx_cli_real(v, dst) || *dst < 0.0 || *dst > 100.0)
+        usage_error("%s: expected a number of leaf widths in [0, 100], got '%s'", flag, v);
     } else if (!strcmp(flag, "--reg-tol")) {
       const char *v = take_value(flag, val, argc, argv, &i);
       if (vx_cli_real(v, &o->reg_tol) || !(o->reg_tol >= 0.0 && o->reg_tol < 1.0))
@@ -371,6 +388,8 @@ typedef struct {
   int have_ro;  /* --readout, medians (ms): capture on the host, snapshot on the main stream, direct sum off it,
                  * an evaluation's t_total with the direct sum in flight; and the readout's figure */
   double ro_capture, ro_snapshot, ro_direct, ro_eval, ro_u_l2, ro_g_l2;
+  int tree_kept;       /* --moved: the repeats that kept the tree */
+  double tree_moved;   /* --moved: the farthest move the engine measured, leaf widths */
 } run_result;
 
 #define N_PHASES 10
@@ -450,6 +469,12 @@ static void print_json(const run_info *ri, int order, const run_result *r) {
   json_key(&j, "gradient");
   printf(o->gradient ? "true" : "false");
   for (int p = 0; p < N_PHASES; p++) json_num(&j, phase_names[p], r->t[p]);
+  if (o->moved > 0.0) {
+    json_num(&j, "moved", o->moved);
+    json_num(&j, "keep_move", o->keep_move);
+    json_int(&j, "tree_kept", r->tree_kept);
+    json_num(&j, "tree_moved", r->tree_moved);
+  }
   json_num(&j, "r_cut", r->r_cut);
   json_num(&j, "reg_err", r->reg_err);
   if (ri->t_direct >= 0.0) {
@@ -923,6 +948,7 @@ static fmm_params bench_params(const bench_opts *o) {
   prm.reg_correct = o->reg_correct;
   prm.gradient = o->gradient;
   prm.level_rule = o->level_rule;
+  if (o->keep_move >= 0.0) prm.keep_move = o->keep_move > 0.0 ? o->keep_move : -1.0; /* 0: never */
   prm.verbose = !o->quiet;
   return prm;
 }
@@ -1076,6 +1102,8 @@ static int bench_order(bench_run *B, int oi) {
   res.levels = last->levels, res.level_capped = last->level_capped;
   res.n_m2l = last->n_m2l, res.n_p2p = last->n_p2p, res.n_corr = last->n_corr;
   res.r_cut = last->r_cut, res.reg_err = last->reg_err;
+  for (int r = 0; r < o->repeat; ++r) res.tree_kept += B->st[r].tree_kept;
+  res.tree_moved = last->tree_moved;
   for (int l = 0; l <= VX_LMAX; ++l) {
     for (int r = 0; r < o->repeat; ++r) B->tv[r] = B->st[r].t_m2l_level[l];
     res.t_m2l_level[l] = median(B->tv, o->repeat);
@@ -1116,6 +1144,38 @@ static int bench_dump(bench_run *B) {
   return 0;
 }
 
+/* --moved: one evaluation builds and keeps the tree at the points; each then moves o->moved of that
+ * tree's leaf width in a random direction (the run's arrays, float copies too), and the later calls
+ * ask for the kept tree (FMM_TREE_REUSE). */
+static int bench_moved(bench_run *B) {
+  fmm_stats st;
+  int levels, on_device;
+  double lo[3], side;
+  const int *bins;
+  B->io.tree = FMM_TREE_BUILD_KEEP;
+  if (B->progress) fprintf(stderr, "building the tree to keep...\n");
+  if (fmm_evaluate(B->ctx, &B->io, &st, B->err, sizeof B->err) != 0 ||
+      fmm_occupancy(B->ctx, &levels, lo, &side, &bins, &on_device) != 0) {
+    fprintf(stderr, PROG ": --moved: the kept tree's evaluation: %s\n", B->err);
+    return -1;
+  }
+  const double d = B->o.moved * ldexp(side, -levels);
+  uint64_t s = B->o.seed ^ MOVED_STREAM;
+  for (size_t i = 0; i < B->n; i++) {
+    double u[3], r2;
+    do { /* a uniform direction: a point of the unit ball by rejection, scaled */
+      for (int c = 0; c < 3; c++) u[c] = 2.0 * vx_rng_uniform(&s) - 1.0;
+      r2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    } while (r2 > 1.0 || r2 < 1e-6);
+    for (int c = 0; c < 3; c++) {
+      B->pos[3 * i + c] += d * u[c] / sqrt(r2);
+      if (B->is_float) ((float *)B->fpos)[3 * i + c] = (float)B->pos[3 * i + c];
+    }
+  }
+  B->io.tree = FMM_TREE_REUSE;
+  return 0;
+}
+
 /* The whole run after the options: points, engine, reference, baseline, the orders, the dump. */
 static int bench_main(bench_run *B) {
   const bench_opts *o = &B->o;
@@ -1126,7 +1186,7 @@ static int bench_main(bench_run *B) {
   if (bench_points(B)) return 1;
   B->prm = bench_params(o);
   if (o->calibrate) return calibrate(o, &B->prm);
-  if (bench_engine(B) || (o->check > 0 && bench_reference(B))) return 1;
+  if (bench_engine(B) || (o->moved > 0.0 && bench_moved(B)) || (o->check > 0 && bench_reference(B))) return 1;
   if (!(B->st = xcalloc((size_t)o->repeat, sizeof(fmm_stats), "stats")) || !(B->tv = xcalloc((size_t)o->repeat, sizeof(double), "times")))
     return 1;
   if (o->vs_direct && bench_vs_direct(B)) return 1;

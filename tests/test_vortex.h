@@ -66,6 +66,7 @@ static inline double vx_test_lcg01(uint64_t *state) {
 static inline void vx_test_one_tree(vx_sim_params *p) {
   p->leaf_size = VX_LEAF_CPU;
   p->min_leaves = VX_TEST_MIN_LEAVES;
+  p->keep_move = VX_TEST_KEEP_MOVE;
 }
 
 /* The same stream, uniform in [-1, 1). */

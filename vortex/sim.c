@@ -264,16 +264,20 @@ static fmm_params engine_params(const vx_sim_params *p) {
   f.order = p->order;
   f.leaf_size = p->leaf_size; /* 0: the backend's (fmm_leaf_size) */
   f.min_leaves = p->min_leaves;
+  f.keep_move = p->keep_move;
   f.kernel = p->kernel;
   f.sigma = p->sigma;
   f.gradient = p->stretching != VX_STRETCH_NONE;
   f.verbose = p->verbose;
   /* measurement switches (docs/BENCHMARKS.md, issue 12): VX_LEVELS=L forces the finest level,
-   * VX_REG_CORRECT=0|1|2 fmm_params.reg_correct (FMM_REG_CAP, _CORRECT, _AUTO), VX_REG_TOL=T the tolerance */
+   * VX_REG_CORRECT=0|1|2 fmm_params.reg_correct (FMM_REG_CAP, _CORRECT, _AUTO), VX_REG_TOL=T the tolerance,
+   * VX_KEEP_MOVE=F fmm_params.keep_move (0: never, every stage builds its tree) */
   const char *lv = getenv("VX_LEVELS"), *rc = getenv("VX_REG_CORRECT"), *rt = getenv("VX_REG_TOL");
+  const char *km = getenv("VX_KEEP_MOVE");
   if (lv) f.levels = atoi(lv);
   if (rc) f.reg_correct = atoi(rc);
   if (rt) f.reg_tol = atof(rt);
+  if (km) f.keep_move = atof(km) > 0.0 ? atof(km) : -1.0;
   return f;
 }
 
@@ -489,13 +493,17 @@ static int engine_call(vx_sim *s, fmm_io *io, char *err, size_t errlen) {
   for (int l = 0; l <= VX_LMAX; ++l) E->t_m2l_level[l] += st.t_m2l_level[l], E->m2l_fill[l] = st.m2l_fill[l];
   E->m2l_kernel = st.m2l_kernel, E->m2l_dense_levels = st.m2l_dense_levels, E->m2l_dense_tc = st.m2l_dense_tc;
   E->p2p_kernel = st.p2p_kernel;
+  E->tree_kept += st.tree_kept; /* summed: the calls that kept the step's tree */
+  E->tree_moved = fmax(E->tree_moved, st.tree_moved);
   return 0;
 }
 
 /* One engine call at the current state y: velocity at [elements, tracers], gradient too unless
  * stretching is off (at the elements; at the tracers too with tracer_grad, for their vorticity).
- * With s->split_targets, two calls: the elements, then the tracers. */
-static int evaluate(vx_sim *s, int tracer_grad, char *err, size_t errlen) {
+ * tree: fmm_io.tree (a step's first stage builds and keeps the octree, its later stages reuse it:
+ * docs/MATH.md §14). With s->split_targets, two calls (the elements, then the tracers), each its own
+ * tree. */
+static int evaluate(vx_sim *s, int tracer_grad, int tree, char *err, size_t errlen) {
   fmm_io io;
   memset(&io, 0, sizeof io);
   io.n_src = s->n_elem;
@@ -508,6 +516,7 @@ static int evaluate(vx_sim *s, int tracer_grad, char *err, size_t errlen) {
   io.on_device = s->on_device;
   io.n_grad = tracer_grad && io.grad ? s->n_tot : s->n_elem; /* tracers are passive: velocity only, unless coloured */
   int split = s->n_tracer > 0 && s->n_elem > 0 && s->split_targets;
+  io.tree = split ? FMM_TREE_BUILD : tree;
   if (split) io.n_tgt = io.n_grad = s->n_elem;
   if (engine_call(s, &io, err, errlen)) return -1;
   if (split) {
@@ -672,7 +681,7 @@ static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char 
   a.dt = dt;
   for (int k = 0; k < ns; ++k) {
     double te = now_ms();
-    if (evaluate(s, k == ns - 1 && s->want_tracer_grad, err, errlen)) {
+    if (evaluate(s, k == ns - 1 && s->want_tracer_grad, k == 0 ? FMM_TREE_BUILD_KEEP : FMM_TREE_REUSE, err, errlen)) {
       char where[32];
       snprintf(where, sizeof where, "RK stage %d", k + 1);
       return step_failed(s, s->steps + 1, where, err, errlen);
@@ -1105,7 +1114,7 @@ int vx_sim_tracer_field(vx_sim *s, int gradient, const void **vel, const void **
     snprintf(err, errlen, "no velocity gradient with stretching off: the engine computes none");
     return -1;
   }
-  if (s->n_tracer > 0 && (!s->field_ok || (gradient && !s->field_grad)) && evaluate(s, gradient, err, errlen)) return -1;
+  if (s->n_tracer > 0 && (!s->field_ok || (gradient && !s->field_grad)) && evaluate(s, gradient, FMM_TREE_BUILD, err, errlen)) return -1;
   size_t off = 3 * s->rs * (size_t)s->n_elem;
   if (vel) *vel = (const char *)s->vel + off;
   if (grad) *grad = s->field_grad ? (const char *)s->grad + 3 * off : NULL;

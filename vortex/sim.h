@@ -28,6 +28,9 @@ typedef struct {
   int order;              /* FMM expansion order */
   int leaf_size;
   int min_leaves;         /* fmm_params.min_leaves (0: the backend's parallel width) */
+  double keep_move;       /* fmm_params.keep_move, for a step's later stages on its first stage's octree
+                             (0: the backend's, fmm_keep_move; < 0: never); like min_leaves, not in
+                             checkpoints, and each step builds its first tree, so a restart is exact */
   vx_kernel kernel;
   double sigma;           /* > 0: core radius; 0: the scene's choice (vx_scene_sigma) */
   double dt;
