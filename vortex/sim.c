@@ -277,7 +277,11 @@ static fmm_params engine_params(const vx_sim_params *p) {
   if (lv) f.levels = atoi(lv);
   if (rc) f.reg_correct = atoi(rc);
   if (rt) f.reg_tol = atof(rt);
-  if (km) f.keep_move = atof(km) > 0.0 ? atof(km) : -1.0;
+  if (km) { /* not a number: NaN, which fmm_create refuses with a message naming keep_move */
+    char *end;
+    const double v = strtod(km, &end);
+    f.keep_move = end == km || *end ? NAN : v > 0.0 ? v : -1.0;
+  }
   return f;
 }
 
