@@ -200,6 +200,8 @@ int fmm_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, size
 /* The last evaluation's finest-level target occupancy histogram (the design paper's bin[]):
  * 8^levels counts in Morton order (oct_morton3 of the integer cell) over the cube lo + [0, side]^3.
  * On the CUDA backend *bins is a device pointer (on_device = 1). Valid until the next evaluation.
+ * After an evaluation on a kept tree (fmm_io.tree) it is that tree's: the points where they were at
+ * its build, at most keep_move leaf widths from where they are.
  * The renderer ray-casts it for per-pixel opacity (paper §3.2). 0, or -1 before any evaluation. */
 int fmm_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins, int *on_device);
 

@@ -7,6 +7,7 @@
  * unmap hands the GPU between the CUDA and GL contexts: mapped one at a time (three a frame) they
  * cost a 1080p frame of leapfrog_big 0.4-0.8 ms more on an H100 (docs/BENCHMARKS.md).
  * Build: part of vxrender when CMake finds nvcc. */
+#include <cub/block/block_reduce.cuh>
 #include <cuda_runtime.h>
 #include <cuda_gl_interop.h>
 #include <stdint.h>
@@ -38,13 +39,27 @@ struct rd_gpu {
 };
 
 static const int kThreads = 256;
-static const int kReduceWarps = kThreads / 32; /* the reductions' shared memory */
 static const int kReduceBlocks = 512; /* the reductions' grid: a few blocks an SM, each striding */
 
 static int blocks_for(long long n) { return (int)((n + kThreads - 1) / kThreads); }
 static int reduce_blocks(long long n) { int b = blocks_for(n); return b < kReduceBlocks ? b : kReduceBlocks; }
 
 /* ------------------------------------------------------------------ kernels */
+
+/* The reductions' block step, one home for the three below: v reduced over a block of kThreads by
+ * op, the result in thread 0 (CUB's warp shuffles, then shared memory). Its storage is reused by
+ * the next call, hence the barrier. */
+struct rd_min { template <typename V> __device__ V operator()(V a, V b) const { return b < a ? b : a; } };
+struct rd_max { template <typename V> __device__ V operator()(V a, V b) const { return b > a ? b : a; } };
+struct rd_add { template <typename V> __device__ V operator()(V a, V b) const { return a + b; } };
+template <typename V, typename Op>
+__device__ static V rd_block_reduce(V v, Op op) {
+  typedef cub::BlockReduce<V, kThreads> block_reduce;
+  __shared__ typename block_reduce::TempStorage tmp;
+  const V r = block_reduce(tmp).Reduce(v, op);
+  __syncthreads();
+  return r;
+}
 
 template <typename T>
 __global__ void rd_pack_kernel(const T *pos, const T *alpha, const float *value, int first, int n, int m, float4 *out) {
@@ -77,7 +92,6 @@ static double rd_key_value(unsigned long long k) {
  * each made six on the same six words: 200 000 for a million points). */
 template <typename T>
 __global__ void rd_bbox_kernel(const T *pos, int n, unsigned long long *keys) {
-  __shared__ unsigned long long sm[6][kReduceWarps];
   unsigned long long mn[3] = {~0ull, ~0ull, ~0ull}, mx[3] = {0ull, 0ull, 0ull};
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
     for (int k = 0; k < 3; ++k) {
@@ -85,22 +99,9 @@ __global__ void rd_bbox_kernel(const T *pos, int n, unsigned long long *keys) {
       mn[k] = v < mn[k] ? v : mn[k];
       mx[k] = v > mx[k] ? v : mx[k];
     }
-  for (int k = 0; k < 3; ++k)
-    for (int o = 16; o > 0; o >>= 1) {
-      unsigned long long a = __shfl_down_sync(0xffffffffu, mn[k], o), b = __shfl_down_sync(0xffffffffu, mx[k], o);
-      mn[k] = a < mn[k] ? a : mn[k];
-      mx[k] = b > mx[k] ? b : mx[k];
-    }
-  int wid = threadIdx.x >> 5;
-  if ((threadIdx.x & 31) == 0)
-    for (int k = 0; k < 3; ++k) sm[k][wid] = mn[k], sm[3 + k][wid] = mx[k];
-  __syncthreads();
-  if (threadIdx.x < 6) {
-    int k = threadIdx.x;
-    unsigned long long v = sm[k][0];
-    for (int w = 1; w < (int)(blockDim.x >> 5); ++w) v = k < 3 ? (sm[k][w] < v ? sm[k][w] : v) : (sm[k][w] > v ? sm[k][w] : v);
-    if (k < 3) atomicMin(&keys[k], v);
-    else atomicMax(&keys[k], v);
+  for (int k = 0; k < 3; ++k) {
+    const unsigned long long a = rd_block_reduce(mn[k], rd_min()), b = rd_block_reduce(mx[k], rd_max());
+    if (threadIdx.x == 0) atomicMin(&keys[k], a), atomicMax(&keys[3 + k], b);
   }
 }
 
@@ -118,37 +119,22 @@ __global__ void rd_hist_kernel(const T *pos, int n, double lo0, double lo1, doub
 
 /* The histogram's total: strided, one atomic a block. */
 __global__ void rd_total_kernel(const int *bins, size_t cells, unsigned long long *total) {
-  __shared__ unsigned long long sm[kReduceWarps];
   unsigned long long v = 0ull;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < cells; i += (size_t)gridDim.x * blockDim.x)
     v += (unsigned long long)bins[i];
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  if ((threadIdx.x & 31) == 0) sm[threadIdx.x >> 5] = v;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned long long t = 0ull;
-    for (int w = 0; w < (int)(blockDim.x >> 5); ++w) t += sm[w];
-    if (t) atomicAdd(total, t);
-  }
+  const unsigned long long t = rd_block_reduce(v, rd_add());
+  if (threadIdx.x == 0 && t) atomicAdd(total, t);
 }
 
 /* The coordinates' sums (for the centroid): strided, one atomic a block and coordinate. */
 template <typename T>
 __global__ void rd_sum_kernel(const T *pos, int n, double *sum) {
-  __shared__ double sm[3][kReduceWarps];
   double v[3] = {0.0, 0.0, 0.0};
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
     for (int k = 0; k < 3; ++k) v[k] += (double)pos[3 * (size_t)i + k];
-  for (int k = 0; k < 3; ++k)
-    for (int o = 16; o > 0; o >>= 1) v[k] += __shfl_down_sync(0xffffffffu, v[k], o);
-  int wid = threadIdx.x >> 5;
-  if ((threadIdx.x & 31) == 0)
-    for (int k = 0; k < 3; ++k) sm[k][wid] = v[k];
-  __syncthreads();
-  if (threadIdx.x < 3) {
-    double t = 0.0;
-    for (int w = 0; w < (int)(blockDim.x >> 5); ++w) t += sm[threadIdx.x][w];
-    atomicAdd(&sum[threadIdx.x], t);
+  for (int k = 0; k < 3; ++k) {
+    const double t = rd_block_reduce(v[k], rd_add());
+    if (threadIdx.x == 0) atomicAdd(&sum[k], t);
   }
 }
 
