@@ -1100,7 +1100,8 @@ __device__ static __forceinline__ void VXF(corr_dispatch)(int kernel, int g, vx_
 
 /* Regularization corrections (docs/MATH.md §10), the twin of the CPU engine's cpu_corr_leaves +
  * cpu_corr_leaf: a block per target chunk, a thread per target. Warp 0 walks the source leaves
- * under the 27 level-Lc boxes around the leaf's ancestor (oct_reach_range) and queues those that
+ * under the 27 level-Lc boxes around the leaf's ancestor (oct_reach_range: its lanes find the 27
+ * ranges at once, the binary searches being most of a serial walk's latency) and queues those that
  * oct_leaf_reach accepts (within the velocity-only cut-off where no target of the chunk needs the
  * gradient, as the CPU does by leaf), 32 tested at a time and compacted by ballot, until
  * VX_CORR_LEAVES could overflow; the block then stages the queued leaves' sources through shared
@@ -1128,13 +1129,16 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
   const vx_real x = active ? tx[k] : VX_R(0.0), y = active ? ty[k] : VX_R(0.0), z = active ? tz[k] : VX_R(0.0);
   vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   int q = 0, ra = 0, re = 0; /* warp 0's cursor: leaves [ra, re) of box q - 1 are still to test */
+  int qa = 0, qb = 0;         /* lane q < 27 of warp 0: box q's range, its two binary searches at once */
+  if (threadIdx.x < 27) oct_reach_range(L, Lc, tk, lane, skey, nsleaf, &qa, &qb);
   for (;;) {
     if (threadIdx.x < 32) { /* warp-uniform: every lane holds the same cursor */
       int n = 0;
       while (n <= VX_CORR_LEAVES - 32) {
         if (ra >= re) {
           if (q == 27) break;
-          oct_reach_range(L, Lc, tk, q++, skey, nsleaf, &ra, &re);
+          ra = __shfl_sync(0xffffffffu, qa, q), re = __shfl_sync(0xffffffffu, qb, q);
+          ++q;
           continue;
         }
         const int s = ra + lane, ok = s < re && oct_leaf_reach(tk, skey[s], reach2);
