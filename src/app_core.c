@@ -521,13 +521,33 @@ static void apply_engine(app *a) {
   c->leaf = s->leaf, c->backend = s->backend, c->precision = s->precision;
 }
 
+/* After dt changed from dt_before: relaxation and remeshing keep their rates in time
+ * (vx_control_rates_for_dt), unless the same change set them too; 1 when either moved. */
+static int keep_control_rates(app *a, double dt_before) {
+  app_settings *s = &a->set, *c = &a->cur;
+  double f = c->relax;
+  int k = c->remesh_every, moved = 0;
+  vx_control_rates_for_dt(dt_before, c->dt, &f, &k);
+  if (s->relax == c->relax && f != c->relax) s->relax = f, moved = 1;
+  if (s->remesh_every == c->remesh_every && k != c->remesh_every) s->remesh_every = k, moved = 1;
+  return moved;
+}
+
 /* Apply what the panel and the keys changed. Failures revert the setting and say why on screen. */
 static void apply_settings(app *a) {
   char err[512];
   app_settings *s = &a->set, *c = &a->cur;
   int advise = s->dt != c->dt || s->viscosity != c->viscosity || s->remesh_h != c->remesh_h || s->sigma != c->sigma;
+  const double dt_before = c->dt;
   apply_physics(a);
+  const int rates = c->dt != dt_before && keep_control_rates(a, dt_before);
   apply_control(a);
+  if (rates) { /* what apply_control set, and why (a dt warning below still has the last word) */
+    char rm[48] = "remeshing off";
+    if (c->remesh_every > 0) snprintf(rm, sizeof rm, "remeshing every %d steps", c->remesh_every);
+    app_message(a, "dt %g -> %g: relaxation %.4g every %d steps, %s (their rates in time kept)", dt_before, c->dt,
+                c->relax, c->relax_every, rm);
+  }
   if (advise) advise_dt(a);
   apply_engine(a);
   if (s->scene != c->scene) {

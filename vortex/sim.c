@@ -6,6 +6,7 @@
 #include "sim.h"
 #include "clock.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1208,6 +1209,16 @@ int vx_sim_health(vx_sim *s, vx_health *h, char *err, size_t errlen) {
              "lowest %.4g (an unforced flow cannot gain energy; max|alpha| x%.3g)",
              s->steps, s->t, s->e_last, 100.0 * (s->e_last - s->e_min) / s->e0, s->e0, s->e_min, h->max_alpha / s->amax0);
   return VX_SIM_BLOWUP;
+}
+
+void vx_control_rates_for_dt(double dt, double dt_new, double *relax, int *remesh_every) {
+  if (!(dt > 0.0 && dt_new > 0.0 && isfinite(dt) && isfinite(dt_new))) return;
+  const double r = dt_new / dt;
+  if (*relax > 0.0 && *relax < 1.0) *relax = 1.0 - pow(1.0 - *relax, r);
+  if (*remesh_every > 0) {
+    const double k = round(*remesh_every / r);
+    *remesh_every = k < 1.0 ? 1 : k > (double)INT_MAX ? INT_MAX : (int)k;
+  }
 }
 
 int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen) {

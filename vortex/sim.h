@@ -263,6 +263,14 @@ int vx_sim_health(vx_sim *s, vx_health *h, char *err, size_t errlen);
  * the diffusion limit holds); else 1 with a one-line warning in msg that names the
  * largest advisable dt. Uses the last evaluation's gradient (a reduction). -1 with msg on failure. */
 int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen);
+/* The relaxation factor and remeshing interval that keep their rates in time when the step changes
+ * from dt to dt_new: both count steps, and the rate at which they act shapes a long run
+ * (docs/VALIDATION.md §29: the reduced leapfrog's impulse drifted 5.4e-2 over ten units at half the
+ * step, 1.1e-3 at half the step with these rates kept, 1.5e-3 as shipped). *relax f becomes
+ * 1 − (1 − f)^(dt_new/dt) (whatever the relaxation interval: the strengths' pull towards ω per unit
+ * time is kept), *remesh_every K becomes max(1, round(K·dt/dt_new)), 0 (off) stays 0. Nothing
+ * changes unless both steps are positive and finite. */
+void vx_control_rates_for_dt(double dt, double dt_new, double *relax, int *remesh_every);
 const vx_remesh_stats *vx_sim_remesh_stats(const vx_sim *s);
 /* The raw state arrays in backend memory (device pointers on cuda), in the run's precision:
  * positions of [elements, tracers] (3*(n_elem+n_tracer)) and strengths (3*n_elem). For a renderer. */
