@@ -1159,19 +1159,10 @@ static int bench_moved(bench_run *B) {
     fprintf(stderr, PROG ": --moved: the kept tree's evaluation: %s\n", B->err);
     return -1;
   }
-  const double d = B->o.moved * ldexp(side, -levels);
   uint64_t s = B->o.seed ^ MOVED_STREAM;
-  for (size_t i = 0; i < B->n; i++) {
-    double u[3], r2;
-    do { /* a uniform direction: a point of the unit ball by rejection, scaled */
-      for (int c = 0; c < 3; c++) u[c] = 2.0 * vx_rng_uniform(&s) - 1.0;
-      r2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-    } while (r2 > 1.0 || r2 < 1e-6);
-    for (int c = 0; c < 3; c++) {
-      B->pos[3 * i + c] += d * u[c] / sqrt(r2);
-      if (B->is_float) ((float *)B->fpos)[3 * i + c] = (float)B->pos[3 * i + c];
-    }
-  }
+  vx_points_move(B->pos, B->n, B->o.moved * ldexp(side, -levels), &s);
+  if (B->is_float)
+    for (size_t i = 0; i < 3 * B->n; i++) ((float *)B->fpos)[i] = (float)B->pos[i];
   B->io.tree = FMM_TREE_REUSE;
   return 0;
 }

@@ -111,3 +111,14 @@ void vx_pointset(vx_dist d, int n, uint64_t seed, double *pos, double *str) {
     break;
   }
 }
+
+void vx_points_move(double *pos, size_t n, double d, uint64_t *seed) {
+  for (size_t i = 0; i < n; i++) {
+    double u[3], r2;
+    do {
+      for (int c = 0; c < 3; c++) u[c] = 2.0 * vx_rng_uniform(seed) - 1.0;
+      r2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    } while (r2 > 1.0 || r2 < 1e-6);
+    for (int c = 0; c < 3; c++) pos[3 * i + c] += d * u[c] / sqrt(r2);
+  }
+}

@@ -4,6 +4,7 @@
 #ifndef VX_POINTSETS_H
 #define VX_POINTSETS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -23,6 +24,11 @@ const char *vx_dist_name(vx_dist d);
  *           centres at z = 0.4 and 0.6; positions uniform in the tubes; strengths along the ring's
  *           azimuthal direction, total circulation 1 per ring (|α| = 2π·0.3/(n/2)). */
 void vx_pointset(vx_dist d, int n, uint64_t seed, double *pos, double *str);
+
+/* Moves each of n points (xyz-interleaved) by d in a direction uniform on the sphere (a point of the
+ * unit ball by rejection, scaled), drawn from *seed: the kept tree's tests and benchmark
+ * (fmm_io.tree, docs/MATH.md §14). */
+void vx_points_move(double *pos, size_t n, double d, uint64_t *seed);
 
 /* splitmix64: a small, fast, reproducible generator. */
 static inline uint64_t vx_rng_next(uint64_t *s) {

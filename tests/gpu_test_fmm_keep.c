@@ -47,16 +47,7 @@ static void to_double(const host_set *h, double *u, double *g) {
 }
 
 /* Every point moved MOVE leaf widths (w) in a random direction. */
-static void move(double *pos, double w, uint64_t seed) {
-  for (int i = 0; i < N; ++i) {
-    double d[3], r2;
-    do {
-      for (int c = 0; c < 3; ++c) d[c] = 2.0 * vx_rng_uniform(&seed) - 1.0;
-      r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    } while (r2 > 1.0 || r2 < 1e-6);
-    for (int c = 0; c < 3; ++c) pos[3 * i + c] += MOVE * w * d[c] / sqrt(r2);
-  }
-}
+static void move(double *pos, double w, uint64_t seed) { vx_points_move(pos, N, MOVE * w, &seed); }
 
 /* One backend: build and keep at pos, evaluate at the moved points; the results in u, g. */
 static void kept_run(vx_backend be, fmm_params prm, const double *pos0, const double *str, double *u, double *g, fmm_stats *st) {

@@ -52,16 +52,7 @@ static double error_vs_direct(fmm_ctx *direct, arrays *a) {
 }
 
 /* Every point moved f leaf widths (w) in a random direction. */
-static void move(arrays *a, double f, double w, uint64_t seed) {
-  for (int i = 0; i < N; ++i) {
-    double d[3], r2;
-    do {
-      for (int c = 0; c < 3; ++c) d[c] = 2.0 * vx_rng_uniform(&seed) - 1.0;
-      r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    } while (r2 > 1.0 || r2 < 1e-6);
-    for (int c = 0; c < 3; ++c) a->pos[3 * i + c] += f * w * d[c] / sqrt(r2);
-  }
-}
+static void move(arrays *a, double f, double w, uint64_t seed) { vx_points_move(a->pos, N, f * w, &seed); }
 
 static int eval(fmm_ctx *c, arrays *a, int n, int tree, fmm_stats *st) {
   char err[256];
