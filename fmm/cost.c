@@ -25,15 +25,16 @@
  * 2026-11-25, with the vectorized pair loops and the M2L's source-degree cut (docs/BENCHMARKS.md
  * "Cost model (issue 12), CPU"; docs/data/m2l_cut_2026-11-25/cpu_calibrate_*.txt). Fields in
  * fmm_cost_units order:
- * order, tree_pt, tree_cell, p2m, m2m, m2l, l2l, l2p_grad, l2p_vel, p2p_grad, p2p_vel, p2p_nbr, other. */
+ * order, tree_pt, tree_cell, p2m, m2m, m2l, l2l, l2p_grad, l2p_vel, p2p_grad, p2p_vel, p2p_nbr, other,
+ * level, call. */
 static fmm_cost_units cost_tab[2][2] = {
     /* cpu: double, float */
-    {{8, 42.35, 0, 172.8, 780, 679.5, 1110, 371.9, 218.1, 0.9448, 0.7111, 52.25, 6.036},
-     {8, 40.8, 0, 121.1, 690.1, 652.7, 923, 300.9, 158.2, 0.4513, 0.2129, 54.92, 0.1936}},
+    {{8, 42.35, 0, 172.8, 780, 679.5, 1110, 371.9, 218.1, 0.9448, 0.7111, 52.25, 6.036, 0, 0},
+     {8, 40.8, 0, 121.1, 690.1, 652.7, 923, 300.9, 158.2, 0.4513, 0.2129, 54.92, 0.1936, 0, 0}},
     /* cuda: not calibrated yet. `vortexfmm-bench --backend cuda --calibrate` prints the line (a cost
      * file's, and this initializer as a comment) to paste here; until then level_rule = 1 keeps the
      * leaf-size rule on the GPU, and says so when verbose */
-    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
 };
 
 static int tab_index(vx_backend b, vx_precision prec, int *bi, int *pi) {
@@ -60,15 +61,17 @@ void fmm_cost_set(vx_backend b, vx_precision prec, const fmm_cost_units *u) {
   if (!tab_index(b, prec, &bi, &pi)) cost_tab[bi][pi] = *u;
 }
 
-/* The file's keys, in fmm_cost_units order after `order`. */
-static const char *const unit_keys[] = {"tree_pt",  "tree_cell", "p2m",      "m2m",     "m2l",     "l2l",
-                                        "l2p_grad", "l2p_vel",   "p2p_grad", "p2p_vel", "p2p_nbr", "other"};
+/* The file's keys, in fmm_cost_units order after `order`; the first N_REQUIRED_KEYS must be there
+ * (level and call came later: files written before them still load, with 0). */
+static const char *const unit_keys[] = {"tree_pt",  "tree_cell", "p2m",     "m2m",     "m2l",   "l2l",  "l2p_grad",
+                                        "l2p_vel",  "p2p_grad",  "p2p_vel", "p2p_nbr", "other", "level", "call"};
 #define N_UNIT_KEYS (sizeof unit_keys / sizeof unit_keys[0])
+#define N_REQUIRED_KEYS 12
 
-static double *unit_field(fmm_cost_units *u, size_t k) {
-  double *f[N_UNIT_KEYS] = {&u->tree_pt, &u->tree_cell, &u->p2m,     &u->m2m,     &u->m2l,     &u->l2l,
-                            &u->l2p_grad, &u->l2p_vel,  &u->p2p_grad, &u->p2p_vel, &u->p2p_nbr, &u->other};
-  return f[k];
+double *fmm_cost_unit(fmm_cost_units *u, int k) {
+  double *f[N_UNIT_KEYS] = {&u->tree_pt,  &u->tree_cell, &u->p2m,     &u->m2m,     &u->m2l,   &u->l2l,   &u->l2p_grad,
+                            &u->l2p_vel,  &u->p2p_grad,  &u->p2p_vel, &u->p2p_nbr, &u->other, &u->level, &u->call};
+  return k >= 0 && (size_t)k < N_UNIT_KEYS ? f[k] : NULL;
 }
 
 int fmm_cost_format(char *buf, size_t len, vx_backend b, vx_precision prec, const fmm_cost_units *u) {
@@ -76,7 +79,7 @@ int fmm_cost_format(char *buf, size_t len, vx_backend b, vx_precision prec, cons
   int n = snprintf(buf, len, "%s %s order=%d", vx_backend_name(b), prec == VX_FLOAT ? "float" : "double", u->order);
   for (size_t k = 0; k < N_UNIT_KEYS && n >= 0; k++) {
     size_t used = (size_t)n < len ? (size_t)n : len;
-    n += snprintf(buf + used, len - used, " %s=%.4g", unit_keys[k], *unit_field(&c, k));
+    n += snprintf(buf + used, len - used, " %s=%.4g", unit_keys[k], *fmm_cost_unit(&c, (int)k));
   }
   return n;
 }
@@ -106,9 +109,10 @@ static int parse_line(char *line, vx_backend *b, vx_precision *prec, fmm_cost_un
     size_t k = 0;
     while (k < N_UNIT_KEYS && strcmp(tok, unit_keys[k])) k++;
     if (k == N_UNIT_KEYS) return *why = "unknown key", -1;
-    *unit_field(u, k) = v, seen |= 2u << k;
+    *fmm_cost_unit(u, (int)k) = v, seen |= 2u << k;
   }
-  if (seen != (2u << N_UNIT_KEYS) - 1u) return *why = "missing keys (order and every unit are required)", -1;
+  const unsigned required = (2u << N_REQUIRED_KEYS) - 1u;
+  if ((seen & required) != required) return *why = "missing keys (order and every unit but level and call are required)", -1;
   return 0;
 }
 
@@ -258,6 +262,8 @@ fmm_cost_units fmm_cost_work_at(const fmm_cost_stats *s, int L, long long nt_gra
   w.p2p_grad = fg * (double)s->p2p[L], w.p2p_vel = (1.0 - fg) * (double)s->p2p[L];
   w.p2p_nbr = (double)s->nbr[L];
   w.other = (double)(s->ns + s->nt);
+  w.level = (double)(L - 1);
+  w.call = 1.0;
   return w;
 }
 
@@ -270,7 +276,7 @@ double fmm_cost_phases(const fmm_cost_units *u, const fmm_cost_units *w, int p, 
   t_ms[4] = r3 * u->l2l * w->l2l;
   t_ms[5] = r2 * (u->l2p_grad * w->l2p_grad + u->l2p_vel * w->l2p_vel);
   t_ms[6] = u->p2p_grad * w->p2p_grad + u->p2p_vel * w->p2p_vel + u->p2p_nbr * w->p2p_nbr;
-  t_ms[7] = u->other * w->other;
+  t_ms[7] = u->other * w->other + u->level * w->level + u->call * w->call;
   double sum = 0.0;
   for (int k = 0; k < FMM_COST_PHASES; k++) sum += (t_ms[k] *= 1e-6); /* ns -> ms */
   return sum;
@@ -341,16 +347,20 @@ int fmm_cost_best_level(const fmm_ctx *ctx, const fmm_cost_stats *s, int lo_leve
   const fmm_cost_units *u = fmm_cost_table(ctx->prm.backend, ctx->prm.precision);
   if (!u) return 0;
   /* the octree's callback does not see fmm_io.n_grad: every target counts as a gradient target */
-  return fmm_cost_pick_level(u, ctx->prm.order, s, grad_targets(&ctx->prm, (int)s->nt, 0), lo_level, hi_level, NULL);
+  const int L = fmm_cost_pick_level(u, ctx->prm.order, s, grad_targets(&ctx->prm, (int)s->nt, 0), lo_level, hi_level, NULL);
+  /* the deepest level the statistics reach, where deeper candidates exist, may only be the edge of
+   * what the model sees (2^24 rings: level 7 of the model against 8 of the leaf-size rule, 2.06x
+   * slower, docs/BENCHMARKS.md): the leaf-size rule decides there */
+  return hi_level > s->top && L == s->top ? 0 : L;
 }
 
 int fmm_cost_choose_level(const void *arg, const void *src_pos, int ns, const void *tgt_pos, int nt, int pos_float,
                           const double lo[3], double side, int lo_level, int hi_level) {
   const fmm_ctx *ctx = (const fmm_ctx *)arg;
   if (!fmm_cost_table(ctx->prm.backend, ctx->prm.precision) || ns <= 0 || nt <= 0) return 0;
-  if (hi_level > FMM_COST_LMAX) hi_level = FMM_COST_LMAX;
-  if (lo_level > hi_level) return 0;
+  const int top = hi_level < FMM_COST_LMAX ? hi_level : FMM_COST_LMAX;
+  if (lo_level > top) return 0;
   fmm_cost_stats s;
-  if (fmm_cost_stats_build(src_pos, ns, tgt_pos, nt, pos_float, lo, side, hi_level, &s)) return 0;
+  if (fmm_cost_stats_build(src_pos, ns, tgt_pos, nt, pos_float, lo, side, top, &s)) return 0;
   return fmm_cost_best_level(ctx, &s, lo_level, hi_level);
 }

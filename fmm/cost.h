@@ -15,9 +15,6 @@
 
 VX_EXTERN_C_BEGIN
 
-/* The deepest level whose dense xyz histograms the model builds (2^21 cells, 8 MiB per array). */
-#define FMM_COST_LMAX 7
-
 /* What the histograms give, per level l = 2..top (the candidate's finest level L uses levels <= L). */
 typedef struct {
   int top;                              /* deepest level with statistics */

@@ -3,10 +3,10 @@
  * picks its level with the same model and the same choice (fmm_cost_best_level) as the CPU and no
  * particle leaves the device. Steps, all on the build's stream:
  *   hist     the dense histogram of the deepest candidate level (atomic increments, oct_cell cells)
- *   levels   per level, finest first: one kernel for the near-field terms (non-empty boxes, pairs,
- *            neighbour entries: fmm_cost_cell_fine), one for the M2L term (fmm_cost_cell_far), one
- *            that sums the counts into the parent level (fmm_cost_children) — the per-cell
- *            functions of cost.h, the ones the CPU twin in tests/test_fmm_cost.c runs
+ *   levels   per level, finest first, one kernel over the parent cells: the near-field terms of
+ *            their children (non-empty boxes, pairs, neighbour entries: fmm_cost_cell_fine), the
+ *            M2L term (fmm_cost_cell_far), the counts summed into the parents (fmm_cost_children) —
+ *            the per-cell functions of cost.h, the ones the CPU twin in tests/test_fmm_cost.c runs
  *   back     per-level sums in 64-bit device counters, copied back once (at most 440 bytes).
  * The host build sums the same cells separably (box27 in cost.c); the counts are integers, so the
  * two agree exactly — tests/gpu_test_cost.c checks it. */
@@ -55,31 +55,23 @@ __global__ static void k_cost_hist(const void *pos, int pos_float, int n, cg_cub
     atomicAdd(&h[fmm_cost_cell_of(pos, pos_float, i, cube.lo, inv_side, l)], 1);
 }
 
-/* Level l's near-field terms over its m³ cells (fmm_cost_cell_fine) into acc[CG_NSB..CG_NBR]. */
-__global__ static void k_cost_fine(const int *S, const int *T, int m, u64 *acc) {
-  long long a[4] = {0, 0, 0, 0};
-  const size_t n3 = (size_t)m * m * m;
-  for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < n3; c += (size_t)gridDim.x * blockDim.x)
-    fmm_cost_cell_fine(S, T, m, (int)(c % m), (int)((c / m) % m), (int)(c / ((size_t)m * m)), a);
+/* Level l in one pass over its (m/2)³ parent cells: the near-field terms of each parent's 8 children
+ * (fmm_cost_cell_fine) into acc[CG_NSB..CG_NBR], the M2L term before the neighbours come off
+ * (fmm_cost_cell_far) into acc[CG_FAR], and each parent's counts (fmm_cost_children) into Sc and Tc
+ * (Tc unused when the sources are the targets). */
+__global__ static void k_cost_level(const int *S, const int *T, int m, int same, int *Sc, int *Tc, u64 *acc) {
+  const int h = m / 2;
+  const size_t h3 = (size_t)h * h * h;
+  long long a[4] = {0, 0, 0, 0}, far = 0;
+  for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < h3; c += (size_t)gridDim.x * blockDim.x) {
+    const int x = (int)(c % h), y = (int)((c / h) % h), z = (int)(c / ((size_t)h * h));
+    for (int q = 0; q < 8; q++) fmm_cost_cell_fine(S, T, m, 2 * x + (q & 1), 2 * y + ((q >> 1) & 1), 2 * z + (q >> 2), a);
+    far += fmm_cost_cell_far(S, T, m, x, y, z);
+    Sc[c] = fmm_cost_children(S, m, x, y, z, 0);
+    if (!same) Tc[c] = fmm_cost_children(T, m, x, y, z, 0);
+  }
   for (int k = 0; k < 4; k++) cg_add(&acc[CG_NSB + k], a[k]);
-}
-
-/* Level l's M2L term before the neighbours come off, over the (m/2)³ parents (fmm_cost_cell_far). */
-__global__ static void k_cost_far(const int *S, const int *T, int m, u64 *acc) {
-  const int h = m / 2;
-  const size_t h3 = (size_t)h * h * h;
-  long long far = 0;
-  for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < h3; c += (size_t)gridDim.x * blockDim.x)
-    far += fmm_cost_cell_far(S, T, m, (int)(c % h), (int)((c / h) % h), (int)(c / ((size_t)h * h)));
   cg_add(&acc[CG_FAR], far);
-}
-
-/* The counts of the (m/2)³ parents: c = Σ of a over each parent's 8 children. */
-__global__ static void k_cost_coarsen(const int *a, int m, int *c) {
-  const int h = m / 2;
-  const size_t h3 = (size_t)h * h * h;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < h3; i += (size_t)gridDim.x * blockDim.x)
-    c[i] = fmm_cost_children(a, m, (int)(i % h), (int)((i / h) % h), (int)(i / ((size_t)h * h)), 0);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -104,11 +96,15 @@ typedef struct {
 } cg_pass;
 
 /* The grids (two per set; one set when the sources are the targets) and the counters, zeroed. A
- * grown buffer replaces one that earlier work on the stream may still read: wait for it first. */
+ * grown buffer replaces one that earlier work on the stream may still read: wait for it first (only
+ * then: a wait costs the small evaluations a tenth of their time). */
 static int cg_reserve(cg_pass *P, char *err, size_t errlen) {
   fmm_cost_gpu *g = P->g;
   const size_t bytes = ((size_t)1 << (3 * P->top)) * sizeof(int), acc = (VX_LMAX + 1) * CG_TERMS * sizeof(u64);
-  VX_CUR(cudaStreamSynchronize(P->stream));
+  int grows = g->acc_cap < acc;
+  for (int s = 0; s < (P->same ? 1 : 2); s++)
+    for (int k = 0; k < 2; k++) grows |= g->cap[s][k] < bytes;
+  if (grows) VX_CUR(cudaStreamSynchronize(P->stream));
   for (int s = 0; s < (P->same ? 1 : 2); s++)
     for (int k = 0; k < 2; k++) VX_CUR(vx_dev_reserve(&g->grid[s][k], &g->cap[s][k], bytes));
   VX_CUR(vx_dev_reserve(&g->acc, &g->acc_cap, acc));
@@ -131,27 +127,18 @@ static int cg_hist(cg_pass *P, const void *d_src, int ns, const void *d_tgt, int
   return 0;
 }
 
-/* Levels top..2: each level's terms into its counters, then its counts summed into the parents
- * (in the other grid of each set). */
+/* Levels top..2, a launch each: the level's terms into its counters and its counts summed into the
+ * parents (in the other grid of each set). */
 static int cg_levels(cg_pass *P, char *err, size_t errlen) {
   fmm_cost_gpu *g = P->g;
   int cur = 0;
-  for (int l = P->top; l >= 2; l--) {
+  for (int l = P->top; l >= 2; l--, cur = !cur) {
     const int m = 1 << l;
-    const size_t n3 = (size_t)1 << (3 * l);
     const int *S = (const int *)g->grid[0][cur], *T = P->same ? S : (const int *)g->grid[1][cur];
-    u64 *acc = (u64 *)g->acc + (size_t)l * CG_TERMS;
-    k_cost_fine<<<cg_blocks(n3), CG_THREADS, 0, P->stream>>>(S, T, m, acc);
-    VX_CUR_LAUNCH(k_cost_fine);
-    k_cost_far<<<cg_blocks(n3 / 8), CG_THREADS, 0, P->stream>>>(S, T, m, acc);
-    VX_CUR_LAUNCH(k_cost_far);
-    if (l == 2) break;
-    for (int s = 0; s < (P->same ? 1 : 2); s++) {
-      k_cost_coarsen<<<cg_blocks(n3 / 8), CG_THREADS, 0, P->stream>>>((const int *)g->grid[s][cur], m,
-                                                                       (int *)g->grid[s][!cur]);
-      VX_CUR_LAUNCH(k_cost_coarsen);
-    }
-    cur = !cur;
+    int *Sc = (int *)g->grid[0][!cur], *Tc = P->same ? Sc : (int *)g->grid[1][!cur];
+    k_cost_level<<<cg_blocks((size_t)1 << (3 * (l - 1))), CG_THREADS, 0, P->stream>>>(
+        S, T, m, P->same, Sc, Tc, (u64 *)g->acc + (size_t)l * CG_TERMS);
+    VX_CUR_LAUNCH(k_cost_level);
   }
   return 0;
 }
@@ -190,10 +177,10 @@ extern "C" int fmm_cost_choose_level_gpu(const void *arg, const void *d_src_pos,
                                          void *stream, char *err, size_t errlen) {
   const fmm_ctx *ctx = (const fmm_ctx *)arg;
   if (!ctx->cost_gpu || !fmm_cost_table(ctx->prm.backend, ctx->prm.precision) || ns <= 0 || nt <= 0) return 0;
-  if (hi_level > FMM_COST_LMAX) hi_level = FMM_COST_LMAX;
-  if (lo_level > hi_level) return 0;
+  const int top = hi_level < FMM_COST_LMAX ? hi_level : FMM_COST_LMAX;
+  if (lo_level > top) return 0;
   fmm_cost_stats s;
-  if (fmm_cost_stats_build_gpu(ctx->cost_gpu, d_src_pos, ns, d_tgt_pos, nt, pos_float, lo, side, hi_level, stream, &s, err,
+  if (fmm_cost_stats_build_gpu(ctx->cost_gpu, d_src_pos, ns, d_tgt_pos, nt, pos_float, lo, side, top, stream, &s, err,
                                errlen))
     return -1;
   return fmm_cost_best_level(ctx, &s, lo_level, hi_level);

@@ -155,6 +155,12 @@ static double clamp_cut(double rc, double side) { return rc > 2.0 * side || !(rc
 
 /* ---- The kept tree (docs/MATH.md §14) */
 
+int fmm_level_rule(const fmm_params *p) {
+  if (p->level_rule != FMM_LEVEL_RULE_AUTO) return p->level_rule;
+  return p->backend == VX_BACKEND_CUDA && fmm_cost_table(p->backend, p->precision) ? FMM_LEVEL_RULE_COST
+                                                                                   : FMM_LEVEL_RULE_LEAF;
+}
+
 double fmm_keep_move(const fmm_params *p) {
   if (p->keep_move != 0.0) return p->keep_move > 0.0 ? p->keep_move : 0.0;
   return p->backend == VX_BACKEND_CUDA && p->precision == VX_FLOAT ? FMM_KEEP_MOVE_FLOAT : 0.0;
@@ -252,7 +258,7 @@ oct_params fmm_octree_params(const fmm_ctx *ctx) {
   /* issue 12: the cost model picks among the leaf-size level's neighbours under the same caps, from
    * host histograms on the CPU and device ones on the GPU; without a table for the backend and
    * precision the callbacks keep the leaf-size rule (level_rule_notice says so) */
-  if (!op.levels && ctx->prm.level_rule == 1) {
+  if (!op.levels && fmm_level_rule(&ctx->prm) == FMM_LEVEL_RULE_COST) {
     if (ctx->prm.backend == VX_BACKEND_CPU) op.choose_level = fmm_cost_choose_level;
 #ifdef VX_HAVE_CUDA
     if (ctx->prm.backend == VX_BACKEND_CUDA) op.choose_level_dev = fmm_cost_choose_level_gpu;
@@ -280,8 +286,9 @@ static int check_params(const fmm_params *p, char *err, size_t errlen) {
     snprintf(err, errlen, "keep_move %g must be a finite number of leaf widths (0: the backend's, < 0: never)", p->keep_move);
     return -1;
   }
-  if (p->level_rule != 0 && p->level_rule != 1) {
-    snprintf(err, errlen, "level_rule %d must be 0 (leaf size) or 1 (cost model)", p->level_rule);
+  if (p->level_rule != FMM_LEVEL_RULE_AUTO && p->level_rule != FMM_LEVEL_RULE_LEAF && p->level_rule != FMM_LEVEL_RULE_COST) {
+    snprintf(err, errlen, "level_rule %d must be %d (the backend's), %d (leaf size) or %d (cost model)", p->level_rule,
+             FMM_LEVEL_RULE_AUTO, FMM_LEVEL_RULE_LEAF, FMM_LEVEL_RULE_COST);
     return -1;
   }
   if (p->kernel < VX_KERNEL_SINGULAR || p->kernel > VX_KERNEL_GAUSS) { snprintf(err, errlen, "unknown smoothing kernel"); return -1; }
@@ -301,10 +308,11 @@ static int check_params(const fmm_params *p, char *err, size_t errlen) {
   return 0;
 }
 
-/* level_rule = 1 where the cost model cannot serve keeps the leaf-size rule: say so once. */
+/* level_rule = FMM_LEVEL_RULE_COST where the cost model cannot serve keeps the leaf-size rule: say so
+ * once. */
 static void level_rule_notice(const fmm_ctx *ctx) {
   const fmm_params *P = &ctx->prm;
-  if (!P->verbose || P->level_rule != 1 || P->levels) return;
+  if (!P->verbose || P->level_rule != FMM_LEVEL_RULE_COST || P->levels) return;
   if (!fmm_cost_table(P->backend, P->precision))
     fprintf(stderr,
             "vortexfmm: notice: no cost table for %s %s (vortexfmm-bench --backend %s --calibrate, then --cost-file or "

@@ -84,11 +84,12 @@ typedef struct {
                              but below a forced `levels`; the default until 2026-11-24); FMM_REG_CORRECT: the
                              leaf-size level, corrected within r_c. Rosenhead–Moore keeps the cap always. */
   size_t hist_budget;     /* bytes allowed for the occupancy histograms (default 256 MiB) */
-  int level_rule;         /* automatic finest level (levels = 0): 0 (default) the leaf-size rule; 1 the cost
-                             model's (issue 12, docs/MATH.md §11): the level of least predicted time among the
-                             leaf-size rule's first trial -1 .. +3 under the same caps, on either backend (the GPU's
-                             statistics computed on the device); where the backend and precision have no
-                             cost table (the CUDA backend until calibrated) the leaf-size rule stays */
+  int level_rule;         /* automatic finest level (levels = 0): FMM_LEVEL_RULE_AUTO (0, the default), the
+                             backend's (fmm_level_rule); FMM_LEVEL_RULE_LEAF the leaf-size rule; FMM_LEVEL_RULE_COST
+                             the cost model's (issue 12, docs/MATH.md §11): the level of least predicted time
+                             among the leaf-size rule's first trial -1 .. +3 under the same caps, on either
+                             backend (the GPU's statistics computed on the device); where the backend and
+                             precision have no cost table the leaf-size rule stays */
   double keep_move;       /* fmm_io.tree = FMM_TREE_REUSE keeps the kept tree while every point lies within
                              this many leaf widths of where it was when that tree was built (docs/MATH.md
                              §12); 0 (the default): the backend's (fmm_keep_move); < 0: never */
@@ -102,6 +103,16 @@ typedef struct {
  * its evaluation (the GPU's a fifth of leapfrog_big's step; docs/BENCHMARKS.md "A step's stages on one
  * tree"). */
 #define FMM_KEEP_MOVE_FLOAT 0.1
+
+/* fmm_params.level_rule. */
+#define FMM_LEVEL_RULE_AUTO 0
+#define FMM_LEVEL_RULE_LEAF 1
+#define FMM_LEVEL_RULE_COST 2
+/* The level rule in force: p->level_rule, or for FMM_LEVEL_RULE_AUTO the backend's: the cost model on
+ * the CUDA backend where a table for its precision is in force (compiled in: float, calibrated on an
+ * H100, docs/BENCHMARKS.md), the leaf-size rule elsewhere (on the CPU the two pick the same levels,
+ * docs/BENCHMARKS.md "Cost model (issue 12), CPU", and the leaf floor serves its threads). */
+int fmm_level_rule(const fmm_params *p);
 
 /* Defaults: cpu, double, p = 8, q = 64, automatic levels, singular kernel, gradient on. */
 /* The leaf size in force: p->leaf_size, or the backend's default when it is 0. */
@@ -209,7 +220,9 @@ int fmm_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const i
  * histograms and per-phase unit costs calibrated per backend and precision. */
 
 /* Phases of a prediction: tree, p2m, m2m, m2l, l2l, l2p, p2p (fmm_stats' t_*) and other (gather
- * and scatter of the particles: t_total minus the sum of the others). */
+ * and scatter of the particles, the per-level and per-call costs: t_total minus the sum of the
+ * others). On the GPU the near field runs beside the far field, so its units are fitted to whole
+ * evaluations (docs/MATH.md §11) and the phases are the model's shares of the total. */
 #define FMM_COST_PHASES 8
 
 /* Unit costs in ns of wall time (all threads of the device working), at expansion order `order`;
@@ -228,9 +241,16 @@ typedef struct {
   double p2p_vel;    /* per near-field pair, velocity-only target */
   double p2p_nbr;    /* per (target leaf, adjacent source leaf) entry of the neighbour lists */
   double other;      /* per particle (sources + targets): gather and scatter */
+  double level;      /* per level 2..L: the launches and waits a level adds, whatever its size (cost files
+                        without the key: 0) */
+  double call;       /* per evaluation, whatever its level (cost files without the key: 0); it moves no
+                        choice, and makes the predicted total comparable with the measured one */
 } fmm_cost_units;
 
-/* The units of work of evaluating io with ctx's settings at finest level L (2..7), from the
+/* The deepest level whose dense xyz histograms the model builds (2^21 cells, 8 MiB per array). */
+#define FMM_COST_LMAX 7
+
+/* The units of work of evaluating io with ctx's settings at finest level L (2..FMM_COST_LMAX), from the
  * occupancy histograms of io's points (host arrays). 0, or -1 with err. */
 int fmm_cost_work(const fmm_ctx *ctx, const fmm_io *io, int L, fmm_cost_units *work, char *err, size_t errlen);
 /* Predicted ms per phase (t_ms[FMM_COST_PHASES]) of that evaluation with the unit costs in force
@@ -246,6 +266,8 @@ double fmm_cost_phases(const fmm_cost_units *u, const fmm_cost_units *w, int p, 
  * 0, or -1 when the backend and precision have none. */
 int fmm_cost_get(vx_backend b, vx_precision prec, fmm_cost_units *u);
 void fmm_cost_set(vx_backend b, vx_precision prec, const fmm_cost_units *u);
+/* The k-th unit of u in cost-file order (tree_pt = 0 ... call), NULL past the last. */
+double *fmm_cost_unit(fmm_cost_units *u, int k);
 /* One line of a cost file: "cpu float order=8 tree_pt=... other=..."; returns snprintf's count. */
 int fmm_cost_format(char *buf, size_t len, vx_backend b, vx_precision prec, const fmm_cost_units *u);
 /* Read a cost file (lines as fmm_cost_format writes them; '#' comments) and put its tables in force.

@@ -58,7 +58,7 @@ typedef struct {
   int json, vs_direct, quiet;
   int readout;             /* --readout: the accuracy readout's cost after the timed repeats */
   const char *dump;
-  int level_rule;          /* fmm_params.level_rule: 0 leaf size, 1 cost model */
+  int level_rule;          /* fmm_params.level_rule: FMM_LEVEL_RULE_AUTO, _LEAF or _COST */
   int calibrate;           /* --calibrate: fit the cost model's unit costs and print a cost file */
   const char *cost_file;   /* --cost-file: unit costs read before the run */
   double moved;            /* --moved F: the repeats at the points moved F leaf widths, on the tree of where
@@ -91,14 +91,14 @@ static void print_usage(const fmm_params *d) {
          "  --levels L                  finest octree level, 2..%d; 0 = automatic (default 0)\n"
          "  --min-leaves K              the automatic level goes one deeper while fewer leaves than K (default 0:\n"
          "                              the backend's floor, the CPU's threads, none on the GPU; -1: none)\n"
-         "  --level-rule leaf|cost      automatic level: mean leaf occupancy --leaf (default), or the cost\n"
-         "                              model's least predicted time (either backend, once calibrated for it;\n"
-         "                              docs/MATH.md section 11)\n"
+         "  --level-rule auto|leaf|cost automatic level: the backend's (default: cost on cuda where a table\n"
+         "                              is in force, leaf elsewhere), mean leaf occupancy --leaf, or the cost\n"
+         "                              model's least predicted time (docs/MATH.md section 11)\n"
          "  --cost-file FILE            the cost model's unit costs (as --calibrate prints them) instead of\n"
          "                              the compiled-in table\n"
-         "  --calibrate                 time every phase at a few sizes and levels (--backend, --precision,\n"
-         "                              --order, --repeat apply) and print the fitted unit costs as a cost\n"
-         "                              file (cuda: phases timed one after another, VX_FMM_SERIAL=1)\n"
+         "  --calibrate                 time whole evaluations of uniform and rings points at a few sizes and\n"
+         "                              levels (--backend, --precision, --order, --repeat, --seed apply) and\n"
+         "                              print the unit costs fitted to them as a cost file\n"
          "  --precision double|float    arithmetic precision (default double)\n"
          "  --kernel singular|poly|rm|wl|gauss   smoothing kernel (default singular)\n"
          "  --sigma S                   core radius > 0, required by every kernel but singular\n"
@@ -283,9 +283,10 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
       o->seed = (uint64_t)s;
     } else if (!strcmp(flag, "--level-rule")) {
       const char *v = take_value(flag, val, argc, argv, &i);
-      if (!strcmp(v, "leaf")) o->level_rule = 0;
-      else if (!strcmp(v, "cost")) o->level_rule = 1;
-      else usage_error("--level-rule: expected leaf or cost, got '%s'", v);
+      if (!strcmp(v, "auto")) o->level_rule = FMM_LEVEL_RULE_AUTO;
+      else if (!strcmp(v, "leaf")) o->level_rule = FMM_LEVEL_RULE_LEAF;
+      else if (!strcmp(v, "cost")) o->level_rule = FMM_LEVEL_RULE_COST;
+      else usage_error("--level-rule: expected auto, leaf or cost, got '%s'", v);
     } else if (!strcmp(flag, "--cost-file")) {
       o->cost_file = take_value(flag, val, argc, argv, &i);
       if (o->cost_file[0] == '\0') usage_error("--cost-file: expected a file name");
@@ -385,6 +386,7 @@ typedef struct {
   double err_vel, err_grad, err_p99, err_max;
   int have_pred;
   double pred[FMM_COST_PHASES], pred_total; /* the cost model's ms per phase at the level run */
+  int rule;             /* the level rule in force (fmm_level_rule) */
   int have_ro;  /* --readout, medians (ms): capture on the host, snapshot on the main stream, direct sum off it,
                  * an evaluation's t_total with the direct sum in flight; and the readout's figure */
   double ro_capture, ro_snapshot, ro_direct, ro_eval, ro_u_l2, ro_g_l2;
@@ -461,7 +463,7 @@ static void print_json(const run_info *ri, int order, const run_result *r) {
   json_int(&j, "leaf", o->leaf);
   json_int(&j, "min_leaves", o->min_leaves);
   json_int(&j, "levels", r->levels);
-  json_str(&j, "level_rule", o->levels ? "forced" : o->level_rule ? "cost" : "leaf");
+  json_str(&j, "level_rule", o->levels ? "forced" : r->rule == FMM_LEVEL_RULE_COST ? "cost" : "leaf");
   json_str(&j, "reg", o->reg_correct == FMM_REG_CAP ? "cap" : o->reg_correct == FMM_REG_CORRECT ? "correct" : "auto");
   json_str(&j, "precision", o->precision == VX_FLOAT ? "float" : "double");
   json_str(&j, "kernel", vx_kernel_name(o->kernel));
@@ -538,11 +540,13 @@ static void print_table_header(const run_info *ri) {
   vx_backend be = VX_BACKEND_CPU;
   fmm_cost_units cu;
   vx_backend_from_name(ri->backend, &be);
-  if (o->level_rule && o->levels == 0 && fmm_cost_get(be, o->precision, &cu) != 0)
+  const int table = fmm_cost_get(be, o->precision, &cu) == 0;
+  const int by_cost = table && (o->level_rule == FMM_LEVEL_RULE_COST || (o->level_rule == FMM_LEVEL_RULE_AUTO && be == VX_BACKEND_CUDA));
+  if (o->level_rule == FMM_LEVEL_RULE_COST && o->levels == 0 && !table)
     printf("# times in ms (medians); --level-rule cost asked, but %s %s has no cost table: the leaf-size rule chose\n",
            ri->backend, o->precision == VX_FLOAT ? "float" : "double");
   else
-    printf("# times in ms (medians)%s\n", o->level_rule && o->levels == 0 ? "; level chosen by the cost model" : "");
+    printf("# times in ms (medians)%s\n", o->levels ? "" : by_cost ? "; level chosen by the cost model" : "; level by the leaf-size rule");
   printf("# 'model' rows: the cost model's predicted ms per phase at the level run (other = gather/scatter,\n"
          "# in total only)\n");
   if (o->kernel != VX_KERNEL_SINGULAR)
@@ -641,65 +645,95 @@ out:
 
 /* ---------------------------------------------------------------- calibration */
 
-/* Least squares of t_i ≈ Σ_k c_k x_ik on relative residuals (each run weighs alike, small and
- * large), k <= 3 features; a feature whose coefficient comes out negative is dropped and the rest
- * refitted (a cost is never negative). Features with only zeros get 0. */
-static void fit_units(int n, int k, const double x[][3], const double *t, double c[3]) {
-  int on[3] = {1, 1, 1};
-  for (int a = 0; a < k; a++) {
-    double s = 0;
-    for (int i = 0; i < n; i++) s += x[i][a];
-    on[a] = s > 0;
+/* Non-negative least squares (Lawson and Hanson's active set): x >= 0 minimising |A x - b|, A n×k
+ * row-major (k <= CAL_MAX_UNITS). The sub-problems by the normal equations, columns scaled to unit
+ * norm; a column of zeros gets 0. */
+#define CAL_MAX_UNITS 16
+static int cal_solve(int n, int k, const double *A, const double *b, const int *P, int m, double *z) {
+  double M[CAL_MAX_UNITS][CAL_MAX_UNITS + 1];
+  for (int a = 0; a < m; a++) {
+    for (int c = 0; c < m; c++) {
+      double s = 0;
+      for (int i = 0; i < n; i++) s += A[i * k + P[a]] * A[i * k + P[c]];
+      M[a][c] = s;
+    }
+    double r = 0;
+    for (int i = 0; i < n; i++) r += A[i * k + P[a]] * b[i];
+    M[a][m] = r;
   }
-  for (;;) {
-    double A[3][4] = {{0}};
-    int idx[3], m = 0;
-    for (int a = 0; a < k; a++)
-      if (on[a]) idx[m++] = a;
-    for (int i = 0; i < n; i++) {
-      if (!(t[i] > 0)) continue;
-      const double w = 1.0 / (t[i] * t[i]);
-      for (int a = 0; a < m; a++) {
-        for (int b = 0; b < m; b++) A[a][b] += w * x[i][idx[a]] * x[i][idx[b]];
-        A[a][3] += w * x[i][idx[a]] * t[i];
-      }
+  for (int a = 0; a < m; a++) { /* Gauss–Jordan, partial pivoting */
+    int piv = a;
+    for (int r = a + 1; r < m; r++)
+      if (fabs(M[r][a]) > fabs(M[piv][a])) piv = r;
+    for (int q = 0; q <= m; q++) {
+      const double t = M[a][q];
+      M[a][q] = M[piv][q], M[piv][q] = t;
     }
-    for (int a = 0; a < m; a++) { /* Gauss–Jordan, partial pivoting */
-      int piv = a;
-      for (int r = a + 1; r < m; r++)
-        if (fabs(A[r][a]) > fabs(A[piv][a])) piv = r;
-      for (int q = 0; q < 4; q++) {
-        double tmp = A[a][q];
-        A[a][q] = A[piv][q], A[piv][q] = tmp;
-      }
-      if (A[a][a] == 0) continue;
-      for (int r = 0; r < m; r++) {
-        if (r == a) continue;
-        const double f = A[r][a] / A[a][a];
-        for (int q = a; q < 4; q++) A[r][q] -= f * A[a][q];
-      }
+    if (M[a][a] == 0) return -1;
+    for (int r = 0; r < m; r++) {
+      if (r == a) continue;
+      const double f = M[r][a] / M[a][a];
+      for (int q = a; q <= m; q++) M[r][q] -= f * M[a][q];
     }
-    int neg = -1;
-    for (int a = 0; a < 3; a++) c[a] = 0;
-    for (int a = 0; a < m; a++) {
-      c[idx[a]] = A[a][a] != 0 ? A[a][3] / A[a][a] : 0;
-      if (c[idx[a]] < 0 && neg < 0) neg = idx[a];
-    }
-    if (neg < 0 || m == 1) {
-      for (int a = 0; a < 3; a++) c[a] = c[a] > 0 ? c[a] : 0;
-      return;
-    }
-    on[neg] = 0;
   }
+  for (int a = 0; a < m; a++) z[a] = M[a][m] / M[a][a];
+  return 0;
 }
 
-#define CAL_MAX_RUNS 32
+static void cal_nnls(int n, int k, double *A, const double *b, double *x) {
+  double scale[CAL_MAX_UNITS], w[CAL_MAX_UNITS], z[CAL_MAX_UNITS];
+  int inP[CAL_MAX_UNITS] = {0}, P[CAL_MAX_UNITS], m = 0;
+  for (int j = 0; j < k; j++) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += A[i * k + j] * A[i * k + j];
+    scale[j] = s > 0 ? 1.0 / sqrt(s) : 0;
+    for (int i = 0; i < n; i++) A[i * k + j] *= scale[j];
+    x[j] = 0;
+  }
+  for (int outer = 0; outer < 4 * k; outer++) {
+    int jmax = -1;
+    for (int j = 0; j < k; j++) { /* the gradient A^T (b - A x) outside the passive set */
+      double g = 0;
+      for (int i = 0; i < n; i++) {
+        double r = b[i];
+        for (int q = 0; q < k; q++) r -= A[i * k + q] * x[q];
+        g += A[i * k + j] * r;
+      }
+      w[j] = g;
+      if (!inP[j] && scale[j] > 0 && g > 1e-12 && (jmax < 0 || g > w[jmax])) jmax = j;
+    }
+    if (jmax < 0) break;
+    inP[jmax] = 1, P[m++] = jmax;
+    for (int inner = 0; inner < 4 * k; inner++) {
+      if (cal_solve(n, k, A, b, P, m, z)) { inP[P[--m]] = 0; break; } /* singular: drop the newcomer */
+      double alpha = 2;
+      for (int a = 0; a < m; a++)
+        if (z[a] <= 0) alpha = fmin(alpha, x[P[a]] / (x[P[a]] - z[a]));
+      if (alpha >= 1) {
+        for (int a = 0; a < m; a++) x[P[a]] = z[a];
+        break;
+      }
+      int m2 = 0;
+      for (int a = 0; a < m; a++) {
+        x[P[a]] += alpha * (z[a] - x[P[a]]);
+        if (x[P[a]] > 1e-15) P[m2++] = P[a];
+        else x[P[a]] = 0, inP[P[a]] = 0;
+      }
+      m = m2;
+    }
+  }
+  for (int j = 0; j < k; j++) x[j] *= scale[j];
+}
 
-/* --calibrate's runs: per run the work counts, the measured phase medians (ms) and the level. */
+#define CAL_MAX_RUNS 160
+
+/* --calibrate's runs: per run the work counts, the measured phase medians and total (ms), the
+ * level and the point set. */
 typedef struct {
   fmm_cost_units work[CAL_MAX_RUNS];
-  double meas[CAL_MAX_RUNS][FMM_COST_PHASES];
+  double meas[CAL_MAX_RUNS][FMM_COST_PHASES], total[CAL_MAX_RUNS];
   int lev[CAL_MAX_RUNS], n;
+  vx_dist dist[CAL_MAX_RUNS];
   vx_backend backend;           /* the backend the runs resolved to */
 } cal_runs;
 
@@ -718,11 +752,11 @@ static void cal_points_free(cal_points *c) {
   c->is_float = f;
 }
 
-static int cal_points_make(const bench_opts *o, int n, cal_points *c) {
+static int cal_points_make(const bench_opts *o, vx_dist d, int n, cal_points *c) {
   cal_points_free(c);
   const size_t m = 3 * (size_t)n, es = c->is_float ? sizeof(float) : sizeof(double);
   if (!(c->pos = xcalloc(m, sizeof(double), "positions")) || !(c->str = xcalloc(m, sizeof(double), "strengths"))) return -1;
-  vx_pointset(o->dist, n, o->seed, c->pos, c->str);
+  vx_pointset(d, n, o->seed, c->pos, c->str);
   c->rpos = c->pos, c->rstr = c->str;
   if (c->is_float) {
     c->rpos = c->rstr = NULL;
@@ -733,71 +767,66 @@ static int cal_points_make(const bench_opts *o, int n, cal_points *c) {
   return 0;
 }
 
-/* One calibration run: n points at level L, gradient g; its phase medians and work counts into R. */
-static int cal_run(const bench_opts *o, const fmm_params *base, const cal_points *c, int n, int L, int g, fmm_stats *st,
+/* One calibration run: n points at level L (0: the leaf-size rule's, into *L), gradient g; with R,
+ * its phase and total medians and work counts into R. */
+static int cal_run(const bench_opts *o, const fmm_params *base, const cal_points *c, int n, int *L, int g, fmm_stats *st,
                    double *tv, cal_runs *R) {
   char err[512];
   fmm_params p = *base;
-  p.levels = L, p.gradient = g, p.verbose = 0; /* base->backend: resolved by calibrate */
+  p.levels = *L, p.level_rule = FMM_LEVEL_RULE_LEAF, p.gradient = g, p.verbose = 0; /* base->backend: resolved by calibrate */
   fmm_ctx *ctx = fmm_create(&p, err, sizeof err);
   int rc = ctx ? 0 : -1;
   fmm_io io = {.n_src = n, .src_pos = c->rpos, .src_str = c->rstr, .n_tgt = n, .tgt_pos = c->rpos, .vel = c->vel,
                .grad = g ? c->grad : NULL, .on_device = 0};
-  if (ctx && !o->quiet) fprintf(stderr, "calibrate: n=%d level %d gradient %s...\n", n, L, g ? "on" : "off");
-  for (int r = -1; r < o->repeat && rc == 0; r++) {
+  if (ctx && !o->quiet && R) fprintf(stderr, "calibrate: n=%d level %d gradient %s...\n", n, *L, g ? "on" : "off");
+  const int reps = R ? o->repeat : 1;
+  for (int r = -1; r < reps && rc == 0; r++) {
     fmm_stats w;
     rc = fmm_evaluate(ctx, &io, r < 0 ? &w : &st[r], err, sizeof err);
   }
-  if (rc == 0) {
-    double ph[N_PHASES], *m = R->meas[R->n];
+  if (rc == 0 && !R) *L = st[0].levels;
+  if (rc == 0 && R) {
+    double *m = R->meas[R->n];
     for (int k = 0; k < N_PHASES; k++) {
-      for (int r = 0; r < o->repeat; r++) {
+      for (int r = 0; r < reps; r++) {
         double t[N_PHASES];
         phase_times(&st[r], t);
         tv[r] = t[k];
       }
-      ph[k] = median(tv, o->repeat);
+      const double med = median(tv, reps);
+      if (k < 7) m[k] = med;
+      if (k == 7) R->total[R->n] = med;
     }
-    for (int k = 0; k < 7; k++) m[k] = ph[k];
-    m[7] = ph[7] - (ph[0] + ph[1] + ph[2] + ph[3] + ph[4] + ph[5] + ph[6]);
-    if (m[7] < 0) m[7] = 0;
-    rc = fmm_cost_work(ctx, &io, L, &R->work[R->n], err, sizeof err);
+    m[7] = R->total[R->n] - (m[0] + m[1] + m[2] + m[3] + m[4] + m[5] + m[6]);
+    if (m[7] < 0) m[7] = 0; /* the GPU's near field runs beside its far field */
+    rc = fmm_cost_work(ctx, &io, *L, &R->work[R->n], err, sizeof err);
   }
   if (rc) fprintf(stderr, PROG ": %s\n", err);
-  else R->lev[R->n++] = L, R->backend = fmm_get_params(ctx)->backend;
+  else if (R) R->lev[R->n++] = *L, R->backend = fmm_get_params(ctx)->backend;
   fmm_destroy(ctx);
   return rc ? -1 : 0;
 }
 
-/* The unit costs: one least-squares fit per phase, in ns per unit of work. */
+/* The unit costs in ns per unit of work: one non-negative least-squares fit of the measured totals
+ * (relative residuals: each run weighs alike, small and large) over every unit but `other`, whose
+ * work (sources + targets) is tree_pt's. Totals rather than phases: the GPU runs its near field beside
+ * the far field, so its phases do not add up to the evaluation (docs/MATH.md §11). */
 static fmm_cost_units cal_fit(const cal_runs *R, int order) {
-  fmm_cost_units u;
+  fmm_cost_units u, w;
   memset(&u, 0, sizeof u);
   u.order = order;
-  double x[CAL_MAX_RUNS][3] = {{0}}, t[CAL_MAX_RUNS] = {0}, c[3] = {0};
-  const fmm_cost_units *w = R->work;
-#define FIT(ph, K, X0, X1, X2)                                                   \
-  for (int i = 0; i < R->n; i++) {                                               \
-    x[i][0] = (X0), x[i][1] = (X1), x[i][2] = (X2), t[i] = 1e6 * R->meas[i][ph]; \
-  }                                                                              \
-  fit_units(R->n, K, (const double(*)[3])x, t, c)
-  FIT(0, 2, w[i].tree_pt, w[i].tree_cell, 0);
-  u.tree_pt = c[0], u.tree_cell = c[1];
-  FIT(1, 1, w[i].p2m, 0, 0);
-  u.p2m = c[0];
-  FIT(2, 1, w[i].m2m, 0, 0);
-  u.m2m = c[0];
-  FIT(3, 1, w[i].m2l, 0, 0);
-  u.m2l = c[0];
-  FIT(4, 1, w[i].l2l, 0, 0);
-  u.l2l = c[0];
-  FIT(5, 2, w[i].l2p_grad, w[i].l2p_vel, 0);
-  u.l2p_grad = c[0], u.l2p_vel = c[1];
-  FIT(6, 3, w[i].p2p_grad, w[i].p2p_vel, w[i].p2p_nbr);
-  u.p2p_grad = c[0], u.p2p_vel = c[1], u.p2p_nbr = c[2];
-  FIT(7, 1, w[i].other, 0, 0);
-  u.other = c[0];
-#undef FIT
+  int cols[CAL_MAX_UNITS], k = 0;
+  for (int j = 0; fmm_cost_unit(&u, j); j++)
+    if (fmm_cost_unit(&u, j) != &u.other) cols[k++] = j;
+  static double A[CAL_MAX_RUNS * CAL_MAX_UNITS];
+  double b[CAL_MAX_RUNS], x[CAL_MAX_UNITS];
+  for (int i = 0; i < R->n; i++) {
+    w = R->work[i];
+    b[i] = 1.0;
+    for (int c = 0; c < k; c++) A[i * k + c] = R->total[i] > 0 ? *fmm_cost_unit(&w, cols[c]) / (1e6 * R->total[i]) : 0;
+  }
+  cal_nnls(R->n, k, A, b, x);
+  for (int c = 0; c < k; c++) *fmm_cost_unit(&u, cols[c]) = x[c];
   return u;
 }
 
@@ -806,7 +835,7 @@ static void cal_device(vx_backend b, char *dev, size_t len) {
   if (b == VX_BACKEND_CUDA) {
     char name[256] = "";
     vx_cuda_available(name, sizeof name);
-    snprintf(dev, len, "cuda, %s, phases one after another (VX_FMM_SERIAL=1)", name[0] ? name : "device");
+    snprintf(dev, len, "cuda, %s, evaluations as they run (near field beside the far field)", name[0] ? name : "device");
     return;
   }
 #ifdef _OPENMP
@@ -822,39 +851,60 @@ static void cal_print(const bench_opts *o, const fmm_params *base, const cal_run
   char line[1024], dev[320];
   cal_device(R->backend, dev, sizeof dev);
   printf("# vortexfmm cost units (ns of wall time per unit of work; docs/MATH.md section 11)\n");
-  printf("# written by " PROG " --calibrate: %s, dist %s, order %d, repeat %d (medians), leaf %d\n", dev,
-         vx_dist_name(o->dist), base->order, o->repeat, fmm_leaf_size(base));
-  printf("# run: n level gradient | measured total ms | model total ms with these units\n");
+  printf("# written by " PROG " --calibrate: %s, uniform and rings, order %d, repeat %d (medians), leaf %d, seed %llu\n",
+         dev, base->order, o->repeat, fmm_leaf_size(base), (unsigned long long)o->seed);
+  printf("# run: n dist level gradient | measured total ms | model total ms with these units\n");
+  double e2 = 0, emax = 0;
   for (int i = 0; i < R->n; i++) {
-    double pm[FMM_COST_PHASES], tm = 0;
-    for (int k = 0; k < FMM_COST_PHASES; k++) tm += R->meas[i][k];
-    const double tp = fmm_cost_phases(u, &R->work[i], base->order, pm);
-    printf("# %8.0f %d %s | %10.3f | %10.3f\n", R->work[i].p2m, R->lev[i], R->work[i].l2p_grad > 0 ? "on " : "off", tm, tp);
+    double pm[FMM_COST_PHASES];
+    const double tp = fmm_cost_phases(u, &R->work[i], base->order, pm), e = tp / R->total[i] - 1;
+    e2 += e * e, emax = fmax(emax, fabs(e));
+    printf("# %8.0f %-7s %d %s | %10.3f | %10.3f\n", R->work[i].p2m, vx_dist_name(R->dist[i]), R->lev[i],
+           R->work[i].l2p_grad > 0 ? "on " : "off", R->total[i], tp);
   }
-  printf("# fmm/cost.c cost_tab[%d][%d] (%s %s): {%d, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, "
-         "%.4g}\n",
-         R->backend == VX_BACKEND_CUDA, o->precision == VX_FLOAT, vx_backend_name(R->backend),
-         o->precision == VX_FLOAT ? "float" : "double", u->order, u->tree_pt, u->tree_cell, u->p2m, u->m2m, u->m2l, u->l2l,
-         u->l2p_grad, u->l2p_vel, u->p2p_grad, u->p2p_vel, u->p2p_nbr, u->other);
+  printf("# model against measured: rms %.1f %%, largest %.1f %% of the measured total (%d runs)\n",
+         100 * sqrt(e2 / (R->n > 0 ? R->n : 1)), 100 * emax, R->n);
+  printf("# fmm/cost.c cost_tab[%d][%d] (%s %s): {%d", R->backend == VX_BACKEND_CUDA, o->precision == VX_FLOAT,
+         vx_backend_name(R->backend), o->precision == VX_FLOAT ? "float" : "double", u->order);
+  fmm_cost_units c = *u;
+  for (int j = 0; fmm_cost_unit(&c, j); j++) printf(", %.4g", *fmm_cost_unit(&c, j));
+  printf("}\n");
   fmm_cost_format(line, sizeof line, R->backend, o->precision, u);
   printf("%s\n", line);
   fflush(stdout);
 }
 
-/* --calibrate: every phase timed (median of --repeat after a warm-up) on --dist point sets of a
- * few sizes, each at the levels around the leaf-size one, with and without gradients; unit costs
- * fitted per phase against the cost model's work counts (fmm_cost_work); printed as a cost file on
- * stdout, with each run's measured and refitted total as comments. 0 or 1. */
+/* One size of the calibration: each point set at the leaf-size rule's level and one either side
+ * (within what the model's histograms reach), with and without gradients. 0 or -1. */
+static int cal_size(const bench_opts *o, const fmm_params *base, cal_points *c, int n, fmm_stats *st, double *tv,
+                    cal_runs *R) {
+  static const vx_dist dists[2] = {VX_DIST_UNIFORM, VX_DIST_RINGS};
+  for (int d = 0; d < 2; d++) {
+    if (cal_points_make(o, dists[d], n, c)) return -1;
+    int Lr = 0;
+    if (cal_run(o, base, c, n, &Lr, 1, st, tv, NULL)) return -1;
+    for (int g = 1; g >= 0; g--)
+      for (int L = Lr - 1 < 2 ? 2 : Lr - 1; L <= Lr + 1 && L <= FMM_COST_LMAX && R->n < CAL_MAX_RUNS; L++) {
+        R->dist[R->n] = dists[d];
+        if (cal_run(o, base, c, n, &L, g, st, tv, R)) return -1;
+      }
+  }
+  return 0;
+}
+
+/* --calibrate: whole evaluations timed (median of --repeat after a warm-up) on uniform and rings
+ * point sets of a few sizes, at the levels around the leaf-size one, with and without gradients;
+ * unit costs fitted to the totals against the cost model's work counts (fmm_cost_work); printed as a
+ * cost file on stdout, with each run's measured and refitted total as comments. 0 or 1. */
 static int calibrate(const bench_opts *o, const fmm_params *base) {
-  /* the GPU's kernels fill the device only from about 2^18 points; the CPU's two sizes take minutes */
-  static const int cpu_sizes[] = {1 << 14, 1 << 16, 0}, gpu_sizes[] = {1 << 16, 1 << 18, 1 << 20, 1 << 22, 0};
+  /* the CPU's sizes take minutes; the GPU's small ones are where latency, not work, decides */
+  static const int cpu_sizes[] = {1 << 14, 1 << 16, 0},
+                   gpu_sizes[] = {1 << 14, 1 << 15, 1 << 16, 1 << 17, 1 << 18, 1 << 20, 1 << 22, 0};
   const vx_backend be = o->backend != VX_BACKEND_AUTO ? o->backend : vx_cuda_available(NULL, 0) ? VX_BACKEND_CUDA : VX_BACKEND_CPU;
   const int *sizes = be == VX_BACKEND_CUDA ? gpu_sizes : cpu_sizes;
   fmm_params resolved = *base; /* the backend's leaf size sets the levels timed */
   resolved.backend = be;
   base = &resolved;
-  /* the GPU runs the near field beside the far field: the fit needs each phase on its own */
-  if (be == VX_BACKEND_CUDA && setenv("VX_FMM_SERIAL", "1", 1) != 0) return fprintf(stderr, PROG ": setenv failed\n"), 1;
   static cal_runs R; /* large: off the stack */
   cal_points c;
   memset(&R, 0, sizeof R);
@@ -863,15 +913,8 @@ static int calibrate(const bench_opts *o, const fmm_params *base) {
   int rc = 1;
   fmm_stats *st = xcalloc((size_t)o->repeat, sizeof(fmm_stats), "stats");
   double *tv = xcalloc((size_t)o->repeat, sizeof(double), "times");
-  for (size_t si = 0; st && tv && sizes[si] > 0; si++) {
-    const int n = sizes[si];
-    if (cal_points_make(o, n, &c)) goto out;
-    int Lq = 2; /* the leaf-size level for uniform points: ceil(log8(n / leaf)) */
-    while (Lq < 7 && (double)n / ldexp(1.0, 3 * Lq) > fmm_leaf_size(base)) Lq++;
-    for (int g = 1; g >= 0; g--)
-      for (int L = Lq - 1 < 2 ? 2 : Lq - 1; L <= Lq + 1 && L <= 7 && R.n < CAL_MAX_RUNS; L++)
-        if (cal_run(o, base, &c, n, L, g, st, tv, &R)) goto out;
-  }
+  for (size_t si = 0; st && tv && sizes[si] > 0; si++)
+    if (cal_size(o, base, &c, sizes[si], st, tv, &R)) goto out;
   if (st && tv) {
     fmm_cost_units u = cal_fit(&R, base->order);
     cal_print(o, base, &R, &u);
@@ -1100,6 +1143,7 @@ static int bench_order(bench_run *B, int oi) {
   }
   const fmm_stats *last = &B->st[o->repeat - 1];
   res.levels = last->levels, res.level_capped = last->level_capped;
+  res.rule = fmm_level_rule(fmm_get_params(B->ctx));
   res.n_m2l = last->n_m2l, res.n_p2p = last->n_p2p, res.n_corr = last->n_corr;
   res.r_cut = last->r_cut, res.reg_err = last->reg_err;
   for (int r = 0; r < o->repeat; ++r) res.tree_kept += B->st[r].tree_kept;

@@ -3,7 +3,7 @@
  * fmm_cost_stats_build's, count for count at every level (non-empty boxes, M2L translations,
  * near-field pairs, neighbour entries), for uniform, clustered and ring points, one set and separate
  * sets, double and float input, deepest levels 2..7, with one workspace grown and shrunk into. Then
- * the engine: with no CUDA table level_rule = 1 keeps the leaf-size level; with the same table on
+ * the engine: with no CUDA table FMM_LEVEL_RULE_COST keeps the leaf-size level; with the same table on
  * both backends the GPU picks the CPU's level (one choice function), and its result is the forced
  * level's, bit for bit. The statistics pass at 2^20 points is timed (printed only).
  * Run: ./build/tests/gpu_test_cost — exits 77 (skip) without a CUDA device, EXIT_FAILURE on any
@@ -131,21 +131,30 @@ static int test_engine(void) {
   fmm_cost_units u, keep;
   const int had = fmm_cost_get(VX_BACKEND_CUDA, VX_DOUBLE, &keep) == 0;
   if (!had) { /* no CUDA table: the leaf-size rule stays */
-    CHECK(eval(VX_BACKEND_CUDA, 0, 0, n, pos, str, v1, g1, &Lleaf) == 0, "leaf-size rule");
-    CHECK(eval(VX_BACKEND_CUDA, 1, 0, n, pos, str, v1, g1, &Lnone) == 0, "cost rule without a table");
+    CHECK(eval(VX_BACKEND_CUDA, FMM_LEVEL_RULE_LEAF, 0, n, pos, str, v1, g1, &Lleaf) == 0, "leaf-size rule");
+    CHECK(eval(VX_BACKEND_CUDA, FMM_LEVEL_RULE_COST, 0, n, pos, str, v1, g1, &Lnone) == 0, "cost rule without a table");
     CHECK(Lnone == Lleaf, "no CUDA table: level %d, the leaf-size rule's %d", Lnone, Lleaf);
   }
   /* the same units on both backends: the same choice */
   CHECK(fmm_cost_get(VX_BACKEND_CPU, VX_FLOAT, &u) == 0, "the CPU float table is compiled in");
   fmm_cost_set(VX_BACKEND_CPU, VX_DOUBLE, &u);
   fmm_cost_set(VX_BACKEND_CUDA, VX_DOUBLE, &u);
-  CHECK(eval(VX_BACKEND_CPU, 1, 0, n, pos, str, v1, g1, &Lcpu) == 0, "CPU cost rule");
-  CHECK(eval(VX_BACKEND_CUDA, 1, 0, n, pos, str, v1, g1, &Lgpu) == 0, "GPU cost rule");
+  CHECK(eval(VX_BACKEND_CPU, FMM_LEVEL_RULE_COST, 0, n, pos, str, v1, g1, &Lcpu) == 0, "CPU cost rule");
+  CHECK(eval(VX_BACKEND_CUDA, FMM_LEVEL_RULE_COST, 0, n, pos, str, v1, g1, &Lgpu) == 0, "GPU cost rule");
   CHECK(Lgpu == Lcpu, "the GPU's cost-model level %d, the CPU's %d (same table, same statistics)", Lgpu, Lcpu);
-  CHECK(eval(VX_BACKEND_CUDA, 0, Lgpu, n, pos, str, v2, g2, &Lforced) == 0, "GPU forced level");
+  CHECK(eval(VX_BACKEND_CUDA, FMM_LEVEL_RULE_LEAF, Lgpu, n, pos, str, v2, g2, &Lforced) == 0, "GPU forced level");
   CHECK(memcmp(v1, v2, 3 * (size_t)n * sizeof(double)) == 0 && memcmp(g1, g2, 9 * (size_t)n * sizeof(double)) == 0,
         "the cost rule's result differs from forcing its level %d", Lgpu);
   printf("engine: cost-model level %d on both backends, the GPU's result the forced level's: ok\n", Lgpu);
+  /* the GPU's default rule is the cost model where a table is in force, the CPU's the leaf size */
+  int Lauto, Lcpu_auto, Lcpu_leaf;
+  CHECK(eval(VX_BACKEND_CUDA, FMM_LEVEL_RULE_AUTO, 0, n, pos, str, v2, g2, &Lauto) == 0, "GPU default rule");
+  CHECK(Lauto == Lgpu, "the GPU's default rule chose level %d, the cost model %d", Lauto, Lgpu);
+  CHECK(eval(VX_BACKEND_CPU, FMM_LEVEL_RULE_AUTO, 0, n, pos, str, v2, g2, &Lcpu_auto) == 0, "CPU default rule");
+  CHECK(eval(VX_BACKEND_CPU, FMM_LEVEL_RULE_LEAF, 0, n, pos, str, v2, g2, &Lcpu_leaf) == 0, "CPU leaf-size rule");
+  CHECK(Lcpu_auto == Lcpu_leaf, "the CPU's default rule chose level %d, the leaf-size rule %d", Lcpu_auto, Lcpu_leaf);
+  printf("engine: default rules: the GPU's the cost model (level %d), the CPU's the leaf size (level %d): ok\n", Lauto,
+         Lcpu_auto);
   if (had) fmm_cost_set(VX_BACKEND_CUDA, VX_DOUBLE, &keep);
   free(pos), free(str), free(v1), free(v2), free(g1), free(g2);
   return 0;

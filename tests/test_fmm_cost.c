@@ -6,8 +6,8 @@
  * sets); the per-cell functions the GPU's statistics kernels run (fmm/cost_gpu.cu), run on the
  * host as their CPU twin, against the host build; the choice (fmm_cost_pick_level) against brute
  * force; the order scaling of the prediction; the cost file's round trip and its refusals; and the
- * engine with level_rule = 1 (a candidate level, results identical to forcing that level) while
- * level_rule = 0 keeps the leaf-size level.
+ * engine with FMM_LEVEL_RULE_COST (a candidate level, results identical to forcing that level) while
+ * FMM_LEVEL_RULE_LEAF, and the CPU's default, keep the leaf-size level.
  * Run: ./build/tests/test_fmm_cost (exits non-zero and says what failed). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "cost.h"
@@ -260,6 +260,19 @@ static int test_pick(void) {
   CHECK(fmm_cost_pick_level(&only, 8, &s, n, 3, 6, NULL) == 6, "P2P-only costs pick the finest level");
   CHECK(fmm_cost_pick_level(&only, 8, &s, n, 3, 9, NULL) == 6, "candidates above the statistics' top are left out");
   CHECK(fmm_cost_pick_level(&only, 8, &s, n, 5, 4, NULL) == 0, "an empty range picks nothing (the leaf-size rule)");
+  /* the engine's choice: the deepest level the statistics reach, where deeper candidates were asked, is
+   * only the edge of what the model sees: the leaf-size rule (0) decides */
+  fmm_params prm = fmm_params_default();
+  prm.precision = VX_FLOAT;
+  char err[256];
+  fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
+  CHECK(ctx, "create: %s", err);
+  fmm_cost_set(VX_BACKEND_CPU, VX_FLOAT, &only);
+  const int edge = fmm_cost_best_level(ctx, &s, 3, 9), within = fmm_cost_best_level(ctx, &s, 3, 6);
+  fmm_cost_set(VX_BACKEND_CPU, VX_FLOAT, &cpu);
+  fmm_destroy(ctx);
+  CHECK(edge == 0, "a choice at the statistics' top with deeper candidates asked: %d, expected 0", edge);
+  CHECK(within == 6, "a choice at the top of the candidates asked: %d, expected 6", within);
   printf("the choice is the least predicted time: ok\n");
   free(u);
   return 0;
@@ -295,7 +308,8 @@ static int test_file(void) {
   CHECK(fmm_cost_get(VX_BACKEND_CPU, VX_FLOAT, &keep) == 0, "the CPU float table is compiled in");
   memset(&u, 0, sizeof u);
   u.order = 12, u.tree_pt = 1.5, u.tree_cell = 0.25, u.p2m = 30, u.m2m = 900, u.m2l = 1200, u.l2l = 950,
-  u.l2p_grad = 70, u.l2p_vel = 40, u.p2p_grad = 3.5, u.p2p_vel = 2, u.p2p_nbr = 20, u.other = 9;
+  u.l2p_grad = 70, u.l2p_vel = 40, u.p2p_grad = 3.5, u.p2p_vel = 2, u.p2p_nbr = 20, u.other = 9, u.level = 2e4,
+  u.call = 3e5;
   char line[1024], path[] = "/tmp/test_fmm_cost_XXXXXX", err[256];
   fmm_cost_format(line, sizeof line, VX_BACKEND_CPU, VX_FLOAT, &u);
   const int fd = mkstemp(path);
@@ -306,6 +320,24 @@ static int test_file(void) {
   CHECK(write_text(path, text) == 0, "write %s", path);
   CHECK(fmm_cost_load(path, err, sizeof err) == 0, "load: %s", err);
   CHECK(fmm_cost_get(VX_BACKEND_CPU, VX_FLOAT, &got) == 0 && memcmp(&got, &u, sizeof u) == 0, "round trip of '%s'", line);
+  /* a file written before the per-level and per-call units loads, with 0 for them */
+  char *cut = strstr(line, " level=");
+  CHECK(cut != NULL, "the line has the level unit: '%s'", line);
+  *cut = '\0';
+  snprintf(text, sizeof text, "%s\n", line);
+  CHECK(write_text(path, text) == 0 && fmm_cost_load(path, err, sizeof err) == 0, "load without level and call: %s", err);
+  fmm_cost_units old = u;
+  old.level = old.call = 0;
+  CHECK(fmm_cost_get(VX_BACKEND_CPU, VX_FLOAT, &got) == 0 && memcmp(&got, &old, sizeof u) == 0, "'%s': level and call 0", line);
+  /* the per-level and per-call units in the prediction: (L - 1) levels and one call, in `other` */
+  fmm_cost_units w;
+  memset(&w, 0, sizeof w);
+  w.level = 4, w.call = 1;
+  double t[FMM_COST_PHASES];
+  const double tp = fmm_cost_phases(&u, &w, u.order, t);
+  CHECK(fabs(t[7] - (4 * 2e4 + 3e5) * 1e-6) < 1e-12 && fabs(tp - t[7]) < 1e-12, "level and call costs: %g ms", t[7]);
+  CHECK(write_text(path, text) == 0, "write %s", path);
+  fmm_cost_set(VX_BACKEND_CPU, VX_FLOAT, &u);
   static const char *const bad[] = {
       "gpu float order=8\n",                 /* backend */
       "cpu half order=8\n",                  /* precision */
@@ -329,7 +361,7 @@ static int test_file(void) {
   return 0;
 }
 
-/* ---------- the engine with level_rule = 1 ---------- */
+/* ---------- the engine with FMM_LEVEL_RULE_COST ---------- */
 
 static int test_engine(void) {
   const int n = 30000;
@@ -345,11 +377,13 @@ static int test_engine(void) {
   CHECK(fmm_cost_get(VX_BACKEND_CPU, VX_FLOAT, &uf) == 0, "the CPU float table is compiled in");
   fmm_cost_set(VX_BACKEND_CPU, VX_DOUBLE, &uf);
   fmm_params prm = fmm_params_default();
-  prm.level_rule = 2;
-  CHECK(fmm_create(&prm, err, sizeof err) == NULL && strstr(err, "level_rule"), "level_rule 2 refused: %s", err);
-  prm.level_rule = 0;
+  prm.level_rule = 3;
+  CHECK(fmm_create(&prm, err, sizeof err) == NULL && strstr(err, "level_rule"), "level_rule 3 refused: %s", err);
+  CHECK(fmm_level_rule(&prm) == 3, "a rule set is the rule in force");
+  prm.level_rule = FMM_LEVEL_RULE_AUTO;
+  CHECK(fmm_level_rule(&prm) == FMM_LEVEL_RULE_LEAF, "the CPU's default rule is the leaf-size one");
   fmm_ctx *c0 = fmm_create(&prm, err, sizeof err);
-  prm.level_rule = 1;
+  prm.level_rule = FMM_LEVEL_RULE_COST;
   fmm_ctx *c1 = fmm_create(&prm, err, sizeof err);
   CHECK(c0 && c1, "create: %s", err);
   fmm_io io = {.n_src = n, .src_pos = pos, .src_str = str, .n_tgt = n, .tgt_pos = pos, .vel = v1, .grad = g1};
@@ -358,7 +392,7 @@ static int test_engine(void) {
   CHECK(s0.levels == 3, "leaf-size rule on 30000 uniform points: level %d, expected 3 (mean occupancy 58.6)", s0.levels);
   CHECK(fmm_evaluate(c1, &io, &s1, err, sizeof err) == 0, "cost rule: %s", err);
   CHECK(s1.levels >= 2 && s1.levels <= 5 && !s1.level_capped, "cost rule level %d outside the candidates 2..5", s1.levels);
-  prm.level_rule = 0, prm.levels = s1.levels;
+  prm.level_rule = FMM_LEVEL_RULE_LEAF, prm.levels = s1.levels;
   fmm_ctx *c2 = fmm_create(&prm, err, sizeof err);
   CHECK(c2, "create: %s", err);
   io.vel = v2, io.grad = g2;

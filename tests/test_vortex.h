@@ -64,6 +64,7 @@ static inline double vx_test_lcg01(uint64_t *state) {
 
 /* GPU/CPU twins compare one tree (test_twins.h): a simulation's parameters. */
 static inline void vx_test_one_tree(vx_sim_params *p) {
+  p->level_rule = FMM_LEVEL_RULE_LEAF;
   p->leaf_size = VX_LEAF_CPU;
   p->min_leaves = VX_TEST_MIN_LEAVES;
   p->keep_move = VX_TEST_KEEP_MOVE;

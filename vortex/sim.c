@@ -265,6 +265,7 @@ static fmm_params engine_params(const vx_sim_params *p) {
   f.order = p->order;
   f.leaf_size = p->leaf_size; /* 0: the backend's (fmm_leaf_size) */
   f.min_leaves = p->min_leaves;
+  f.level_rule = p->level_rule;
   f.keep_move = p->keep_move;
   f.kernel = p->kernel;
   f.sigma = p->sigma;
@@ -272,10 +273,12 @@ static fmm_params engine_params(const vx_sim_params *p) {
   f.verbose = p->verbose;
   /* measurement switches (docs/BENCHMARKS.md, issue 12): VX_LEVELS=L forces the finest level,
    * VX_REG_CORRECT=0|1|2 fmm_params.reg_correct (FMM_REG_CAP, _CORRECT, _AUTO), VX_REG_TOL=T the tolerance,
-   * VX_KEEP_MOVE=F fmm_params.keep_move (0: never, every stage builds its tree) */
+   * VX_KEEP_MOVE=F fmm_params.keep_move (0: never, every stage builds its tree), VX_LEVEL_RULE=leaf|cost
+   * fmm_params.level_rule (anything else: the backend's) */
   const char *lv = getenv("VX_LEVELS"), *rc = getenv("VX_REG_CORRECT"), *rt = getenv("VX_REG_TOL");
-  const char *km = getenv("VX_KEEP_MOVE");
+  const char *km = getenv("VX_KEEP_MOVE"), *lr = getenv("VX_LEVEL_RULE");
   if (lv) f.levels = atoi(lv);
+  if (lr) f.level_rule = !strcmp(lr, "leaf") ? FMM_LEVEL_RULE_LEAF : !strcmp(lr, "cost") ? FMM_LEVEL_RULE_COST : FMM_LEVEL_RULE_AUTO;
   if (rc) f.reg_correct = atoi(rc);
   if (rt) f.reg_tol = atof(rt);
   if (km) { /* not a number: NaN, which fmm_create refuses with a message naming keep_move */

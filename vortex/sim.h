@@ -28,6 +28,7 @@ typedef struct {
   int order;              /* FMM expansion order */
   int leaf_size;
   int min_leaves;         /* fmm_params.min_leaves (0: the backend's parallel width) */
+  int level_rule;         /* fmm_params.level_rule (0: the backend's, fmm_level_rule) */
   double keep_move;       /* fmm_params.keep_move, for a step's later stages on its first stage's octree
                              (0: the backend's, fmm_keep_move; < 0: never); like min_leaves, not in
                              checkpoints, and each step builds its first tree, so a restart is exact */
