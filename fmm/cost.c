@@ -19,7 +19,7 @@
 
 /* ---------------------------------------------------------------- unit-cost tables */
 
-/* [backend][precision]; order 0 marks "not calibrated" (level_rule = 1 then keeps the leaf-size
+/* [backend][precision]; order 0 marks "not calibrated" (FMM_LEVEL_RULE_COST then keeps the leaf-size
  * rule). CPU: `vortexfmm-bench --calibrate --precision float --repeat 5` and `--precision double
  * --repeat 3` on the project's 2-core machine (2 OpenMP threads, load average below 1),
  * 2026-11-25, with the vectorized pair loops and the M2L's source-degree cut (docs/BENCHMARKS.md
@@ -31,10 +31,13 @@ static fmm_cost_units cost_tab[2][2] = {
     /* cpu: double, float */
     {{8, 42.35, 0, 172.8, 780, 679.5, 1110, 371.9, 218.1, 0.9448, 0.7111, 52.25, 6.036, 0, 0},
      {8, 40.8, 0, 121.1, 690.1, 652.7, 923, 300.9, 158.2, 0.4513, 0.2129, 54.92, 0.1936, 0, 0}},
-    /* cuda: not calibrated yet. `vortexfmm-bench --backend cuda --calibrate` prints the line (a cost
-     * file's, and this initializer as a comment) to paste here; until then level_rule = 1 keeps the
-     * leaf-size rule on the GPU, and says so when verbose */
-    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    /* cuda: float from the H100's calibration of 2026-11-27 (`vortexfmm-bench --backend cuda --precision
+     * float --calibrate --repeat 5`, call c171 of docs/data/level_cost_2026-11-27/, refitted there by the
+     * fit of the commit after it: totals and level differences; docs/BENCHMARKS.md "The level chosen by
+     * the cost model on the GPU"); the far field's translations come out free next to the per-level
+     * and per-cell costs, as the near field runs beside them. Double: none (the leaf-size rule). */
+    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {8, 0.1892, 1.751, 0, 22.49, 0, 0, 0.7857, 0, 0.001474, 0.0008645, 6.742, 0, 4.78e+04, 3.574e+05}},
 };
 
 static int tab_index(vx_backend b, vx_precision prec, int *bi, int *pi) {
@@ -42,6 +45,12 @@ static int tab_index(vx_backend b, vx_precision prec, int *bi, int *pi) {
   *bi = b == VX_BACKEND_CUDA, *pi = prec == VX_FLOAT;
   return 0;
 }
+
+/* Counts the changes of the tables in force (fmm_cost_set, fmm_cost_load): a kept choice made under
+ * other units is not kept (fmm_cost_gpu's memo). */
+static unsigned cost_generation;
+
+unsigned fmm_cost_generation(void) { return cost_generation; }
 
 const fmm_cost_units *fmm_cost_table(vx_backend b, vx_precision prec) {
   int bi, pi;
@@ -58,7 +67,7 @@ int fmm_cost_get(vx_backend b, vx_precision prec, fmm_cost_units *u) {
 
 void fmm_cost_set(vx_backend b, vx_precision prec, const fmm_cost_units *u) {
   int bi, pi;
-  if (!tab_index(b, prec, &bi, &pi)) cost_tab[bi][pi] = *u;
+  if (!tab_index(b, prec, &bi, &pi)) cost_tab[bi][pi] = *u, cost_generation++;
 }
 
 /* The file's keys, in fmm_cost_units order after `order`; the first N_REQUIRED_KEYS must be there
@@ -143,7 +152,7 @@ int fmm_cost_load(const char *path, char *err, size_t errlen) {
   if (n == 0) return snprintf(err, errlen, "%s: no cost table in the file", path), -1;
   /* all lines parsed: only now put them in force */
   for (int i = 0; i < 4; i++)
-    if (which[i]) cost_tab[i / 2][i % 2] = got[i];
+    if (which[i]) cost_tab[i / 2][i % 2] = got[i], cost_generation++;
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "cuda_check.h"
 #include "fmm_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,11 +26,20 @@ typedef unsigned long long u64;
 /* The sums kept per level, in device counters [VX_LMAX + 1][CG_TERMS]. */
 enum { CG_NSB, CG_NTB, CG_PAIRS, CG_NBR, CG_FAR, CG_TERMS };
 
+/* The last choice and what it was made for (fmm_cost_choose_level_gpu keeps it). */
+typedef struct {
+  int uses;                  /* builds it served; 0: none kept */
+  int L, ns, nt, lo, hi, order, gradient;
+  double side;
+  unsigned generation;       /* fmm_cost_generation() when it was made */
+} cg_memo;
+
 struct fmm_cost_gpu {
   void *grid[2][2]; /* [sources, targets][ping-pong]: counts per cell, 8^top ints */
   size_t cap[2][2];
   void *acc;        /* u64 [VX_LMAX + 1][CG_TERMS] */
   size_t acc_cap;
+  cg_memo memo;
 };
 
 typedef struct {
@@ -172,6 +182,13 @@ extern "C" int fmm_cost_stats_build_gpu(fmm_cost_gpu *g, const void *d_src_pos, 
   return 0;
 }
 
+/* The memo m holds a choice for these builds' arguments (fmm_cost.h, FMM_COST_KEEP_BUILDS). */
+static int cg_memo_serves(const cg_memo *m, const fmm_ctx *ctx, int ns, int nt, int lo, int hi, double side) {
+  return m->uses > 0 && m->uses < FMM_COST_KEEP_BUILDS && m->ns == ns && m->nt == nt && m->lo == lo && m->hi == hi &&
+         m->order == ctx->prm.order && m->gradient == ctx->prm.gradient && fabs(side / m->side - 1.0) <= 0.01 &&
+         m->generation == fmm_cost_generation();
+}
+
 extern "C" int fmm_cost_choose_level_gpu(const void *arg, const void *d_src_pos, int ns, const void *d_tgt_pos, int nt,
                                          int pos_float, const double lo[3], double side, int lo_level, int hi_level,
                                          void *stream, char *err, size_t errlen) {
@@ -179,9 +196,13 @@ extern "C" int fmm_cost_choose_level_gpu(const void *arg, const void *d_src_pos,
   if (!ctx->cost_gpu || !fmm_cost_table(ctx->prm.backend, ctx->prm.precision) || ns <= 0 || nt <= 0) return 0;
   const int top = hi_level < FMM_COST_LMAX ? hi_level : FMM_COST_LMAX;
   if (lo_level > top) return 0;
+  cg_memo *m = &ctx->cost_gpu->memo;
+  if (cg_memo_serves(m, ctx, ns, nt, lo_level, hi_level, side)) return m->uses++, m->L;
   fmm_cost_stats s;
   if (fmm_cost_stats_build_gpu(ctx->cost_gpu, d_src_pos, ns, d_tgt_pos, nt, pos_float, lo, side, top, stream, &s, err,
                                errlen))
     return -1;
-  return fmm_cost_best_level(ctx, &s, lo_level, hi_level);
+  const int L = fmm_cost_best_level(ctx, &s, lo_level, hi_level);
+  *m = (cg_memo){1, L, ns, nt, lo_level, hi_level, ctx->prm.order, ctx->prm.gradient, side, fmm_cost_generation()};
+  return L;
 }

@@ -726,6 +726,7 @@ static void cal_nnls(int n, int k, double *A, const double *b, double *x) {
 }
 
 #define CAL_MAX_RUNS 160
+#define CAL_MAX_ROWS (3 * CAL_MAX_RUNS) /* the totals and the differences within groups of at most three */
 
 /* --calibrate's runs: per run the work counts, the measured phase medians and total (ms), the
  * level and the point set. */
@@ -807,27 +808,94 @@ static int cal_run(const bench_opts *o, const fmm_params *base, const cal_points
   return rc ? -1 : 0;
 }
 
-/* The unit costs in ns per unit of work: one non-negative least-squares fit of the measured totals
- * (relative residuals: each run weighs alike, small and large) over every unit but `other`, whose
- * work (sources + targets) is tree_pt's. Totals rather than phases: the GPU runs its near field beside
- * the far field, so its phases do not add up to the evaluation (docs/MATH.md §11). */
-static fmm_cost_units cal_fit(const cal_runs *R, int order) {
-  fmm_cost_units u, w;
+/* The runs [i, end) of one point set and gradient setting (calibrate times them one after another):
+ * the index past them. */
+static int cal_group_end(const cal_runs *R, int i) {
+  int j = i;
+  while (j < R->n && R->dist[j] == R->dist[i] && R->work[j].p2m == R->work[i].p2m &&
+         (R->work[j].l2p_grad > 0) == (R->work[i].l2p_grad > 0))
+    j++;
+  return j;
+}
+
+/* The relative residuals of the units u over the runs into res; their rms over the runs in use. */
+static double cal_residuals(const cal_runs *R, const fmm_cost_units *u, const int *use, double *res) {
+  double e2 = 0;
+  int n = 0;
+  for (int i = 0; i < R->n; i++) {
+    double t[FMM_COST_PHASES];
+    res[i] = fmm_cost_phases(u, &R->work[i], u->order, t) / R->total[i] - 1;
+    if (use[i]) e2 += res[i] * res[i], n++;
+  }
+  return sqrt(e2 / (n > 0 ? n : 1));
+}
+
+/* One row of the fit: the units' work of run i (minus run j's when j >= 0) over d, and its time. */
+static void cal_row(const cal_runs *R, const int *cols, int k, int i, int j, double d, double *a, double *b) {
+  fmm_cost_units wi = R->work[i], wj;
+  if (j >= 0) wj = R->work[j];
+  for (int c = 0; c < k; c++) a[c] = (*fmm_cost_unit(&wi, cols[c]) - (j >= 0 ? *fmm_cost_unit(&wj, cols[c]) : 0)) / (1e6 * d);
+  *b = (R->total[i] - (j >= 0 ? R->total[j] : 0)) / d;
+}
+
+/* One non-negative least-squares fit over the runs in use: each run's total (relative residuals: each
+ * run weighs alike, small and large), and each difference between two levels of one point set and
+ * gradient setting, relative to the larger total (the choice goes by those differences; without
+ * them the units of nearly equal fits choose differently where levels cost nearly alike). Every unit
+ * but `other`, whose work (sources + targets) is tree_pt's. */
+static fmm_cost_units cal_nnls_fit(const cal_runs *R, int order, const int *use) {
+  fmm_cost_units u;
   memset(&u, 0, sizeof u);
   u.order = order;
-  int cols[CAL_MAX_UNITS], k = 0;
+  int cols[CAL_MAX_UNITS], k = 0, n = 0;
   for (int j = 0; fmm_cost_unit(&u, j); j++)
     if (fmm_cost_unit(&u, j) != &u.other) cols[k++] = j;
-  static double A[CAL_MAX_RUNS * CAL_MAX_UNITS];
-  double b[CAL_MAX_RUNS], x[CAL_MAX_UNITS];
+  static double A[CAL_MAX_ROWS * CAL_MAX_UNITS], b[CAL_MAX_ROWS];
+  double x[CAL_MAX_UNITS];
   for (int i = 0; i < R->n; i++) {
-    w = R->work[i];
-    b[i] = 1.0;
-    for (int c = 0; c < k; c++) A[i * k + c] = R->total[i] > 0 ? *fmm_cost_unit(&w, cols[c]) / (1e6 * R->total[i]) : 0;
+    if (!use[i]) continue;
+    cal_row(R, cols, k, i, -1, R->total[i], &A[n * k], &b[n]), n++;
+    for (int j = i + 1; j < cal_group_end(R, i); j++)
+      if (use[j] && n < CAL_MAX_ROWS) cal_row(R, cols, k, i, j, fmax(R->total[i], R->total[j]), &A[n * k], &b[n]), n++;
   }
-  cal_nnls(R->n, k, A, b, x);
+  cal_nnls(n, k, A, b, x);
   for (int c = 0; c < k; c++) *fmm_cost_unit(&u, cols[c]) = x[c];
   return u;
+}
+
+/* The unit costs in ns per unit of work, fitted to whole evaluations (the GPU runs its near field
+ * beside the far field, so its phases do not add up to the evaluation, docs/MATH.md §11); once again
+ * without the runs more than three times the rms off (a disturbed measurement), at most a tenth. */
+static fmm_cost_units cal_fit(const cal_runs *R, int order) {
+  static int use[CAL_MAX_RUNS];
+  static double res[CAL_MAX_RUNS];
+  for (int i = 0; i < R->n; i++) use[i] = R->total[i] > 0;
+  fmm_cost_units u = cal_nnls_fit(R, order, use);
+  const double rms = cal_residuals(R, &u, use, res);
+  int drop = 0;
+  for (int i = 0; i < R->n; i++) drop += fabs(res[i]) > 3 * rms;
+  if (drop == 0 || 10 * drop > R->n) return u;
+  for (int i = 0; i < R->n; i++) use[i] = use[i] && !(fabs(res[i]) > 3 * rms);
+  return cal_nnls_fit(R, order, use);
+}
+
+/* The units' choices on the calibration runs themselves, printed: per point set and gradient setting,
+ * the measured total at the level of least predicted total against the least measured one. */
+static void cal_print_choices(const cal_runs *R, const fmm_cost_units *u) {
+  int sets = 0, hits = 0;
+  double worst = 1;
+  for (int i = 0; i < R->n; i = cal_group_end(R, i)) {
+    double tb = HUGE_VAL, tp = HUGE_VAL, tm = 0;
+    for (int j = i; j < cal_group_end(R, i); j++) {
+      double t[FMM_COST_PHASES];
+      const double p = fmm_cost_phases(u, &R->work[j], u->order, t);
+      tb = fmin(tb, R->total[j]);
+      if (p < tp) tp = p, tm = R->total[j];
+    }
+    sets++, hits += tm <= tb, worst = fmax(worst, tm / tb);
+  }
+  printf("# choices on these runs: the least measured level in %d of %d sets, the worst %.3f x its time\n", hits, sets,
+         worst);
 }
 
 /* The device the calibration ran on, in words. */
@@ -864,6 +932,7 @@ static void cal_print(const bench_opts *o, const fmm_params *base, const cal_run
   }
   printf("# model against measured: rms %.1f %%, largest %.1f %% of the measured total (%d runs)\n",
          100 * sqrt(e2 / (R->n > 0 ? R->n : 1)), 100 * emax, R->n);
+  cal_print_choices(R, u);
   printf("# fmm/cost.c cost_tab[%d][%d] (%s %s): {%d", R->backend == VX_BACKEND_CUDA, o->precision == VX_FLOAT,
          vx_backend_name(R->backend), o->precision == VX_FLOAT ? "float" : "double", u->order);
   fmm_cost_units c = *u;

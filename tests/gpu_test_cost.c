@@ -155,7 +155,31 @@ static int test_engine(void) {
   CHECK(Lcpu_auto == Lcpu_leaf, "the CPU's default rule chose level %d, the leaf-size rule %d", Lcpu_auto, Lcpu_leaf);
   printf("engine: default rules: the GPU's the cost model (level %d), the CPU's the leaf size (level %d): ok\n", Lauto,
          Lcpu_auto);
+  /* one context: its kept choice serves the next builds, and a change of the tables is seen */
+  fmm_params prm = fmm_params_default();
+  prm.backend = VX_BACKEND_CUDA, prm.level_rule = FMM_LEVEL_RULE_COST, prm.leaf_size = VX_LEAF_GPU;
+  char err[256];
+  fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
+  CHECK(ctx, "create: %s", err);
+  fmm_io io = {.n_src = n, .src_pos = pos, .src_str = str, .n_tgt = n, .tgt_pos = pos, .vel = v2, .grad = g2};
+  fmm_stats st;
+  int Lk[3];
+  for (int k = 0; k < 2; k++) {
+    CHECK(fmm_evaluate(ctx, &io, &st, err, sizeof err) == 0, "evaluate: %s", err);
+    Lk[k] = st.levels;
+  }
+  fmm_cost_units p2p_only;
+  memset(&p2p_only, 0, sizeof p2p_only);
+  p2p_only.order = 8, p2p_only.p2p_grad = 1; /* the near field alone: the deepest candidate */
+  fmm_cost_set(VX_BACKEND_CUDA, VX_DOUBLE, &p2p_only);
+  CHECK(fmm_evaluate(ctx, &io, &st, err, sizeof err) == 0, "evaluate: %s", err);
+  Lk[2] = st.levels;
+  fmm_destroy(ctx);
+  CHECK(Lk[0] == Lgpu && Lk[1] == Lgpu, "one context's builds: levels %d, %d, the cost model's %d", Lk[0], Lk[1], Lgpu);
+  CHECK(Lk[2] > Lgpu, "after a change of the tables: level %d, expected deeper than %d (near-field costs only)", Lk[2], Lgpu);
+  printf("engine: the kept choice serves the next build (level %d) and a new table is seen (level %d): ok\n", Lk[1], Lk[2]);
   if (had) fmm_cost_set(VX_BACKEND_CUDA, VX_DOUBLE, &keep);
+  else memset(&keep, 0, sizeof keep), fmm_cost_set(VX_BACKEND_CUDA, VX_DOUBLE, &keep);
   free(pos), free(str), free(v1), free(v2), free(g1), free(g2);
   return 0;
 }
