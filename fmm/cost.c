@@ -32,10 +32,11 @@ static fmm_cost_units cost_tab[2][2] = {
     {{8, 42.35, 0, 172.8, 780, 679.5, 1110, 371.9, 218.1, 0.9448, 0.7111, 52.25, 6.036, 0, 0},
      {8, 40.8, 0, 121.1, 690.1, 652.7, 923, 300.9, 158.2, 0.4513, 0.2129, 54.92, 0.1936, 0, 0}},
     /* cuda: float from the H100's calibration of 2026-11-27 (`vortexfmm-bench --backend cuda --precision
-     * float --calibrate --repeat 5`, call c171 of docs/data/level_cost_2026-11-27/, refitted there by the
-     * fit of the commit after it: totals and level differences; docs/BENCHMARKS.md "The level chosen by
-     * the cost model on the GPU"); the far field's translations come out free next to the per-level
-     * and per-cell costs, as the near field runs beside them. Double: none (the leaf-size rule). */
+     * float --calibrate --repeat 5`, call c171 of docs/data/level_cost_2026-11-27/, its runs fitted by
+     * `vortexfmm-bench --refit c171/cost_cuda.txt --precision float`: totals and level differences;
+     * docs/BENCHMARKS.md "The level chosen by the cost model on the GPU"); the far field's
+     * translations come out free next to the per-level and per-cell costs, as the near field runs
+     * beside them. Double: none (the leaf-size rule). */
     {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {8, 0.1892, 1.751, 0, 22.49, 0, 0, 0.7857, 0, 0.001474, 0.0008645, 6.742, 0, 4.78e+04, 3.574e+05}},
 };

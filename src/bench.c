@@ -61,6 +61,7 @@ typedef struct {
   int level_rule;          /* fmm_params.level_rule: FMM_LEVEL_RULE_AUTO, _LEAF or _COST */
   int calibrate;           /* --calibrate: fit the cost model's unit costs and print a cost file */
   const char *cost_file;   /* --cost-file: unit costs read before the run */
+  const char *refit;       /* --refit: a calibration's runs fitted again */
   double moved;            /* --moved F: the repeats at the points moved F leaf widths, on the tree of where
                               they were (fmm_io.tree = FMM_TREE_REUSE); 0: no move */
   double keep_move;        /* --keep-move: fmm_params.keep_move (-1: the engine's default) */
@@ -99,6 +100,9 @@ static void print_usage(const fmm_params *d) {
          "  --calibrate                 time whole evaluations of uniform and rings points at a few sizes and\n"
          "                              levels (--backend, --precision, --order, --repeat, --seed apply) and\n"
          "                              print the unit costs fitted to them as a cost file\n"
+         "  --refit FILE                the runs a --calibrate cost file lists (n, dist, level, gradient,\n"
+         "                              measured total) fitted again, their work counted here on the same\n"
+         "                              points (--precision, --order, --seed as that calibration's)\n"
          "  --precision double|float    arithmetic precision (default double)\n"
          "  --kernel singular|poly|rm|wl|gauss   smoothing kernel (default singular)\n"
          "  --sigma S                   core radius > 0, required by every kernel but singular\n"
@@ -287,6 +291,9 @@ static void parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o
       else if (!strcmp(v, "leaf")) o->level_rule = FMM_LEVEL_RULE_LEAF;
       else if (!strcmp(v, "cost")) o->level_rule = FMM_LEVEL_RULE_COST;
       else usage_error("--level-rule: expected auto, leaf or cost, got '%s'", v);
+    } else if (!strcmp(flag, "--refit")) {
+      o->refit = take_value(flag, val, argc, argv, &i);
+      if (o->refit[0] == '\0') usage_error("--refit: expected a file name");
     } else if (!strcmp(flag, "--cost-file")) {
       o->cost_file = take_value(flag, val, argc, argv, &i);
       if (o->cost_file[0] == '\0') usage_error("--cost-file: expected a file name");
@@ -995,6 +1002,57 @@ out:
   return rc;
 }
 
+/* One run line of a cost file ("#    16384 uniform 2 on  |      0.557 | ..."): its point set and
+ * measured total into R's next run, its work counted on the points c (made anew when the set
+ * changes). 1 when the line is a run, 0 when not, -1 on an error (said). */
+static int refit_line(const bench_opts *o, const fmm_params *base, const char *line, cal_points *c, cal_runs *R) {
+  int n, L;
+  char d[16], g[8];
+  double t;
+  vx_dist dist;
+  if (sscanf(line, "# %d %15s %d %7s | %lf", &n, d, &L, g, &t) != 5 || vx_dist_from_name(d, &dist) != 0) return 0;
+  if (R->n == CAL_MAX_RUNS) return fprintf(stderr, PROG ": --refit: more than %d runs\n", CAL_MAX_RUNS), -1;
+  const int fresh = R->n == 0 || R->dist[R->n - 1] != dist || (int)R->work[R->n - 1].p2m != n;
+  if (fresh && cal_points_make(o, dist, n, c)) return -1;
+  char err[512];
+  fmm_params p = *base;
+  p.backend = VX_BACKEND_CPU, p.levels = L, p.gradient = !strcmp(g, "on"), p.verbose = 0; /* counts only */
+  fmm_ctx *ctx = fmm_create(&p, err, sizeof err);
+  fmm_io io = {.n_src = n, .src_pos = c->rpos, .src_str = c->rstr, .n_tgt = n, .tgt_pos = c->rpos, .vel = c->vel,
+               .grad = p.gradient ? c->grad : NULL};
+  const int rc = !ctx || fmm_cost_work(ctx, &io, L, &R->work[R->n], err, sizeof err);
+  fmm_destroy(ctx);
+  if (rc) return fprintf(stderr, PROG ": --refit: %s\n", err), -1;
+  R->total[R->n] = t, R->lev[R->n] = L, R->dist[R->n] = dist, R->n++;
+  return 1;
+}
+
+/* --refit FILE: the runs of a --calibrate cost file fitted again by this program's fit (the backend from
+ * its header), printed as --calibrate prints them. 0 or 1. */
+static int refit(const bench_opts *o, const fmm_params *base) {
+  FILE *f = fopen(o->refit, "r");
+  if (!f) return fprintf(stderr, PROG ": --refit: cannot open %s: %s\n", o->refit, strerror(errno)), 1;
+  static cal_runs R;
+  cal_points c;
+  memset(&R, 0, sizeof R);
+  memset(&c, 0, sizeof c);
+  c.is_float = o->precision == VX_FLOAT;
+  R.backend = VX_BACKEND_CPU;
+  char line[1024];
+  int rc = 0;
+  while (rc >= 0 && fgets(line, sizeof line, f)) {
+    if (strstr(line, "--calibrate: cuda")) R.backend = VX_BACKEND_CUDA;
+    rc = refit_line(o, base, line, &c, &R);
+  }
+  fclose(f);
+  cal_points_free(&c);
+  if (rc < 0) return 1;
+  if (R.n == 0) return fprintf(stderr, PROG ": --refit: no calibration runs in %s\n", o->refit), 1;
+  const fmm_cost_units u = cal_fit(&R, base->order);
+  cal_print(o, base, &R, &u);
+  return 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 /* Everything one benchmark run holds: the options, the points (double, and float copies), the
@@ -1290,6 +1348,7 @@ static int bench_main(bench_run *B) {
   if (bench_points(B)) return 1;
   B->prm = bench_params(o);
   if (o->calibrate) return calibrate(o, &B->prm);
+  if (o->refit) return refit(o, &B->prm);
   if (bench_engine(B) || (o->moved > 0.0 && bench_moved(B)) || (o->check > 0 && bench_reference(B))) return 1;
   if (!(B->st = xcalloc((size_t)o->repeat, sizeof(fmm_stats), "stats")) || !(B->tv = xcalloc((size_t)o->repeat, sizeof(double), "times")))
     return 1;
