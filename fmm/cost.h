@@ -130,6 +130,8 @@ int fmm_cost_choose_level(const void *arg, const void *src_pos, int ns, const vo
 typedef struct fmm_cost_gpu fmm_cost_gpu;
 fmm_cost_gpu *fmm_cost_gpu_create(void);
 void fmm_cost_gpu_destroy(fmm_cost_gpu *g);
+/* The kept choice dropped (fmm_forget_level_choice). */
+void fmm_cost_gpu_forget(fmm_cost_gpu *g);
 
 /* fmm_cost_stats_build on device positions (d_src_pos, d_tgt_pos), queued on `stream` (a
  * cudaStream_t) and waited for: equal to the host build, count for count. 0, or -1 with the reason

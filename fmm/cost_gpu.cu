@@ -89,6 +89,10 @@ __global__ static void k_cost_level(const int *S, const int *T, int m, int same,
 
 extern "C" fmm_cost_gpu *fmm_cost_gpu_create(void) { return (fmm_cost_gpu *)calloc(1, sizeof(fmm_cost_gpu)); }
 
+extern "C" void fmm_cost_gpu_forget(fmm_cost_gpu *g) {
+  if (g) g->memo.uses = 0;
+}
+
 extern "C" void fmm_cost_gpu_destroy(fmm_cost_gpu *g) {
   if (!g) return;
   for (int s = 0; s < 2; s++)

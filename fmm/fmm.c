@@ -389,8 +389,17 @@ int fmm_set_params(fmm_ctx *ctx, const fmm_params *params, char *err, size_t err
   ctx->prm = *params;
   ctx->prm.backend = b;
   ctx->keep.valid = 0; /* its tree was built with the old parameters */
+  fmm_forget_level_choice(ctx);
   level_rule_notice(ctx);
   return 0;
+}
+
+void fmm_forget_level_choice(fmm_ctx *ctx) {
+#ifdef VX_HAVE_CUDA
+  if (ctx && ctx->cost_gpu) fmm_cost_gpu_forget(ctx->cost_gpu);
+#else
+  (void)ctx;
+#endif
 }
 
 static int check_io(const fmm_ctx *ctx, const fmm_io *io, char *err, size_t errlen) {

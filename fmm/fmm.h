@@ -201,6 +201,11 @@ const fmm_params *fmm_get_params(const fmm_ctx *ctx);
  * the engine is left as it was (its parameters, tables and results). */
 int fmm_set_params(fmm_ctx *ctx, const fmm_params *params, char *err, size_t errlen);
 
+/* The next tree build chooses its level anew: the GPU keeps the cost model's choice for a few builds
+ * (docs/MATH.md §11), so a checkpoint's writer calls this, and the run goes on as a restart from that
+ * checkpoint does (whose new engine keeps nothing). */
+void fmm_forget_level_choice(fmm_ctx *ctx);
+
 /* Velocity (and gradient if params.gradient and io.grad) by the FMM. 0 on success, -1 with err.
  * On the CUDA backend the work is ordered after everything already queued on the default stream
  * and complete when the call returns. */

@@ -192,6 +192,9 @@ int vx_ckpt_save(vx_sim *s, const vx_ckpt_meta *meta, const char *path, char *er
   if (encode(s, meta, &o, err, errlen)) { free(o.p); return -1; }
   int rc = vx_afile_write_all(path, o.p, o.n, err, errlen);
   free(o.p);
+  /* a restart's new engine keeps no level choice (fmm_forget_level_choice): neither does this run's,
+   * so that the two go on alike */
+  fmm_forget_level_choice(vx_sim_engine(s));
   return rc;
 }
 
