@@ -87,6 +87,7 @@ static fmm_params case_params(const p2p_case *c) {
   prm.gradient = c->grad;
   prm.leaf_size = c->leaf; /* set on both backends: the twins compare one tree */
   prm.min_leaves = VX_TEST_MIN_LEAVES;
+  prm.level_rule = FMM_LEVEL_RULE_LEAF; /* the GPU's default in float is the cost model */
   prm.levels = c->levels;
   prm.kernel = c->kern;
   prm.sigma = c->set == SET_RINGS ? 0.003 : 0.03;
