@@ -1105,32 +1105,16 @@ __device__ static __forceinline__ void VXF(corr_dispatch)(int kernel, int g, vx_
  * oct_leaf_reach accepts (within the velocity-only cut-off where no target of the chunk needs the
  * gradient, as the CPU does by leaf), 32 tested at a time and compacted by ballot, until
  * VX_CORR_LEAVES could overflow; the block then stages the queued leaves' sources through shared
- * memory in tiles, as k_p2p does, and each thread adds pair_bs_regdiff for its target, leaf by leaf of
- * the tile: a leaf whose cell (grown by how far its sources may lie outside it) no target of the warp
- * comes within its cut-off of is skipped, its pairs adding nothing — the same sums in the same order;
- * again until the ranges are exhausted. Adds (un-prefixed) into vn/gn after k_p2p on the same stream. */
+ * memory in tiles, as k_p2p does, and each thread adds pair_bs_regdiff for its target; again until the ranges are
+ * exhausted. Adds (un-prefixed) into vn/gn after k_p2p on the same stream. */
 #define VX_CORR_LEAVES 64
-/* The level-L cells' geometry for k_corr's per-leaf test: the root cube's corner, the cell width, and
- * how far a source may lie outside its cell (a kept tree's move, and a margin for the rounding). */
-typedef struct {
-  vx_real lo[3], w, pad;
-} VXF(corr_cells);
-
-/* The squared distance from (x, y, z) to box b of the queued leaves' boxes lb (lo xyz, hi xyz). */
-__device__ static __forceinline__ vx_real VXF(corr_box_d2)(const vx_real (*lb)[VX_CORR_LEAVES], int b, vx_real x, vx_real y,
-                                                             vx_real z) {
-  const vx_real dx = fmax(fmax(lb[0][b] - x, x - lb[3][b]), VX_R(0.0)), dy = fmax(fmax(lb[1][b] - y, y - lb[4][b]), VX_R(0.0)),
-                dz = fmax(fmax(lb[2][b] - z, z - lb[5][b]), VX_R(0.0));
-  return dx * dx + dy * dy + dz * dz;
-}
-
 __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2v, double reach2g, double reach2v, int L, int Lc,
-                            VXF(corr_cells) cells, int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off,
+                            int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off,
                             const int2 *chunk_range, const int *order, const uint32_t *tkey, int nsleaf,
                             const uint32_t *skey, const int *sstart, const vx_real *tx,
                             const vx_real *ty, const vx_real *tz, const vx_real *sx, const vx_real *sy, const vx_real *sz,
                             const vx_real *sax, const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
-  __shared__ vx_real st[6][VX_P2P_CAP], lb[6][VX_CORR_LEAVES];
+  __shared__ vx_real st[6][VX_P2P_CAP];
   __shared__ int pre[VX_CORR_LEAVES + 1], beg[VX_CORR_LEAVES], nq, done;
   const int c = blockIdx.x;
   if (c >= chunk_off[nleaf]) return;
@@ -1164,16 +1148,6 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
         ra = min(ra + 32, re);
       }
       __syncwarp();
-      for (int i = lane; i < n; i += 32) { /* each queued leaf's cell, grown by the pad */
-        int cx, cy, cz;
-        oct_demorton3(skey[beg[i]], &cx, &cy, &cz);
-        const int c[3] = {cx, cy, cz};
-        for (int k = 0; k < 3; ++k) {
-          lb[k][i] = cells.lo[k] + (vx_real)c[k] * cells.w - cells.pad;
-          lb[3 + k][i] = cells.lo[k] + (vx_real)(c[k] + 1) * cells.w + cells.pad;
-        }
-      }
-      __syncwarp();
       if (lane == 0) {
         pre[0] = 0;
         for (int i = 0; i < n; ++i) {
@@ -1203,14 +1177,7 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
         st[3][i] = sax[j]; st[4][i] = say[j]; st[5][i] = saz[j];
       }
       __syncthreads();
-      /* leaf by leaf of the tile, skipping a leaf no target of the warp comes within its cut-off of
-       * (its pairs would add nothing: pair_bs_regdiff's own test) */
-      for (int i = 0, lo = c0, hi = c0 + cnt; i < nq && pre[i] < hi; ++i) {
-        if (pre[i + 1] <= lo) continue;
-        const int a = max(pre[i], lo) - lo, b = min(pre[i + 1], hi) - lo;
-        if (__any_sync(0xffffffffu, active && VXF(corr_box_d2)(lb, i, x, y, z) < rc2))
-          if (active) VXF(corr_dispatch)(kernel, gk, sigma, rc2, x, y, z, &st[0][a], (int)VX_P2P_CAP, b - a, u, gr);
-      }
+      if (active) VXF(corr_dispatch)(kernel, gk, sigma, rc2, x, y, z, &st[0][0], (int)VX_P2P_CAP, cnt, u, gr);
     }
     const int fin = done;
     __syncthreads(); /* everyone is done with the queue and the tile before warp 0 refills them */
@@ -1530,12 +1497,8 @@ static int VXF(eval_near)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   if (VXF(launch_p2p)(E, vn, gn, err, errlen)) return -1;
   VX_CUR(cudaEventRecord(E->ev[EV_CORR], E->sn));
   if (cr->on) {
-    /* a source lies within its cell, or as far out of it as the kept tree's move; 1e-3 of a cell more
-     * covers the rounding of the boxes in vx_real */
-    const VXF(corr_cells) cells = {{(vx_real)t->lo[0], (vx_real)t->lo[1], (vx_real)t->lo[2]}, (vx_real)E->h,
-                                    (vx_real)(cr->slack + 1e-3 * E->h)};
     VXF(k_corr)<<<E->chunk_bound, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, (vx_real)cr->rc2, (vx_real)cr->rc2v,
-                                                     cr->reach2, cr->reach2v, E->L, cr->Lc, cells, E->want_grad, E->n_grad, E->nleaf, E->cleaf,
+                                                     cr->reach2, cr->reach2v, E->L, cr->Lc, E->want_grad, E->n_grad, E->nleaf, E->cleaf,
                                                      E->coff, E->crange, t->tgt_order, t->tgt_key[E->L], t->nsrc[E->L],
                                                      t->src_key[E->L], t->src_start, E->tx, E->ty, E->tz, E->sx, E->sy, E->sz,
                                                      E->sax, E->say, E->saz, vn, gn);
