@@ -21,7 +21,7 @@
  *    k_p2p_fast<K, T> (issue 15; the default with T = 1, VX_P2P chooses: fmm_gpu.cu
  *    p2p_targets_per_thread): T = 1, 2 or 4 targets a thread on the same chunks,
  *    pair_bs_split's form of the pair sum, packed sources (see its banner).
- *  - regularization corrections (k_corr): as P2P, over the source leaves warp 0 finds within r_cut.
+ *  - regularization corrections (k_corr): as P2P, over the source leaves the block finds within r_cut.
  *  - L2P and P2P run a block per target chunk (k_chunk_count): CH targets of one leaf. */
 
 /* Stage helpers: lane `lane` handles coefficients idx = lane, lane+32, ... */
@@ -1098,16 +1098,48 @@ __device__ static __forceinline__ void VXF(corr_dispatch)(int kernel, int g, vx_
   }
 }
 
+#ifndef VX_CORR_SCAN
+#define VX_CORR_SCAN
+/* The exclusive prefix sum of v over the block (blockDim.x a multiple of 32, at most 1024), the block's
+ * total into *total; wsum: 32 ints of shared memory. Every thread of the block calls it. */
+__device__ static __forceinline__ int vx_corr_block_scan(int v, int *wsum, int *total) {
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  int incl = v;
+  for (int o = 1; o < 32; o <<= 1) {
+    const int t = __shfl_up_sync(0xffffffffu, incl, o);
+    if (lane >= o) incl += t;
+  }
+  if (lane == 31) wsum[w] = incl;
+  __syncthreads();
+  if (w == 0) {
+    int x = lane < nw ? wsum[lane] : 0;
+    for (int o = 1; o < 32; o <<= 1) {
+      const int t = __shfl_up_sync(0xffffffffu, x, o);
+      if (lane >= o) x += t;
+    }
+    __syncwarp();
+    if (lane < nw) wsum[lane] = x;
+  }
+  __syncthreads();
+  const int ex = incl - v + (w > 0 ? wsum[w - 1] : 0);
+  *total = wsum[nw - 1];
+  __syncthreads(); /* wsum is free again */
+  return ex;
+}
+#endif
+
 /* Regularization corrections (docs/MATH.md §10), the twin of the CPU engine's cpu_corr_leaves +
- * cpu_corr_leaf: a block per target chunk, a thread per target. Warp 0 walks the source leaves
- * under the 27 level-Lc boxes around the leaf's ancestor (oct_reach_range: its lanes find the 27
- * ranges at once, the binary searches being most of a serial walk's latency) and queues those that
- * oct_leaf_reach accepts (within the velocity-only cut-off where no target of the chunk needs the
- * gradient, as the CPU does by leaf), 32 tested at a time and compacted by ballot, until
- * VX_CORR_LEAVES could overflow; the block then stages the queued leaves' sources through shared
- * memory in tiles, as k_p2p does, and each thread adds pair_bs_regdiff for its target; again until the ranges are
- * exhausted. Adds (un-prefixed) into vn/gn after k_p2p on the same stream. */
-#define VX_CORR_LEAVES 64
+ * cpu_corr_leaf: a block per target chunk, a thread per target. The candidates are the source
+ * leaves under the 27 level-Lc boxes around the leaf's ancestor (oct_reach_range, a thread a box),
+ * in box order; the block's threads test blockDim of them at a time with oct_leaf_reach (within the
+ * velocity-only cut-off where no target of the chunk needs the gradient, as the CPU does by leaf)
+ * and a block scan appends the accepted ones to the queue in candidate order, until VX_CORR_LEAVES
+ * could overflow; the block then stages the queued leaves' sources through shared memory in tiles,
+ * as k_p2p does, and each thread adds pair_bs_regdiff for its target; again until the candidates are
+ * exhausted. The same leaves in the same order as a walk by one warp, which kept the block waiting
+ * at its barriers (docs/BENCHMARKS.md "leapfrog's corrections"). Adds (un-prefixed) into vn/gn after
+ * k_p2p on the same stream. */
+#define VX_CORR_LEAVES 256
 __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2v, double reach2g, double reach2v, int L, int Lc,
                             int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off,
                             const int2 *chunk_range, const int *order, const uint32_t *tkey, int nsleaf,
@@ -1115,10 +1147,10 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
                             const vx_real *ty, const vx_real *tz, const vx_real *sx, const vx_real *sy, const vx_real *sz,
                             const vx_real *sax, const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
   __shared__ vx_real st[6][VX_P2P_CAP];
-  __shared__ int pre[VX_CORR_LEAVES + 1], beg[VX_CORR_LEAVES], nq, done;
+  __shared__ int pre[VX_CORR_LEAVES + 1], leaf[VX_CORR_LEAVES], beg[VX_CORR_LEAVES], rs[27], rpre[28], wsum[32];
   const int c = blockIdx.x;
   if (c >= chunk_off[nleaf]) return;
-  const int b = chunk_leaf[c], lane = threadIdx.x & 31;
+  const int b = chunk_leaf[c], bd = blockDim.x;
   const uint32_t tk = tkey[b];
   const int k = chunk_range[c].x + threadIdx.x;
   const int active = k < chunk_range[c].y;
@@ -1128,43 +1160,48 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
   const double reach2 = want_grad && order[chunk_range[c].x] < n_grad ? reach2g : reach2v;
   const vx_real x = active ? tx[k] : VX_R(0.0), y = active ? ty[k] : VX_R(0.0), z = active ? tz[k] : VX_R(0.0);
   vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  int q = 0, ra = 0, re = 0; /* warp 0's cursor: leaves [ra, re) of box q - 1 are still to test */
-  int qa = 0, qb = 0;         /* lane q < 27 of warp 0: box q's range, its two binary searches at once */
-  if (threadIdx.x < 27) oct_reach_range(L, Lc, tk, lane, skey, nsleaf, &qa, &qb);
-  for (;;) {
-    if (threadIdx.x < 32) { /* warp-uniform: every lane holds the same cursor */
-      int n = 0;
-      while (n <= VX_CORR_LEAVES - 32) {
-        if (ra >= re) {
-          if (q == 27) break;
-          ra = __shfl_sync(0xffffffffu, qa, q), re = __shfl_sync(0xffffffffu, qb, q);
-          ++q;
-          continue;
-        }
-        const int s = ra + lane, ok = s < re && oct_leaf_reach(tk, skey[s], reach2);
-        const unsigned m = __ballot_sync(0xffffffffu, ok);
-        if (ok) beg[n + __popc(m & ((1u << lane) - 1u))] = s;
-        n += __popc(m);
-        ra = min(ra + 32, re);
+  if (threadIdx.x < 27) { /* box q's range of leaves, its two binary searches a thread */
+    int qa, qb;
+    oct_reach_range(L, Lc, tk, threadIdx.x, skey, nsleaf, &qa, &qb);
+    rs[threadIdx.x] = qa, rpre[threadIdx.x + 1] = qb - qa;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    rpre[0] = 0;
+    for (int q = 0; q < 27; ++q) rpre[q + 1] += rpre[q];
+  }
+  __syncthreads();
+  const int T = rpre[27];
+  for (int cur = 0;;) {
+    int n = 0, tot;
+    while (cur < T && n <= VX_CORR_LEAVES - bd) { /* blockDim candidates at a time, in order */
+      const int cand = cur + threadIdx.x;
+      int ok = 0, s = 0;
+      if (cand < T) {
+        int q = 0;
+        while (rpre[q + 1] <= cand) ++q;
+        s = rs[q] + cand - rpre[q];
+        ok = oct_leaf_reach(tk, skey[s], reach2);
       }
-      __syncwarp();
-      if (lane == 0) {
-        pre[0] = 0;
-        for (int i = 0; i < n; ++i) {
-          const int s = beg[i];
-          beg[i] = sstart[s];
-          pre[i + 1] = pre[i] + sstart[s + 1] - sstart[s];
-        }
-        nq = n;
-        done = ra >= re && q == 27;
-      }
+      const int pos = vx_corr_block_scan(ok, wsum, &tot);
+      if (ok) leaf[n + pos] = s;
+      n += tot, cur += bd;
     }
     __syncthreads();
-    const int total = pre[nq];
+    int base = 0; /* the queued leaves' first sources and the running counts */
+    for (int i0 = 0; i0 < n; i0 += bd) {
+      const int i = i0 + threadIdx.x, s = i < n ? leaf[i] : 0, cnt = i < n ? sstart[s + 1] - sstart[s] : 0;
+      const int ex = vx_corr_block_scan(cnt, wsum, &tot);
+      if (i < n) pre[i] = base + ex, beg[i] = sstart[s];
+      base += tot;
+    }
+    if (threadIdx.x == 0) pre[n] = base;
+    __syncthreads();
+    const int nq = n, total = base;
     for (int c0 = 0; c0 < total; c0 += (int)VX_P2P_CAP) {
       const int cnt = min((int)VX_P2P_CAP, total - c0);
       if (c0 > 0) __syncthreads();
-      for (int i = threadIdx.x; i < cnt; i += blockDim.x) {
+      for (int i = threadIdx.x; i < cnt; i += bd) {
         const int gi = c0 + i;
         int lo = 0, hi = nq - 1; /* the queued leaf holding gi: pre[lo] <= gi < pre[lo + 1] */
         while (lo < hi) {
@@ -1179,9 +1216,8 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
       __syncthreads();
       if (active) VXF(corr_dispatch)(kernel, gk, sigma, rc2, x, y, z, &st[0][0], (int)VX_P2P_CAP, cnt, u, gr);
     }
-    const int fin = done;
-    __syncthreads(); /* everyone is done with the queue and the tile before warp 0 refills them */
-    if (fin) break;
+    __syncthreads(); /* everyone is done with the queue and the tile before they are refilled */
+    if (cur >= T) break;
   }
   if (active) {
     for (int i = 0; i < 3; ++i) vn[vx_off3(k, i)] += u[i];
