@@ -113,8 +113,10 @@ const fmm_cost_units *fmm_cost_table(vx_backend b, vx_precision prec);
 int fmm_cost_pick_level(const fmm_cost_units *u, int p, const fmm_cost_stats *s, long long nt_grad, int lo_level,
                         int hi_level, double *t_ms);
 
-/* The context's choice (its backend's and precision's table, order and gradient setting) from the
- * statistics s; 0 (keep the leaf-size rule) when that backend and precision have no table. */
+/* The context's choice (its backend's and precision's table, order and gradient setting) among the
+ * candidates [lo_level, hi_level] from the statistics s (which reach s->top); 0 (keep the leaf-size
+ * rule) when that backend and precision have no table, or when the choice is s->top while deeper
+ * candidates were asked (the edge of what the model sees). */
 int fmm_cost_best_level(const fmm_ctx *ctx, const fmm_cost_stats *s, int lo_level, int hi_level);
 
 /* oct_params.choose_level for the CPU backend (arg: the fmm_ctx): the level in [lo, hi] of least
