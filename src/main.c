@@ -25,6 +25,7 @@
 #include "app.h"
 #include "cli.h"
 #include "conserve.h"
+#include "fmm.h"
 #include "scene.h"
 #include "sim.h"
 #include "version.h"
@@ -52,6 +53,8 @@ static void usage(FILE *f) {
           "  --stretching S          classical | transpose | none\n"
           "  --direct                direct summation instead of the FMM (O(N^2) reference)\n"
           "  --leaf-size Q           FMM leaf size\n"
+          "  --cost-file FILE        the octree level cost model's unit costs, as `vortexfmm-bench --calibrate`\n"
+          "                          writes them for this machine, instead of the compiled-in ones (an H100's)\n"
           "  --tracers N             total passive tracers (default: the scene's)\n"
           "  --relax F               Pedrizzetti relaxation factor in [0, 1] (scene's 'relax'; 0: off)\n"
           "  --relax-every K         steps between relaxations (scene's 'relax_every')\n"
@@ -157,6 +160,7 @@ typedef struct {
   long long frames, steps_per_frame, opacity_level;
   int width, height, size_given;
   const char *png_dir, *screenshot, *scene_dir;
+  const char *cost_file;    /* --cost-file: the cost model's unit costs (fmm_cost_load) */
   const char *record; double fps; long long png_level; /* recording */
   int hud, paused, no_vsync, follow, fraction_given;
   const char *render_opt; /* first rendering-only option seen (an error in batch mode) */
@@ -277,7 +281,7 @@ static int missing_value(const char *a) {
                                 "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
                                 "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
                                 "--opacity-level", "--interop", "--record", "--fps", "--png-level", "--scene-dir",
-                                "--launch-ring", "--colour", "--sim-thread", NULL};
+                                "--launch-ring", "--colour", "--sim-thread", "--cost-file", NULL};
   for (int k = 0; known[k]; ++k)
     if (!strcmp(a, known[k])) return fail_usage("option %s needs a value", a);
   return fail_usage("unknown option '%s'", a);
@@ -288,6 +292,7 @@ static int parse_sim_option(opts *o, const char *a, const char *v) {
   long long x;
   double d;
   if (!strcmp(a, "--scene")) o->scene = v;
+  else if (!strcmp(a, "--cost-file")) o->cost_file = v;
   else if (!strcmp(a, "--diag")) o->diag = v;
   else if (!strcmp(a, "--checkpoint")) o->checkpoint = v;
   else if (!strcmp(a, "--restart")) o->restart = v;
@@ -451,6 +456,8 @@ static int parse_render_option(opts *o, const char *a, const char *v) {
 
 /* The mode the options ask for, run: batch, headless frames or the window. */
 static int run_mode(opts *o) {
+  char err[512];
+  if (o->cost_file && fmm_cost_load(o->cost_file, err, sizeof err)) return fail_usage("--cost-file: %s", err);
   int batch = o->headless && o->frames < 0 && !o->screenshot;
   if (batch) {
     if (o->render_opt) return fail_usage("%s is for rendering: add --frames N to --headless, or drop --headless", o->render_opt);
