@@ -35,8 +35,8 @@ static fmm_cost_units cost_tab[2][2] = {
      * float --calibrate --repeat 5`, call c171 of docs/data/level_cost_2026-11-27/, its runs fitted by
      * `vortexfmm-bench --refit c171/cost_cuda.txt --precision float`: totals and level differences;
      * docs/BENCHMARKS.md "The level chosen by the cost model on the GPU"); the far field's
-     * translations come out free next to the per-level and per-cell costs, as the near field runs
-     * beside them. Double: none (the leaf-size rule). */
+     * translations come out nearly free next to the per-level and per-cell costs, as the near field
+     * runs beside them. Double: none (the leaf-size rule). */
     {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {8, 0.1892, 1.751, 0, 22.49, 0, 0, 0.7857, 0, 0.001474, 0.0008645, 6.742, 0, 4.78e+04, 3.574e+05}},
 };
