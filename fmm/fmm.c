@@ -153,13 +153,13 @@ int fmm_reg_caps_level(const fmm_params *p) { return p->reg_correct == FMM_REG_C
 /* Clamp a cut-off to 2 x the root side: every pair of the cube (at most √3 side apart) is closer. */
 static double clamp_cut(double rc, double side) { return rc > 2.0 * side || !(rc == rc) ? 2.0 * side : rc; }
 
-/* ---- The kept tree (docs/MATH.md §14) */
-
 int fmm_level_rule(const fmm_params *p) {
   if (p->level_rule != FMM_LEVEL_RULE_AUTO) return p->level_rule;
   return p->backend == VX_BACKEND_CUDA && fmm_cost_table(p->backend, p->precision) ? FMM_LEVEL_RULE_COST
                                                                                    : FMM_LEVEL_RULE_LEAF;
 }
+
+/* ---- The kept tree (docs/MATH.md §14) */
 
 double fmm_keep_move(const fmm_params *p) {
   if (p->keep_move != 0.0) return p->keep_move > 0.0 ? p->keep_move : 0.0;

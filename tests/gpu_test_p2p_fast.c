@@ -85,9 +85,8 @@ static fmm_params case_params(const p2p_case *c) {
   prm.order = 8;
   prm.precision = c->fl ? VX_FLOAT : VX_DOUBLE;
   prm.gradient = c->grad;
-  prm.leaf_size = c->leaf; /* set on both backends: the twins compare one tree */
-  prm.min_leaves = VX_TEST_MIN_LEAVES;
-  prm.level_rule = FMM_LEVEL_RULE_LEAF; /* the GPU's default in float is the cost model */
+  vx_test_one_tree_fmm(&prm); /* the twins compare one tree */
+  prm.leaf_size = c->leaf;     /* the case's, on both backends */
   prm.levels = c->levels;
   prm.kernel = c->kern;
   prm.sigma = c->set == SET_RINGS ? 0.003 : 0.03;
