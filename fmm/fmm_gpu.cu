@@ -67,6 +67,7 @@ typedef struct fmm_gpu {
   dbuf dloc;         /* L2P: derivative expansions of the leaves' local expansions */
   dbuf m2l_part;     /* k_m2l_tc split over parts: each part's local expansions (m2l_tc_parts) */
   dbuf built_s, built_t; /* the kept tree's points where they were at its build (input order) */
+  int built_same;        /* its sources were its targets (one array): built_t unused */
   dbuf moved;        /* k_moved's result: the largest squared distance moved, as the bits of a double */
   unsigned long long *h_moved; /* its pinned host copy */
 } fmm_gpu;

@@ -855,6 +855,19 @@ struct VXF(p2p_acc) {
   vx_real x[T], y[T], z[T], u[T][3], H[T][8], w[T][3]; /* H[8]: pair_split_trace */
 };
 
+#ifndef VX_WARP_SCAN
+#define VX_WARP_SCAN
+/* The inclusive prefix sum of v over the 32 lanes of the calling warp (all of them present). */
+__device__ static __forceinline__ int vx_warp_scan(int v) {
+  const int lane = threadIdx.x & 31;
+  for (int o = 1; o < 32; o <<= 1) {
+    const int t = __shfl_up_sync(0xffffffffu, v, o);
+    if (lane >= o) v += t;
+  }
+  return v;
+}
+#endif
+
 /* Leaf b's neighbour leaves, by warp 0 (lane q loads leaf q's range; nb <= 27): box[q] = first
  * source of the q-th, pre[q] = sources before it, *total = pre[nb]. The caller syncs. */
 __device__ static __forceinline__ void VXF(p2p_nbr_scan)(int b, const VXF(p2p_args) &A, int *pre, int *box, int *total) {
@@ -866,10 +879,7 @@ __device__ static __forceinline__ void VXF(p2p_nbr_scan)(int b, const VXF(p2p_ar
     const int s = A.nbr[A.nbr_start[b] + lane];
     beg = A.sstart[s], cnt = A.sstart[s + 1] - beg;
   }
-  for (int o = 1; o < 32; o <<= 1) { /* inclusive scan of the counts */
-    const int v = __shfl_up_sync(0xffffffffu, cnt, o);
-    if (lane >= o) cnt += v;
-  }
+  cnt = vx_warp_scan(cnt);
   if (lane < nb) box[lane] = beg, pre[lane + 1] = cnt;
   if (lane == 0) pre[0] = 0;
   if (lane == 31) *total = cnt;
@@ -1104,19 +1114,11 @@ __device__ static __forceinline__ void VXF(corr_dispatch)(int kernel, int g, vx_
  * total into *total; wsum: 32 ints of shared memory. Every thread of the block calls it. */
 __device__ static __forceinline__ int vx_corr_block_scan(int v, int *wsum, int *total) {
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
-  int incl = v;
-  for (int o = 1; o < 32; o <<= 1) {
-    const int t = __shfl_up_sync(0xffffffffu, incl, o);
-    if (lane >= o) incl += t;
-  }
+  const int incl = vx_warp_scan(v);
   if (lane == 31) wsum[w] = incl;
   __syncthreads();
   if (w == 0) {
-    int x = lane < nw ? wsum[lane] : 0;
-    for (int o = 1; o < 32; o <<= 1) {
-      const int t = __shfl_up_sync(0xffffffffu, x, o);
-      if (lane >= o) x += t;
-    }
+    const int x = vx_warp_scan(lane < nw ? wsum[lane] : 0);
     __syncwarp();
     if (lane < nw) wsum[lane] = x;
   }
@@ -1140,18 +1142,98 @@ __device__ static __forceinline__ int vx_corr_block_scan(int v, int *wsum, int *
  * at its barriers (docs/BENCHMARKS.md "leapfrog's corrections"). Adds (un-prefixed) into vn/gn after
  * k_p2p on the same stream. */
 #define VX_CORR_LEAVES 256
+/* k_corr's shared memory: the tile of staged sources; the queue of accepted leaves (leaf, its first
+ * source, the queue's sources before it); the 27 boxes' first leaves and running counts; the block
+ * scan's scratch. */
+typedef struct {
+  vx_real st[6][VX_P2P_CAP];
+  int pre[VX_CORR_LEAVES + 1], leaf[VX_CORR_LEAVES], beg[VX_CORR_LEAVES], rs[27], rpre[28], wsum[32];
+} VXF(corr_shared);
+
+/* The source leaves under the 27 level-Lc boxes around target leaf tk's ancestor (a thread a box, its
+ * two binary searches): into sh->rs and the running counts sh->rpre. Returns their number (every
+ * thread of the block calls it). */
+__device__ static __forceinline__ int VXF(corr_ranges)(VXF(corr_shared) *sh, int L, int Lc, uint32_t tk,
+                                                       const uint32_t *skey, int nsleaf) {
+  if (threadIdx.x < 27) {
+    int qa, qb;
+    oct_reach_range(L, Lc, tk, threadIdx.x, skey, nsleaf, &qa, &qb);
+    sh->rs[threadIdx.x] = qa, sh->rpre[threadIdx.x + 1] = qb - qa;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    sh->rpre[0] = 0;
+    for (int q = 0; q < 27; ++q) sh->rpre[q + 1] += sh->rpre[q];
+  }
+  __syncthreads();
+  return sh->rpre[27];
+}
+
+/* From candidate *cur on, blockDim at a time in candidate order, the leaves oct_leaf_reach accepts
+ * into the queue (a block scan keeps their order) until VX_CORR_LEAVES could overflow; then each
+ * queued leaf's first source and the sources before it (sh->beg, sh->pre; sh->pre[n] the total).
+ * Returns the queue's length n; the total in *total. Every thread calls it; synced on return. */
+__device__ static __forceinline__ int VXF(corr_queue)(VXF(corr_shared) *sh, uint32_t tk, const uint32_t *skey,
+                                                      const int *sstart, double reach2, int T, int *cur,
+                                                      int *total) {
+  const int bd = blockDim.x;
+  int n = 0, tot;
+  while (*cur < T && n <= VX_CORR_LEAVES - bd) {
+    const int cand = *cur + threadIdx.x;
+    int ok = 0, s = 0;
+    if (cand < T) {
+      int q = 0;
+      while (sh->rpre[q + 1] <= cand) ++q;
+      s = sh->rs[q] + cand - sh->rpre[q];
+      ok = oct_leaf_reach(tk, skey[s], reach2);
+    }
+    const int pos = vx_corr_block_scan(ok, sh->wsum, &tot);
+    if (ok) sh->leaf[n + pos] = s;
+    n += tot, *cur += bd;
+  }
+  __syncthreads();
+  int base = 0;
+  for (int i0 = 0; i0 < n; i0 += bd) {
+    const int i = i0 + threadIdx.x, s = i < n ? sh->leaf[i] : 0, cnt = i < n ? sstart[s + 1] - sstart[s] : 0;
+    const int ex = vx_corr_block_scan(cnt, sh->wsum, &tot);
+    if (i < n) sh->pre[i] = base + ex, sh->beg[i] = sstart[s];
+    base += tot;
+  }
+  if (threadIdx.x == 0) sh->pre[n] = base;
+  __syncthreads();
+  *total = base;
+  return n;
+}
+
+/* The queue's sources [c0, c0 + cnt) into the tile, thread i taking c0 + i, c0 + i + blockDim.x, ...;
+ * each finds its queued leaf by bisection in sh->pre[0..nq). */
+__device__ static __forceinline__ void VXF(corr_stage)(VXF(corr_shared) *sh, int c0, int cnt, int nq, const vx_real *sx,
+                                                       const vx_real *sy, const vx_real *sz, const vx_real *sax,
+                                                       const vx_real *say, const vx_real *saz) {
+  for (int i = threadIdx.x; i < cnt; i += blockDim.x) {
+    const int gi = c0 + i;
+    int lo = 0, hi = nq - 1; /* the queued leaf holding gi: pre[lo] <= gi < pre[lo + 1] */
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (sh->pre[mid] <= gi) lo = mid;
+      else hi = mid - 1;
+    }
+    const int j = sh->beg[lo] + gi - sh->pre[lo];
+    sh->st[0][i] = sx[j]; sh->st[1][i] = sy[j]; sh->st[2][i] = sz[j];
+    sh->st[3][i] = sax[j]; sh->st[4][i] = say[j]; sh->st[5][i] = saz[j];
+  }
+}
+
 __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2v, double reach2g, double reach2v, int L, int Lc,
                             int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off,
                             const int2 *chunk_range, const int *order, const uint32_t *tkey, int nsleaf,
                             const uint32_t *skey, const int *sstart, const vx_real *tx,
                             const vx_real *ty, const vx_real *tz, const vx_real *sx, const vx_real *sy, const vx_real *sz,
                             const vx_real *sax, const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
-  __shared__ vx_real st[6][VX_P2P_CAP];
-  __shared__ int pre[VX_CORR_LEAVES + 1], leaf[VX_CORR_LEAVES], beg[VX_CORR_LEAVES], rs[27], rpre[28], wsum[32];
+  __shared__ VXF(corr_shared) sh;
   const int c = blockIdx.x;
   if (c >= chunk_off[nleaf]) return;
-  const int b = chunk_leaf[c], bd = blockDim.x;
-  const uint32_t tk = tkey[b];
+  const uint32_t tk = tkey[chunk_leaf[c]];
   const int k = chunk_range[c].x + threadIdx.x;
   const int active = k < chunk_range[c].y;
   const int gk = active && want_grad && order[k] < n_grad;
@@ -1160,61 +1242,16 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
   const double reach2 = want_grad && order[chunk_range[c].x] < n_grad ? reach2g : reach2v;
   const vx_real x = active ? tx[k] : VX_R(0.0), y = active ? ty[k] : VX_R(0.0), z = active ? tz[k] : VX_R(0.0);
   vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  if (threadIdx.x < 27) { /* box q's range of leaves, its two binary searches a thread */
-    int qa, qb;
-    oct_reach_range(L, Lc, tk, threadIdx.x, skey, nsleaf, &qa, &qb);
-    rs[threadIdx.x] = qa, rpre[threadIdx.x + 1] = qb - qa;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    rpre[0] = 0;
-    for (int q = 0; q < 27; ++q) rpre[q + 1] += rpre[q];
-  }
-  __syncthreads();
-  const int T = rpre[27];
+  const int T = VXF(corr_ranges)(&sh, L, Lc, tk, skey, nsleaf);
   for (int cur = 0;;) {
-    int n = 0, tot;
-    while (cur < T && n <= VX_CORR_LEAVES - bd) { /* blockDim candidates at a time, in order */
-      const int cand = cur + threadIdx.x;
-      int ok = 0, s = 0;
-      if (cand < T) {
-        int q = 0;
-        while (rpre[q + 1] <= cand) ++q;
-        s = rs[q] + cand - rpre[q];
-        ok = oct_leaf_reach(tk, skey[s], reach2);
-      }
-      const int pos = vx_corr_block_scan(ok, wsum, &tot);
-      if (ok) leaf[n + pos] = s;
-      n += tot, cur += bd;
-    }
-    __syncthreads();
-    int base = 0; /* the queued leaves' first sources and the running counts */
-    for (int i0 = 0; i0 < n; i0 += bd) {
-      const int i = i0 + threadIdx.x, s = i < n ? leaf[i] : 0, cnt = i < n ? sstart[s + 1] - sstart[s] : 0;
-      const int ex = vx_corr_block_scan(cnt, wsum, &tot);
-      if (i < n) pre[i] = base + ex, beg[i] = sstart[s];
-      base += tot;
-    }
-    if (threadIdx.x == 0) pre[n] = base;
-    __syncthreads();
-    const int nq = n, total = base;
+    int total;
+    const int nq = VXF(corr_queue)(&sh, tk, skey, sstart, reach2, T, &cur, &total);
     for (int c0 = 0; c0 < total; c0 += (int)VX_P2P_CAP) {
       const int cnt = min((int)VX_P2P_CAP, total - c0);
       if (c0 > 0) __syncthreads();
-      for (int i = threadIdx.x; i < cnt; i += bd) {
-        const int gi = c0 + i;
-        int lo = 0, hi = nq - 1; /* the queued leaf holding gi: pre[lo] <= gi < pre[lo + 1] */
-        while (lo < hi) {
-          const int mid = (lo + hi + 1) >> 1;
-          if (pre[mid] <= gi) lo = mid;
-          else hi = mid - 1;
-        }
-        const int j = beg[lo] + gi - pre[lo];
-        st[0][i] = sx[j]; st[1][i] = sy[j]; st[2][i] = sz[j];
-        st[3][i] = sax[j]; st[4][i] = say[j]; st[5][i] = saz[j];
-      }
+      VXF(corr_stage)(&sh, c0, cnt, nq, sx, sy, sz, sax, say, saz);
       __syncthreads();
-      if (active) VXF(corr_dispatch)(kernel, gk, sigma, rc2, x, y, z, &st[0][0], (int)VX_P2P_CAP, cnt, u, gr);
+      if (active) VXF(corr_dispatch)(kernel, gk, sigma, rc2, x, y, z, &sh.st[0][0], (int)VX_P2P_CAP, cnt, u, gr);
     }
     __syncthreads(); /* everyone is done with the queue and the tile before they are refilled */
     if (cur >= T) break;
@@ -1371,9 +1408,10 @@ static int VXF(eval_keep)(VXF(gpu_eval) *E, const fmm_io *io, int *kept, double 
   if (gpu_reserve(&G->moved, sizeof(unsigned long long), "the tree's displacement", err, errlen)) return -1;
   unsigned long long *d = (unsigned long long *)G->moved.ptr;
   VX_CUR(cudaMemsetAsync(d, 0, sizeof *d, E->sf));
-  const int sets[2] = {E->ns, E->nt};
-  const vx_real *pos[2] = {E->spos, E->tpos}, *built[2] = {(const vx_real *)G->built_s.ptr, (const vx_real *)G->built_t.ptr};
-  for (int k = 0; k < 2; ++k) {
+  const int sets[2] = {E->ns, E->nt}, same = G->built_same && E->spos == E->tpos; /* one array: measured once */
+  const vx_real *pos[2] = {E->spos, E->tpos},
+                *built[2] = {(const vx_real *)G->built_s.ptr, (const vx_real *)(G->built_same ? G->built_s.ptr : G->built_t.ptr)};
+  for (int k = 0; k < 2 - same; ++k) {
     const int nb = vx_ceil_div(sets[k], 256);
     VXF(k_moved)<<<nb < 1024 ? nb : 1024, 256, 0, E->sf>>>(pos[k], built[k], sets[k], d);
     VX_CUR_LAUNCH(moved);
@@ -1412,11 +1450,12 @@ static int VXF(eval_build)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t
   VX_CUR_LAUNCH(chunk_fill);
   if (fmm_keep_wanted(E->ctx, io)) {
     const size_t bs = 3 * E->rs * (size_t)E->ns, bt = 3 * E->rs * (size_t)E->nt;
+    G->built_same = E->spos == E->tpos && E->ns == E->nt; /* one array: kept once */
     if (gpu_reserve(&G->built_s, bs, "the kept tree's sources", err, errlen) ||
-        gpu_reserve(&G->built_t, bt, "the kept tree's targets", err, errlen))
+        (!G->built_same && gpu_reserve(&G->built_t, bt, "the kept tree's targets", err, errlen)))
       return -1;
     VX_CUR(cudaMemcpyAsync(G->built_s.ptr, E->spos, bs, cudaMemcpyDeviceToDevice, E->sf));
-    VX_CUR(cudaMemcpyAsync(G->built_t.ptr, E->tpos, bt, cudaMemcpyDeviceToDevice, E->sf));
+    if (!G->built_same) VX_CUR(cudaMemcpyAsync(G->built_t.ptr, E->tpos, bt, cudaMemcpyDeviceToDevice, E->sf));
   }
   fmm_keep_after_build(E->ctx, io, E->want_grad, E->n_grad, ldexp(t->side, -L));
   return 0;
