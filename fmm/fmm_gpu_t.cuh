@@ -577,7 +577,11 @@ static inline int VXF(l2p_deriv_threads)(int p) {
  * their own, ceil(g_b / CH), and the rest ceil((n_b - g_b) / CH): a chunk is then all gradient or
  * all velocity-only targets, and the velocity-only ones (a scene's tracers) neither wait in their
  * warps and blocks for the gradient's longer pair sums nor walk its longer cut-off (k_corr).
- * cnt[b] = number of chunks (scanned into offsets by the caller). */
+ * Every gradient chunk comes before every velocity-only one (leaf b's at cnt[b] and cnt[nbox + b]
+ * once the caller has scanned cnt's 2 nbox + 1 counts; cnt[2 nbox], the total): the blocks of the
+ * near-field kernels start in chunk order, so the few long ones (the elements' gradient sums) start
+ * first and the many short ones fill in beside them, instead of a long one starting last and
+ * running alone (docs/BENCHMARKS.md "Heavy chunks first"). */
 __device__ static __forceinline__ int VXF(leaf_grad_end)(const int *start, int b, const int *order, int n_grad) {
   int lo = start[b], hi = start[b + 1]; /* the first k with order[k] >= n_grad */
   while (lo < hi) {
@@ -591,8 +595,8 @@ __global__ void VXF(k_chunk_count)(int nbox, const int *start, const int *order,
   int b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b < nbox) {
     const int g = VXF(leaf_grad_end)(start, b, order, n_grad);
-    cnt[b] = (g - start[b] + ch - 1) / ch + (start[b + 1] - g + ch - 1) / ch;
-  } else if (b == nbox) cnt[b] = 0;
+    cnt[b] = (g - start[b] + ch - 1) / ch, cnt[nbox + b] = (start[b + 1] - g + ch - 1) / ch;
+  } else if (b == nbox) cnt[2 * nbox] = 0;
 }
 /* Each chunk's leaf and its targets [range.x, range.y), in tree order. */
 __global__ void VXF(k_chunk_fill)(int nbox, const int *off, const int *start, const int *order, int n_grad, int ch,
@@ -602,6 +606,7 @@ __global__ void VXF(k_chunk_fill)(int nbox, const int *off, const int *start, co
   const int g = VXF(leaf_grad_end)(start, b, order, n_grad);
   int c = off[b];
   for (int k = start[b]; k < g; k += ch, ++c) leaf[c] = b, range[c] = make_int2(k, min(k + ch, g));
+  c = off[nbox + b];
   for (int k = g; k < start[b + 1]; k += ch, ++c) leaf[c] = b, range[c] = make_int2(k, min(k + ch, start[b + 1]));
 }
 
@@ -1436,7 +1441,7 @@ static int VXF(eval_build)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t
   E->ctx->keep.valid = 0;
   if (oct_build_gpu(t, E->spos, E->ns, E->tpos, E->nt, sizeof(vx_real) == sizeof(float), &op, E->sf, err, errlen)) return -1;
   const int L = t->L, nleaf = t->ntgt[L], CH = chunk_targets(E->nt, nleaf), bound = chunk_bound(E->nt, nleaf, CH);
-  if (gpu_reserve(&G->chunk_off, sizeof(int) * ((size_t)nleaf + 1), "target chunk offsets", err, errlen) ||
+  if (gpu_reserve(&G->chunk_off, sizeof(int) * (2 * (size_t)nleaf + 1), "target chunk offsets", err, errlen) ||
       gpu_reserve(&G->chunk_leaf, sizeof(int) * (size_t)bound, "target chunks", err, errlen) ||
       gpu_reserve(&G->chunk_range, sizeof(int2) * (size_t)bound, "target chunk ranges", err, errlen))
     return -1;
@@ -1444,7 +1449,7 @@ static int VXF(eval_build)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t
   const int ng = E->want_grad ? E->n_grad : E->nt; /* without gradients one kind of target */
   VXF(k_chunk_count)<<<vx_ceil_div(nleaf + 1, 256), 256, 0, E->sf>>>(nleaf, t->tgt_start, t->tgt_order, ng, CH, coff);
   VX_CUR_LAUNCH(chunk_count);
-  VX_CUR(oct_exclusive_scan_gpu(t, coff, nleaf + 1, E->sf));
+  VX_CUR(oct_exclusive_scan_gpu(t, coff, 2 * nleaf + 1, E->sf));
   VXF(k_chunk_fill)<<<vx_ceil_div(nleaf, 256), 256, 0, E->sf>>>(nleaf, coff, t->tgt_start, t->tgt_order, ng, CH,
                                                                 (int *)G->chunk_leaf.ptr, (int2 *)G->chunk_range.ptr);
   VX_CUR_LAUNCH(chunk_fill);
@@ -1474,7 +1479,8 @@ static int VXF(eval_tree)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t 
   E->nleaf = t->ntgt[E->L];
   E->CH = chunk_targets(E->nt, E->nleaf);
   E->chunk_bound = chunk_bound(E->nt, E->nleaf, E->CH);
-  E->coff = (int *)G->chunk_off.ptr, E->cleaf = (int *)G->chunk_leaf.ptr, E->crange = (int2 *)G->chunk_range.ptr;
+  /* the kernels read the chunk count at coff[nleaf]: the scanned counts' [2 nleaf] (k_chunk_count) */
+  E->coff = (int *)G->chunk_off.ptr + E->nleaf, E->cleaf = (int *)G->chunk_leaf.ptr, E->crange = (int2 *)G->chunk_range.ptr;
   VX_CUR(cudaEventRecord(E->ev[EV_TREE], E->sf));
   E->s.levels = E->L, E->s.level_capped = t->capped, E->s.n_src_leaves = t->nsrc[E->L], E->s.n_tgt_leaves = E->nleaf;
   E->cr = fmm_reg_prepare(E->ctx, t->side, E->L, E->want_grad && E->n_grad < E->nt, moved, &E->s);
