@@ -547,8 +547,9 @@ static void print_table_header(const run_info *ri) {
   vx_backend be = VX_BACKEND_CPU;
   fmm_cost_units cu;
   vx_backend_from_name(ri->backend, &be);
-  const int table = fmm_cost_get(be, o->precision, &cu) == 0;
-  const int by_cost = table && (o->level_rule == FMM_LEVEL_RULE_COST || (o->level_rule == FMM_LEVEL_RULE_AUTO && be == VX_BACKEND_CUDA));
+  fmm_params rp = fmm_params_default(); /* the rule in force, as the engine resolves it */
+  rp.backend = be, rp.precision = o->precision, rp.level_rule = o->level_rule;
+  const int table = fmm_cost_get(be, o->precision, &cu) == 0, by_cost = table && fmm_level_rule(&rp) == FMM_LEVEL_RULE_COST;
   if (o->level_rule == FMM_LEVEL_RULE_COST && o->levels == 0 && !table)
     printf("# times in ms (medians); --level-rule cost asked, but %s %s has no cost table: the leaf-size rule chose\n",
            ri->backend, o->precision == VX_FLOAT ? "float" : "double");

@@ -1,7 +1,7 @@
 /* test_twins.h — tests only: what the GPU/CPU twin tests set so that both backends build one tree:
- * the leaf-size rule (the GPU's default is the cost model), the CPU's leaf size, one floor on the leaves (fmm_params.min_leaves; by default each backend
- * takes its own parallel width, the GPU's SMs or the CPU's threads, and may choose another level) and,
- * for simulations, one kept-tree rule.
+ * the leaf-size rule (the GPU's default is the cost model), the CPU's leaf size, one floor on the
+ * leaves (fmm_params.min_leaves; by default each backend takes its own parallel width, the GPU's SMs
+ * or the CPU's threads, and may choose another level) and, for simulations, one kept-tree rule.
  * One home for the rule; test_vortex.h's vx_test_one_tree applies it to a simulation's parameters. */
 #ifndef VX_TEST_TWINS_H
 #define VX_TEST_TWINS_H
