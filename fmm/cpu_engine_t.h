@@ -473,8 +473,10 @@ static int VXF(cpu_tree)(fmm_ctx *ctx, const fmm_io *io, int want_grad, int n_gr
   const int ns = io->n_src, nt = io->n_tgt;
   *moved = 0.0;
   if (fmm_keep_may(ctx, io, want_grad, n_grad)) {
-    const double m = fmax(VXF(cpu_moved)((const vx_real *)io->src_pos, &ctx->built_src, ns),
-                          VXF(cpu_moved)((const vx_real *)io->tgt_pos, &ctx->built_tgt, nt));
+    const int same = ctx->built_same && io->src_pos == io->tgt_pos; /* one array: measured once */
+    const double ms = VXF(cpu_moved)((const vx_real *)io->src_pos, &ctx->built_src, ns);
+    const double m = same ? ms : fmax(ms, VXF(cpu_moved)((const vx_real *)io->tgt_pos,
+                                                         ctx->built_same ? &ctx->built_src : &ctx->built_tgt, nt));
     if (fmm_keep_take(ctx, m, s)) {
       *moved = m;
       return 0;
@@ -487,12 +489,14 @@ static int VXF(cpu_tree)(fmm_ctx *ctx, const fmm_io *io, int want_grad, int n_gr
   if (oct_build_cpu(t, io->src_pos, ns, io->tgt_pos, nt, sizeof(vx_real) == sizeof(float), &op, err, errlen)) return -1;
   if (fmm_keep_wanted(ctx, io)) {
     const size_t rs = sizeof(vx_real);
-    if (vx_buf_reserve(&ctx->built_src, 3 * rs * (size_t)ns) || vx_buf_reserve(&ctx->built_tgt, 3 * rs * (size_t)nt)) {
+    ctx->built_same = io->src_pos == io->tgt_pos && ns == nt; /* one array: kept once */
+    if (vx_buf_reserve(&ctx->built_src, 3 * rs * (size_t)ns) ||
+        (!ctx->built_same && vx_buf_reserve(&ctx->built_tgt, 3 * rs * (size_t)nt))) {
       snprintf(err, errlen, "out of memory keeping the tree's positions (%d sources, %d targets)", ns, nt);
       return -1;
     }
     memcpy(ctx->built_src.ptr, io->src_pos, 3 * rs * (size_t)ns);
-    memcpy(ctx->built_tgt.ptr, io->tgt_pos, 3 * rs * (size_t)nt);
+    if (!ctx->built_same) memcpy(ctx->built_tgt.ptr, io->tgt_pos, 3 * rs * (size_t)nt);
   }
   fmm_keep_after_build(ctx, io, want_grad, n_grad, ldexp(t->side, -t->L));
   return 0;

@@ -622,7 +622,7 @@ __global__ void VXF(k_chunk_fill)(int nbox, const int *off, const int *start, co
  * (un-prefixed, box order: the caller waits for the near field first), times 1/(4π), go to the
  * caller's target order in vel/grad: one pass where a separate far-field array and a combining
  * kernel took three (2^20 targets: 0.3 ms of the H100's 11). */
-__global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off,
+__global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, const int *nchunk, const int *chunk_leaf,
                            const int2 *chunk_range, const int *order,
                            const uint32_t *key, const vx_real *x, const vx_real *y, const vx_real *z,
                            double lo0, double lo1, double lo2, double h, size_t per, const vx_real *D,
@@ -630,7 +630,7 @@ __global__ void VXF(k_l2p)(int p, int want_grad, int n_grad, int nleaf, const in
                            vx_real *grad) {
   extern __shared__ unsigned char vx_smem[];
   const int c = blockIdx.x;
-  if (c >= chunk_off[nleaf]) return;
+  if (c >= *nchunk) return;
   const int b = chunk_leaf[c];
   const int2 kr = chunk_range[c];
   const int k = kr.x + threadIdx.x;
@@ -731,15 +731,15 @@ __device__ static __forceinline__ void VXF(tile_dispatch)(int kernel, int g, vx_
  * velocity and gradient (un-prefixed) go to vn/gn in box order. */
 #undef VX_P2P_CAP
 #define VX_P2P_CAP (sizeof(vx_real) == 4 ? 1024 : 512)
-__global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad, int nleaf, const int *chunk_leaf,
-                           const int *chunk_off, const int2 *chunk_range, const int *order, const int *sstart,
+__global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad, const int *nchunk, const int *chunk_leaf,
+                           const int2 *chunk_range, const int *order, const int *sstart,
                            const int *nbr_start, const int *nbr, const vx_real *tx, const vx_real *ty, const vx_real *tz,
                            const vx_real *sx, const vx_real *sy, const vx_real *sz, const vx_real *sax,
                            const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
   __shared__ vx_real st[6][VX_P2P_CAP];
   __shared__ int pre[28], box[27];
   const int c = blockIdx.x;
-  if (c >= chunk_off[nleaf]) return;
+  if (c >= *nchunk) return;
   const int b = chunk_leaf[c], nb = nbr_start[b + 1] - nbr_start[b];
   if (threadIdx.x == 0) {
     pre[0] = 0;
@@ -846,9 +846,9 @@ __device__ static __forceinline__ void VXF(p2p_get)(const VXF(p2p_tile) *t, int 
 
 /* What k_p2p_fast reads and writes (k_p2p's arguments, and ch: the chunk size). */
 typedef struct {
-  int kernel, want_grad, n_grad, ch, nleaf, split;
+  int kernel, want_grad, n_grad, ch, split;
   vx_real sigma;
-  const int *chunk_leaf, *chunk_off, *order, *sstart, *nbr_start, *nbr;
+  const int *nchunk, *chunk_leaf, *order, *sstart, *nbr_start, *nbr;
   const int2 *chunk_range;
   const vx_real *tx, *ty, *tz, *sx, *sy, *sz, *sax, *say, *saz;
   vx_real *vn, *gn;
@@ -1066,7 +1066,7 @@ __global__ void __launch_bounds__(VX_P2P_FAST_THREADS, VX_P2P_FAST_MINB(T))
   __shared__ VXF(p2p_tile) st;
   __shared__ int pre[28], box[27], total;
   const int c = blockIdx.x;
-  if (c >= A.chunk_off[A.nleaf]) return;
+  if (c >= *A.nchunk) return;
   const int b = A.chunk_leaf[c];
   VXF(p2p_nbr_scan)(b, A, pre, box, &total);
   const int k0 = A.chunk_range[c].x, n = A.chunk_range[c].y - k0;
@@ -1230,14 +1230,14 @@ __device__ static __forceinline__ void VXF(corr_stage)(VXF(corr_shared) *sh, int
 }
 
 __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2v, double reach2g, double reach2v, int L, int Lc,
-                            int want_grad, int n_grad, int nleaf, const int *chunk_leaf, const int *chunk_off,
+                            int want_grad, int n_grad, const int *nchunk, const int *chunk_leaf,
                             const int2 *chunk_range, const int *order, const uint32_t *tkey, int nsleaf,
                             const uint32_t *skey, const int *sstart, const vx_real *tx,
                             const vx_real *ty, const vx_real *tz, const vx_real *sx, const vx_real *sy, const vx_real *sz,
                             const vx_real *sax, const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
   __shared__ VXF(corr_shared) sh;
   const int c = blockIdx.x;
-  if (c >= chunk_off[nleaf]) return;
+  if (c >= *nchunk) return;
   const uint32_t tk = tkey[chunk_leaf[c]];
   const int k = chunk_range[c].x + threadIdx.x;
   const int active = k < chunk_range[c].y;
@@ -1350,7 +1350,8 @@ typedef struct {
   int nleaf, CH, chunk_bound;     /* target leaves, targets per chunk (block size), chunk count bound */
   int m2l_spec;                   /* the order of the specialised M2L kernel to run (k_m2l_spec), 0: k_m2l */
   int p2p_fast;                   /* targets per thread of the fast P2P kernel to run (k_p2p_fast), 0: k_p2p */
-  int *coff, *cleaf;
+  int *nchunk;                    /* the chunk count, on the device (k_chunk_count's scanned total) */
+  int *cleaf;                     /* each chunk's leaf (k_chunk_fill) */
   int2 *crange;                   /* each chunk's targets (k_chunk_fill) */
   fmm_corr cr;
   vx_real *sx, *sy, *sz, *sax, *say, *saz, *tx, *ty, *tz; /* sources and targets in tree order, SoA */
@@ -1479,8 +1480,8 @@ static int VXF(eval_tree)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t 
   E->nleaf = t->ntgt[E->L];
   E->CH = chunk_targets(E->nt, E->nleaf);
   E->chunk_bound = chunk_bound(E->nt, E->nleaf, E->CH);
-  /* the kernels read the chunk count at coff[nleaf]: the scanned counts' [2 nleaf] (k_chunk_count) */
-  E->coff = (int *)G->chunk_off.ptr + E->nleaf, E->cleaf = (int *)G->chunk_leaf.ptr, E->crange = (int2 *)G->chunk_range.ptr;
+  /* the chunk count: the scanned counts' last entry, [2 nleaf] (k_chunk_count) */
+  E->nchunk = (int *)G->chunk_off.ptr + 2 * E->nleaf, E->cleaf = (int *)G->chunk_leaf.ptr, E->crange = (int2 *)G->chunk_range.ptr;
   VX_CUR(cudaEventRecord(E->ev[EV_TREE], E->sf));
   E->s.levels = E->L, E->s.level_capped = t->capped, E->s.n_src_leaves = t->nsrc[E->L], E->s.n_tgt_leaves = E->nleaf;
   E->cr = fmm_reg_prepare(E->ctx, t->side, E->L, E->want_grad && E->n_grad < E->nt, moved, &E->s);
@@ -1518,10 +1519,10 @@ static int VXF(eval_gather)(VXF(gpu_eval) *E, char *err, size_t errlen) {
 static VXF(p2p_args) VXF(p2p_args_of)(const VXF(gpu_eval) *E, vx_real *vn, vx_real *gn) {
   const oct_tree_gpu *t = E->t;
   VXF(p2p_args) A;
-  A.kernel = (int)E->P->kernel, A.want_grad = E->want_grad, A.n_grad = E->n_grad, A.ch = E->CH, A.nleaf = E->nleaf;
+  A.kernel = (int)E->P->kernel, A.want_grad = E->want_grad, A.n_grad = E->n_grad, A.ch = E->CH;
   A.split = E->G->p2p_split;
   A.sigma = (vx_real)E->P->sigma;
-  A.chunk_leaf = E->cleaf, A.chunk_off = E->coff, A.chunk_range = E->crange, A.order = t->tgt_order;
+  A.chunk_leaf = E->cleaf, A.nchunk = E->nchunk, A.chunk_range = E->crange, A.order = t->tgt_order;
   A.sstart = t->src_start, A.nbr_start = t->nbr_start, A.nbr = t->nbr;
   A.tx = E->tx, A.ty = E->ty, A.tz = E->tz;
   A.sx = E->sx, A.sy = E->sy, A.sz = E->sz, A.sax = E->sax, A.say = E->say, A.saz = E->saz;
@@ -1548,8 +1549,8 @@ static int VXF(launch_p2p)(VXF(gpu_eval) *E, vx_real *vn, vx_real *gn, char *err
   const fmm_params *P = E->P;
   const int T = E->p2p_fast, nb = E->chunk_bound;
   if (T == 0) {
-    VXF(k_p2p)<<<nb, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, E->want_grad, E->n_grad, E->nleaf, E->cleaf,
-                                        E->coff, E->crange, t->tgt_order, t->src_start, t->nbr_start, t->nbr, E->tx,
+    VXF(k_p2p)<<<nb, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, E->want_grad, E->n_grad, E->nchunk, E->cleaf,
+                                        E->crange, t->tgt_order, t->src_start, t->nbr_start, t->nbr, E->tx,
                                         E->ty, E->tz, E->sx, E->sy, E->sz, E->sax, E->say, E->saz, vn, gn);
     VX_CUR_LAUNCH(p2p);
     return 0;
@@ -1579,8 +1580,8 @@ static int VXF(eval_near)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   VX_CUR(cudaEventRecord(E->ev[EV_CORR], E->sn));
   if (cr->on) {
     VXF(k_corr)<<<E->chunk_bound, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, (vx_real)cr->rc2, (vx_real)cr->rc2v,
-                                                     cr->reach2, cr->reach2v, E->L, cr->Lc, E->want_grad, E->n_grad, E->nleaf, E->cleaf,
-                                                     E->coff, E->crange, t->tgt_order, t->tgt_key[E->L], t->nsrc[E->L],
+                                                     cr->reach2, cr->reach2v, E->L, cr->Lc, E->want_grad, E->n_grad, E->nchunk, E->cleaf,
+                                                     E->crange, t->tgt_order, t->tgt_key[E->L], t->nsrc[E->L],
                                                      t->src_key[E->L], t->src_start, E->tx, E->ty, E->tz, E->sx, E->sy, E->sz,
                                                      E->sax, E->say, E->saz, vn, gn);
     VX_CUR_LAUNCH(corr);
@@ -1884,7 +1885,7 @@ static int VXF(eval_l2p_combine)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   VX_CUR(cudaStreamWaitEvent(E->sf, E->ev[EV_NEAR1], 0));
   VX_CUR(cudaEventRecord(E->ev[EV_L2PW], E->sf));
   VXF(k_l2p)<<<E->chunk_bound, E->CH, fused ? pl->l2p_fused : pl->l2p, E->sf>>>(
-      E->p, E->want_grad, E->n_grad, E->nleaf, E->cleaf, E->coff, E->crange, t->tgt_order, t->tgt_key[E->L], E->tx, E->ty,
+      E->p, E->want_grad, E->n_grad, E->nchunk, E->cleaf, E->crange, t->tgt_order, t->tgt_key[E->L], E->tx, E->ty,
       E->tz, t->lo[0], t->lo[1], t->lo[2], E->h, dper, fused ? NULL : (const vx_real *)G->dloc.ptr,
       (const vx_real *)G->local[E->L].ptr, (const vx_real *)G->tab.raise.ptr, (const vx_real *)G->vnear.ptr,
       (const vx_real *)G->gnear.ptr, E->vel, E->grad);

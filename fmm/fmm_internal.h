@@ -36,6 +36,7 @@ struct fmm_ctx {
   int par_width;           /* units of work the backend runs at once: the GPU's SMs, the CPU's threads */
   fmm_keep keep;           /* the kept tree (fmm_io.tree), the same on both backends */
   vx_buf built_src, built_tgt; /* CPU backend: where the kept tree's points were (input order) */
+  int built_same;               /* its sources were its targets (one array): built_tgt unused */
   int leaf_floor;          /* the leaf floor's default (fmm_params.min_leaves = 0, oct_params.min_leaves):
                               the CPU's threads; 0 (none) on the GPU, whose P2P and L2P split a leaf into
                               chunks of targets, so that few leaves still fill its SMs (docs/MATH.md §11) */

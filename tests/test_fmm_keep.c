@@ -2,7 +2,8 @@
  * little from where the tree was built are evaluated on it within 1.35x a fresh tree's error against
  * direct summation (double p = 8, a move of 0.04 leaf widths: 1.27x and 1.12x measured; singular, and a Gaussian whose cut-off is about a leaf wide, so that the
  * corrections' widened reach matters); moved too far, or another count, or new parameters, or a
- * build without keeping, and the engine builds a new tree (equal to the bit to a fresh engine's);
+ * build without keeping, or targets apart from the one array the tree was kept from and moved too far,
+ * and the engine builds a new tree (equal to the bit to a fresh engine's);
  * kept at zero move, the same bits; a non-finite point is refused as by a build. */
 #include <math.h>
 #include <stdio.h>
@@ -117,6 +118,16 @@ static void rebuilds(void) {
   ok = eval(c, &a, N, FMM_TREE_BUILD_KEEP, &st) == 0 && eval(c, &a, N, FMM_TREE_BUILD, &st) == 0 &&
        eval(c, &a, N, FMM_TREE_REUSE, &st) == 0 && !st.tree_kept;
   check(ok, "a build without keeping in between: a new tree");
+  /* kept from one array (the sources were the targets: kept once), then asked with the targets in
+   * an array of their own moved 2x keep_move: their move is measured against the kept points */
+  ok = eval(c, &a, N, FMM_TREE_BUILD_KEEP, &st) == 0;
+  memcpy(b.pos, a.pos, sizeof a.pos);
+  move(&b, 2.0 * KEEP, ldexp(side, -levels), 13);
+  fmm_io sep = io_of(&a, N, FMM_TREE_REUSE);
+  sep.tgt_pos = b.pos;
+  memset(&st, 0, sizeof st);
+  ok = ok && fmm_evaluate(c, &sep, &st, err, sizeof err) == 0 && !st.tree_kept && st.tree_moved > KEEP;
+  check(ok, "kept from one array, the targets then apart and moved 2x keep_move: a new tree");
   ok = eval(c, &a, N, FMM_TREE_BUILD_KEEP, &st) == 0;
   a.pos[3 * 17 + 1] = NAN;
   fmm_io io = io_of(&a, N, FMM_TREE_REUSE);
