@@ -731,8 +731,8 @@ __device__ static __forceinline__ void VXF(tile_dispatch)(int kernel, int g, vx_
  * velocity and gradient (un-prefixed) go to vn/gn in box order. */
 #undef VX_P2P_CAP
 #define VX_P2P_CAP (sizeof(vx_real) == 4 ? 1024 : 512)
-__global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad, const int *nchunk, const int *chunk_leaf,
-                           const int2 *chunk_range, const int *order, const int *sstart,
+__global__ void VXF(k_p2p)(int kernel, vx_real sigma, int want_grad, int n_grad, const int *nchunk,
+                           const int *chunk_leaf, const int2 *chunk_range, const int *order, const int *sstart,
                            const int *nbr_start, const int *nbr, const vx_real *tx, const vx_real *ty, const vx_real *tz,
                            const vx_real *sx, const vx_real *sy, const vx_real *sz, const vx_real *sax,
                            const vx_real *say, const vx_real *saz, vx_real *vn, vx_real *gn) {
@@ -1481,7 +1481,8 @@ static int VXF(eval_tree)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t 
   E->CH = chunk_targets(E->nt, E->nleaf);
   E->chunk_bound = chunk_bound(E->nt, E->nleaf, E->CH);
   /* the chunk count: the scanned counts' last entry, [2 nleaf] (k_chunk_count) */
-  E->nchunk = (int *)G->chunk_off.ptr + 2 * E->nleaf, E->cleaf = (int *)G->chunk_leaf.ptr, E->crange = (int2 *)G->chunk_range.ptr;
+  E->nchunk = (int *)G->chunk_off.ptr + 2 * E->nleaf;
+  E->cleaf = (int *)G->chunk_leaf.ptr, E->crange = (int2 *)G->chunk_range.ptr;
   VX_CUR(cudaEventRecord(E->ev[EV_TREE], E->sf));
   E->s.levels = E->L, E->s.level_capped = t->capped, E->s.n_src_leaves = t->nsrc[E->L], E->s.n_tgt_leaves = E->nleaf;
   E->cr = fmm_reg_prepare(E->ctx, t->side, E->L, E->want_grad && E->n_grad < E->nt, moved, &E->s);
@@ -1580,8 +1581,9 @@ static int VXF(eval_near)(VXF(gpu_eval) *E, char *err, size_t errlen) {
   VX_CUR(cudaEventRecord(E->ev[EV_CORR], E->sn));
   if (cr->on) {
     VXF(k_corr)<<<E->chunk_bound, E->CH, 0, E->sn>>>((int)P->kernel, (vx_real)P->sigma, (vx_real)cr->rc2, (vx_real)cr->rc2v,
-                                                     cr->reach2, cr->reach2v, E->L, cr->Lc, E->want_grad, E->n_grad, E->nchunk, E->cleaf,
-                                                     E->crange, t->tgt_order, t->tgt_key[E->L], t->nsrc[E->L],
+                                                     cr->reach2, cr->reach2v, E->L, cr->Lc, E->want_grad, E->n_grad,
+                                                     E->nchunk, E->cleaf, E->crange, t->tgt_order, t->tgt_key[E->L],
+                                                     t->nsrc[E->L],
                                                      t->src_key[E->L], t->src_start, E->tx, E->ty, E->tz, E->sx, E->sy, E->sz,
                                                      E->sax, E->say, E->saz, vn, gn);
     VX_CUR_LAUNCH(corr);
