@@ -29,16 +29,16 @@
  * level, call. */
 static fmm_cost_units cost_tab[2][2] = {
     /* cpu: double, float */
-    {{8, 42.35, 0, 172.8, 780, 679.5, 1110, 371.9, 218.1, 0.9448, 0.7111, 52.25, 6.036, 0, 0},
-     {8, 40.8, 0, 121.1, 690.1, 652.7, 923, 300.9, 158.2, 0.4513, 0.2129, 54.92, 0.1936, 0, 0}},
+    {{8, 42.35, 0, 172.8, 780, 679.5, 1110, 371.9, 218.1, 0.9448, 0.7111, 52.25, 6.036, 0, 0, 0, 0},
+     {8, 40.8, 0, 121.1, 690.1, 652.7, 923, 300.9, 158.2, 0.4513, 0.2129, 54.92, 0.1936, 0, 0, 0, 0}},
     /* cuda: float from the H100's calibration of 2026-11-27 (`vortexfmm-bench --backend cuda --precision
      * float --calibrate --repeat 5`, call c171 of docs/data/level_cost_2026-11-27/, its runs fitted by
      * `vortexfmm-bench --refit c171/cost_cuda.txt --precision float`: totals and level differences;
      * docs/BENCHMARKS.md "The level chosen by the cost model on the GPU"); the far field's
      * translations come out nearly free next to the per-level and per-cell costs, as the near field
      * runs beside them. Double: none (the leaf-size rule). */
-    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {8, 0.1892, 1.751, 0, 22.49, 0, 0, 0.7857, 0, 0.001474, 0.0008645, 6.742, 0, 4.78e+04, 3.574e+05}},
+    {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {8, 0.1892, 1.751, 0, 22.49, 0, 0, 0.7857, 0, 0.001474, 0.0008645, 6.742, 0, 4.78e+04, 3.574e+05, 0.0047, 0.0047}},
 };
 
 static int tab_index(vx_backend b, vx_precision prec, int *bi, int *pi) {
@@ -72,15 +72,17 @@ void fmm_cost_set(vx_backend b, vx_precision prec, const fmm_cost_units *u) {
 }
 
 /* The file's keys, in fmm_cost_units order after `order`; the first N_REQUIRED_KEYS must be there
- * (level and call came later: files written before them still load, with 0). */
+ * (level, call and the direct sum's came later: files written before them still load, with 0). */
 static const char *const unit_keys[] = {"tree_pt",  "tree_cell", "p2m",     "m2m",     "m2l",   "l2l",  "l2p_grad",
-                                        "l2p_vel",  "p2p_grad",  "p2p_vel", "p2p_nbr", "other", "level", "call"};
+                                        "l2p_vel",  "p2p_grad",  "p2p_vel", "p2p_nbr", "other", "level", "call",
+                                        "direct_grad", "direct_vel"};
 #define N_UNIT_KEYS (sizeof unit_keys / sizeof unit_keys[0])
 #define N_REQUIRED_KEYS 12
 
 double *fmm_cost_unit(fmm_cost_units *u, int k) {
   double *f[N_UNIT_KEYS] = {&u->tree_pt,  &u->tree_cell, &u->p2m,     &u->m2m,     &u->m2l,   &u->l2l,   &u->l2p_grad,
-                            &u->l2p_vel,  &u->p2p_grad,  &u->p2p_vel, &u->p2p_nbr, &u->other, &u->level, &u->call};
+                            &u->l2p_vel,  &u->p2p_grad,  &u->p2p_vel, &u->p2p_nbr, &u->other, &u->level, &u->call,
+                            &u->direct_grad, &u->direct_vel};
   return k >= 0 && (size_t)k < N_UNIT_KEYS ? f[k] : NULL;
 }
 
@@ -122,7 +124,7 @@ static int parse_line(char *line, vx_backend *b, vx_precision *prec, fmm_cost_un
     *fmm_cost_unit(u, (int)k) = v, seen |= 2u << k;
   }
   const unsigned required = (2u << N_REQUIRED_KEYS) - 1u;
-  if ((seen & required) != required) return *why = "missing keys (order and every unit but level and call are required)", -1;
+  if ((seen & required) != required) return *why = "missing keys (order and every unit but level, call and direct_* are required)", -1;
   return 0;
 }
 
@@ -336,6 +338,15 @@ double fmm_cost_predict(const fmm_ctx *ctx, const fmm_io *io, int L, double t_ms
   fmm_cost_units w;
   if (fmm_cost_work(ctx, io, L, &w, err, errlen)) return -1.0;
   return fmm_cost_phases(u, &w, ctx->prm.order, t_ms);
+}
+
+int fmm_cost_direct_pays(const fmm_ctx *ctx, long long ns, long long nt, long long nt_grad) {
+  const fmm_cost_units *u = fmm_cost_table(ctx->prm.backend, ctx->prm.precision);
+  if (!u || !(u->direct_grad > 0.0) || !(u->direct_vel > 0.0)) return 0;
+  if (!ctx->prm.gradient) nt_grad = 0;
+  const double direct = (double)ns * ((double)nt_grad * u->direct_grad + (double)(nt - nt_grad) * u->direct_vel);
+  const double fmm_least = u->call + u->level + (u->tree_pt + u->other) * (double)(ns + nt);
+  return direct < fmm_least;
 }
 
 int fmm_cost_pick_level(const fmm_cost_units *u, int p, const fmm_cost_stats *s, long long nt_grad, int lo_level,

@@ -526,7 +526,7 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
   s.t_tree = 1e3 * (t1 - t0);
   s.levels = L; s.level_capped = t->capped;
   s.n_src_leaves = t->nsrc[L]; s.n_tgt_leaves = t->ntgt[L];
-  fmm_corr cr = fmm_reg_prepare(ctx, t->side, L, want_grad && n_grad < nt, moved, &s);
+  fmm_corr cr = fmm_reg_prepare(ctx, t->side, L, fmm_io_passive(io, want_grad, n_grad), moved, &s);
 
   /* buffers: reused across evaluations, grown when N or the tree grows */
   size_t rs = sizeof(vx_real);

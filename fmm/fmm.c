@@ -189,6 +189,10 @@ void fmm_keep_after_build(fmm_ctx *ctx, const fmm_io *io, int want_grad, int n_g
   k->ns = io->n_src, k->nt = io->n_tgt, k->n_grad = n_grad, k->grad = want_grad, k->w = w;
 }
 
+int fmm_io_passive(const fmm_io *io, int want_grad, int n_grad) {
+  return io->passive || (want_grad && n_grad < io->n_tgt);
+}
+
 /* With points up to `moved` from where they were at the build, two in leaves that are not adjacent
  * can be 2·moved closer than the leaves: the corrections reach that much farther (pairs are still
  * corrected within r_cut exactly), and the pairs left to the far field are max(r_cut, w − 2·moved)
@@ -419,8 +423,20 @@ static int check_io(const fmm_ctx *ctx, const fmm_io *io, char *err, size_t errl
   return 0;
 }
 
+/* fmm_params.allow_direct's choice for io (fmm_cost_direct_pays). */
+static int direct_pays(const fmm_ctx *ctx, const fmm_io *io) {
+  if (!ctx->prm.allow_direct || ctx->prm.levels > 0) return 0;
+  const long long nt = io->n_tgt, ng = io->grad ? (io->n_grad > 0 && io->n_grad < nt ? io->n_grad : nt) : 0;
+  return fmm_cost_direct_pays(ctx, io->n_src, nt, ng);
+}
+
 int fmm_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
   if (check_io(ctx, io, err, errlen)) return -1;
+  if (direct_pays(ctx, io)) { /* no tree: nothing kept, no occupancy */
+    ctx->evaluated = 0;
+    ctx->keep.valid = 0;
+    return fmm_direct(ctx, io, st, err, errlen);
+  }
   int rc;
   if (ctx->prm.backend == VX_BACKEND_CUDA) rc = fmm_gpu_evaluate(ctx, io, st, err, errlen);
   else

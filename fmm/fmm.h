@@ -93,6 +93,10 @@ typedef struct {
   double keep_move;       /* fmm_io.tree = FMM_TREE_REUSE keeps the kept tree while every point lies within
                              this many leaf widths of where it was when that tree was built (docs/MATH.md
                              §12); 0 (the default): the backend's (fmm_keep_move); < 0: never */
+  int allow_direct;       /* non-zero, with the automatic level (levels = 0): fmm_evaluate sums directly
+                             where the cost model predicts the direct sum faster than any FMM evaluation
+                             (fmm_cost_direct_pays; the small sets of elements alone, on the GPU); 0 (the
+                             default): always the FMM */
   int verbose;            /* non-zero: notices (level caps, fall-backs) on stderr */
 } fmm_params;
 
@@ -187,7 +191,13 @@ typedef struct {
                              computes gradients, those targets are passive: their velocity is held
                              to the passive tolerance (vx_kernel_default_tol, reg_tol = 0). */
   int tree;               /* FMM_TREE_BUILD (0), FMM_TREE_BUILD_KEEP or FMM_TREE_REUSE */
+  int passive;            /* 1: the velocity-only targets are passive even where the evaluation computes
+                             no gradient (tracers in a call of their own); fmm_io_passive */
 } fmm_io;
+
+/* Whether io's velocity-only targets are held to the passive tolerance: io->passive, or gradients
+ * computed for the first n_grad < n_tgt targets only (the tracers riding along the elements). */
+int fmm_io_passive(const fmm_io *io, int want_grad, int n_grad);
 
 typedef struct fmm_ctx fmm_ctx;
 
@@ -250,6 +260,9 @@ typedef struct {
                         without the key: 0) */
   double call;       /* per evaluation, whatever its level (cost files without the key: 0); it moves no
                         choice, and makes the predicted total comparable with the measured one */
+  double direct_grad; /* per pair of the direct sum (fmm_direct), gradient target (cost files without the
+                         key: 0, the direct sum never chosen: fmm_cost_direct_pays) */
+  double direct_vel;  /* per pair of the direct sum, velocity-only target */
 } fmm_cost_units;
 
 /* The deepest level whose dense xyz histograms the model builds (2^21 cells, 8 MiB per array). */
@@ -262,6 +275,11 @@ int fmm_cost_work(const fmm_ctx *ctx, const fmm_io *io, int L, fmm_cost_units *w
  * for ctx's backend and precision; returns the total, or -1 with err (no calibration, no memory). */
 double fmm_cost_predict(const fmm_ctx *ctx, const fmm_io *io, int L, double t_ms[FMM_COST_PHASES], char *err,
                         size_t errlen);
+/* Whether the direct sum of ns sources at nt targets (nt_grad of them with the gradient) is predicted
+ * faster than the least any FMM evaluation costs with the unit costs in force for ctx's backend and
+ * precision (the per-call and one level's cost, the tree's and the gather's per point): the one home of
+ * fmm_params.allow_direct's choice. 0 where the units have no direct-sum costs (the CPU). */
+int fmm_cost_direct_pays(const fmm_ctx *ctx, long long ns, long long nt, long long nt_grad);
 /* Predicted ms per phase (t_ms[FMM_COST_PHASES]) of the work w with the unit costs u (ns) at order
  * p: expansions of order p have (p+1)^2 coefficients, so P2M and L2P scale as
  * ((p+1)/(u.order+1))^2 and the rotation–coaxial–rotation translations as ((p+1)/(u.order+1))^3

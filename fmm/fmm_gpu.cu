@@ -68,6 +68,7 @@ typedef struct fmm_gpu {
   dbuf m2l_part;     /* k_m2l_tc split over parts: each part's local expansions (m2l_tc_parts) */
   dbuf built_s, built_t; /* the kept tree's points where they were at its build (input order) */
   int built_same;        /* its sources were its targets (one array): built_t unused */
+  dbuf direct_part;  /* the direct sum's partial sums of each span of the sources (direct_span) */
   dbuf moved;        /* k_moved's result: the largest squared distance moved, as the bits of a double */
   unsigned long long *h_moved; /* its pinned host copy */
 } fmm_gpu;
@@ -79,6 +80,16 @@ static int chunk_targets(int nt, int nleaf) {
   return mean_t <= 32 ? 32 : mean_t <= 64 ? 64 : 128;
 }
 static int chunk_bound(int nt, int nleaf, int ch) { return nt / ch + 2 * nleaf; }
+
+/* The direct sum's sources a block (a multiple of `tile`) for ns sources and tb blocks of targets: all
+ * of them while the target blocks fill the device VX_DIRECT_WAVES times over, else spans that make up
+ * the blocks, each at least a tile (k_direct: the spans' partial sums are added after). */
+#define VX_DIRECT_WAVES 8
+static int direct_span(int ns, int tb, int n_sm, int tile) {
+  const int want = VX_DIRECT_WAVES * n_sm, tiles = vx_ceil_div(ns > 0 ? ns : 1, tile);
+  const int cover = vx_ceil_div(want, tb > 0 ? tb : 1), nspan = tb >= want ? 1 : cover < tiles ? cover : tiles;
+  return vx_ceil_div(tiles, nspan) * tile;
+}
 
 /* Grow a device buffer; on failure a one-line message naming what did not fit. */
 static int gpu_reserve(dbuf *b, size_t bytes, const char *what, char *err, size_t errlen) {
@@ -387,7 +398,7 @@ extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   tables_release(&G->tab);
   dbuf *all[] = {&G->src_soa, &G->tgt_soa, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos,
                  &G->out_vel, &G->out_grad, &G->chunk_off, &G->chunk_leaf, &G->chunk_range, &G->dloc, &G->m2l_part,
-                 &G->built_s, &G->built_t, &G->moved};
+                 &G->built_s, &G->built_t, &G->direct_part, &G->moved};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   for (int l = 0; l <= VX_LMAX; ++l) { gpu_release(&G->mpole[l]); gpu_release(&G->local[l]); }
   if (G->h_moved) cudaFreeHost(G->h_moved);

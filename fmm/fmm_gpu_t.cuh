@@ -1267,10 +1267,17 @@ __global__ void VXF(k_corr)(int kernel, vx_real sigma, vx_real rc2g, vx_real rc2
   }
 }
 
-/* Direct summation: the all-pairs tiled kernel (the method users would otherwise use). */
+/* Direct summation: the all-pairs tiled kernel (the method users would otherwise use). A block per
+ * VX_DIRECT_THREADS targets and a span of the sources (blockIdx.y), staged through shared memory in
+ * tiles. With one span (part NULL) the block writes the sums; with several (few targets, too few
+ * blocks to fill the device: direct_span) each block writes its partial sums, plane k (u then ∇u)
+ * of span s at part[(12 s + k) nt + i], and k_direct_sum adds the spans in their order, the same
+ * every run. */
 #define VX_DIRECT_THREADS 128
-__global__ void VXF(k_direct)(int kernel, vx_real sigma, int want_grad, int n_grad, int ns, int nt, const vx_real *sp,
-                              const vx_real *sa, const vx_real *tp, vx_real *vel, vx_real *grad) {
+#define VX_DIRECT_PLANES 12
+__global__ void VXF(k_direct)(int kernel, vx_real sigma, int want_grad, int n_grad, int ns, int nt, int span,
+                              const vx_real *sp, const vx_real *sa, const vx_real *tp, vx_real *vel, vx_real *grad,
+                              vx_real *part) {
   __shared__ vx_real tile[6][VX_DIRECT_THREADS];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int active = i < nt;
@@ -1278,18 +1285,39 @@ __global__ void VXF(k_direct)(int kernel, vx_real sigma, int want_grad, int n_gr
   vx_real x = active ? tp[vx_off3(i, 0)] : VX_R(0.0), y = active ? tp[vx_off3(i, 1)] : VX_R(0.0),
           z = active ? tp[vx_off3(i, 2)] : VX_R(0.0);
   vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (int j0 = 0; j0 < ns; j0 += blockDim.x) {
-    int j = j0 + threadIdx.x, cnt = min((int)blockDim.x, ns - j0);
+  const int j_end = min(ns, (int)(blockIdx.y + 1) * span);
+  for (int j0 = blockIdx.y * span; j0 < j_end; j0 += blockDim.x) {
+    int j = j0 + threadIdx.x, cnt = min((int)blockDim.x, j_end - j0);
     __syncthreads();
     if (threadIdx.x < cnt)
       for (int c = 0; c < 3; ++c) { tile[c][threadIdx.x] = sp[vx_off3(j, c)]; tile[3 + c][threadIdx.x] = sa[vx_off3(j, c)]; }
     __syncthreads();
     if (active) VXF(tile_dispatch)(kernel, gk, sigma, x, y, z, &tile[0][0], VX_DIRECT_THREADS, cnt, u, gr);
   }
-  if (active) {
-    const vx_real c = (vx_real)VX_INV4PI;
-    for (int k = 0; k < 3; ++k) vel[vx_off3(i, k)] = u[k] * c;
-    if (gk) for (int k = 0; k < 9; ++k) grad[vx_off9(i, k)] = gr[k] * c;
+  if (!active) return;
+  if (part) {
+    vx_real *q = part + (size_t)VX_DIRECT_PLANES * blockIdx.y * nt + i;
+    for (int k = 0; k < 3; ++k) q[(size_t)k * nt] = u[k];
+    if (gk) for (int k = 0; k < 9; ++k) q[(size_t)(3 + k) * nt] = gr[k];
+    return;
+  }
+  const vx_real c = (vx_real)VX_INV4PI;
+  for (int k = 0; k < 3; ++k) vel[vx_off3(i, k)] = u[k] * c;
+  if (gk) for (int k = 0; k < 9; ++k) grad[vx_off9(i, k)] = gr[k] * c;
+}
+
+/* The spans' partial sums of k_direct added in span order, a thread per target. */
+__global__ void VXF(k_direct_sum)(int want_grad, int n_grad, int nt, int nspan, const vx_real *part, vx_real *vel,
+                                  vx_real *grad) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nt) return;
+  const int np = want_grad && i < n_grad ? VX_DIRECT_PLANES : 3;
+  const vx_real c = (vx_real)VX_INV4PI;
+  for (int k = 0; k < np; ++k) {
+    vx_real s = 0;
+    for (int q = 0; q < nspan; ++q) s += part[((size_t)VX_DIRECT_PLANES * q + k) * nt + i];
+    if (k < 3) vel[vx_off3(i, k)] = s * c;
+    else grad[vx_off9(i, k - 3)] = s * c;
   }
 }
 
@@ -1485,7 +1513,7 @@ static int VXF(eval_tree)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t 
   E->cleaf = (int *)G->chunk_leaf.ptr, E->crange = (int2 *)G->chunk_range.ptr;
   VX_CUR(cudaEventRecord(E->ev[EV_TREE], E->sf));
   E->s.levels = E->L, E->s.level_capped = t->capped, E->s.n_src_leaves = t->nsrc[E->L], E->s.n_tgt_leaves = E->nleaf;
-  E->cr = fmm_reg_prepare(E->ctx, t->side, E->L, E->want_grad && E->n_grad < E->nt, moved, &E->s);
+  E->cr = fmm_reg_prepare(E->ctx, t->side, E->L, fmm_io_passive(io, E->want_grad, E->n_grad), moved, &E->s);
   return 0;
 }
 
@@ -1995,10 +2023,23 @@ int VXF(gpu_direct)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, si
     spos = (const vx_real *)G->in_spos.ptr; sstr = (const vx_real *)G->in_sstr.ptr; tpos = (const vx_real *)G->in_tpos.ptr;
     vel = (vx_real *)G->out_vel.ptr; grad = want_grad ? (vx_real *)G->out_grad.ptr : NULL;
   }
+  const int tb = vx_ceil_div(nt, VX_DIRECT_THREADS), span = direct_span(ns, tb, G->n_sm, VX_DIRECT_THREADS);
+  const int nspan = ns > 0 ? vx_ceil_div(ns, span) : 1;
+  vx_real *part = NULL;
+  if (nspan > 1) {
+    if (gpu_reserve(&G->direct_part, rs * VX_DIRECT_PLANES * (size_t)nspan * nt, "the direct sum's partial sums", err,
+                    errlen))
+      return -1;
+    part = (vx_real *)G->direct_part.ptr;
+  }
   VX_CUR(cudaEventRecord(G->ev[EV_START], sf));
-  VXF(k_direct)<<<vx_ceil_div(nt, VX_DIRECT_THREADS), VX_DIRECT_THREADS, 0, sf>>>(
-      (int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, ns, nt, spos, sstr, tpos, vel, grad);
+  VXF(k_direct)<<<dim3(tb, nspan), VX_DIRECT_THREADS, 0, sf>>>((int)P->kernel, (vx_real)P->sigma, want_grad, n_grad, ns,
+                                                                 nt, span, spos, sstr, tpos, vel, grad, part);
   VX_CUR_LAUNCH(direct);
+  if (part) {
+    VXF(k_direct_sum)<<<tb, VX_DIRECT_THREADS, 0, sf>>>(want_grad, n_grad, nt, nspan, part, vel, grad);
+    VX_CUR_LAUNCH(direct_sum);
+  }
   VX_CUR(cudaEventRecord(G->ev[EV_END], sf));
   if (!io->on_device) {
     VX_CUR(cudaMemcpyAsync(io->vel, vel, 3 * rs * (size_t)nt, cudaMemcpyDeviceToHost, sf));

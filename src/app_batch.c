@@ -286,12 +286,15 @@ static void report(batch *b, double t_start) {
   if (b->last_engine.tree_kept > 0) /* docs/MATH.md §14 */
     snprintf(kept, sizeof kept, ", %d of the last step's %d engine calls on its first tree (points moved up to %.3f of a leaf)",
              b->last_engine.tree_kept, b->last_evals, b->last_engine.tree_moved);
+  char oct[96];
+  if (b->levels > 0 || P->direct) snprintf(oct, sizeof oct, "octree %d levels", b->levels);
+  else snprintf(oct, sizeof oct, "the direct sum (the cost model's choice at this size)");
   fprintf(stderr,
           PROG ": step time, median of %lld steps after %d warm-up: %.3f ms (tree %.3f, far %.3f, near %.3f, "
-               "integrate %.3f%s); octree %d levels%s\n",
+               "integrate %.3f%s); %s%s\n",
           b->st.n, STEP_WARMUP, m[ST_STEP], m[ST_TREE], m[ST_FAR], m[ST_NEAR], m[ST_INTEG],
-          P->backend == VX_BACKEND_CUDA ? "; far and near overlap on the GPU" : "", b->levels, kept);
-  if (!P->direct)
+          P->backend == VX_BACKEND_CUDA ? "; far and near overlap on the GPU" : "", oct, kept);
+  if (!P->direct && b->levels > 0)
     fprintf(stderr,
             PROG ": far field per step: P2M %.3f, M2M %.3f, M2L %.3f, L2L %.3f, L2P %.3f ms; %lld M2L translations, "
                  "%d source and %d target leaves%s; the kernel's deviation left to the far field at most %.1e (r_c %.3g%s)\n",

@@ -472,6 +472,8 @@ static void hud(app *a, float disp_w) {
   } else {
     if (a->levels > 0)
       ImGui::Text("FMM p = %d, octree level %d, kernel %s sigma %.3g", P->order, a->levels, vx_kernel_name(P->kernel), P->sigma);
+    else if (a->shown.steps > 0) /* fmm_params.allow_direct: the cost model's choice at this size */
+      ImGui::Text("direct sum (cheaper than the FMM here), kernel %s sigma %.3g", vx_kernel_name(P->kernel), P->sigma);
     else
       ImGui::Text("FMM p = %d, octree level -, kernel %s sigma %.3g", P->order, vx_kernel_name(P->kernel), P->sigma);
   }

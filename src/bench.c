@@ -856,8 +856,9 @@ static fmm_cost_units cal_nnls_fit(const cal_runs *R, int order, const int *use)
   memset(&u, 0, sizeof u);
   u.order = order;
   int cols[CAL_MAX_UNITS], k = 0, n = 0;
-  for (int j = 0; fmm_cost_unit(&u, j); j++)
-    if (fmm_cost_unit(&u, j) != &u.other) cols[k++] = j;
+  for (int j = 0; fmm_cost_unit(&u, j); j++) /* the direct sum's units: timed on their own (cal_direct) */
+    if (fmm_cost_unit(&u, j) != &u.other && fmm_cost_unit(&u, j) != &u.direct_grad && fmm_cost_unit(&u, j) != &u.direct_vel)
+      cols[k++] = j;
   static double A[CAL_MAX_ROWS * CAL_MAX_UNITS], b[CAL_MAX_ROWS];
   double x[CAL_MAX_UNITS];
   for (int i = 0; i < R->n; i++) {
@@ -969,9 +970,37 @@ static int cal_size(const bench_opts *o, const fmm_params *base, cal_points *c, 
   return 0;
 }
 
+/* The direct sum's units (ns a pair): fmm_direct over CAL_DIRECT_N uniform points, with and without
+ * the gradient, median of --repeat after a warm-up. 0 or -1. */
+#define CAL_DIRECT_N 8192
+static int cal_direct(const bench_opts *o, const fmm_params *base, cal_points *c, double *tv, fmm_cost_units *u) {
+  const int n = CAL_DIRECT_N;
+  if (cal_points_make(o, VX_DIST_UNIFORM, n, c)) return -1;
+  for (int g = 1; g >= 0; g--) {
+    char err[512];
+    fmm_params p = *base;
+    p.gradient = g, p.verbose = 0;
+    fmm_ctx *ctx = fmm_create(&p, err, sizeof err);
+    int rc = ctx ? 0 : -1;
+    fmm_io io = {.n_src = n, .src_pos = c->rpos, .src_str = c->rstr, .n_tgt = n, .tgt_pos = c->rpos, .vel = c->vel,
+                 .grad = g ? c->grad : NULL};
+    if (ctx && !o->quiet) fprintf(stderr, "calibrate: the direct sum, n=%d gradient %s...\n", n, g ? "on" : "off");
+    for (int r = -1; r < o->repeat && rc == 0; r++) {
+      fmm_stats w;
+      rc = fmm_direct(ctx, &io, &w, err, sizeof err);
+      if (r >= 0) tv[r] = w.t_total;
+    }
+    fmm_destroy(ctx);
+    if (rc) return fprintf(stderr, PROG ": %s\n", err), -1;
+    *(g ? &u->direct_grad : &u->direct_vel) = median(tv, o->repeat) * 1e6 / ((double)n * n);
+  }
+  return 0;
+}
+
 /* --calibrate: whole evaluations timed (median of --repeat after a warm-up) on uniform and rings
  * point sets of a few sizes, at the levels around the leaf-size one, with and without gradients;
- * unit costs fitted to the totals against the cost model's work counts (fmm_cost_work); printed as a
+ * unit costs fitted to the totals against the cost model's work counts (fmm_cost_work), the direct
+ * sum's timed on their own (cal_direct); printed as a
  * cost file on stdout, with each run's measured and refitted total as comments. 0 or 1. */
 static int calibrate(const bench_opts *o, const fmm_params *base) {
   /* the CPU's sizes take minutes; the GPU's small ones are where latency, not work, decides */
@@ -994,6 +1023,7 @@ static int calibrate(const bench_opts *o, const fmm_params *base) {
     if (cal_size(o, base, &c, sizes[si], st, tv, &R)) goto out;
   if (st && tv) {
     fmm_cost_units u = cal_fit(&R, base->order);
+    if (cal_direct(o, base, &c, tv, &u)) goto out;
     cal_print(o, base, &R, &u);
     rc = 0;
   }

@@ -1,7 +1,8 @@
 /* gpu_test_fmm.c — the CUDA engine against its CPU twin (label gpu; skipped without a device).
  *  - GPU FMM vs CPU FMM on the same points (hence the same tree): ≤ 1e-12 relative in double,
  *    ≤ 1e-5 in float, for several distributions, orders, levels and every smoothing kernel;
- *  - GPU direct vs CPU direct for every kernel (the reference kernels agree too);
+ *  - GPU direct vs CPU direct for every kernel (the reference kernels agree too), and over spans of
+ *    the sources for few targets, with fmm_params.allow_direct choosing it on the CUDA float units;
  *  - GPU FMM vs GPU direct within the p-dependent error of docs/MATH.md §7;
  *  - bitwise identical results when run twice (no races), and with device-resident arrays
  *    (fmm_io.on_device) identical to the host-staged path;
@@ -130,6 +131,35 @@ static void check_stream_priorities(int n, const double *pos, const double *str,
   unsetenv("VX_STREAM_PRIO");
 }
 
+/* The direct sum over spans of the sources (k_direct + k_direct_sum: few targets, the spans' partial
+ * sums added in order) against the CPU's, a Gaussian in float and double; run twice bitwise; and
+ * fmm_params.allow_direct on the compiled-in CUDA float units: 3000 elements are summed directly, to
+ * fmm_direct's bits. */
+static void check_direct_spans(const double *pos, const double *str, double *u1, double *g1, double *u2, double *g2) {
+  const int n = 3000;
+  char what[200];
+  for (int prec = 0; prec < 2; ++prec) {
+    fmm_params prm = fmm_params_default();
+    prm.kernel = VX_KERNEL_GAUSS, prm.sigma = 0.01, prm.precision = prec ? VX_FLOAT : VX_DOUBLE;
+    eval(VX_BACKEND_CPU, prm, 1, n, pos, str, u1, g1, 0);
+    eval(VX_BACKEND_CUDA, prm, 1, n, pos, str, u2, g2, 0);
+    const double e = fmax(vx_twin_rel_l2(u2, u1, 3 * (size_t)n), vx_twin_rel_l2(g2, g1, 9 * (size_t)n));
+    const double thr = prec ? 1e-6 : 1e-13;
+    snprintf(what, sizeof what, "GPU vs CPU direct over spans, %d points, %s", n, prec ? "float" : "double");
+    report(e <= thr, what, e, thr);
+    eval(VX_BACKEND_CUDA, prm, 1, n, pos, str, u1, g1, 1);
+    int same = !memcmp(u1, u2, sizeof(double) * 3 * n) && !memcmp(g1, g2, sizeof(double) * 9 * n);
+    snprintf(what, sizeof what, "GPU direct over spans twice (device arrays), %s: bitwise", prec ? "float" : "double");
+    report(same, what, same ? 0.0 : 1.0, 0);
+    if (!prec) continue;
+    prm.allow_direct = 1;
+    eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u1, g1, 0);
+    same = !memcmp(u1, u2, sizeof(double) * 3 * n) && !memcmp(g1, g2, sizeof(double) * 9 * n);
+    snprintf(what, sizeof what, "allow_direct, %d points, float: fmm_direct's bits", n);
+    report(same, what, same ? 0.0 : 1.0, 0);
+  }
+}
+
 int main(void) {
   char name[256];
   VX_TEST_NEED_CUDA(name);
@@ -208,6 +238,7 @@ int main(void) {
     snprintf(what, sizeof what, "GPU FMM device-resident arrays == host-staged, %s", prec ? "float" : "double");
     report(same, what, same ? 0.0 : 1.0, 0);
   }
+  check_direct_spans(pos, str, u1, g1, u2, g2);
   check_set_params(n, pos, str, u1, g1, u2, g2);
   check_stream_priorities(n, pos, str, u1, g1, u2, g2);
   free(pos); free(str); free(u1); free(g1); free(u2); free(g2);

@@ -7,7 +7,8 @@
  * host as their CPU twin, against the host build; the choice (fmm_cost_pick_level) against brute
  * force; the order scaling of the prediction; the cost file's round trip and its refusals; and the
  * engine with FMM_LEVEL_RULE_COST (a candidate level, results identical to forcing that level) while
- * FMM_LEVEL_RULE_LEAF, and the CPU's default, keep the leaf-size level.
+ * FMM_LEVEL_RULE_LEAF, and the CPU's default, keep the leaf-size level; fmm_params.allow_direct's
+ * choice (fmm_cost_direct_pays) and its sums, fmm_direct's.
  * Run: ./build/tests/test_fmm_cost (exits non-zero and says what failed). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "cost.h"
@@ -415,6 +416,53 @@ static int test_engine(void) {
   return 0;
 }
 
+/* ---------- fmm_params.allow_direct: the direct sum where the units say it pays ---------- */
+
+static int test_direct(void) {
+  fmm_cost_units keep, u;
+  CHECK(fmm_cost_get(VX_BACKEND_CPU, VX_FLOAT, &keep) == 0, "the CPU float table is compiled in");
+  fmm_params prm = fmm_params_default();
+  prm.precision = VX_FLOAT, prm.allow_direct = 1;
+  char err[256];
+  fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
+  CHECK(ctx, "create: %s", err);
+  CHECK(!fmm_cost_direct_pays(ctx, 100, 100, 100), "no direct-sum units (the CPU's table): never the direct sum");
+  /* 1 ms an FMM evaluation at least; 0.02 / 0.01 ns a direct pair with / without the gradient */
+  memset(&u, 0, sizeof u);
+  u.order = 8, u.call = 1e6, u.direct_grad = 0.02, u.direct_vel = 0.01;
+  fmm_cost_set(VX_BACKEND_CPU, VX_FLOAT, &u);
+  CHECK(fmm_cost_direct_pays(ctx, 1000, 1000, 1000), "1000 x 1000 pairs, 0.02 ms, against 1 ms: the direct sum");
+  CHECK(!fmm_cost_direct_pays(ctx, 10000, 10000, 0), "10^8 velocity pairs, 1 ms, against 1 ms: the FMM");
+  CHECK(fmm_cost_direct_pays(ctx, 10000, 9000, 0) && !fmm_cost_direct_pays(ctx, 10000, 9000, 1000),
+        "9 10^7 pairs: the direct sum for velocities only (0.9 ms), the FMM with 10^7 gradient pairs (1.0 ms)");
+  const int n = 1500;
+  double *pos = vx_test_alloc_pos(n), *str = vx_test_alloc_pos(n);
+  float *pf = malloc(sizeof(float) * 3 * n), *sf = malloc(sizeof(float) * 3 * n);
+  float *v1 = malloc(sizeof(float) * 3 * n), *v2 = malloc(sizeof(float) * 3 * n);
+  float *g1 = malloc(sizeof(float) * 9 * n), *g2 = malloc(sizeof(float) * 9 * n);
+  CHECK(pos && str && pf && sf && v1 && v2 && g1 && g2, "out of memory");
+  vx_pointset(VX_DIST_RINGS, n, 11, pos, str);
+  for (int i = 0; i < 3 * n; i++) pf[i] = (float)pos[i], sf[i] = (float)str[i];
+  fmm_io io = {.n_src = n, .src_pos = pf, .src_str = sf, .n_tgt = n, .tgt_pos = pf, .vel = v1, .grad = g1};
+  fmm_stats st;
+  CHECK(fmm_evaluate(ctx, &io, &st, err, sizeof err) == 0 && st.levels == 0, "allow_direct: evaluated at level %d", st.levels);
+  io.vel = v2, io.grad = g2;
+  CHECK(fmm_direct(ctx, &io, NULL, err, sizeof err) == 0, "direct: %s", err);
+  CHECK(!memcmp(v1, v2, sizeof(float) * 3 * n) && !memcmp(g1, g2, sizeof(float) * 9 * n), "allow_direct's sums are fmm_direct's");
+  prm.levels = 3; /* a forced level is the FMM whatever the units */
+  fmm_ctx *forced = fmm_create(&prm, err, sizeof err);
+  CHECK(forced && fmm_evaluate(forced, &io, &st, err, sizeof err) == 0 && st.levels == 3, "forced level: %d", st.levels);
+  prm.levels = 0, prm.allow_direct = 0;
+  fmm_ctx *off = fmm_create(&prm, err, sizeof err);
+  CHECK(off && fmm_evaluate(off, &io, &st, err, sizeof err) == 0 && st.levels >= 2, "allow_direct off: level %d", st.levels);
+  fmm_cost_set(VX_BACKEND_CPU, VX_FLOAT, &keep);
+  CHECK(fmm_evaluate(ctx, &io, &st, err, sizeof err) == 0 && st.levels >= 2, "the compiled table again: level %d", st.levels);
+  fmm_destroy(ctx), fmm_destroy(forced), fmm_destroy(off);
+  free(pos), free(str), free(pf), free(sf), free(v1), free(v2), free(g1), free(g2);
+  printf("allow_direct (the direct sum where the units say it pays): ok\n");
+  return 0;
+}
+
 int main(void) {
   int rc = 0;
   rc |= test_rule();
@@ -424,6 +472,7 @@ int main(void) {
   rc |= test_prediction();
   rc |= test_file();
   rc |= test_engine();
+  rc |= test_direct();
   if (rc || failures) {
     fprintf(stderr, "test_fmm_cost: %d check(s) failed\n", failures);
     return EXIT_FAILURE;

@@ -271,12 +271,16 @@ static fmm_params engine_params(const vx_sim_params *p) {
   f.sigma = p->sigma;
   f.gradient = p->stretching != VX_STRETCH_NONE;
   f.verbose = p->verbose;
-  /* measurement switches (docs/BENCHMARKS.md, issue 12): VX_LEVELS=L forces the finest level,
+  f.allow_direct = 1; /* the elements alone, while few, by the direct sum where the cost model says it pays */
+  /* measurement switches (docs/BENCHMARKS.md, issue 12): VX_DIRECT=0 never the direct sum in place of the
+   * FMM, VX_LEVELS=L forces the finest level,
    * VX_REG_CORRECT=0|1|2 fmm_params.reg_correct (FMM_REG_CAP, _CORRECT, _AUTO), VX_REG_TOL=T the tolerance,
    * VX_KEEP_MOVE=F fmm_params.keep_move (0: never, every stage builds its tree), VX_LEVEL_RULE=leaf|cost
    * fmm_params.level_rule (anything else: the backend's) */
   const char *lv = getenv("VX_LEVELS"), *rc = getenv("VX_REG_CORRECT"), *rt = getenv("VX_REG_TOL");
   const char *km = getenv("VX_KEEP_MOVE"), *lr = getenv("VX_LEVEL_RULE");
+  const char *dr = getenv("VX_DIRECT");
+  if (dr && !strcmp(dr, "0")) f.allow_direct = 0;
   if (lv) f.levels = atoi(lv);
   if (lr) f.level_rule = !strcmp(lr, "leaf") ? FMM_LEVEL_RULE_LEAF : !strcmp(lr, "cost") ? FMM_LEVEL_RULE_COST : FMM_LEVEL_RULE_AUTO;
   if (rc) f.reg_correct = atoi(rc);
@@ -533,6 +537,7 @@ static int evaluate(vx_sim *s, int tracer_grad, int tree, char *err, size_t errl
     io.tgt_pos = (const char *)s->pos + r3;
     io.vel = (char *)s->vel + r3;
     io.grad = tracer_grad && io.grad ? (char *)io.grad + 3 * r3 : NULL;
+    io.passive = io.grad == NULL; /* velocity only: within the passive tolerance, as beside the elements */
     if (engine_call(s, &io, err, errlen)) return -1;
   }
   s->field_ok = 1;
