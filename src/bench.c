@@ -99,7 +99,8 @@ static void print_usage(const fmm_params *d) {
          "                              the compiled-in table\n"
          "  --calibrate                 time whole evaluations of uniform and rings points at a few sizes and\n"
          "                              levels (--backend, --precision, --order, --repeat, --seed apply) and\n"
-         "                              print the unit costs fitted to them as a cost file\n"
+         "                              print the unit costs fitted to them as a cost file, with the direct\n"
+         "                              sum's per pair (8192 uniform points, with and without gradients)\n"
          "  --refit FILE                the runs a --calibrate cost file lists (n, dist, level, gradient,\n"
          "                              measured total) fitted again, their work counted here on the same\n"
          "                              points (--precision, --order, --seed as that calibration's)\n"
@@ -1059,7 +1060,8 @@ static int refit_line(const bench_opts *o, const fmm_params *base, const char *l
 }
 
 /* --refit FILE: the runs of a --calibrate cost file fitted again by this program's fit (the backend from
- * its header), printed as --calibrate prints them. 0 or 1. */
+ * its header), printed as --calibrate prints them, with the direct sum's units of the table in force
+ * (the compiled-in one, or --cost-file's). 0 or 1. */
 static int refit(const bench_opts *o, const fmm_params *base) {
   FILE *f = fopen(o->refit, "r");
   if (!f) return fprintf(stderr, PROG ": --refit: cannot open %s: %s\n", o->refit, strerror(errno)), 1;
@@ -1079,7 +1081,9 @@ static int refit(const bench_opts *o, const fmm_params *base) {
   cal_points_free(&c);
   if (rc < 0) return 1;
   if (R.n == 0) return fprintf(stderr, PROG ": --refit: no calibration runs in %s\n", o->refit), 1;
-  const fmm_cost_units u = cal_fit(&R, base->order);
+  fmm_cost_units u = cal_fit(&R, base->order), in_force;
+  if (fmm_cost_get(R.backend, o->precision, &in_force) == 0) /* the runs do not time the direct sum */
+    u.direct_grad = in_force.direct_grad, u.direct_vel = in_force.direct_vel;
   cal_print(o, base, &R, &u);
   return 0;
 }
