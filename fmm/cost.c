@@ -39,7 +39,9 @@ static fmm_cost_units cost_tab[2][2] = {
      * runs beside them. Its direct-sum units (fmm_cost_direct_pays) from the same device's direct sums
      * over spans of the sources, 2026-11-28 (c206 of docs/data/step_split_2026-11-28/: `vortexfmm-bench
      * --backend cuda --precision float --kernel gauss --sigma 0.03 --dist rings --vs-direct --n 8192|16384
-     * [--no-gradient]`: 0.0045 / 0.0042 ns a pair with the gradient, 0.0032 without). Double: none (the
+     * [--no-gradient]`: 0.0045 / 0.0042 ns a pair with the gradient, 0.0032 without): the Gaussian's,
+     * the scenes' kernel; `--calibrate`'s default singular kernel gives about half (c208: 0.0022 /
+     * 0.0013), so a singular sum takes the direct sum a little later than it could. Double: none (the
      * leaf-size rule, and no direct sum in place of the FMM). */
     {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {8, 0.1892, 1.751, 0, 22.49, 0, 0, 0.7857, 0, 0.001474, 0.0008645, 6.742, 0, 4.78e+04, 3.574e+05, 0.0045, 0.0032}},

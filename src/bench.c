@@ -929,8 +929,10 @@ static void cal_print(const bench_opts *o, const fmm_params *base, const cal_run
   char line[1024], dev[320];
   cal_device(R->backend, dev, sizeof dev);
   printf("# vortexfmm cost units (ns of wall time per unit of work; docs/MATH.md section 11)\n");
-  printf("# written by " PROG " --calibrate: %s, uniform and rings, order %d, repeat %d (medians), leaf %d, seed %llu\n",
-         dev, base->order, o->repeat, fmm_leaf_size(base), (unsigned long long)o->seed);
+  printf("# written by " PROG " --calibrate: %s, uniform and rings, order %d, repeat %d (medians), leaf %d, seed %llu, "
+         "kernel %s sigma %g (the direct sum's units are this kernel's)\n",
+         dev, base->order, o->repeat, fmm_leaf_size(base), (unsigned long long)o->seed, vx_kernel_name(base->kernel),
+         base->sigma);
   printf("# run: n dist level gradient | measured total ms | model total ms with these units\n");
   double e2 = 0, emax = 0;
   for (int i = 0; i < R->n; i++) {
