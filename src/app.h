@@ -42,6 +42,7 @@ typedef struct {
   /* long-run control (-1: the scene's) */
   double relax, remesh_h, remesh_drop, viscosity, lcfl;
   int relax_every, remesh_every;
+  int tracer_every;                                       /* -1: the scene's; 1, 2 or 4 */
 } app_overrides;
 
 void app_overrides_init(app_overrides *ov);
@@ -178,6 +179,7 @@ typedef struct {
   double energy_ratio;      /* vx_health.energy / energy0 after it (NaN: not measured yet) */
   double energy_rise;       /* (energy - energy_min) / energy0, what the blow-up rule judges */
   int levels;               /* octree levels of the last evaluation */
+  int tracer_span;          /* the last step's vx_step_stats.tracer_span */
   double ms_tree, ms_far, ms_near, ms_integrate, ms_remesh, ms_step; /* summed over its steps */
   double ms_health;         /* the blow-up rule's check after them */
   double t0, t1;            /* wall clock at its start and end (app_now) */
@@ -244,6 +246,7 @@ typedef struct {
   /* simulation: applied at once (vx_sim setters) */
   double dt, sigma;
   int integrator, stretching, kernel, order, direct;
+  int tracer_every;         /* element steps one tracer step spans (vx_sim_params.tracer_every): 1, 2, 4 */
   /* long-run control, applied at once (vx_sim_set_relax / _remesh / _viscosity) */
   double relax, remesh_h, remesh_drop, viscosity, lcfl;
   int relax_every, remesh_every;
@@ -311,6 +314,7 @@ typedef struct app {
   double ms_health, ms_follow; /* the batch's blow-up check; the camera's follow (the rings' centroid) */
   int steps_last;           /* steps in the last frame */
   int levels;               /* octree level of the last evaluation */
+  int tracer_span;          /* element steps the tracers' last step spanned (vx_step_stats.tracer_span) */
   /* live accuracy readout (vortex/accuracy.h): a step's own evaluation against direct summation */
   vx_accuracy *acc;
   vx_acc_result acc_res;        /* the last figure (acc_have) */

@@ -43,6 +43,7 @@ typedef struct {
   app_series st;
   vx_health hl;
   int levels, last_evals; /* the last step's: its octree levels, engine calls */
+  int tracer_span;        /* the last step's: element steps the tracers' step spans */
   fmm_stats last_engine;
   vx_accuracy *acc;      /* --accuracy-every: the readout, its latest figure and its costs */
   vx_acc_result acc_res;
@@ -172,7 +173,7 @@ static int after_step(batch *b, long long k) {
   const double v[ST_N] = {ss->t_step, ss->t_tree, ss->t_far, ss->t_near, ss->t_integrate,
                           e->t_p2m, e->t_m2m, e->t_m2l, e->t_l2l, e->t_l2p};
   app_series_add(&b->st, v);
-  b->levels = ss->levels, b->last_evals = ss->evaluations;
+  b->levels = ss->levels, b->last_evals = ss->evaluations, b->tracer_span = ss->tracer_span;
   b->last_engine = ss->engine;
   if (accuracy_take(b)) return 1;
   if (b->dfa.f && (k % b->every == 0 || k == b->steps || b->ms_launch > 0.0)) { /* a launch's step has its row */
@@ -282,10 +283,12 @@ static void report(batch *b, double t_start) {
   if (b->st.n <= 0) return;
   double m[ST_N];
   for (int j = 0; j < ST_N; ++j) m[j] = app_series_median(&b->st, j);
-  char kept[128] = "";
+  char kept[192] = "";
   if (b->last_engine.tree_kept > 0) /* docs/MATH.md §14 */
     snprintf(kept, sizeof kept, ", %d of the last step's %d engine calls on its first tree (points moved up to %.3f of a leaf)",
              b->last_engine.tree_kept, b->last_evals, b->last_engine.tree_moved);
+  if (b->tracer_span > 1) /* docs/MATH.md §15 */
+    snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "; the tracers' RK4 step over %d of them", b->tracer_span);
   char oct[96];
   if (b->levels > 0 || P->direct) snprintf(oct, sizeof oct, "octree %d levels", b->levels);
   else snprintf(oct, sizeof oct, "the direct sum (the cost model's choice at this size)");

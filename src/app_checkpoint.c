@@ -96,6 +96,7 @@ static int check_overrides(const app_overrides *ov, const vx_sim *s, const vx_ck
       {"--remesh-drop", ov->remesh_drop >= 0, ov->remesh_drop, p->remesh_drop},
       {"--viscosity", ov->viscosity >= 0, ov->viscosity, p->viscosity},
       {"--lcfl", ov->lcfl >= 0, ov->lcfl, p->lcfl},
+      {"--tracer-every", ov->tracer_every > 0, ov->tracer_every, p->tracer_every},
       {"--conserve", ov->conserve >= 0, ov->conserve, p->conserve},
   };
   for (size_t i = 0; i < sizeof num / sizeof num[0]; ++i) {
@@ -123,6 +124,7 @@ static void scene_of(const vx_sim *s, const vx_ckpt_meta *m, vx_scene *sc) {
   sc->relax = p->relax, sc->relax_every = p->relax_every, sc->remesh_every = p->remesh_every;
   sc->remesh_h = p->remesh_h, sc->remesh_drop = p->remesh_drop, sc->viscosity = p->viscosity, sc->lcfl = p->lcfl;
   sc->conserve = p->conserve;
+  sc->tracer_every = p->tracer_every > 0 ? p->tracer_every : 1;
 }
 
 int app_ckpt_restart(const char *file, const app_overrides *ov, vx_sim **sim, vx_scene *sc, char *err, size_t errlen) {

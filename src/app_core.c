@@ -163,6 +163,7 @@ static void settings_from_sim(app *a) {
   s->dt = p->dt;
   s->sigma = p->sigma;
   s->integrator = (int)p->integrator;
+  s->tracer_every = p->tracer_every > 1 ? p->tracer_every : 1;
   s->stretching = (int)p->stretching;
   s->kernel = (int)p->kernel;
   s->order = p->order;
@@ -185,6 +186,7 @@ static void params_from_settings(vx_sim_params *prm, const app_settings *s) {
   prm->dt = s->dt;
   prm->sigma = s->sigma;
   prm->integrator = (vx_integrator)s->integrator;
+  prm->tracer_every = s->tracer_every;
   prm->stretching = (vx_stretching)s->stretching;
   prm->kernel = (vx_kernel)s->kernel;
   prm->order = s->order;
@@ -436,6 +438,8 @@ static void apply_physics(app *a) {
   APPLY(dt, vx_sim_set_dt(a->sim, s->dt, err, sizeof err), "dt = %g (from the next step)", s->dt)
   APPLY(integrator, vx_sim_set_integrator(a->sim, (vx_integrator)s->integrator, err, sizeof err), "integrator %s",
         vx_integrator_name((vx_integrator)s->integrator))
+  APPLY(tracer_every, vx_sim_set_tracer_every(a->sim, s->tracer_every, err, sizeof err),
+        "tracers: one RK4 step of %d element step%s", s->tracer_every, s->tracer_every == 1 ? "" : "s")
   APPLY(stretching, vx_sim_set_stretching(a->sim, (vx_stretching)s->stretching, err, sizeof err), "stretching %s",
         vx_stretching_name((vx_stretching)s->stretching))
   APPLY(sigma, vx_sim_set_sigma(a->sim, s->sigma, err, sizeof err), "sigma = %g", s->sigma)
@@ -584,6 +588,7 @@ static void scene_from_settings(const app *a, vx_scene *sc) {
   *sc = a->scene;
   sc->kernel = (vx_kernel)s->kernel, sc->sigma = s->sigma, sc->dt = s->dt;
   sc->integrator = (vx_integrator)s->integrator, sc->stretching = (vx_stretching)s->stretching;
+  sc->tracer_every = s->tracer_every;
   sc->order = s->order, sc->leaf_size = s->leaf, sc->direct = s->direct;
   sc->backend = (vx_backend)s->backend, sc->precision = (vx_precision)s->precision;
   sc->relax = s->relax, sc->relax_every = s->relax_every, sc->lcfl = s->lcfl;
@@ -727,7 +732,7 @@ static int sim_stopped(app *a, int rc, char *err, size_t errlen) {
 static int finish_steps(app *a, const app_steps *j, char *err, size_t errlen) {
   a->state_version += j->tried; /* a failed step may have moved (or remeshed) the particles too */
   if (j->tried > 0) a->eval_version = a->state_version;
-  if (j->done > 0) a->levels = j->levels;
+  if (j->done > 0) a->levels = j->levels, a->tracer_span = j->tracer_span;
   a->steps_last = j->done;
   a->ms_tree = j->ms_tree, a->ms_far = j->ms_far, a->ms_near = j->ms_near;
   a->ms_integrate = j->ms_integrate, a->ms_remesh = j->ms_remesh, a->ms_step = j->ms_step;
@@ -825,6 +830,7 @@ static int wants_sim(const app *a) {
   const app_settings *s = &a->set, *c = &a->cur;
   if (a->act_step || a->act_reset || a->act_save_scene || a->act_launch || a->act_unlaunch || !s->running) return 1;
   return s->dt != c->dt || s->sigma != c->sigma || s->integrator != c->integrator || s->stretching != c->stretching ||
+         s->tracer_every != c->tracer_every ||
          s->kernel != c->kernel || s->order != c->order || s->direct != c->direct || s->relax != c->relax ||
          s->relax_every != c->relax_every || s->lcfl != c->lcfl || s->remesh_every != c->remesh_every ||
          s->remesh_h != c->remesh_h || s->remesh_drop != c->remesh_drop || s->viscosity != c->viscosity ||

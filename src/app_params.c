@@ -13,6 +13,7 @@ void app_overrides_init(app_overrides *ov) {
   ov->relax = ov->remesh_h = ov->remesh_drop = ov->viscosity = ov->lcfl = -1.0;
   ov->relax_every = ov->remesh_every = -1;
   ov->conserve = -1;
+  ov->tracer_every = -1;
 }
 
 vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
@@ -37,5 +38,6 @@ vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
   if (ov->remesh_drop >= 0) prm.remesh_drop = ov->remesh_drop;
   if (ov->viscosity >= 0) prm.viscosity = ov->viscosity;
   if (ov->lcfl >= 0) prm.lcfl = ov->lcfl;
+  if (ov->tracer_every > 0) prm.tracer_every = ov->tracer_every;
   return prm;
 }

@@ -49,6 +49,7 @@ void app_steps_run(vx_sim *sim, app_steps *j, app_stepper *w) {
     j->ms_remesh += st->t_remesh;
     j->ms_step += st->t_step;
     j->levels = st->levels;
+    j->tracer_span = st->tracer_span;
     j->done++;
   }
   j->ms_health = 0.0;

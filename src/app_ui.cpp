@@ -153,6 +153,11 @@ static void simulation_section(app *a) {
   if (a->advice[0]) wrapped(kYellow, a->advice);
   const char *integ[] = {"Euler", "RK2 (Heun)", "RK4"};
   ImGui::Combo("integrator", &s->integrator, integ, 3);
+  const char *tstep[] = {"every stage", "RK4 over 2 steps", "RK4 over 4 steps"};
+  int ti = s->tracer_every >= 4 ? 2 : s->tracer_every == 2 ? 1 : 0;
+  if (ImGui::Combo("tracer step", &ti, tstep, 3)) s->tracer_every = ti == 2 ? 4 : ti == 1 ? 2 : 1;
+  hint("The tracers' own RK4 step over 2 or 4 steps, evaluated in the elements' first and last calls only: fewer "
+       "tracer evaluations, the elements unchanged (docs/MATH.md 15). With Euler the tracers ride every call.");
   const char *stretch[] = {"classical (a.grad)u", "transpose (grad u)^T a", "none"};
   ImGui::Combo("stretching", &s->stretching, stretch, 3);
 }
@@ -467,6 +472,10 @@ static void hud(app *a, float disp_w) {
   ImGui::Text("%d elements, %d tracers (%d drawn)", a->shown.p.n_elem, a->shown.p.n_tracer, rs->n_drawn);
   ImGui::Text("t = %.5g   step %lld   dt %.3g %s", a->shown.t, a->shown.steps, P->dt,
               vx_integrator_name(P->integrator));
+  if (a->tracer_span > 1) { /* docs/MATH.md 15 */
+    ImGui::SameLine();
+    ImGui::TextColored(kGrey, "(tracers: RK4 over %d steps)", a->tracer_span);
+  }
   if (P->direct) {
     ImGui::Text("direct summation (exact), kernel %s", vx_kernel_name(P->kernel));
   } else {

@@ -65,6 +65,8 @@ static void usage(FILE *f) {
           "  --remesh-drop E         drop lattice nodes with |alpha| < E * max|alpha| (scene's 'remesh_drop')\n"
           "  --viscosity NU          kinematic viscosity, applied at each remeshing (scene's 'viscosity'; 0: inviscid)\n"
           "  --lcfl C                split a step into substeps keeping dt*max|grad u| <= C (scene's 'lcfl'; 0: off)\n"
+          "  --tracer-every M        the tracers take one RK4 step of M element steps, evaluated in the elements'\n"
+          "                          first and last calls only: 1, 2 or 4 (scene's 'tracer_every'; docs/MATH.md 15)\n"
           "  --seed S                tracer seeding seed\n"
           "  --launch-ring STEP      launch a vortex ring just before step STEP (repeatable): with frames from the\n"
           "                          camera along its view, in batch mode along the first ring's axis from behind\n"
@@ -277,7 +279,7 @@ static int missing_value(const char *a) {
                                 "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
                                 "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity",
                                 "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop",
-                                "--viscosity", "--conserve", "--t-end", "--lcfl", "--vtk-dir", "--vtk-every",
+                                "--viscosity", "--conserve", "--t-end", "--lcfl", "--tracer-every", "--vtk-dir", "--vtk-every",
                                 "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
                                 "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
                                 "--opacity-level", "--interop", "--record", "--fps", "--png-level", "--scene-dir",
@@ -371,6 +373,9 @@ static int parse_sim_option(opts *o, const char *a, const char *v) {
     else if (!strcmp(a, "--viscosity")) o->ov.viscosity = d;
     else if (!strcmp(a, "--lcfl")) o->ov.lcfl = d;
     else o->t_end = d;
+  } else if (!strcmp(a, "--tracer-every")) {
+    if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "4")) return fail_usage("bad value for --tracer-every: '%s' (expected 1, 2 or 4)", v);
+    o->ov.tracer_every = v[0] - '0';
   } else if (!strcmp(a, "--relax-every") || !strcmp(a, "--remesh-every")) {
     int every = !strcmp(a, "--relax-every");
     if (vx_cli_int(v, every ? 1 : 0, 1000000, &x))

@@ -37,8 +37,8 @@ static inline void vx_test_one_ring(vx_scene *sc, const char *name, int n_around
 }
 
 /* The shipped leapfrog scene cut to 2 x 64 stations (1024 elements) with 4096 tracers, CPU, double,
- * order p, no remeshing or viscosity (the scene's particles as generated): the evaluation-level
- * tests' small run (test_vortex_accuracy, test_vortex_split). NULL and err on failure. */
+ * order p, no remeshing or viscosity, the tracers in every call (the scene's particles as
+ * generated): the evaluation-level tests' small run (test_vortex_accuracy, test_vortex_split). NULL and err on failure. */
 static inline vx_sim *vx_test_small_leapfrog(int order, int direct, char *err, size_t errlen) {
   vx_scene sc;
   if (vx_scene_load(VX_ASSETS_DIR "/leapfrog.scene", &sc, err, errlen)) return NULL;
@@ -51,6 +51,7 @@ static inline vx_sim *vx_test_small_leapfrog(int order, int direct, char *err, s
   p.remesh_every = 0;
   p.viscosity = 0.0;
   p.direct = direct;
+  p.tracer_every = 1; /* every call holds the tracers: the tests of one evaluation read them all */
   return vx_sim_create(&p, &sc, err, errlen);
 }
 

@@ -31,6 +31,11 @@
 static char ck_path[1024];
 
 /* One ring that remeshes, relaxes and substeps (the scene of the header). */
+/* (a) again with the tracers' own step over 4 element steps, without substeps (each would end the
+ * tracer step: their count changes) and at a third of the step (4·dt·max|∇u| within
+ * VX_SIM_TRACER_LCFL: a span of 4), so that the checkpoint falls one element step into one */
+static int tracer_every = 1;
+
 static vx_sim *make_sim(vx_precision prec, char *err, size_t errlen) {
   vx_scene sc;
   vx_test_one_ring(&sc, "ckpt_ring", 32, 20);
@@ -39,7 +44,7 @@ static vx_sim *make_sim(vx_precision prec, char *err, size_t errlen) {
   p.precision = prec;
   p.kernel = VX_KERNEL_GAUSS;
   p.sigma = 0.05;
-  p.dt = 0.03;
+  p.dt = tracer_every > 1 ? 0.01 : 0.03;
   p.integrator = VX_RK2;
   p.order = 6;
   p.leaf_size = 16;
@@ -48,7 +53,8 @@ static vx_sim *make_sim(vx_precision prec, char *err, size_t errlen) {
   p.remesh_every = 3;
   p.remesh_drop = 1e-3;
   p.viscosity = 1e-3;
-  p.lcfl = 0.5;
+  p.lcfl = tracer_every > 1 ? 0.0 : 0.5;
+  p.tracer_every = tracer_every;
   return vx_sim_create(&p, &sc, err, errlen);
 }
 
@@ -111,6 +117,9 @@ static void bitwise_restart(vx_precision prec) {
   for (int k = 0; k < N_STEPS / 2; ++k)
     if (step_row(b, &rb[k], err, sizeof err)) { FAIL("first half, step %d: %s", k + 1, err); break; }
   vx_ckpt_meta m = {"ckpt_ring", 7, N_STEPS, 1};
+  vx_sim_state st;
+  if (vx_sim_export_state(b, &st, err, sizeof err)) FAIL("state: %s", err);
+  if (tracer_every > 1 && st.tr_steps == 0) FAIL("tracer_every %d: no tracer step under way at the checkpoint", tracer_every);
   if (vx_ckpt_save(b, &m, ck_path, err, sizeof err)) FAIL("save: %s", err);
   vx_sim_destroy(b);
   vx_ckpt_meta m2;
@@ -138,10 +147,13 @@ static void bitwise_restart(vx_precision prec) {
              !memcmp(qa.pos, qb.pos, sizeof(double) * 3 * (size_t)(qa.ne + qa.nt)) &&
              !memcmp(qa.alpha, qb.alpha, sizeof(double) * 3 * (size_t)qa.ne) && !memcmp(qa.ring, qb.ring, sizeof(int) * (size_t)qa.ne);
   if (!same) FAIL("%s: final particle arrays differ (%d/%d vs %d/%d elements/tracers)", vx_precision_name(prec), qa.ne, qa.nt, qb.ne, qb.nt);
+  if (tracer_every > 1)
+    printf("(a) tracer_every %d, checkpointed %d element step(s) into a tracer step: %s\n", tracer_every, st.tr_steps,
+           same && !rows_bad ? "the same to the bit" : "DIFFERENT");
   printf("(a) %s: %d steps straight vs %d + restart + %d: %s; %d elements at the end, %lld remeshings, up to %d substeps\n",
          vx_precision_name(prec), N_STEPS, N_STEPS / 2, N_STEPS / 2, same && !rows_bad ? "bit-identical" : "DIFFERENT", qa.ne,
          remeshings, subs);
-  if (remeshings < 3 || subs < 2 || ra[N_STEPS - 1].d.n_elem == ra[0].d.n_elem)
+  if (remeshings < 3 || (tracer_every == 1 && subs < 2) || ra[N_STEPS - 1].d.n_elem == ra[0].d.n_elem)
     FAIL("the scene does not exercise remeshing (%lld), substeps (%d) and a changing element count", remeshings, subs);
   drop(&qa), drop(&qb);
 }
@@ -187,31 +199,40 @@ static void put64(unsigned char *p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* A version-2 file (this one without the lattice origin that version 3 added after the parameters'
- * conserve field) loads, with the origin at 0: the lattice such runs had. */
-static void older_version(const unsigned char *b, size_t n) {
-  const size_t at = VX_CKPT_HEADER_BYTES + 64 + 3 * 8 + 108, cut = 24; /* meta; parameters up to conserve */
+/* Older files load: a version-3 one (this one without tracer_every, the last parameter, and the
+ * tracer step's counters, the last of the state, that version 4 added) with tracer_every 1; a
+ * version-2 one (without the lattice origin, too, that version 3 added after conserve) with the
+ * origin at 0: the scheme and lattice such runs had. */
+static void older_version(const unsigned char *b, size_t n, int version) {
+  const size_t at = VX_CKPT_HEADER_BYTES + 64 + 3 * 8 + 108; /* meta; parameters up to conserve */
+  const size_t origin = 24, every = 4, state = 92, tr = 20;
+  size_t cut1 = version == 2 ? origin + every : every, at1 = version == 2 ? at : at + origin;
+  size_t at2 = at + origin + every + state, cut = cut1 + tr; /* the tracer step's counters */
   unsigned char *c = malloc(n);
   if (!c) { FAIL("out of memory"); return; }
-  memcpy(c, b, at);
-  memcpy(c + at, b + at + cut, n - at - cut);
-  put32(c + 8, 2);
+  memcpy(c, b, at1);
+  memcpy(c + at1, b + at1 + cut1, at2 - at1 - cut1);
+  memcpy(c + at2 - cut1, b + at2 + tr, n - at2 - tr);
+  put32(c + 8, (uint32_t)version);
   put64(c + 16, n - cut - VX_CKPT_HEADER_BYTES);
   put64(c + 24, vx_ckpt_fnv1a(c + VX_CKPT_HEADER_BYTES, n - cut - VX_CKPT_HEADER_BYTES));
   char path[1100], err[512];
-  snprintf(path, sizeof path, "%s.v2", ck_path);
+  snprintf(path, sizeof path, "%s.v%d", ck_path, version);
   spit(path, c, n - cut);
   vx_sim *s = vx_ckpt_load(path, NULL, err, sizeof err);
-  if (!s) FAIL("a version-2 file: %s", err);
+  if (!s) FAIL("a version-%d file: %s", version, err);
   else {
-    const double *o = vx_sim_params_get(s)->remesh_origin, *o3 = NULL;
-    vx_sim *s3 = vx_ckpt_load(ck_path, NULL, err, sizeof err);
-    if (s3) o3 = vx_sim_params_get(s3)->remesh_origin;
-    if (o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0 || !o3 || o3[0] == 0.0)
-      FAIL("a version-2 file: origin %g %g %g (want 0), the version-3 file's %g", o[0], o[1], o[2], o3 ? o3[0] : -1.0);
-    else printf("(b) a version-2 file loads, the lattice origin at 0 (version 3 keeps %g %g %g)\n", o3[0], o3[1], o3[2]);
+    const double *o = vx_sim_params_get(s)->remesh_origin, *o4 = NULL;
+    vx_sim *s4 = vx_ckpt_load(ck_path, NULL, err, sizeof err);
+    if (s4) o4 = vx_sim_params_get(s4)->remesh_origin;
+    int zero = o[0] == 0.0 && o[1] == 0.0 && o[2] == 0.0, kept = o4 && o[0] == o4[0] && o[1] == o4[1] && o[2] == o4[2];
+    if (!o4 || o4[0] == 0.0 || (version == 2 ? !zero : !kept) || vx_sim_params_get(s)->tracer_every != 1)
+      FAIL("a version-%d file: origin %g %g %g (the version-4 file's %g), tracer_every %d", version, o[0], o[1], o[2],
+           o4 ? o4[0] : -1.0, vx_sim_params_get(s)->tracer_every);
+    else printf("(b) a version-%d file loads, tracer_every 1, the lattice origin %g %g %g (version 4 keeps %g %g %g)\n", version,
+                o[0], o[1], o[2], o4[0], o4[1], o4[2]);
     vx_sim_destroy(s);
-    if (s3) vx_sim_destroy(s3);
+    if (s4) vx_sim_destroy(s4);
   }
   remove(path);
   free(c);
@@ -244,7 +265,7 @@ static void refusals(void) {
   expect_refused("a wrong magic", c, n, "bad magic");
   memcpy(c, b, n);
   put32(c + 8, 99);
-  expect_refused("a wrong version", c, n, "format version 99, this program reads versions 1 to 3");
+  expect_refused("a wrong version", c, n, "format version 99, this program reads versions 1 to 4");
   memcpy(c, b, n);
   memset(c + n, 0, 8);
   expect_refused("trailing bytes", c, n + 8, "8 bytes after the end of the checkpoint");
@@ -258,7 +279,8 @@ static void refusals(void) {
   put64(c + 24, vx_ckpt_fnv1a(c + VX_CKPT_HEADER_BYTES, n - VX_CKPT_HEADER_BYTES));
   expect_refused("counts that do not match the size", c, n, "does not match");
   expect_refused("a missing file", NULL, 0, "cannot open");
-  older_version(b, n);
+  older_version(b, n, 3);
+  older_version(b, n, 2);
   free(b), free(c);
   remove(ck_path);
 }
@@ -387,6 +409,10 @@ int main(void) {
   snprintf(ck_path, sizeof ck_path, "%s/test_vortex_checkpoint.ckpt", VX_BINARY_DIR);
   bitwise_restart(VX_DOUBLE);
   bitwise_restart(VX_FLOAT);
+  tracer_every = 4;
+  bitwise_restart(VX_DOUBLE);
+  bitwise_restart(VX_FLOAT);
+  tracer_every = 1;
   refusals();
   char exe[1100];
   snprintf(exe, sizeof exe, "%s/vortexfmm", VX_BINARY_DIR);

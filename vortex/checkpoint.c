@@ -68,8 +68,12 @@ static double get_f64(ck_in *r) {
 #define CK_FIXED_BYTES_V1 (64 + 3 * 8 + (5 * 4 + 2 * 8 + 3 * 4 + 8 + 8 + 2 * 4 + 4 * 8) + (8 + 8 + 4 + 8 + 4 + 2 * 8) + \
                            (8 + 3 * 4 + 3 * 8) + 2 * 4)
 /* version 2 adds vx_sim_params.conserve (i32); version 1 files load with it off. Version 3 adds
- * remesh_origin (3 f64); older files load with the origin at 0, the lattice they were run on. */
-#define CK_FIXED_BYTES(version) ((size_t)(CK_FIXED_BYTES_V1 + ((version) >= 2 ? 4 : 0) + ((version) >= 3 ? 24 : 0)))
+ * remesh_origin (3 f64); older files load with the origin at 0, the lattice they were run on.
+ * Version 4 adds tracer_every (i32) to the parameters and the tracer step under way to the state
+ * (3 i32, f64; its y0 and acc after the rings while one is under way); older files load with 1 and
+ * none, the scheme they were run with. */
+#define CK_FIXED_BYTES(version)                                                                                  \
+  ((size_t)(CK_FIXED_BYTES_V1 + ((version) >= 2 ? 4 : 0) + ((version) >= 3 ? 24 : 0) + ((version) >= 4 ? 4 + 20 : 0)))
 
 static void put_meta(ck_out *o, const vx_ckpt_meta *m) {
   memset(o->p + o->n, 0, 64);
@@ -101,6 +105,7 @@ static void put_params(ck_out *o, const vx_sim_params *p) {
   put_f64(o, p->remesh_h), put_f64(o, p->remesh_drop), put_f64(o, p->viscosity), put_f64(o, p->lcfl);
   put_i32(o, p->conserve);
   for (int c = 0; c < 3; ++c) put_f64(o, p->remesh_origin[c]);
+  put_i32(o, p->tracer_every);
 }
 static void get_params(ck_in *r, vx_sim_params *p, uint32_t version) {
   memset(p, 0, sizeof *p);
@@ -116,6 +121,7 @@ static void get_params(ck_in *r, vx_sim_params *p, uint32_t version) {
   if (version >= 2) p->conserve = get_i32(r);
   if (version >= 3)
     for (int c = 0; c < 3; ++c) p->remesh_origin[c] = get_f64(r);
+  p->tracer_every = version >= 4 ? get_i32(r) : 1;
 }
 
 static void put_state(ck_out *o, const vx_sim_state *s) {
@@ -125,8 +131,9 @@ static void put_state(ck_out *o, const vx_sim_state *s) {
   const vx_remesh_stats *R = &s->remesh;
   put_i64(o, R->count), put_i32(o, R->n_before), put_i32(o, R->n_nodes), put_i32(o, R->n_after);
   put_f64(o, R->c2), put_f64(o, R->h), put_f64(o, R->ms);
+  put_i32(o, s->tr_m), put_i32(o, s->tr_steps), put_i32(o, s->tr_stage), put_f64(o, s->tr_h);
 }
-static void get_state(ck_in *r, vx_sim_state *s) {
+static void get_state(ck_in *r, vx_sim_state *s, uint32_t version) {
   memset(s, 0, sizeof *s);
   s->t = get_f64(r), s->steps = get_i64(r), s->n_rings = get_i32(r);
   s->since_remesh = get_f64(r), s->steps_since_remesh = get_i32(r);
@@ -134,11 +141,13 @@ static void get_state(ck_in *r, vx_sim_state *s) {
   vx_remesh_stats *R = &s->remesh;
   R->count = get_i64(r), R->n_before = get_i32(r), R->n_nodes = get_i32(r), R->n_after = get_i32(r);
   R->c2 = get_f64(r), R->h = get_f64(r), R->ms = get_f64(r);
+  if (version >= 4) s->tr_m = get_i32(r), s->tr_steps = get_i32(r), s->tr_stage = get_i32(r), s->tr_h = get_f64(r);
 }
 
 /* Payload bytes of the particle arrays for these counts. */
-static size_t particle_bytes(int ne, int nt) {
-  return 8 * (3 * ((size_t)ne + (size_t)nt) + 3 * (size_t)ne) + 4 * (size_t)ne;
+/* The arrays after the fixed part: particles, rings, and a tracer step's y0 and acc while one is under way. */
+static size_t particle_bytes(int ne, int nt, int tr_steps) {
+  return 8 * (3 * ((size_t)ne + (size_t)nt) + 3 * (size_t)ne) + 4 * (size_t)ne + (tr_steps > 0 ? 8 * 6 * (size_t)nt : 0);
 }
 
 /* ------------------------------------------------------------------ save */
@@ -162,7 +171,14 @@ static int encode(vx_sim *s, const vx_ckpt_meta *meta, ck_out *o, char *err, siz
   int ne = vx_sim_n_elements(s), nt = vx_sim_n_tracers(s);
   double *h = host_particles(s, err, errlen);
   if (!h) return -1;
-  o->cap = VX_CKPT_HEADER_BYTES + CK_FIXED_BYTES(VX_CKPT_VERSION) + particle_bytes(ne, nt);
+  size_t nty = st.tr_steps > 0 ? 3 * (size_t)nt : 0; /* the tracer step's y0 and acc, after the rings */
+  double *ty = malloc(sizeof(double) * 2 * nty + 1);
+  if (!ty || vx_sim_tracer_step(s, ty, ty + nty, err, errlen)) {
+    if (!ty) snprintf(err, errlen, "out of host memory for a checkpoint");
+    free(h), free(ty);
+    return -1;
+  }
+  o->cap = VX_CKPT_HEADER_BYTES + CK_FIXED_BYTES(VX_CKPT_VERSION) + particle_bytes(ne, nt, st.tr_steps);
   o->p = malloc(o->cap);
   o->n = VX_CKPT_HEADER_BYTES;
   if (!o->p) { free(h); snprintf(err, errlen, "out of host memory for a checkpoint"); return -1; }
@@ -175,7 +191,8 @@ static int encode(vx_sim *s, const vx_ckpt_meta *meta, ck_out *o, char *err, siz
   for (size_t i = 0; i < nf; ++i) put_f64(o, h[i]);
   const int *ring = vx_sim_rings(s);
   for (int i = 0; i < ne; ++i) put_i32(o, ring[i]);
-  free(h);
+  for (size_t i = 0; i < 2 * nty; ++i) put_f64(o, ty[i]);
+  free(h), free(ty);
   size_t payload = o->n - VX_CKPT_HEADER_BYTES;
   uint64_t sum = vx_ckpt_fnv1a(o->p + VX_CKPT_HEADER_BYTES, payload);
   o->n = 0;
@@ -194,7 +211,7 @@ int vx_ckpt_save(vx_sim *s, const vx_ckpt_meta *meta, const char *path, char *er
   free(o.p);
   /* a restart's new engine keeps no level choice (fmm_forget_level_choice): neither does this run's,
    * so that the two go on alike */
-  fmm_forget_level_choice(vx_sim_engine(s));
+  vx_sim_forget_level_choice(s);
   return rc;
 }
 
@@ -263,7 +280,7 @@ static int check_header(const char *path, const unsigned char *b, size_t n, size
 
 /* The payload's counts and enums, before anything is built from them. 0, or -1 with err. */
 static int check_payload(const char *path, const ck_in *r, uint32_t version, const vx_sim_params *p, int ne, int nt,
-                         char *err, size_t errlen) {
+                         int tr_steps, char *err, size_t errlen) {
   if (r->short_read || r->at != CK_FIXED_BYTES(version)) {
     snprintf(err, errlen, "checkpoint %s: payload of %zu bytes is shorter than its fixed part (%d bytes)", path, r->n,
              (int)CK_FIXED_BYTES(version));
@@ -273,7 +290,7 @@ static int check_payload(const char *path, const ck_in *r, uint32_t version, con
     snprintf(err, errlen, "checkpoint %s: absurd particle counts (%d elements, %d tracers)", path, ne, nt);
     return -1;
   }
-  size_t want = CK_FIXED_BYTES(version) + particle_bytes(ne, nt);
+  size_t want = CK_FIXED_BYTES(version) + particle_bytes(ne, nt, tr_steps);
   if (r->n != want) {
     snprintf(err, errlen, "checkpoint %s: payload of %zu bytes does not match %d elements and %d tracers (%zu bytes)", path,
              r->n, ne, nt, want);
@@ -299,11 +316,12 @@ static vx_sim *decode(const char *path, const unsigned char *pl, size_t n, uint3
   vx_sim_state st;
   get_meta(&r, &m);
   get_params(&r, &prm, version);
-  get_state(&r, &st);
+  get_state(&r, &st, version);
   int ne = get_i32(&r), nt = get_i32(&r);
-  if (check_payload(path, &r, version, &prm, ne, nt, err, errlen)) return NULL;
+  if (check_payload(path, &r, version, &prm, ne, nt, st.tr_steps, err, errlen)) return NULL;
+  size_t nty = st.tr_steps > 0 ? 3 * (size_t)nt : 0;
   size_t nf = 3 * ((size_t)ne + (size_t)nt) + 3 * (size_t)ne;
-  double *h = malloc(sizeof(double) * nf + 1);
+  double *h = malloc(sizeof(double) * (nf + 2 * nty) + 1);
   int *ring = malloc(sizeof(int) * ((size_t)ne + 1));
   vx_sim *s = NULL;
   if (!h || !ring) {
@@ -311,6 +329,8 @@ static vx_sim *decode(const char *path, const unsigned char *pl, size_t n, uint3
   } else {
     for (size_t i = 0; i < nf; ++i) h[i] = get_f64(&r);
     for (int i = 0; i < ne; ++i) ring[i] = get_i32(&r);
+    for (size_t i = 0; i < 2 * nty; ++i) h[nf + i] = get_f64(&r);
+    if (nty) st.tr_y0 = h + nf, st.tr_acc = h + nf + nty;
     char e2[400];
     s = vx_sim_create_from_state(&prm, &st, ne, nt, h, h + 3 * ((size_t)ne + (size_t)nt), ring, e2, sizeof e2);
     if (!s) snprintf(err, errlen, "checkpoint %s: %s", path, e2);

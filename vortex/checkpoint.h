@@ -7,7 +7,9 @@
  *   payload:          the scene's name (64 bytes, NUL-padded) and seed, the run's steps and diag_every;
  *                     every vx_sim_params field but verbose; the vx_sim_state counters;
  *                     n_elem, n_tracer; positions f64[3(n_elem+n_tracer)] (elements, then tracers),
- *                     strengths f64[3 n_elem], rings i32[n_elem]
+ *                     strengths f64[3 n_elem], rings i32[n_elem]; while the tracers' own step is under
+ *                     way (vx_sim_params.tracer_every, the state's tr_steps > 0) its y0 and acc,
+ *                     f64[3 n_tracer] each
  * Particles are stored in double whatever the run's precision (a float widens and narrows back
  * exactly). Written atomically (io/atomic_file.h): a crash leaves the previous file whole.
  *
@@ -24,7 +26,7 @@
 VX_EXTERN_C_BEGIN
 
 #define VX_CKPT_MAGIC "VXFMMCKP"
-#define VX_CKPT_VERSION 3u
+#define VX_CKPT_VERSION 4u
 #define VX_CKPT_HEADER_BYTES 32
 
 /* What the checkpoint keeps of the run around the simulation. */

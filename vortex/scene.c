@@ -83,6 +83,7 @@ void vx_scene_init(vx_scene *s) {
   s->relax_every = 1;
   s->remesh_drop = 1e-3;
   s->lcfl = 0.5;
+  s->tracer_every = 1;
   s->camera.follow = -1;
 }
 
@@ -179,7 +180,7 @@ static const char *global_keys[] = {"name", "kernel", "sigma", "sigma_factor", "
                                     "order", "leaf_size", "solver", "backend", "precision", "steps", "diag_every",
                                     "seed", "relax", "relax_every", "remesh_every", "remesh_h", "remesh_drop",
                                     "viscosity", "lcfl", "conserve", "description", "camera_position", "camera_target",
-                                    "camera_follow", "remesh_origin", NULL};
+                                    "camera_follow", "remesh_origin", "tracer_every", NULL};
 static const char *ring_keys[] = {"circulation", "radius", "core", "profile", "core_extent", "n_around", "layers",
                                   "layer_points", "centre", "axis", "phase", "perturb_amp", "perturb_mode", "tracers",
                                   "tracer_spread", NULL};
@@ -265,6 +266,11 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
   if (!strcmp(k, "remesh_drop")) return get_range(c, k, v, 0.0, 0.1, &s->remesh_drop);
   if (!strcmp(k, "viscosity")) return get_range(c, k, v, 0.0, 1e3, &s->viscosity);
   if (!strcmp(k, "lcfl")) return get_range(c, k, v, 0.0, 10.0, &s->lcfl);
+  if (!strcmp(k, "tracer_every")) {
+    if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "4")) return bad(c, k, v, "expected 1, 2 or 4");
+    s->tracer_every = v[0] - '0';
+    return 0;
+  }
   if (!strcmp(k, "conserve"))
     return vx_conserve_from_name(v, &s->conserve) ? bad(c, k, v, "expected off, axial or full") : 0;
   if (!strcmp(k, "seed")) {

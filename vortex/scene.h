@@ -110,6 +110,7 @@ typedef struct {
   double remesh_drop;
   double viscosity;
   double lcfl;            /* substep target dt·max|∇u| (default 0.5; 0: off) */
+  int tracer_every;       /* element steps one tracer step spans: 1 (default), 2 or 4 */
   int conserve;           /* vx_conserve_mode (conserve.h): off, axial, full */
   int n_rings;
   vx_ring rings[VX_SCENE_MAX_RINGS];

@@ -47,7 +47,8 @@ static void put_globals(FILE *f, const vx_scene *s) {
   fprintf(f, "order = %d\nleaf_size = %d\nsolver = %s\n", s->order, s->leaf_size, s->direct ? "direct" : "fmm");
   fprintf(f, "backend = %s\nprecision = %s\n", vx_backend_name(s->backend), vx_precision_name(s->precision));
   fprintf(f, "steps = %d\ndiag_every = %d\nseed = %llu\n", s->steps, s->diag_every, (unsigned long long)s->seed);
-  fprintf(f, "relax = %.17g\nrelax_every = %d\nlcfl = %.17g\n", s->relax, s->relax_every, s->lcfl);
+  fprintf(f, "relax = %.17g\nrelax_every = %d\nlcfl = %.17g\ntracer_every = %d\n", s->relax, s->relax_every, s->lcfl,
+          s->tracer_every);
   fprintf(f, "conserve = %s\n", vx_conserve_name(s->conserve));
   fprintf(f, "remesh_every = %d\nremesh_h = %.17g\nremesh_drop = %.17g\nviscosity = %.17g\n", s->remesh_every, s->remesh_h,
           s->remesh_drop, s->viscosity);

@@ -71,6 +71,15 @@ struct vx_sim {
   void *watch_user;
   vx_sim_added *added;       /* rings added while running (vx_sim_add_ring), oldest first */
   int n_added, c_added;
+  /* the tracers' own step (prm.tracer_every = m > 1, docs/MATH.md §15): one classical RK4 step of m
+   * element steps, its four stages riding in the elements' first and last calls */
+  fmm_ctx *fmm_e;            /* the calls of the elements alone (created when first needed): their tree
+                                is kept in it, the tracers' calls keep theirs in fmm */
+  void *tp0, *tacc;          /* the tracers' y0 and acc (stage.h) over their step, 3*n_tracer each */
+  size_t c_tp0, c_tacc;
+  int tr_m;                  /* m of the tracer step under way */
+  int tr_steps, tr_stage;    /* element steps and tracer stages done in it (0, 0: none under way) */
+  double tr_h;               /* the size of its element steps */
 };
 
 #ifndef VX_HAVE_CUDA
@@ -86,6 +95,12 @@ int vx_gpu_stage(vx_precision prec, const vx_stage_args *a, char *err, size_t er
 }
 int vx_gpu_relax(vx_precision prec, void *alpha, const void *grad, int n_elem, double f, char *err, size_t errlen) {
   (void)prec; (void)alpha; (void)grad; (void)n_elem; (void)f;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
+int vx_gpu_settle(vx_precision prec, void *pos, const void *pos0, const void *acc, int n, double f, double gh, char *err,
+                  size_t errlen) {
+  (void)prec; (void)pos; (void)pos0; (void)acc; (void)n; (void)f; (void)gh;
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
@@ -204,6 +219,7 @@ vx_sim_params vx_sim_params_from_scene(const vx_scene *sc) {
   p.remesh_drop = sc->remesh_drop;
   p.viscosity = sc->viscosity;
   p.lcfl = sc->lcfl;
+  p.tracer_every = sc->tracer_every;
   p.conserve = sc->conserve;
   return p;
 }
@@ -224,6 +240,10 @@ static int check_control(const vx_sim_params *p, char *err, size_t errlen) {
     return -1;
   }
   if (!(p->lcfl >= 0.0 && p->lcfl <= 10.0)) { snprintf(err, errlen, "lcfl %g must be in [0, 10] (0: no substeps)", p->lcfl); return -1; }
+  if (p->tracer_every < 0 || p->tracer_every > 4 || p->tracer_every == 3) {
+    snprintf(err, errlen, "tracer_every %d must be 1, 2 or 4 (element steps a tracer step spans)", p->tracer_every);
+    return -1;
+  }
   if (!(p->viscosity >= 0.0 && isfinite(p->viscosity))) { snprintf(err, errlen, "viscosity %g must be >= 0", p->viscosity); return -1; }
   double h = lattice_h(p);
   if (p->remesh_every > 0 && !(h > 0.0)) {
@@ -313,7 +333,10 @@ void vx_sim_destroy(vx_sim *s) {
   vx_mem_free(&s->rj.ring_out, s->on_device);
   if (s->on_device) vx_remesh_ws_free_gpu(s->rws);
   else vx_remesh_ws_free_cpu(s->rws);
+  buf_free(s, &s->tp0, &s->c_tp0);
+  buf_free(s, &s->tacc, &s->c_tacc);
   fmm_destroy(s->fmm);
+  fmm_destroy(s->fmm_e);
   free(s->ring);
   free(s->host);
   free(s->added);
@@ -346,6 +369,8 @@ static void energy_restart(vx_sim *s) {
 }
 
 static int sim_velocity(vx_sim *s, int n_tgt, double *vel, char *err, size_t errlen);
+static int tracers_settle(vx_sim *s, char *err, size_t errlen);
+static int restore_tracer_step(vx_sim *s, const vx_sim_state *st, char *err, size_t errlen);
 
 /* Measure the energy when due (VX_SIM_ENERGY_EVERY): one engine call over the elements, the
  * elements and their velocities copied to the host. */
@@ -451,6 +476,7 @@ vx_sim *vx_sim_create_from_state(const vx_sim_params *prm, const vx_sim_state *s
   energy_restart(s); /* the checkpoint keeps no energy: the watch starts again here */
   s->max_gradu = st->max_gradu; /* have_grad stays 0: no gradient of these particles yet, keep the measured value */
   s->rstats = st->remesh;
+  if (restore_tracer_step(s, st, err, errlen)) { vx_sim_destroy(s); return NULL; }
   return s;
 }
 
@@ -467,7 +493,30 @@ int vx_sim_export_state(vx_sim *s, vx_sim_state *st, char *err, size_t errlen) {
   st->amax0 = s->amax0;
   st->max_gradu = s->max_gradu;
   st->remesh = s->rstats;
+  st->tr_m = s->tr_m, st->tr_steps = s->tr_steps, st->tr_stage = s->tr_stage, st->tr_h = s->tr_h;
   return 0;
+}
+
+int vx_sim_tracer_step(vx_sim *s, double *y0, double *acc, char *err, size_t errlen) {
+  size_t n = 3 * (size_t)s->n_tracer;
+  if (s->tr_steps == 0 || n == 0) return 0;
+  return fetch_doubles(s, s->tp0, n, y0, err, errlen) || fetch_doubles(s, s->tacc, n, acc, err, errlen) ? -1 : 0;
+}
+
+/* A saved tracer step under way (st->tr_steps > 0) taken up again. */
+static int restore_tracer_step(vx_sim *s, const vx_sim_state *st, char *err, size_t errlen) {
+  if (st->tr_steps <= 0) return 0;
+  if (st->tr_m < 2 || st->tr_m > 4 || st->tr_steps >= st->tr_m || st->tr_stage < 1 || st->tr_stage > 3 || !(st->tr_h > 0.0) ||
+      !st->tr_y0 || !st->tr_acc) {
+    snprintf(err, errlen, "bad saved tracer step (span %d, %d steps, %d stages done)", st->tr_m, st->tr_steps, st->tr_stage);
+    return -1;
+  }
+  size_t n = 3 * (size_t)s->n_tracer, b = n * s->rs;
+  s->tr_m = st->tr_m, s->tr_steps = st->tr_steps, s->tr_stage = st->tr_stage, s->tr_h = st->tr_h;
+  return buf_reserve(s, &s->tp0, &s->c_tp0, b, err, errlen) || buf_reserve(s, &s->tacc, &s->c_tacc, b, err, errlen) ||
+                 store_doubles(s, s->tp0, st->tr_y0, n, err, errlen) || store_doubles(s, s->tacc, st->tr_acc, n, err, errlen)
+             ? -1
+             : 0;
 }
 
 vx_sim *vx_sim_create(const vx_sim_params *prm, const vx_scene *scene, char *err, size_t errlen) {
@@ -484,53 +533,73 @@ vx_sim *vx_sim_create(const vx_sim_params *prm, const vx_scene *scene, char *err
 /* ------------------------------------------------------------------ stepping */
 
 /* One engine call, its phase times added to the step's statistics. */
-static int engine_call(vx_sim *s, fmm_io *io, char *err, size_t errlen) {
+/* One engine call, its times and counts summed into the step's stats; its levels, leaves and kernels
+ * described there when `shown` (a call that carries the tracers, or any without tracers: the tree
+ * the renderer's occupancy reads, vx_sim_engine). */
+static int engine_call(vx_sim *s, fmm_ctx *ctx, fmm_io *io, int shown, char *err, size_t errlen) {
   fmm_stats st;
   memset(&st, 0, sizeof st);
-  int rc = s->prm.direct ? fmm_direct(s->fmm, io, &st, err, errlen) : fmm_evaluate(s->fmm, io, &st, err, errlen);
+  int rc = s->prm.direct ? fmm_direct(ctx, io, &st, err, errlen) : fmm_evaluate(ctx, io, &st, err, errlen);
   if (rc) return -1;
   vx_step_stats *S = &s->stats;
   S->t_tree += st.t_tree;
   S->t_far += st.t_p2m + st.t_m2m + st.t_m2l + st.t_l2l + st.t_l2p;
   S->t_near += st.t_p2p;
   S->evaluations++;
-  S->levels = st.levels;
   fmm_stats *E = &S->engine;
   E->t_tree += st.t_tree, E->t_p2m += st.t_p2m, E->t_m2m += st.t_m2m, E->t_m2l += st.t_m2l;
   E->t_l2l += st.t_l2l, E->t_l2p += st.t_l2p, E->t_p2p += st.t_p2p, E->t_total += st.t_total, E->t_copy += st.t_copy;
   E->n_m2l += st.n_m2l, E->n_p2p += st.n_p2p;
-  E->levels = st.levels, E->level_capped = st.level_capped;
-  E->n_src_leaves = st.n_src_leaves, E->n_tgt_leaves = st.n_tgt_leaves;
-  E->r_cut = st.r_cut, E->reg_err = fmax(E->reg_err, st.reg_err);
-  for (int l = 0; l <= VX_LMAX; ++l) E->t_m2l_level[l] += st.t_m2l_level[l], E->m2l_fill[l] = st.m2l_fill[l];
-  E->m2l_kernel = st.m2l_kernel, E->m2l_dense_levels = st.m2l_dense_levels, E->m2l_dense_tc = st.m2l_dense_tc;
-  E->p2p_kernel = st.p2p_kernel;
+  E->reg_err = fmax(E->reg_err, st.reg_err);
+  for (int l = 0; l <= VX_LMAX; ++l) E->t_m2l_level[l] += st.t_m2l_level[l];
   E->tree_kept += st.tree_kept; /* summed: the calls that kept the step's tree */
   E->tree_moved = fmax(E->tree_moved, st.tree_moved);
+  if (!shown) return 0;
+  S->levels = st.levels;
+  E->levels = st.levels, E->level_capped = st.level_capped;
+  E->n_src_leaves = st.n_src_leaves, E->n_tgt_leaves = st.n_tgt_leaves;
+  E->r_cut = st.r_cut;
+  for (int l = 0; l <= VX_LMAX; ++l) E->m2l_fill[l] = st.m2l_fill[l];
+  E->m2l_kernel = st.m2l_kernel, E->m2l_dense_levels = st.m2l_dense_levels, E->m2l_dense_tc = st.m2l_dense_tc;
+  E->p2p_kernel = st.p2p_kernel;
   return 0;
 }
 
-/* One engine call at the current state y: velocity at [elements, tracers], gradient too unless
- * stretching is off (at the elements; at the tracers too with tracer_grad, for their vorticity).
- * tree: fmm_io.tree (a step's first stage builds and keeps the octree, its later stages reuse it:
- * docs/MATH.md §14). With s->split_targets, two calls (the elements, then the tracers), each its own
- * tree. */
-static int evaluate(vx_sim *s, int tracer_grad, int tree, char *err, size_t errlen) {
+/* The engine of the elements' calls without the tracers (tracer_every > 1), created on first use with
+ * the parameters of the main one. */
+static fmm_ctx *elements_engine(vx_sim *s, char *err, size_t errlen) {
+  if (!s->fmm_e) {
+    fmm_params fp = *fmm_get_params(s->fmm);
+    s->fmm_e = fmm_create(&fp, err, errlen);
+  }
+  return s->fmm_e;
+}
+
+/* One engine call at the current state y: velocity at [elements, tracers] (the elements alone when
+ * !tracers), gradient too unless stretching is off (at the elements; at the tracers too with
+ * tracer_grad, for their vorticity). tree: fmm_io.tree (a step's first stage builds and keeps the
+ * octree, its later stages reuse it: docs/MATH.md §14). The elements alone go to their own engine
+ * (elements_engine), so that the tracers' calls keep their tree. With s->split_targets, two calls
+ * (the elements, then the tracers), each its own tree. */
+static int evaluate(vx_sim *s, int tracers, int tracer_grad, int tree, char *err, size_t errlen) {
   fmm_io io;
   memset(&io, 0, sizeof io);
   io.n_src = s->n_elem;
   io.src_pos = s->pos;
   io.src_str = s->alpha;
-  io.n_tgt = s->n_tot;
+  io.n_tgt = tracers ? s->n_tot : s->n_elem;
   io.tgt_pos = s->pos;
   io.vel = s->vel;
   io.grad = s->prm.stretching == VX_STRETCH_NONE ? NULL : s->grad;
   io.on_device = s->on_device;
-  io.n_grad = tracer_grad && io.grad ? s->n_tot : s->n_elem; /* tracers are passive: velocity only, unless coloured */
-  int split = s->n_tracer > 0 && s->n_elem > 0 && s->split_targets;
+  io.n_grad = tracers && tracer_grad && io.grad ? s->n_tot : s->n_elem; /* tracers are passive: velocity only, unless coloured */
+  fmm_ctx *ctx = tracers || s->n_tracer == 0 ? s->fmm : elements_engine(s, err, errlen);
+  if (!ctx) return -1;
+  int split = tracers && s->n_tracer > 0 && s->n_elem > 0 && s->split_targets;
   io.tree = split ? FMM_TREE_BUILD : tree;
   if (split) io.n_tgt = io.n_grad = s->n_elem;
-  if (engine_call(s, &io, err, errlen)) return -1;
+  if (engine_call(s, ctx, &io, tracers || s->n_tracer == 0, err, errlen)) return -1;
+  if (!tracers) return 0; /* the tracers' rows keep their last evaluation */
   if (split) {
     size_t r3 = 3 * s->rs * (size_t)s->n_elem;
     io.n_tgt = io.n_grad = s->n_tracer;
@@ -538,7 +607,7 @@ static int evaluate(vx_sim *s, int tracer_grad, int tree, char *err, size_t errl
     io.vel = (char *)s->vel + r3;
     io.grad = tracer_grad && io.grad ? (char *)io.grad + 3 * r3 : NULL;
     io.passive = io.grad == NULL; /* velocity only: within the passive tolerance, as beside the elements */
-    if (engine_call(s, &io, err, errlen)) return -1;
+    if (engine_call(s, ctx, &io, 1, err, errlen)) return -1;
   }
   s->field_ok = 1;
   s->field_grad = (tracer_grad && s->prm.stretching != VX_STRETCH_NONE) || s->n_tracer == 0;
@@ -643,15 +712,16 @@ void vx_sim_watch_next_eval(vx_sim *s, vx_sim_eval_fn fn, void *user) {
   s->watch_user = user;
 }
 
-/* The armed watcher, if any, gets the engine call just made (disarmed first: once per arming). */
-static int hand_eval(vx_sim *s, char *err, size_t errlen) {
+/* The armed watcher, if any, gets the engine call just made over the first n_tgt particles
+ * (disarmed first: once per arming). */
+static int hand_eval(vx_sim *s, int n_tgt, char *err, size_t errlen) {
   vx_sim_eval_fn fn = s->watch_fn;
   if (!fn) return 0;
   s->watch_fn = NULL;
   vx_sim_eval e;
   memset(&e, 0, sizeof e);
   e.n_elem = s->n_elem;
-  e.n_tot = s->n_tot;
+  e.n_tot = n_tgt;
   e.on_device = s->on_device;
   e.precision = s->prm.precision;
   e.kernel = s->prm.kernel;
@@ -665,23 +735,141 @@ static int hand_eval(vx_sim *s, char *err, size_t errlen) {
   return fn(s->watch_user, &e, err, errlen);
 }
 
+/* Butcher weights (w) and next-stage nodes (c) of the low-storage form in stage.h */
+static const double w_euler[1] = {1.0}, w_rk2[2] = {0.5, 0.5}, w_rk4[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+static const double c_rk2[2] = {1.0, 0.0}, c_rk4[4] = {0.5, 0.5, 1.0, 0.0};
+
+/* ---- the tracers' own step (prm.tracer_every, docs/MATH.md §15) */
+
+/* The most element steps a tracer step may span: tracer_every; 1 (the tracers ride every stage of the
+ * elements' own scheme) without tracers or with Euler (no call at the step's end). */
+static int tracer_cadence(const vx_sim *s) {
+  return s->prm.tracer_every > 1 && s->prm.integrator != VX_EULER && s->n_tracer > 0 ? s->prm.tracer_every : 1;
+}
+
+/* The tracers' RK4 stage that element stage k of ns carries in the tracer step under way, or -1. The
+ * four, at times 0, H/2, H/2 and H of H = m·h, are the first call of element step 0, the last of step
+ * m/2 − 1, the first of step m/2 and the last of step m − 1 (each stage's node: its first call is at
+ * the step's start, its last at the step's end). */
+static int tracer_stage_at(const vx_sim *s, int k, int ns) {
+  int m = s->tr_m, i = s->tr_steps;
+  if (k == 0) return i == 0 ? 0 : i == m / 2 ? 2 : -1;
+  if (k == ns - 1) return i == m / 2 - 1 ? 1 : i == m - 1 ? 3 : -1;
+  return -1;
+}
+
+/* Stage j of the tracers' RK4 step after a call that carried them: their rows of pos and vel, their
+ * own y0 and acc (tp0, tacc), step H = m·h. */
+static int tracer_stage(vx_sim *s, int j, char *err, size_t errlen) {
+  size_t off = 3 * s->rs * (size_t)s->n_elem;
+  vx_stage_args a;
+  memset(&a, 0, sizeof a);
+  a.n_tot = s->n_tracer;
+  a.pos = (char *)s->pos + off;
+  a.pos0 = s->tp0;
+  a.acc_pos = s->tacc;
+  a.vel = (const char *)s->vel + off;
+  a.stretching = (int)VX_STRETCH_NONE;
+  a.first = j == 0;
+  a.last = j == 3;
+  a.w = w_rk4[j];
+  a.c = c_rk4[j];
+  a.dt = s->tr_m * s->tr_h;
+  s->tr_stage = j + 1;
+  if (s->on_device) return vx_gpu_stage(s->prm.precision, &a, err, errlen);
+  stage_cpu(&a, s->prm.precision);
+  return 0;
+}
+
+/* Between element steps inside a tracer step the tracers stand at their position at the current time
+ * (what the renderer, the getters and a checkpoint see), y0 + f·(y − y0) + g·H·acc of their next stage
+ * point y; the next element step takes them back. By the stages done (j) at τ = (element steps done)·h
+ * (docs/MATH.md §15): j = 1, τ = H/4 (k1): Euler, y0 + τ·k1; j = 2, τ = H/2: Heun, y0 + (H/4)(k1 + k2);
+ * j = 3, τ = 3H/4: the velocity linear through k1 at 0 and k2 ≈ k3 at H/2, y0 + (3H/4)(k1 + 3k3)/4 to
+ * second order. */
+static void tracer_settle_coeffs(const vx_sim *s, double *f, double *gh) {
+  static const double fj[4] = {1.0, 0.5, -0.5, -3.0 / 16}, gj[4] = {0.0, 0.0, 1.5, 9.0 / 8};
+  int j = s->tr_steps > 0 ? s->tr_stage : 0;
+  *f = fj[j];
+  *gh = gj[j] * s->tr_m * s->tr_h;
+}
+
+/* The tracers' rows of pos to the current time (back = 0) or back to their next stage point (back = 1)
+ * inside a tracer step (stage_t.h, vx_settle_target). */
+static int tracers_settle_move(vx_sim *s, int back, char *err, size_t errlen) {
+  double f, gh;
+  tracer_settle_coeffs(s, &f, &gh);
+  if ((f == 1.0 && gh == 0.0) || s->n_tracer == 0) return 0;
+  if (back) gh = -gh / f, f = 1.0 / f;
+  void *p = (char *)s->pos + 3 * s->rs * (size_t)s->n_elem;
+  if (s->on_device) return vx_gpu_settle(s->prm.precision, p, s->tp0, s->tacc, s->n_tracer, f, gh, err, errlen);
+  int n = s->n_tracer;
+  if (s->prm.precision == VX_FLOAT) {
+    const float *y0 = (const float *)s->tp0, *acc = (const float *)s->tacc;
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < n; ++t) vx_settle_target_f((float *)p, y0, acc, (float)f, (float)gh, t);
+  } else {
+    const double *y0 = (const double *)s->tp0, *acc = (const double *)s->tacc;
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < n; ++t) vx_settle_target_d((double *)p, y0, acc, f, gh, t);
+  }
+  return 0;
+}
+
+/* End the tracer step under way where the tracers stand (at the current time: tracer_settle_coeffs)
+ * before its element steps change size (dt, substeps, integrator or tracer_every changed) or
+ * tracers are added. */
+static int tracers_settle(vx_sim *s, char *err, size_t errlen) {
+  (void)err, (void)errlen;
+  s->tr_steps = s->tr_stage = 0;
+  return 0;
+}
+
+/* The span of a new tracer step of element steps dt: the most of m, m/2, ... 1 whose H = span·dt keeps
+ * H·max|∇u| <= VX_SIM_TRACER_LCFL (the tracers' RK4 on a core's rotation, docs/MATH.md §15); m while
+ * max|∇u| is unmeasured. */
+static int tracer_span(const vx_sim *s, int m, double dt) {
+  while (m > 1 && s->max_gradu > 0.0 && m * dt * s->max_gradu > VX_SIM_TRACER_LCFL) m /= 2;
+  return m;
+}
+
+/* Before element steps of size dt, the tracers asking for steps of up to m of them: a tracer step
+ * under way that cannot go on (dt changed, m below its span) is ended; a new one takes its span and
+ * h; the tracers' y0 and acc are sized; the tracers go back to their next stage point. The span of
+ * the step under way (1: the tracers ride every call), or -1 with err. */
+static int tracer_step_begin(vx_sim *s, int m, double dt, char *err, size_t errlen) {
+  if (s->tr_steps > 0 && (m < s->tr_m || dt != s->tr_h) && tracers_settle(s, err, errlen)) return -1;
+  if (s->tr_steps == 0) {
+    int span = tracer_span(s, m, dt);
+    if (span == 1) return 1;
+    s->tr_m = span, s->tr_h = dt;
+  }
+  size_t b = 3 * s->rs * (size_t)s->n_tracer;
+  if (buf_reserve(s, &s->tp0, &s->c_tp0, b, err, errlen) || buf_reserve(s, &s->tacc, &s->c_tacc, b, err, errlen) ||
+      tracers_settle_move(s, 1, err, errlen))
+    return -1;
+  return s->tr_m;
+}
+
 /* The stages of one step, one engine call each; a relaxation step relaxes the strengths after the
- * first call (its gradient) and before the first stage update. */
+ * first call (its gradient) and before the first stage update. With the tracers' own step (m > 1)
+ * the calls that do not carry them are the elements' alone, each kind building its tree at its
+ * first call of the step. */
 static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char *err, size_t errlen) {
-  /* Butcher weights (w) and next-stage nodes (c) of the low-storage form in stage.h */
-  static const double w_euler[1] = {1.0}, w_rk2[2] = {0.5, 0.5}, w_rk4[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
-  static const double c_rk2[2] = {1.0, 0.0}, c_rk4[4] = {0.5, 0.5, 1.0, 0.0};
   const double *w = w_euler, *c = w_euler;
   int ns = 1;
   if (s->prm.integrator == VX_RK2) { w = w_rk2; c = c_rk2; ns = 2; }
   else if (s->prm.integrator == VX_RK4) { w = w_rk4; c = c_rk4; ns = 4; }
+  int m = tracer_step_begin(s, tracer_cadence(s), dt, err, errlen);
+  if (m < 0) return -1;
+  s->stats.tracer_span = m;
   s->state_id++; /* the stages change the particles and the gradient: a kept health reduction is stale */
   int relax_now = may_relax && s->prm.relax > 0.0 && s->prm.stretching != VX_STRETCH_NONE &&
                   s->steps % s->prm.relax_every == 0;
   vx_stage_args a;
   memset(&a, 0, sizeof a);
   a.n_elem = s->n_elem;
-  a.n_tot = s->n_tot;
+  a.n_tot = m > 1 ? s->n_elem : s->n_tot;
   a.pos = s->pos;
   a.alpha = s->alpha;
   a.pos0 = ns > 1 ? s->pos0 : NULL;
@@ -692,15 +880,20 @@ static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char 
   a.grad = s->grad;
   a.stretching = (int)s->prm.stretching;
   a.dt = dt;
+  int built[2] = {0, 0}; /* this step's calls without / with the tracers have built their tree */
   for (int k = 0; k < ns; ++k) {
+    int j = m > 1 ? tracer_stage_at(s, k, ns) : -1, with = m == 1 || j >= 0;
+    int tracer_grad = s->want_tracer_grad && (m > 1 || k == ns - 1);
     double te = now_ms();
-    if (evaluate(s, k == ns - 1 && s->want_tracer_grad, k == 0 ? FMM_TREE_BUILD_KEEP : FMM_TREE_REUSE, err, errlen)) {
+    if (evaluate(s, with, tracer_grad, built[with] ? FMM_TREE_REUSE : FMM_TREE_BUILD_KEEP, err, errlen)) {
       char where[32];
       snprintf(where, sizeof where, "RK stage %d", k + 1);
       return step_failed(s, s->steps + 1, where, err, errlen);
     }
+    built[with] = 1;
     *t_eval += now_ms() - te;
-    if (k == 0 && may_relax && hand_eval(s, err, errlen)) return -1; /* the step's first call: its state at the start */
+    /* the step's first call: its state at the start */
+    if (k == 0 && may_relax && hand_eval(s, with ? s->n_tot : s->n_elem, err, errlen)) return -1;
     a.first = k == 0;
     a.last = k == ns - 1;
     a.w = w[k];
@@ -711,7 +904,10 @@ static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char 
     } else {
       stage_cpu(&a, s->prm.precision);
     }
+    if (j >= 0 && tracer_stage(s, j, err, errlen)) return -1;
   }
+  if (m > 1 && ++s->tr_steps == m) s->tr_steps = s->tr_stage = 0;
+  if (m > 1 && tracers_settle_move(s, 0, err, errlen)) return -1; /* to the current time */
   s->have_grad = s->prm.stretching != VX_STRETCH_NONE;
   return 0;
 }
@@ -891,6 +1087,7 @@ int vx_sim_add_ring(vx_sim *s, int n_elem, int n_tracer, const double *pos, cons
              s->n_tot);
     return -1;
   }
+  if (tracers_settle(s, err, errlen)) return -1; /* the new tracers start their step with the others */
   if (s->n_rings >= VX_SIM_MAX_RINGS) { snprintf(err, errlen, "too many rings (at most %d)", VX_SIM_MAX_RINGS); return -1; }
   if (s->n_added == s->c_added) {
     int c = s->c_added ? 2 * s->c_added : 8;
@@ -994,7 +1191,7 @@ int vx_sim_set_added_rings(vx_sim *s, const vx_sim_added *a, int n, char *err, s
 static int engine_update(vx_sim *s, const vx_sim_params *np, char *err, size_t errlen) {
   fmm_params f = engine_params(np);
   f.backend = s->prm.backend;
-  return fmm_set_params(s->fmm, &f, err, errlen);
+  return fmm_set_params(s->fmm, &f, err, errlen) || (s->fmm_e && fmm_set_params(s->fmm_e, &f, err, errlen)) ? -1 : 0;
 }
 
 int vx_sim_set_dt(vx_sim *s, double dt, char *err, size_t errlen) {
@@ -1002,6 +1199,13 @@ int vx_sim_set_dt(vx_sim *s, double dt, char *err, size_t errlen) {
   np.dt = dt;
   if (check_params(&np, err, errlen)) return -1;
   s->prm.dt = dt;
+  return 0;
+}
+int vx_sim_set_tracer_every(vx_sim *s, int m, char *err, size_t errlen) {
+  vx_sim_params np = s->prm;
+  np.tracer_every = m;
+  if (check_params(&np, err, errlen)) return -1;
+  s->prm.tracer_every = m;
   return 0;
 }
 int vx_sim_set_integrator(vx_sim *s, vx_integrator integ, char *err, size_t errlen) {
@@ -1114,7 +1318,9 @@ static int sim_velocity(vx_sim *s, int n_tgt, double *vel, char *err, size_t err
   io.vel = s->vel;
   io.grad = NULL;
   io.on_device = s->on_device;
-  int rc = s->prm.direct ? fmm_direct(s->fmm, &io, NULL, err, errlen) : fmm_evaluate(s->fmm, &io, NULL, err, errlen);
+  /* the elements alone in their own engine where there is one: the tracers' keeps their occupancy */
+  fmm_ctx *ctx = n_tgt == s->n_elem && s->fmm_e ? s->fmm_e : s->fmm;
+  int rc = s->prm.direct ? fmm_direct(ctx, &io, NULL, err, errlen) : fmm_evaluate(ctx, &io, NULL, err, errlen);
   if (rc) return -1;
   if (n_tgt == s->n_tot) s->field_ok = 1, s->field_grad = 0;
   return fetch_doubles(s, s->vel, 3 * (size_t)n_tgt, vel, err, errlen);
@@ -1127,7 +1333,7 @@ int vx_sim_tracer_field(vx_sim *s, int gradient, const void **vel, const void **
     snprintf(err, errlen, "no velocity gradient with stretching off: the engine computes none");
     return -1;
   }
-  if (s->n_tracer > 0 && (!s->field_ok || (gradient && !s->field_grad)) && evaluate(s, gradient, FMM_TREE_BUILD, err, errlen)) return -1;
+  if (s->n_tracer > 0 && (!s->field_ok || (gradient && !s->field_grad)) && evaluate(s, 1, gradient, FMM_TREE_BUILD, err, errlen)) return -1;
   size_t off = 3 * s->rs * (size_t)s->n_elem;
   if (vel) *vel = (const char *)s->vel + off;
   if (grad) *grad = s->field_grad ? (const char *)s->grad + 3 * off : NULL;
@@ -1257,6 +1463,11 @@ int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen) {
 const vx_remesh_stats *vx_sim_remesh_stats(const vx_sim *s) { return &s->rstats; }
 
 fmm_ctx *vx_sim_engine(vx_sim *s) { return s->fmm; }
+
+void vx_sim_forget_level_choice(vx_sim *s) {
+  fmm_forget_level_choice(s->fmm);
+  if (s->fmm_e) fmm_forget_level_choice(s->fmm_e);
+}
 
 const void *vx_sim_positions_raw(const vx_sim *s, int *on_device) {
   if (on_device) *on_device = s->on_device;

@@ -54,8 +54,17 @@ typedef struct {
                              2 full restores W = Σα and I = ½Σx×α */
   double lcfl;            /* > 0: a step of dt is split into equal substeps so that each keeps
                              dt_sub·max|∇u| <= lcfl (at most VX_SIM_MAX_SUBSTEPS); 0: one step is one dt */
+  int tracer_every;       /* 2 or 4: the tracers take one classical RK4 step of up to that many element
+                             steps (substeps; fewer where VX_SIM_TRACER_LCFL says), their four
+                             evaluations riding in the elements' first and last calls, the elements'
+                             other calls without them (docs/MATH.md §15); 0 or 1: they ride in every
+                             call of the elements' scheme. Euler: always every call */
 } vx_sim_params;
 
+/* A tracer step of tracer_every element steps spans fewer (halved) while its H·max|∇u| would pass
+ * this: the tracers' RK4 on a core's rotation rate Ω <= max|∇u|/√2 then turns them by at most 0.5 rad
+ * a step, its phase error below Ω·0.5⁴/120 rad a unit of time (docs/MATH.md §15). */
+#define VX_SIM_TRACER_LCFL 0.7
 /* The most substeps one step is split into (a flow that needs more is left to blow up). */
 #define VX_SIM_MAX_SUBSTEPS 64
 
@@ -70,6 +79,7 @@ typedef struct {
   double t_remesh;        /* remeshing after the step (0 when none was due) */
   int evaluations;        /* engine calls in the step */
   int substeps;           /* substeps the step was split into (vx_sim_params.lcfl) */
+  int tracer_span;        /* element steps the tracers' step spans (vx_sim_params.tracer_every; 1: every call) */
   int levels;             /* octree levels of the last call */
   fmm_stats engine;       /* the engine's phase times and counts, summed over the step's calls
                              (levels and leaves: the last call's) */
@@ -166,10 +176,19 @@ typedef struct {
   double amax0;             /* max|α| of the start: the blow-up rule's and the drop threshold's reference */
   double max_gradu;         /* max|∇u| last measured: the next step's substep count */
   vx_remesh_stats remesh;   /* count > 0 makes the drop threshold absolute */
+  /* the tracers' step under way (vx_sim_params.tracer_every; none when tr_steps = 0): its span m,
+   * element steps and tracer stages done, element step size */
+  int tr_m, tr_steps, tr_stage;
+  double tr_h;
+  const double *tr_y0, *tr_acc; /* its tracers' y0 and acc (host, 3*n_tracer each) for
+                                   vx_sim_create_from_state when tr_steps > 0; vx_sim_export_state
+                                   leaves them NULL (vx_sim_tracer_step copies them out) */
 } vx_sim_state;
 
 /* The counters of the current state (max|∇u| measured first, as vx_sim_check does). 0, or -1 with err. */
 int vx_sim_export_state(vx_sim *s, vx_sim_state *st, char *err, size_t errlen);
+/* The tracer step under way's y0 and acc (3*n_tracer host doubles each; state.tr_steps > 0). */
+int vx_sim_tracer_step(vx_sim *s, double *y0, double *acc, char *err, size_t errlen);
 /* A simulation at a saved state: the particles as vx_sim_create_from takes them, the counters from
  * st; no initial remeshing and no new blow-up reference. prm->sigma must be > 0. */
 vx_sim *vx_sim_create_from_state(const vx_sim_params *prm, const vx_sim_state *st, int n_elem, int n_tracer,
@@ -217,6 +236,8 @@ int vx_sim_remesh(vx_sim *s, char *err, size_t errlen);
 
 /* Setters: take effect at the next step. 0, or -1 with err (bad value; the setting is unchanged). */
 int vx_sim_set_dt(vx_sim *s, double dt, char *err, size_t errlen);
+/* tracer_every (1, 2 or 4; vx_sim_params): from the next step; a tracer step under way ends there. */
+int vx_sim_set_tracer_every(vx_sim *s, int m, char *err, size_t errlen);
 int vx_sim_set_integrator(vx_sim *s, vx_integrator integ, char *err, size_t errlen);
 int vx_sim_set_stretching(vx_sim *s, vx_stretching st, char *err, size_t errlen);
 int vx_sim_set_kernel(vx_sim *s, vx_kernel k, char *err, size_t errlen);
@@ -279,6 +300,9 @@ const void *vx_sim_positions_raw(const vx_sim *s, int *on_device);
 /* The simulation's FMM engine (for fmm_occupancy: the renderer's ray-counted opacity reads the
  * octree's bin[] of the last evaluation). Owned by the simulation. */
 fmm_ctx *vx_sim_engine(vx_sim *s);
+/* fmm_forget_level_choice on each of the simulation's engines (a checkpoint's: its restart starts
+ * without one). */
+void vx_sim_forget_level_choice(vx_sim *s);
 const void *vx_sim_strengths_raw(const vx_sim *s, int *on_device);
 /* The velocity (3*n_tracer) and, with gradient, the velocity gradient (9*n_tracer, grad[9t+3i+j] =
  * ∂u_i/∂x_j) at the tracers, raw as above: the last step's last engine evaluation (within one step

@@ -70,6 +70,26 @@ extern "C" int vx_gpu_relax(vx_precision prec, void *alpha, const void *grad, in
   return 0;
 }
 
+__global__ void vx_settle_kernel_d(double *pos, const double *pos0, const double *acc, int n, double f, double gh) {
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x)
+    vx_settle_target_d(pos, pos0, acc, f, gh, t);
+}
+__global__ void vx_settle_kernel_f(float *pos, const float *pos0, const float *acc, int n, float f, float gh) {
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x)
+    vx_settle_target_f(pos, pos0, acc, f, gh, t);
+}
+
+extern "C" int vx_gpu_settle(vx_precision prec, void *pos, const void *pos0, const void *acc, int n, double f, double gh,
+                             char *err, size_t errlen) {
+  if (n <= 0) return 0;
+  int g = grid_for(n);
+  if (prec == VX_FLOAT)
+    vx_settle_kernel_f<<<g, kThreads>>>((float *)pos, (const float *)pos0, (const float *)acc, n, (float)f, (float)gh);
+  else vx_settle_kernel_d<<<g, kThreads>>>((double *)pos, (const double *)pos0, (const double *)acc, n, f, gh);
+  vx_cuda_check(cudaGetLastError());
+  return 0;
+}
+
 /* Reduction: per-thread maxima of |α|² and |∇u|² and the non-finite flag, then per block through
  * shared memory, then one atomicMax on the bits of each block maximum (non-negative doubles order
  * like their bit patterns) and one atomicOr of the flag. */

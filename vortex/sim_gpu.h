@@ -12,10 +12,13 @@ VX_EXTERN_C_BEGIN
 
 /* Wait for the device's queued work (one call per step, not per kernel). */
 int vx_gpu_sync(char *err, size_t errlen);
-/* One Runge–Kutta stage over all n_tot targets (stage.h), on the default stream. */
+/* One Runge–Kutta stage over the n_tot targets of a (stage.h), on the default stream. */
 int vx_gpu_stage(vx_precision prec, const vx_stage_args *a, char *err, size_t errlen);
 /* Relax the strengths of the n_elem elements by f towards the vorticity of grad (stage_t.h, vx_relax). */
 int vx_gpu_relax(vx_precision prec, void *alpha, const void *grad, int n_elem, double f, char *err, size_t errlen);
+/* The n tracers inside their step: pos = pos0 + f·(pos − pos0) + gh·acc (stage_t.h, vx_settle_target). */
+int vx_gpu_settle(vx_precision prec, void *pos, const void *pos0, const void *acc, int n, double f, double gh, char *err,
+                  size_t errlen);
 /* max |α|² and max |∇u|² (Frobenius; grad may be NULL) over the elements and a non-finite flag over
  * positions and strengths, reduced on the device into d_scratch (24 bytes, from vx_device_alloc);
  * only those 24 bytes come back. */

@@ -57,6 +57,16 @@ VX_HD static inline void VXF(vx_rk_update)(const vx_stage_args *A, vx_real *y, v
   }
 }
 
+/* A tracer inside its step of several element steps (docs/MATH.md §15): y = y0 + f·(y − y0) + gH·acc,
+ * which takes its next stage point to its position at the current time, and back with 1/f, −gH/f. */
+VX_HD static inline void VXF(vx_settle_target)(vx_real *pos, const vx_real *pos0, const vx_real *acc, vx_real f, vx_real gh,
+                                               int t) {
+  for (int c = 0; c < 3; ++c) {
+    size_t i = 3 * (size_t)t + c;
+    pos[i] = pos0[i] + f * (pos[i] - pos0[i]) + gh * acc[i];
+  }
+}
+
 /* One stage for target t: its position, and its strength when it is an element. */
 VX_HD static inline void VXF(vx_stage_target)(const vx_stage_args *A, int t) {
   vx_real *pos = (vx_real *)A->pos, *pos0 = (vx_real *)A->pos0, *accp = (vx_real *)A->acc_pos;
