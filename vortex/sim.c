@@ -369,7 +369,7 @@ static void energy_restart(vx_sim *s) {
 }
 
 static int sim_velocity(vx_sim *s, int n_tgt, double *vel, char *err, size_t errlen);
-static int tracers_settle(vx_sim *s, char *err, size_t errlen);
+static void tracers_settle(vx_sim *s);
 static int restore_tracer_step(vx_sim *s, const vx_sim_state *st, char *err, size_t errlen);
 
 /* Measure the energy when due (VX_SIM_ENERGY_EVERY): one engine call over the elements, the
@@ -819,11 +819,7 @@ static int tracers_settle_move(vx_sim *s, int back, char *err, size_t errlen) {
 /* End the tracer step under way where the tracers stand (at the current time: tracer_settle_coeffs)
  * before its element steps change size (dt, substeps, integrator or tracer_every changed) or
  * tracers are added. */
-static int tracers_settle(vx_sim *s, char *err, size_t errlen) {
-  (void)err, (void)errlen;
-  s->tr_steps = s->tr_stage = 0;
-  return 0;
-}
+static void tracers_settle(vx_sim *s) { s->tr_steps = s->tr_stage = 0; }
 
 /* The span of a new tracer step of element steps dt: the most of m, m/2, ... 1 whose H = span·dt keeps
  * H·max|∇u| <= VX_SIM_TRACER_LCFL (the tracers' RK4 on a core's rotation, docs/MATH.md §15); m while
@@ -838,7 +834,7 @@ static int tracer_span(const vx_sim *s, int m, double dt) {
  * h; the tracers' y0 and acc are sized; the tracers go back to their next stage point. The span of
  * the step under way (1: the tracers ride every call), or -1 with err. */
 static int tracer_step_begin(vx_sim *s, int m, double dt, char *err, size_t errlen) {
-  if (s->tr_steps > 0 && (m < s->tr_m || dt != s->tr_h) && tracers_settle(s, err, errlen)) return -1;
+  if (s->tr_steps > 0 && (m < s->tr_m || dt != s->tr_h)) tracers_settle(s);
   if (s->tr_steps == 0) {
     int span = tracer_span(s, m, dt);
     if (span == 1) return 1;
@@ -1087,7 +1083,7 @@ int vx_sim_add_ring(vx_sim *s, int n_elem, int n_tracer, const double *pos, cons
              s->n_tot);
     return -1;
   }
-  if (tracers_settle(s, err, errlen)) return -1; /* the new tracers start their step with the others */
+  tracers_settle(s); /* the new tracers start their step with the others */
   if (s->n_rings >= VX_SIM_MAX_RINGS) { snprintf(err, errlen, "too many rings (at most %d)", VX_SIM_MAX_RINGS); return -1; }
   if (s->n_added == s->c_added) {
     int c = s->c_added ? 2 * s->c_added : 8;
