@@ -374,8 +374,9 @@ static int parse_sim_option(opts *o, const char *a, const char *v) {
     else if (!strcmp(a, "--lcfl")) o->ov.lcfl = d;
     else o->t_end = d;
   } else if (!strcmp(a, "--tracer-every")) {
-    if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "4")) return fail_usage("bad value for --tracer-every: '%s' (expected 1, 2 or 4)", v);
-    o->ov.tracer_every = v[0] - '0';
+    if (vx_cli_int(v, 1, 4, &x) || !vx_tracer_every_ok((long)x))
+      return fail_usage("bad value for --tracer-every: '%s' (expected 1, 2 or 4)", v);
+    o->ov.tracer_every = (int)x;
   } else if (!strcmp(a, "--relax-every") || !strcmp(a, "--remesh-every")) {
     int every = !strcmp(a, "--relax-every");
     if (vx_cli_int(v, every ? 1 : 0, 1000000, &x))

@@ -36,21 +36,30 @@ static inline void vx_test_one_ring(vx_scene *sc, const char *name, int n_around
   sc->rings[0].tracers = tracers;
 }
 
-/* The shipped leapfrog scene cut to 2 x 64 stations (1024 elements) with 4096 tracers, CPU, double,
- * order p, no remeshing or viscosity, the tracers in every call (the scene's particles as
- * generated): the evaluation-level tests' small run (test_vortex_accuracy, test_vortex_split). NULL and err on failure. */
+/* The shipped leapfrog scene cut to 2 x 64 stations (1024 elements) with `tracers` tracers, CPU,
+ * double, order p, no remeshing or viscosity, the rest the scene's: *sc and *p to create it from.
+ * 0, or -1 and err. */
+static inline int vx_test_small_leapfrog_setup(vx_scene *sc, vx_sim_params *p, int order, int direct, int tracers,
+                                               char *err, size_t errlen) {
+  if (vx_scene_load(VX_ASSETS_DIR "/leapfrog.scene", sc, err, errlen)) return -1;
+  for (int r = 0; r < sc->n_rings; ++r) sc->rings[r].n_around = 64;
+  *p = vx_sim_params_from_scene(sc);
+  p->backend = VX_BACKEND_CPU;
+  p->precision = VX_DOUBLE;
+  p->order = order;
+  p->tracers = tracers;
+  p->remesh_every = 0;
+  p->viscosity = 0.0;
+  p->direct = direct;
+  return 0;
+}
+
+/* That run with 4096 tracers in every call (the scene's particles as generated): the evaluation-level
+ * tests' small run (test_vortex_accuracy, test_vortex_split). NULL and err on failure. */
 static inline vx_sim *vx_test_small_leapfrog(int order, int direct, char *err, size_t errlen) {
   vx_scene sc;
-  if (vx_scene_load(VX_ASSETS_DIR "/leapfrog.scene", &sc, err, errlen)) return NULL;
-  for (int r = 0; r < sc.n_rings; ++r) sc.rings[r].n_around = 64;
-  vx_sim_params p = vx_sim_params_from_scene(&sc);
-  p.backend = VX_BACKEND_CPU;
-  p.precision = VX_DOUBLE;
-  p.order = order;
-  p.tracers = 4096;
-  p.remesh_every = 0;
-  p.viscosity = 0.0;
-  p.direct = direct;
+  vx_sim_params p;
+  if (vx_test_small_leapfrog_setup(&sc, &p, order, direct, 4096, err, errlen)) return NULL;
   p.tracer_every = 1; /* every call holds the tracers: the tests of one evaluation read them all */
   return vx_sim_create(&p, &sc, err, errlen);
 }

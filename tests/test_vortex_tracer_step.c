@@ -29,16 +29,9 @@ typedef struct {
 
 static vx_sim *make(int m, double dt, char *err, size_t errlen) {
   vx_scene sc;
-  if (vx_scene_load(VX_ASSETS_DIR "/leapfrog.scene", &sc, err, errlen)) return NULL;
-  for (int r = 0; r < sc.n_rings; ++r) sc.rings[r].n_around = 64;
-  vx_sim_params p = vx_sim_params_from_scene(&sc);
-  p.backend = VX_BACKEND_CPU;
-  p.precision = VX_DOUBLE;
+  vx_sim_params p;
+  if (vx_test_small_leapfrog_setup(&sc, &p, 8, 1, NT, err, errlen)) return NULL;
   p.integrator = VX_RK4;
-  p.tracers = NT;
-  p.remesh_every = 0;
-  p.viscosity = 0.0;
-  p.direct = 1;
   p.dt = dt;
   p.tracer_every = m;
   return vx_sim_create(&p, &sc, err, errlen);

@@ -181,7 +181,7 @@ static int encode(vx_sim *s, const vx_ckpt_meta *meta, ck_out *o, char *err, siz
   o->cap = VX_CKPT_HEADER_BYTES + CK_FIXED_BYTES(VX_CKPT_VERSION) + particle_bytes(ne, nt, st.tr_steps);
   o->p = malloc(o->cap);
   o->n = VX_CKPT_HEADER_BYTES;
-  if (!o->p) { free(h); snprintf(err, errlen, "out of host memory for a checkpoint"); return -1; }
+  if (!o->p) { free(h), free(ty); snprintf(err, errlen, "out of host memory for a checkpoint"); return -1; }
   vx_sim_params prm = *vx_sim_params_get(s);
   put_meta(o, meta);
   put_params(o, &prm);

@@ -267,8 +267,10 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
   if (!strcmp(k, "viscosity")) return get_range(c, k, v, 0.0, 1e3, &s->viscosity);
   if (!strcmp(k, "lcfl")) return get_range(c, k, v, 0.0, 10.0, &s->lcfl);
   if (!strcmp(k, "tracer_every")) {
-    if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "4")) return bad(c, k, v, "expected 1, 2 or 4");
-    s->tracer_every = v[0] - '0';
+    int m;
+    if (get_int(c, k, v, 1, 4, &m)) return -1;
+    if (!vx_tracer_every_ok(m)) return bad(c, k, v, "expected 1, 2 or 4");
+    s->tracer_every = m;
     return 0;
   }
   if (!strcmp(k, "conserve"))

@@ -116,6 +116,10 @@ typedef struct {
   vx_ring rings[VX_SCENE_MAX_RINGS];
 } vx_scene;
 
+/* The element steps one tracer step may span (the scene key tracer_every, --tracer-every, the panel;
+ * vx_sim_params.tracer_every, docs/MATH.md §15): 1, 2 or 4. */
+static inline int vx_tracer_every_ok(long m) { return m == 1 || m == 2 || m == 4; }
+
 /* Particles generated from a scene: elements first, then tracers (host arrays, owned). */
 typedef struct {
   int n_elem, n_tracer;

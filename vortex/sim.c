@@ -240,7 +240,7 @@ static int check_control(const vx_sim_params *p, char *err, size_t errlen) {
     return -1;
   }
   if (!(p->lcfl >= 0.0 && p->lcfl <= 10.0)) { snprintf(err, errlen, "lcfl %g must be in [0, 10] (0: no substeps)", p->lcfl); return -1; }
-  if (p->tracer_every < 0 || p->tracer_every > 4 || p->tracer_every == 3) {
+  if (p->tracer_every != 0 && !vx_tracer_every_ok(p->tracer_every)) {
     snprintf(err, errlen, "tracer_every %d must be 1, 2 or 4 (element steps a tracer step spans)", p->tracer_every);
     return -1;
   }
