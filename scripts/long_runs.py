@@ -84,21 +84,12 @@ REDUCED = {
     # between the rings), a = 0.025 and ν kept (a_eff 0.075 against 0.043, reached by the viscous
     # spreading at t ≈ 0.19), dt = 0.01, remeshing every 2 steps.
     "oblique": {"sigma": "0.05", "dt": "0.01", "remesh_every": "2"},
-    # No longer thin-core. The shipped cores (a = 0.005, 32768 elements, dt = 0.0002: 50 000 steps
-    # to t = 10) cannot be reduced and stay thin: a resolved core needs σ ≥ the annulus width
-    # 2a/(layers + ½) and σ ≥ ~2 station spacings along the ring (2.2 shipped). 128 stations
-    # (spacing 0.0147), one annulus of 5 (6 per station, 1536 elements), a = 0.024 (annulus width
-    # 0.032) and σ = 0.048 = 1.5 annulus widths: a/R = 0.08 against 0.017, a_eff = 0.072 (the
-    # shipped leapfrog's: 0.052). With σ = one annulus width as shipped (0.032) max|α| grew x3.7
-    # and the impulse drifted 22 % by t = 3, the two rings' centroids running together; with
-    # σ/h = 1.5, the overlap the leapfrog needs, max|α| stayed within x1.35 and I within 6e-3 to
-    # t = 3. dt = 0.004 as that core allows (a_eff² twice the leapfrog's, which runs at 0.002; the
-    # shipped 0.0002 was set by a_eff = 0.0075). Transposed stretching, float and lcfl 1 kept.
-    # Relaxation 0.1 a step, 25 a time unit: the scene's 0.01 a step is 50 a unit at its dt, but
-    # 2.5 a unit at this one, and with it the reduced rings broke down at t = 3.49 (max|α| x11.8;
-    # docs/VALIDATION.md §20).
-    "leapfrog_big": {"sigma": "0.048", "dt": "0.004", "relax": "0.1",
-                     "[ring]": {"n_around": "128", "layers": "1", "core": "0.024"}},
+    # The thin filaments as shipped (σ = 0.005, a/R = 0.027, dt = 0.0002, relaxation 0.01 a step) with
+    # 1024 stations a ring instead of 16384: σ is 2.7 station spacings along the ring instead of 43,
+    # 2048 elements, 25 ms a step on one thread here (50 000 steps, about 21 minutes). Thinner rings
+    # cannot be reduced in steps: the step is set by σ and a passage by R, so a/R fixes the steps a
+    # passage (about 450). docs/VALIDATION.md §39.
+    "leapfrog_big": {"[ring]": {"n_around": "1024"}},
 }
 
 

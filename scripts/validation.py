@@ -4,7 +4,8 @@
 
   /usr/bin/python3 scripts/validation.py [--exe build/vortexfmm] [--out docs] [--quick] [--only PARTS]
   /usr/bin/python3 scripts/validation.py --big docs/data/leapfrog_big_h100_2026-11-22.csv --big-only
-  /usr/bin/python3 scripts/validation.py --only bkm --bkm docs/data/leapfrog_big_h100_2026-11-22.csv
+  /usr/bin/python3 scripts/validation.py --only bkm --bkm docs/data/thin_filament_2026-11-28/c224/runs/leapfrog_big__cuda__float.csv
+  /usr/bin/python3 scripts/validation.py --only bkm --bkm docs/data/leapfrog_big_h100_2026-11-22.csv --bkm-core 0.005 --bkm-sigma 0.004
 
 Needs python3-matplotlib and python3-scipy (scripts/setup installs them; use the Debian
 /usr/bin/python3). CPU only; the parts (--only, comma-separated; default all):
@@ -189,7 +190,7 @@ def leapfrog_big(path, out):
     ax[2].set_xlabel("time")
     ax[0].legend(fontsize=8)
     ax[2].legend(fontsize=8)
-    ax[0].set_title("leapfrog_big (GPU): 2^15 elements, a = 0.005, σ = 0.004, RK4 dt = 0.0002", fontsize=10)
+    ax[0].set_title("leapfrog_big (GPU): %s" % os.path.basename(path), fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "validation_leapfrog_big.png"), dpi=110)
     swaps = [0.5 * (a["time"] + b["time"]) for a, b in zip(d, d[1:])
@@ -517,8 +518,9 @@ def main():
     ap.add_argument("--big", help="diagnostics CSV of a leapfrog_big run to plot")
     ap.add_argument("--big-only", action="store_true", help="same as --only big")
     ap.add_argument("--bkm", help="diagnostics CSV of a two-ring leapfrog run to compare with the reduced model")
-    ap.add_argument("--bkm-core", type=float, default=0.005, help="the run's core a (default: leapfrog_big's)")
-    ap.add_argument("--bkm-sigma", type=float, default=0.004,
+    ap.add_argument("--bkm-core", type=float, default=0.0,
+                    help="the run's core a, 0 for thin rings (default: leapfrog_big's, thin since VALIDATION §39)")
+    ap.add_argument("--bkm-sigma", type=float, default=0.005,
                     help="the run's σ: the model's a_eff = √(a² + 2σ²), √e·σ for thin rings (--bkm-core 0)")
     ap.add_argument("--bkm-nu", type=float, default=0.0, help="the run's viscosity")
     ap.add_argument("--saffman-dir", help="keep the saffman runs' CSVs here, and reuse those already here")
