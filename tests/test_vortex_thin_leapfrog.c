@@ -31,7 +31,7 @@ static const double model_pass[N_PASS] = {0.09010, 0.27031};
 static vx_sim *create(char *err, size_t errlen) {
   vx_scene sc;
   if (vx_scene_load(VX_ASSETS_DIR "/leapfrog_big.scene", &sc, err, errlen)) return NULL;
-  for (int r = 0; r < sc.n_rings; ++r) sc.rings[r].n_around = 768, sc.rings[r].tracers = 0;
+  for (int r = 0; r < sc.n_rings; ++r) sc.rings[r].n_around = 768;
   vx_sim_params p = vx_sim_params_from_scene(&sc);
   p.backend = VX_BACKEND_CPU;
   p.tracers = 0;
