@@ -40,7 +40,7 @@ typedef struct {
   int conserve;                                           /* -1: the scene's; vx_conserve_mode (conserve.h) */
   long long tracers, seed;                                /* -1: the scene's */
   /* long-run control (-1: the scene's) */
-  double relax, remesh_h, remesh_drop, viscosity, lcfl;
+  double relax, remesh_h, remesh_drop, remesh_coarsen, viscosity, lcfl;
   int relax_every, remesh_every;
   int tracer_every;                                       /* -1: the scene's; 1, 2 or 4 */
 } app_overrides;

@@ -43,6 +43,7 @@ typedef struct {
   app_series st;
   vx_health hl;
   int levels, last_evals; /* the last step's: its octree levels, engine calls */
+  int coarsenings;        /* the lattice doublings said so far (vx_remesh_stats) */
   int tracer_span;        /* the last step's: element steps the tracers' step spans */
   fmm_stats last_engine;
   vx_accuracy *acc;      /* --accuracy-every: the readout, its latest figure and its costs */
@@ -164,6 +165,16 @@ static int accuracy_take(batch *b) {
   return 0;
 }
 
+/* A doubling of the remeshing lattice (vx_sim_params.remesh_coarsen), said once. */
+static void say_coarsening(batch *b) {
+  const vx_remesh_stats *r = vx_sim_remesh_stats(b->sim);
+  if (r->coarsenings == b->coarsenings) return;
+  b->coarsenings = r->coarsenings;
+  if (!b->o->quiet)
+    fprintf(stderr, PROG ": t=%.4g: the lattice coarsened to h = %.4g (sigma %.4g): the field's scale on it %.4g; %d elements\n",
+            vx_sim_time(b->sim), r->h, vx_sim_params_get(b->sim)->sigma, r->scale, vx_sim_n_elements(b->sim));
+}
+
 /* After step k: its timings kept, the diagnostics row, the VTK snapshot and the checkpoint due. */
 static int after_step(batch *b, long long k) {
   const app_batch_options *o = b->o;
@@ -176,6 +187,7 @@ static int after_step(batch *b, long long k) {
   b->levels = ss->levels, b->last_evals = ss->evaluations, b->tracer_span = ss->tracer_span;
   b->last_engine = ss->engine;
   if (accuracy_take(b)) return 1;
+  say_coarsening(b);
   if (b->dfa.f && (k % b->every == 0 || k == b->steps || b->ms_launch > 0.0)) { /* a launch's step has its row */
     vx_diag d;
     if (vx_diag_compute(b->sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }

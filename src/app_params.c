@@ -10,7 +10,7 @@ void app_overrides_init(app_overrides *ov) {
   ov->dt = ov->sigma = -1.0;
   ov->order = ov->leaf = -1;
   ov->tracers = ov->seed = -1;
-  ov->relax = ov->remesh_h = ov->remesh_drop = ov->viscosity = ov->lcfl = -1.0;
+  ov->relax = ov->remesh_h = ov->remesh_drop = ov->remesh_coarsen = ov->viscosity = ov->lcfl = -1.0;
   ov->relax_every = ov->remesh_every = -1;
   ov->conserve = -1;
   ov->tracer_every = -1;
@@ -36,6 +36,7 @@ vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
   if (ov->remesh_every >= 0) prm.remesh_every = ov->remesh_every;
   if (ov->remesh_h >= 0) prm.remesh_h = ov->remesh_h;
   if (ov->remesh_drop >= 0) prm.remesh_drop = ov->remesh_drop;
+  if (ov->remesh_coarsen >= 0) prm.remesh_coarsen = ov->remesh_coarsen;
   if (ov->viscosity >= 0) prm.viscosity = ov->viscosity;
   if (ov->lcfl >= 0) prm.lcfl = ov->lcfl;
   if (ov->tracer_every > 0) prm.tracer_every = ov->tracer_every;

@@ -63,6 +63,8 @@ static void usage(FILE *f) {
           "  --remesh-every K        steps between remeshings onto the lattice (scene's 'remesh_every'; 0: off)\n"
           "  --remesh-h H            lattice spacing (scene's 'remesh_h'; 0: sigma)\n"
           "  --remesh-drop E         drop lattice nodes with |alpha| < E * max|alpha| (scene's 'remesh_drop')\n"
+          "  --remesh-coarsen R      the lattice (h and sigma) doubles once the field's scale is R spacings of the\n"
+          "                          doubled one; drops then relative to the present max|alpha| (scene's 'remesh_coarsen'; 0: off)\n"
           "  --viscosity NU          kinematic viscosity, applied at each remeshing (scene's 'viscosity'; 0: inviscid)\n"
           "  --lcfl C                split a step into substeps keeping dt*max|grad u| <= C (scene's 'lcfl'; 0: off)\n"
           "  --tracer-every M        the tracers take one RK4 step of M element steps, evaluated in the elements'\n"
@@ -278,7 +280,7 @@ static int missing_value(const char *a) {
                                 "--stretching", "--steps", "--diag-every", "--tracers", "--seed", "--order",
                                 "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
                                 "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity",
-                                "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop",
+                                "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop", "--remesh-coarsen",
                                 "--viscosity", "--conserve", "--t-end", "--lcfl", "--tracer-every", "--vtk-dir", "--vtk-every",
                                 "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
                                 "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
@@ -363,13 +365,14 @@ static int parse_sim_option(opts *o, const char *a, const char *v) {
   } else if (!strcmp(a, "--dt")) {
     if (vx_cli_real(v, &o->ov.dt) || !(o->ov.dt >= VX_SCENE_DT_MIN && o->ov.dt <= VX_SCENE_DT_MAX))
       return fail_usage("bad value for --dt: '%s' (expected a number in [%g, %g])", v, VX_SCENE_DT_MIN, VX_SCENE_DT_MAX);
-  } else if (!strcmp(a, "--relax") || !strcmp(a, "--remesh-h") || !strcmp(a, "--remesh-drop") ||
+  } else if (!strcmp(a, "--relax") || !strcmp(a, "--remesh-h") || !strcmp(a, "--remesh-drop") || !strcmp(a, "--remesh-coarsen") ||
              !strcmp(a, "--viscosity") || !strcmp(a, "--t-end") || !strcmp(a, "--lcfl")) {
-    double hi = !strcmp(a, "--relax") ? 1.0 : !strcmp(a, "--remesh-drop") ? 0.1 : !strcmp(a, "--lcfl") ? 10.0 : 1e6;
+    double hi = !strcmp(a, "--relax") ? 1.0 : !strcmp(a, "--remesh-drop") ? 0.1 : !strcmp(a, "--lcfl") || !strcmp(a, "--remesh-coarsen") ? 10.0 : 1e6;
     if (vx_cli_real(v, &d) || !(d >= 0 && d <= hi)) return fail_usage("bad value for %s: '%s' (expected a number in [0, %g])", a, v, hi);
     if (!strcmp(a, "--relax")) o->ov.relax = d;
     else if (!strcmp(a, "--remesh-h")) o->ov.remesh_h = d;
     else if (!strcmp(a, "--remesh-drop")) o->ov.remesh_drop = d;
+    else if (!strcmp(a, "--remesh-coarsen")) o->ov.remesh_coarsen = d;
     else if (!strcmp(a, "--viscosity")) o->ov.viscosity = d;
     else if (!strcmp(a, "--lcfl")) o->ov.lcfl = d;
     else o->t_end = d;

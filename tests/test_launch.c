@@ -284,8 +284,8 @@ static int check_batch_cli(void) {
   fclose(f);
   remove(csv);
   const char *hdr = strstr(text, "\nstep,");
-  CHECK(hdr && strstr(hdr, ",ring1_x,") && strstr(hdr, ",levels,ms_launch\n"), "header without the launched ring's columns");
-  /* columns: n_elem 13, ring1_x 20, ms_launch last (29 with two rings) */
+  CHECK(hdr && strstr(hdr, ",ring1_x,") && strstr(hdr, ",levels,ms_launch,sigma,lattice_h\n"), "header without the launched ring's columns");
+  /* columns: n_elem 13, ring1_x 20, ms_launch 29 with two rings */
   const char *r0 = csv_row(text, 0), *r2 = csv_row(text, 2);
   CHECK(r0 && r2, "rows of steps 0 and 2 missing");
   CHECK(csv_field(r0, 13) == 2432 && isnan(csv_field(r0, 20)) && csv_field(r0, 29) == 0.0, "row 0: %.80s", r0);

@@ -95,6 +95,9 @@ int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t e
     d->t = vx_sim_time(s);
     d->stats = st;
     d->max_gradu = h.max_gradu;
+    const vx_sim_params *p = vx_sim_params_get(s);
+    d->sigma = p->sigma;
+    d->lattice_h = p->remesh_every > 0 ? (p->remesh_h > 0.0 ? p->remesh_h : p->sigma) : 0.0;
   }
   free(buf);
   return rc;
@@ -128,6 +131,7 @@ void vx_diag_csv_preamble(FILE *f, const vx_scene *sc, const vx_sim_params *p, i
   fprintf(f, "# integrator = %s\n# stretching = %s\n", vx_integrator_name(p->integrator), vx_stretching_name(p->stretching));
   fprintf(f, "# relax = %.17g\n# relax_every = %d\n", p->relax, p->relax_every);
   fprintf(f, "# remesh_every = %d\n# remesh_h = %.17g\n# remesh_drop = %.17g\n", p->remesh_every, p->remesh_h, p->remesh_drop);
+  fprintf(f, "# remesh_coarsen = %.17g\n", p->remesh_coarsen);
   fprintf(f, "# remesh_origin = %.17g %.17g %.17g\n", p->remesh_origin[0], p->remesh_origin[1], p->remesh_origin[2]);
   fprintf(f, "# viscosity = %.17g\n# lcfl = %.17g\n# tracer_every = %d\n# verbose = %d\n", p->viscosity, p->lcfl,
           p->tracer_every > 1 ? p->tracer_every : 1, p->verbose);
@@ -139,7 +143,7 @@ void vx_diag_csv_header(FILE *f, int n_rings, int accuracy) {
   fprintf(f, "step,time,Ix,Iy,Iz,Ax,Ay,Az,Wx,Wy,Wz,max_alpha,energy,n_elem,sum_abs_alpha,max_gradu");
   for (int r = 0; r < n_rings && r < VX_SCENE_MAX_RINGS; ++r)
     fprintf(f, ",ring%d_x,ring%d_y,ring%d_z,ring%d_R", r, r, r, r);
-  fprintf(f, ",ms_step,ms_tree,ms_far,ms_near,ms_integrate,levels,ms_launch");
+  fprintf(f, ",ms_step,ms_tree,ms_far,ms_near,ms_integrate,levels,ms_launch,sigma,lattice_h");
   if (accuracy) fprintf(f, ",acc_step,err_u_l2,err_u_p99,err_gu_l2,err_gu_p99,ms_acc_capture,ms_acc_snapshot_gpu,ms_acc_direct");
   fprintf(f, "\n");
   fflush(f);
@@ -156,6 +160,7 @@ void vx_diag_csv_row(FILE *f, const vx_diag *d) {
   const vx_step_stats *s = &d->stats;
   fprintf(f, ",%.4f,%.4f,%.4f,%.4f,%.4f,%d,%.4f", s->t_step, s->t_tree, s->t_far, s->t_near, s->t_integrate, s->levels,
           d->ms_launch);
+  fprintf(f, ",%.10g,%.10g", d->sigma, d->lattice_h);
   const vx_acc_result *a = &d->acc;
   if (d->acc_cols && a->n_u > 0)
     fprintf(f, ",%lld,%.4e,%.4e,%.4e,%.4e,%.4f,%.4f,%.4f", a->step, a->u_l2, a->u_p99, a->g_l2, a->g_p99, a->ms_capture,

@@ -37,6 +37,7 @@ typedef struct {
   int acc_cols;                           /* the accuracy readout's columns are written (vx_diag_csv_header) */
   vx_acc_result acc;                      /* its latest figure; acc.n_u == 0: none yet (NaN columns) */
   double ms_launch;                       /* a ring launched before this step: its wall time (the program fills it); else 0 */
+  double sigma, lattice_h;                /* the smoothing radius and remeshing lattice in use (remesh_coarsen changes them) */
 } vx_diag;
 
 /* The kinetic energy E = Σ u(x_p)·(x_p × α_p) of n elements (host arrays, 3n each). */

@@ -178,7 +178,7 @@ static char *trim(char *s) {
 
 static const char *global_keys[] = {"name", "kernel", "sigma", "sigma_factor", "dt", "integrator", "stretching",
                                     "order", "leaf_size", "solver", "backend", "precision", "steps", "diag_every",
-                                    "seed", "relax", "relax_every", "remesh_every", "remesh_h", "remesh_drop",
+                                    "seed", "relax", "relax_every", "remesh_every", "remesh_h", "remesh_drop", "remesh_coarsen",
                                     "viscosity", "lcfl", "conserve", "description", "camera_position", "camera_target",
                                     "camera_follow", "remesh_origin", "tracer_every", NULL};
 static const char *ring_keys[] = {"circulation", "radius", "core", "profile", "core_extent", "n_around", "layers",
@@ -264,6 +264,7 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
     return 0;
   }
   if (!strcmp(k, "remesh_drop")) return get_range(c, k, v, 0.0, 0.1, &s->remesh_drop);
+  if (!strcmp(k, "remesh_coarsen")) return get_range(c, k, v, 0.0, 10.0, &s->remesh_coarsen);
   if (!strcmp(k, "viscosity")) return get_range(c, k, v, 0.0, 1e3, &s->viscosity);
   if (!strcmp(k, "lcfl")) return get_range(c, k, v, 0.0, 10.0, &s->lcfl);
   if (!strcmp(k, "tracer_every")) {

@@ -108,6 +108,7 @@ typedef struct {
   int has_remesh_origin;  /* remesh_origin was given; else vx_scene_remesh_origin: the rings' mean centre */
   double remesh_origin[3];
   double remesh_drop;
+  double remesh_coarsen;  /* > 0: the lattice coarsens as the field spreads (vx_sim_params.remesh_coarsen) */
   double viscosity;
   double lcfl;            /* substep target dt·max|∇u| (default 0.5; 0: off) */
   int tracer_every;       /* element steps one tracer step spans: 1 (default), 2 or 4 */

@@ -52,6 +52,7 @@ static void put_globals(FILE *f, const vx_scene *s) {
   fprintf(f, "conserve = %s\n", vx_conserve_name(s->conserve));
   fprintf(f, "remesh_every = %d\nremesh_h = %.17g\nremesh_drop = %.17g\nviscosity = %.17g\n", s->remesh_every, s->remesh_h,
           s->remesh_drop, s->viscosity);
+  if (s->remesh_coarsen > 0.0) fprintf(f, "remesh_coarsen = %.17g\n", s->remesh_coarsen);
   if (s->has_remesh_origin)
     fprintf(f, "remesh_origin = %.17g %.17g %.17g\n", s->remesh_origin[0], s->remesh_origin[1], s->remesh_origin[2]);
   put_camera(f, &s->camera);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "coarsen.h"
 #include "compact.h"
 #include "diag.h"
 #include "conserve.h"
@@ -217,6 +218,7 @@ vx_sim_params vx_sim_params_from_scene(const vx_scene *sc) {
   p.remesh_h = sc->remesh_h;
   vx_scene_remesh_origin(sc, p.remesh_origin);
   p.remesh_drop = sc->remesh_drop;
+  p.remesh_coarsen = sc->remesh_coarsen;
   p.viscosity = sc->viscosity;
   p.lcfl = sc->lcfl;
   p.tracer_every = sc->tracer_every;
@@ -237,6 +239,10 @@ static int check_control(const vx_sim_params *p, char *err, size_t errlen) {
   if (!(p->remesh_h >= 0.0 && isfinite(p->remesh_h))) { snprintf(err, errlen, "remeshing spacing %g must be >= 0", p->remesh_h); return -1; }
   if (!(p->remesh_drop >= 0.0 && p->remesh_drop <= 0.1)) {
     snprintf(err, errlen, "remeshing drop threshold %g must be in [0, 0.1]", p->remesh_drop);
+    return -1;
+  }
+  if (!(p->remesh_coarsen >= 0.0 && p->remesh_coarsen <= 10.0)) {
+    snprintf(err, errlen, "remesh_coarsen %g must be in [0, 10] (0: a fixed lattice)", p->remesh_coarsen);
     return -1;
   }
   if (!(p->lcfl >= 0.0 && p->lcfl <= 10.0)) { snprintf(err, errlen, "lcfl %g must be in [0, 10] (0: no substeps)", p->lcfl); return -1; }
@@ -989,6 +995,38 @@ static int adopt_remesh(vx_sim *s, char *err, size_t errlen) {
              : 0;
 }
 
+static int engine_update(vx_sim *s, const vx_sim_params *np, char *err, size_t errlen);
+
+/* The remeshed field's scale and radius (coarsen.h), read from the backend. */
+static int measure_lattice(vx_sim *s, double h, vx_lattice_field *f, char *err, size_t errlen) {
+  size_t n3 = 3 * (size_t)s->n_elem;
+  double *x = malloc(sizeof(double) * 2 * (n3 ? n3 : 1));
+  if (!x) { snprintf(err, errlen, "out of host memory measuring the lattice field"); return -1; }
+  int rc = fetch_doubles(s, s->pos, n3, x, err, errlen) || fetch_doubles(s, s->alpha, n3, x + n3, err, errlen) ||
+           vx_lattice_field_measure(x, x + n3, s->n_elem, h, s->prm.remesh_origin, f, err, errlen);
+  free(x);
+  return rc ? -1 : 0;
+}
+
+/* After a remeshing on spacing h: when the field is resolved on 2h (coarsen.h), h and σ double, the
+ * blow-up rule's reference follows the strengths' density (α = ω·h³: ×8), the energy watch restarts
+ * (σ changed the smoothed field's energy), and the field is remeshed onto the new lattice. */
+static int coarsen_lattice(vx_sim *s, double h, char *err, size_t errlen) {
+  vx_lattice_field f;
+  if (measure_lattice(s, h, &f, err, errlen)) return -1;
+  s->rstats.scale = f.scale;
+  if (!vx_coarsen_due(&f, h, s->prm.remesh_coarsen)) return 0;
+  vx_sim_params np = s->prm;
+  np.sigma *= 2.0;
+  if (np.remesh_h > 0.0) np.remesh_h *= 2.0;
+  if (engine_update(s, &np, err, errlen)) return -1;
+  s->prm = np;
+  s->amax0 *= 8.0;
+  energy_restart(s);
+  s->rstats.coarsenings++;
+  return vx_sim_remesh(s, err, errlen);
+}
+
 int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
   double t0 = now_ms(), h = lattice_h(&s->prm);
   if (!(h > 0.0)) { snprintf(err, errlen, "remeshing needs a lattice spacing (remesh_h or sigma)"); return -1; }
@@ -1007,8 +1045,10 @@ int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
   j->drop = s->prm.remesh_drop;
   /* after the first remeshing the threshold is absolute, drop·max|α| of the start: relative to the
    * current max|α|, a local spike would raise it and strip a ring's weaker nodes, and a decaying
-   * (viscous) max would keep ever more of the diffusing fringe */
-  j->drop_abs = s->rstats.count > 0 ? s->prm.remesh_drop * s->amax0 : 0.0;
+   * (viscous) max would keep ever more of the diffusing fringe — unless the lattice coarsens as that
+   * fringe spreads (coarsen.h), when it stays relative: an absolute cut would strip the decaying field
+   * and its impulse (docs/VALIDATION.md §33) */
+  j->drop_abs = s->rstats.count > 0 && !(s->prm.remesh_coarsen > 0.0) ? s->prm.remesh_drop * s->amax0 : 0.0;
   /* remeshing conserves W and I to round-off (docs/MATH.md §9) except for the dropped nodes */
   double m0[VX_MOMENTS_N];
   int keep = s->prm.conserve != VX_CONSERVE_OFF && j->drop > 0.0;
@@ -1032,7 +1072,7 @@ int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
   R->c2 = j->c2;
   R->h = h;
   R->ms = now_ms() - t0;
-  return 0;
+  return s->prm.remesh_coarsen > 0.0 ? coarsen_lattice(s, h, err, errlen) : 0;
 }
 
 /* ------------------------------------------------------------------ rings added and removed */

@@ -48,6 +48,9 @@ typedef struct {
   double remesh_origin[3]; /* a node of the lattice (vx_sim_params_from_scene: vx_scene_remesh_origin) */
   double remesh_drop;     /* after remeshing, nodes with |α| < drop·max|α| are dropped (0..0.1; max|α|
                              of the start, after the initial remeshing) */
+  double remesh_coarsen;  /* > 0: the lattice follows the field (coarsen.h): h and σ double once the
+                             field's scale on the lattice is this many spacings of the doubled lattice,
+                             and the drop threshold is relative to the present max|α|; 0: off */
   double viscosity;       /* kinematic viscosity ν >= 0, applied at each remeshing (needs remeshing) */
   int conserve;           /* the correction after each relaxation and drop threshold (conserve.h,
                              vx_conserve_mode): 0 off, 1 axial restores the impulse along its direction,
@@ -148,6 +151,8 @@ typedef struct {
   double c2;              /* its diffusion number νΔt/h² */
   double h;               /* lattice spacing in use */
   double ms;              /* its wall time */
+  int coarsenings;        /* times the lattice doubled (vx_sim_params.remesh_coarsen) */
+  double scale;           /* the field's scale on the lattice at the last measure (coarsen.h; 0: none) */
 } vx_remesh_stats;
 
 /* What the conservative correction (conserve.h) has put back so far. */

@@ -1,0 +1,96 @@
+/* coarsen.c — the lattice field's scale and the coarsening rule (coarsen.h). */
+#include "coarsen.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "remesh.h"
+
+typedef struct {
+  uint64_t key;
+  int idx;
+} node_key;
+
+static int key_cmp(const void *a, const void *b) {
+  uint64_t x = ((const node_key *)a)->key, y = ((const node_key *)b)->key;
+  return (x > y) - (x < y);
+}
+
+/* The node nearest each element, sorted by key. */
+static node_key *sorted_keys(const double *pos, int n, double h, const double o[3]) {
+  node_key *k = malloc(sizeof *k * (size_t)(n > 0 ? n : 1));
+  if (!k) return NULL;
+  for (int p = 0; p < n; ++p) {
+    long long ijk[3];
+    for (int c = 0; c < 3; ++c) ijk[c] = llround((pos[3 * (size_t)p + c] - o[c]) / h);
+    k[p].key = vx_lattice_key(ijk[0], ijk[1], ijk[2]);
+    k[p].idx = p;
+  }
+  qsort(k, (size_t)n, sizeof *k, key_cmp);
+  return k;
+}
+
+static const double *neighbour(const node_key *k, int n, uint64_t key, const double *alpha) {
+  node_key q = {key, 0};
+  const node_key *f = bsearch(&q, k, (size_t)n, sizeof *k, key_cmp);
+  return f ? alpha + 3 * (size_t)f->idx : NULL;
+}
+
+/* Σ|Δα|² over node p's three forward neighbours, plus |α_p|² for each missing backward one (the
+ * field's edge counted once from each side). */
+static double node_jumps(const node_key *k, int n, int q, const double *alpha) {
+  static const uint64_t step[3] = {1ULL << 42, 1ULL << 21, 1ULL};
+  const double *a = alpha + 3 * (size_t)k[q].idx;
+  double a2 = a[0] * a[0] + a[1] * a[1] + a[2] * a[2], s = 0.0;
+  for (int c = 0; c < 3; ++c) {
+    const double *b = neighbour(k, n, k[q].key + step[c], alpha);
+    for (int e = 0; e < 3; ++e) {
+      double d = a[e] - (b ? b[e] : 0.0);
+      s += d * d;
+    }
+    if (!neighbour(k, n, k[q].key - step[c], alpha)) s += a2;
+  }
+  return s;
+}
+
+static double field_radius(const double *pos, const double *alpha, int n) {
+  double w = 0.0, c[3] = {0.0, 0.0, 0.0}, r2 = 0.0;
+  for (int p = 0; p < n; ++p) {
+    const double *a = alpha + 3 * (size_t)p;
+    double m = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    w += m;
+    for (int e = 0; e < 3; ++e) c[e] += m * pos[3 * (size_t)p + e];
+  }
+  if (!(w > 0.0)) return 0.0;
+  for (int e = 0; e < 3; ++e) c[e] /= w;
+  for (int p = 0; p < n; ++p) {
+    const double *a = alpha + 3 * (size_t)p, *x = pos + 3 * (size_t)p;
+    double m = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]), d2 = 0.0;
+    for (int e = 0; e < 3; ++e) d2 += (x[e] - c[e]) * (x[e] - c[e]);
+    r2 += m * d2;
+  }
+  return sqrt(r2 / w);
+}
+
+int vx_lattice_field_measure(const double *pos, const double *alpha, int n, double h, const double o[3],
+                             vx_lattice_field *f, char *err, size_t errlen) {
+  f->scale = f->radius = 0.0;
+  if (n <= 0) return 0;
+  node_key *k = sorted_keys(pos, n, h, o);
+  if (!k) { snprintf(err, errlen, "out of host memory measuring the lattice field (%d nodes)", n); return -1; }
+  double sa = 0.0, sj = 0.0;
+  for (int q = 0; q < n; ++q) {
+    const double *a = alpha + 3 * (size_t)k[q].idx;
+    sa += a[0] * a[0] + a[1] * a[1] + a[2] * a[2];
+    sj += node_jumps(k, n, q, alpha);
+  }
+  free(k);
+  f->scale = sj > 0.0 ? h * sqrt(sa / sj) : 0.0;
+  f->radius = field_radius(pos, alpha, n);
+  return 0;
+}
+
+int vx_coarsen_due(const vx_lattice_field *f, double h, double ratio) {
+  return ratio > 0.0 && h > 0.0 && f->scale >= ratio * 2.0 * h && 2.0 * h <= 0.25 * f->radius;
+}
