@@ -247,8 +247,8 @@ typedef struct {
   double dt, sigma;
   int integrator, stretching, kernel, order, direct;
   int tracer_every;         /* element steps one tracer step spans (vx_sim_params.tracer_every): 1, 2, 4 */
-  /* long-run control, applied at once (vx_sim_set_relax / _remesh / _viscosity) */
-  double relax, remesh_h, remesh_drop, viscosity, lcfl;
+  /* long-run control, applied at once (vx_sim_set_relax / _remesh / _coarsen / _viscosity) */
+  double relax, remesh_h, remesh_drop, remesh_coarsen, viscosity, lcfl;
   int relax_every, remesh_every;
   /* applied by rebuilding the engine around the current particles (state kept) */
   int leaf, backend, precision;
@@ -305,6 +305,7 @@ typedef struct app {
   double lcfl;              /* dt*max|grad u| after the last steps (vx_health.lcfl); 0: not measured */
   double energy_ratio;      /* the energy over the blow-up rule's reference (vx_health); NaN: not measured */
   double energy_rise;       /* its rise above its lowest, over the reference: the rule stops at VX_SIM_ENERGY_RISE */
+  int coarsenings;          /* the lattice doublings said on screen (vx_remesh_stats.coarsenings) */
   char message[256];        /* transient notice on screen */
   double message_until;
   char pending[256];        /* settings that wait for a reset */

@@ -94,6 +94,7 @@ static int check_overrides(const app_overrides *ov, const vx_sim *s, const vx_ck
       {"--remesh-every", ov->remesh_every >= 0, ov->remesh_every, p->remesh_every},
       {"--remesh-h", ov->remesh_h >= 0, ov->remesh_h, p->remesh_h},
       {"--remesh-drop", ov->remesh_drop >= 0, ov->remesh_drop, p->remesh_drop},
+      {"--remesh-coarsen", ov->remesh_coarsen >= 0, ov->remesh_coarsen, p->remesh_coarsen},
       {"--viscosity", ov->viscosity >= 0, ov->viscosity, p->viscosity},
       {"--lcfl", ov->lcfl >= 0, ov->lcfl, p->lcfl},
       {"--tracer-every", ov->tracer_every > 0, ov->tracer_every, p->tracer_every},
@@ -123,7 +124,7 @@ static void scene_of(const vx_sim *s, const vx_ckpt_meta *m, vx_scene *sc) {
   sc->backend = p->backend, sc->precision = p->precision;
   sc->relax = p->relax, sc->relax_every = p->relax_every, sc->remesh_every = p->remesh_every;
   sc->remesh_h = p->remesh_h, sc->remesh_drop = p->remesh_drop, sc->viscosity = p->viscosity, sc->lcfl = p->lcfl;
-  sc->conserve = p->conserve;
+  sc->conserve = p->conserve, sc->remesh_coarsen = p->remesh_coarsen;
   sc->tracer_every = p->tracer_every > 0 ? p->tracer_every : 1;
 }
 

@@ -178,6 +178,7 @@ static void settings_from_sim(app *a) {
   s->remesh_every = p->remesh_every;
   s->remesh_h = p->remesh_h;
   s->remesh_drop = p->remesh_drop;
+  s->remesh_coarsen = p->remesh_coarsen;
   s->viscosity = p->viscosity;
 }
 
@@ -201,6 +202,7 @@ static void params_from_settings(vx_sim_params *prm, const app_settings *s) {
   prm->remesh_every = s->remesh_every;
   prm->remesh_h = s->remesh_h;
   prm->remesh_drop = s->remesh_drop;
+  prm->remesh_coarsen = s->remesh_coarsen;
   prm->viscosity = s->viscosity;
 }
 
@@ -449,6 +451,9 @@ static void apply_physics(app *a) {
   APPLY(direct, vx_sim_set_direct(a->sim, s->direct), "%s", s->direct ? "direct summation (O(N^2))" : "FMM")
   APPLY(viscosity, vx_sim_set_viscosity(a->sim, s->viscosity, err, sizeof err), "viscosity %g (at each remeshing)",
         s->viscosity)
+  APPLY(remesh_coarsen, vx_sim_set_coarsen(a->sim, s->remesh_coarsen, err, sizeof err), "%s %g spacings of the doubled one",
+        s->remesh_coarsen > 0 ? "the lattice coarsens once the field's scale is" : "a fixed lattice: remesh_coarsen",
+        s->remesh_coarsen)
 #undef APPLY
 }
 
@@ -593,7 +598,7 @@ static void scene_from_settings(const app *a, vx_scene *sc) {
   sc->backend = (vx_backend)s->backend, sc->precision = (vx_precision)s->precision;
   sc->relax = s->relax, sc->relax_every = s->relax_every, sc->lcfl = s->lcfl;
   sc->remesh_every = s->remesh_every, sc->remesh_h = s->remesh_h, sc->remesh_drop = s->remesh_drop;
-  sc->viscosity = s->viscosity;
+  sc->viscosity = s->viscosity, sc->remesh_coarsen = s->remesh_coarsen;
   if (a->sim) sc->conserve = vx_sim_params_get(a->sim)->conserve; /* the scene's or --conserve */
   vx_scene_set_tracers(sc, s->tracers);
   /* the view as it is, so that the saved scene opens on it (unless zoomed out past the scene bounds) */
@@ -834,6 +839,7 @@ static int wants_sim(const app *a) {
          s->kernel != c->kernel || s->order != c->order || s->direct != c->direct || s->relax != c->relax ||
          s->relax_every != c->relax_every || s->lcfl != c->lcfl || s->remesh_every != c->remesh_every ||
          s->remesh_h != c->remesh_h || s->remesh_drop != c->remesh_drop || s->viscosity != c->viscosity ||
+         s->remesh_coarsen != c->remesh_coarsen ||
          s->leaf != c->leaf || s->backend != c->backend || s->precision != c->precision || s->scene != c->scene ||
          s->colour != a->up_colour;
 }
@@ -877,6 +883,17 @@ static int start_steps(app *a, int n, char *err, size_t errlen) {
   return 0;
 }
 
+/* A doubling of the remeshing lattice (vx_sim_params.remesh_coarsen), said on screen once; the HUD
+ * keeps the spacing and sigma in use. Between batches of steps only (the stepper holds the sim). */
+static void say_coarsening(app *a) {
+  const vx_remesh_stats *r = vx_sim_remesh_stats(a->sim);
+  if (r->coarsenings == a->coarsenings) return;
+  if (r->coarsenings > a->coarsenings)
+    app_message(a, "t = %.3g: the field spread: the lattice coarsened to h = %.3g, sigma %.3g", app_sim_time(a), r->h,
+                vx_sim_params_get(a->sim)->sigma);
+  a->coarsenings = r->coarsenings;
+}
+
 int app_update(app *a, char *err, size_t errlen) {
   take_view_actions(a);
   a->pace.busy = a->pace.in_flight = 0;
@@ -886,6 +903,7 @@ int app_update(app *a, char *err, size_t errlen) {
     int rc = finish_steps(a, &j, err, errlen);
     if (rc) return rc;
   }
+  say_coarsening(a);
   apply_settings(a);
   a->launched_frame = 0;
   take_actions(a);

@@ -182,6 +182,9 @@ static void long_run_section(app *a) {
   hint("Lattice spacing; 0: sigma.");
   input_double("drop below (Enter)", &s->remesh_drop);
   hint("After remeshing, lattice nodes with |alpha| < this times max|alpha| are dropped (0..0.1).");
+  input_double("coarsen at (Enter)", &s->remesh_coarsen);
+  hint("The lattice and sigma double once the field's own scale is this many spacings of the doubled lattice\n"
+       "(a viscous field that spreads); drops are then relative to the present max|alpha|. 0: a fixed lattice.");
   input_double("viscosity (Enter)", &s->viscosity);
   hint("Kinematic viscosity, applied at each remeshing (needs remeshing on).");
   const vx_remesh_stats *R = &a->shown.remesh;
@@ -409,8 +412,8 @@ static void hud_sim(app *a) {
                        a->energy_ratio, 100.0 * a->energy_rise, 100.0 * VX_SIM_ENERGY_RISE);
   const vx_remesh_stats *R = &a->shown.remesh;
   if (P->remesh_every > 0 || R->count > 0)
-    ImGui::Text("remeshings: %lld (every %d steps), last %.1f ms: %d -> %d elements", R->count, P->remesh_every, R->ms,
-                R->n_before, R->n_after);
+    ImGui::Text("remeshings: %lld (every %d steps), last %.1f ms: %d -> %d elements; h %.3g, sigma %.3g%s", R->count,
+                P->remesh_every, R->ms, R->n_before, R->n_after, R->h, P->sigma, R->coarsenings ? " (coarsened)" : "");
 }
 
 

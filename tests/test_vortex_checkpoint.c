@@ -52,6 +52,7 @@ static vx_sim *make_sim(vx_precision prec, char *err, size_t errlen) {
   p.relax_every = 2;
   p.remesh_every = 3;
   p.remesh_drop = 1e-3;
+  p.remesh_coarsen = 9.5; /* kept by the file; no field of these rings is 19 spacings wide */
   p.viscosity = 1e-3;
   p.lcfl = tracer_every > 1 ? 0.0 : 0.5;
   p.tracer_every = tracer_every;
@@ -199,41 +200,53 @@ static void put64(unsigned char *p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Older files load: a version-3 one (this one without tracer_every, the last parameter, and the
- * tracer step's counters, the last of the state, that version 4 added) with tracer_every 1; a
- * version-2 one (without the lattice origin, too, that version 3 added after conserve) with the
- * origin at 0: the scheme and lattice such runs had. */
-static void older_version(const unsigned char *b, size_t n, int version) {
+/* Older files load, each without the fields later versions added: version 5 remesh_coarsen (the
+ * last parameter), version 4 tracer_every (the parameter before it) and the tracer step's counters
+ * (the last of the state), version 3 the lattice origin (after conserve). They load with what such
+ * runs had: a fixed lattice, tracer_every 1, the origin at 0. */
+static size_t cut_spans(const unsigned char *b, size_t n, int version, unsigned char *c) {
   const size_t at = VX_CKPT_HEADER_BYTES + 64 + 3 * 8 + 108; /* meta; parameters up to conserve */
-  const size_t origin = 24, every = 4, state = 92, tr = 20;
-  size_t cut1 = version == 2 ? origin + every : every, at1 = version == 2 ? at : at + origin;
-  size_t at2 = at + origin + every + state, cut = cut1 + tr; /* the tracer step's counters */
+  const size_t origin = 24, every = 4, coarsen = 8, state = 92, tr = 20;
+  size_t span_at[4], span_len[4], k = 0, m = 0, from = 0;
+  if (version <= 2) span_at[k] = at, span_len[k++] = origin;
+  if (version <= 3) span_at[k] = at + origin, span_len[k++] = every;
+  if (version <= 4) span_at[k] = at + origin + every, span_len[k++] = coarsen;
+  if (version <= 3) span_at[k] = at + origin + every + coarsen + state, span_len[k++] = tr;
+  for (size_t i = 0; i < k; ++i) {
+    memcpy(c + m, b + from, span_at[i] - from);
+    m += span_at[i] - from, from = span_at[i] + span_len[i];
+  }
+  memcpy(c + m, b + from, n - from);
+  return m + n - from;
+}
+
+static void older_version(const unsigned char *b, size_t n, int version) {
   unsigned char *c = malloc(n);
   if (!c) { FAIL("out of memory"); return; }
-  memcpy(c, b, at1);
-  memcpy(c + at1, b + at1 + cut1, at2 - at1 - cut1);
-  memcpy(c + at2 - cut1, b + at2 + tr, n - at2 - tr);
+  size_t nc = cut_spans(b, n, version, c);
   put32(c + 8, (uint32_t)version);
-  put64(c + 16, n - cut - VX_CKPT_HEADER_BYTES);
-  put64(c + 24, vx_ckpt_fnv1a(c + VX_CKPT_HEADER_BYTES, n - cut - VX_CKPT_HEADER_BYTES));
+  put64(c + 16, nc - VX_CKPT_HEADER_BYTES);
+  put64(c + 24, vx_ckpt_fnv1a(c + VX_CKPT_HEADER_BYTES, nc - VX_CKPT_HEADER_BYTES));
   char path[1100], err[512];
   snprintf(path, sizeof path, "%s.v%d", ck_path, version);
-  spit(path, c, n - cut);
-  vx_sim *s = vx_ckpt_load(path, NULL, err, sizeof err);
-  if (!s) FAIL("a version-%d file: %s", version, err);
+  spit(path, c, nc);
+  vx_sim *s = vx_ckpt_load(path, NULL, err, sizeof err), *s5 = s ? vx_ckpt_load(ck_path, NULL, err, sizeof err) : NULL;
+  if (!s || !s5) FAIL("a version-%d file: %s", version, err);
   else {
-    const double *o = vx_sim_params_get(s)->remesh_origin, *o4 = NULL;
-    vx_sim *s4 = vx_ckpt_load(ck_path, NULL, err, sizeof err);
-    if (s4) o4 = vx_sim_params_get(s4)->remesh_origin;
-    int zero = o[0] == 0.0 && o[1] == 0.0 && o[2] == 0.0, kept = o4 && o[0] == o4[0] && o[1] == o4[1] && o[2] == o4[2];
-    if (!o4 || o4[0] == 0.0 || (version == 2 ? !zero : !kept) || vx_sim_params_get(s)->tracer_every != 1)
-      FAIL("a version-%d file: origin %g %g %g (the version-4 file's %g), tracer_every %d", version, o[0], o[1], o[2],
-           o4 ? o4[0] : -1.0, vx_sim_params_get(s)->tracer_every);
-    else printf("(b) a version-%d file loads, tracer_every 1, the lattice origin %g %g %g (version 4 keeps %g %g %g)\n", version,
-                o[0], o[1], o[2], o4[0], o4[1], o4[2]);
-    vx_sim_destroy(s);
-    if (s4) vx_sim_destroy(s4);
+    const vx_sim_params *p = vx_sim_params_get(s), *p5 = vx_sim_params_get(s5);
+    const double *o = p->remesh_origin, *o5 = p5->remesh_origin;
+    int zero = o[0] == 0.0 && o[1] == 0.0 && o[2] == 0.0, kept = o[0] == o5[0] && o[1] == o5[1] && o[2] == o5[2];
+    int every = version >= 4 ? p5->tracer_every : 1;
+    if (o5[0] == 0.0 || (version == 2 ? !zero : !kept) || p->tracer_every != every || p->remesh_coarsen != 0.0 ||
+        !(p5->remesh_coarsen > 0.0))
+      FAIL("a version-%d file: origin %g %g %g (the version-5 file's %g), tracer_every %d (expected %d), remesh_coarsen %g "
+           "(the version-5 file's %g)", version, o[0], o[1], o[2], o5[0], p->tracer_every, every, p->remesh_coarsen,
+           p5->remesh_coarsen);
+    else printf("(b) a version-%d file loads, tracer_every %d, the lattice origin %g %g %g, remesh_coarsen 0 (version 5 keeps "
+                "%g %g %g and %g)\n", version, p->tracer_every, o[0], o[1], o[2], o5[0], o5[1], o5[2], p5->remesh_coarsen);
   }
+  if (s) vx_sim_destroy(s);
+  if (s5) vx_sim_destroy(s5);
   remove(path);
   free(c);
 }
@@ -265,7 +278,7 @@ static void refusals(void) {
   expect_refused("a wrong magic", c, n, "bad magic");
   memcpy(c, b, n);
   put32(c + 8, 99);
-  expect_refused("a wrong version", c, n, "format version 99, this program reads versions 1 to 4");
+  expect_refused("a wrong version", c, n, "format version 99, this program reads versions 1 to 5");
   memcpy(c, b, n);
   memset(c + n, 0, 8);
   expect_refused("trailing bytes", c, n + 8, "8 bytes after the end of the checkpoint");
@@ -279,6 +292,7 @@ static void refusals(void) {
   put64(c + 24, vx_ckpt_fnv1a(c + VX_CKPT_HEADER_BYTES, n - VX_CKPT_HEADER_BYTES));
   expect_refused("counts that do not match the size", c, n, "does not match");
   expect_refused("a missing file", NULL, 0, "cannot open");
+  older_version(b, n, 4);
   older_version(b, n, 3);
   older_version(b, n, 2);
   free(b), free(c);

@@ -31,7 +31,7 @@ static const char *scene_diff(const vx_scene *a, const vx_scene *b) {
   CMP(kernel); CMP(sigma); CMP(sigma_factor); CMP(dt); CMP(integrator); CMP(stretching); CMP(order); CMP(leaf_size);
   CMP(direct); CMP(backend); CMP(precision); CMP(steps); CMP(diag_every); CMP(seed); CMP(relax); CMP(relax_every);
   CMP(remesh_every); CMP(remesh_h); CMP(has_remesh_origin); CMP3(remesh_origin); CMP(remesh_drop);
-  CMP(viscosity); CMP(lcfl); CMP(tracer_every); CMP(n_rings);
+  CMP(remesh_coarsen); CMP(viscosity); CMP(lcfl); CMP(tracer_every); CMP(n_rings);
   for (int i = 0; i < a->n_rings; ++i)
     if (ring_diff(&a->rings[i], &b->rings[i])) return ring_diff(&a->rings[i], &b->rings[i]);
   return NULL;
@@ -73,7 +73,7 @@ static const char *OVERRIDES =
     "name = long run # with a comment\nkernel = wl\nsigma = 0\nsigma_factor = 1.7\ndt = 0.30000000000000004\n"
     "integrator = euler\nstretching = transpose\norder = 5\nleaf_size = 17\nsolver = direct\nbackend = cpu\n"
     "precision = float\nsteps = 123\ndiag_every = 7\nseed = 18446744073709551615\n"
-    "relax = 0.25\nrelax_every = 3\nremesh_every = 7\nremesh_h = 0.0123456789\nremesh_drop = 0.002\n"
+    "relax = 0.25\nrelax_every = 3\nremesh_every = 7\nremesh_h = 0.0123456789\nremesh_drop = 0.002\nremesh_coarsen = 2.5\n"
     "remesh_origin = 0.5 0.30000000000000004 -2\n"
     "viscosity = 1e-300\nlcfl = 0.1\ntracer_every = 2\n"
     "description = two rings = one test, with = signs\ncamera_position = -1 0.30000000000000004 1e-300\n"
@@ -124,7 +124,7 @@ int main(void) {
   vx_scene s;
   if (!roundtrip(path, dir, "overrides", &s)) {
     if (s.relax != 0.25 || s.relax_every != 3 || s.remesh_every != 7 || s.remesh_h != 0.0123456789 ||
-        s.remesh_drop != 0.002 || !s.has_remesh_origin || s.remesh_origin[1] != 0.1 + 0.2 || s.viscosity != 1e-300 ||
+        s.remesh_drop != 0.002 || s.remesh_coarsen != 2.5 || !s.has_remesh_origin || s.remesh_origin[1] != 0.1 + 0.2 || s.viscosity != 1e-300 ||
         s.lcfl != 0.1 || s.tracer_every != 2 || s.dt != 0.1 + 0.2 ||
         s.seed != 18446744073709551615ull || strcmp(s.name, "long run") || s.rings[1].axis[2] != -1.0)
       FAIL("overrides: a long-run key or number did not survive the round trip");

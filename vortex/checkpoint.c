@@ -71,9 +71,11 @@ static double get_f64(ck_in *r) {
  * remesh_origin (3 f64); older files load with the origin at 0, the lattice they were run on.
  * Version 4 adds tracer_every (i32) to the parameters and the tracer step under way to the state
  * (3 i32, f64; its y0 and acc after the rings while one is under way); older files load with 1 and
- * none, the scheme they were run with. */
+ * none, the scheme they were run with. Version 5 adds remesh_coarsen (f64); older files load with it 0,
+ * the fixed lattice they were run on. */
 #define CK_FIXED_BYTES(version)                                                                                  \
-  ((size_t)(CK_FIXED_BYTES_V1 + ((version) >= 2 ? 4 : 0) + ((version) >= 3 ? 24 : 0) + ((version) >= 4 ? 4 + 20 : 0)))
+  ((size_t)(CK_FIXED_BYTES_V1 + ((version) >= 2 ? 4 : 0) + ((version) >= 3 ? 24 : 0) + ((version) >= 4 ? 4 + 20 : 0) + \
+            ((version) >= 5 ? 8 : 0)))
 
 static void put_meta(ck_out *o, const vx_ckpt_meta *m) {
   memset(o->p + o->n, 0, 64);
@@ -93,7 +95,8 @@ static void get_meta(ck_in *r, vx_ckpt_meta *m) {
   m->diag_every = get_i64(r);
 }
 
-/* Every vx_sim_params field but verbose, in declaration order. */
+/* Every vx_sim_params field but verbose: the first version's in declaration order, then each later
+ * version's at the end. */
 static void put_params(ck_out *o, const vx_sim_params *p) {
   put_i32(o, (int)p->backend), put_i32(o, (int)p->precision), put_i32(o, p->order), put_i32(o, p->leaf_size);
   put_i32(o, (int)p->kernel);
@@ -106,6 +109,7 @@ static void put_params(ck_out *o, const vx_sim_params *p) {
   put_i32(o, p->conserve);
   for (int c = 0; c < 3; ++c) put_f64(o, p->remesh_origin[c]);
   put_i32(o, p->tracer_every);
+  put_f64(o, p->remesh_coarsen);
 }
 static void get_params(ck_in *r, vx_sim_params *p, uint32_t version) {
   memset(p, 0, sizeof *p);
@@ -122,6 +126,7 @@ static void get_params(ck_in *r, vx_sim_params *p, uint32_t version) {
   if (version >= 3)
     for (int c = 0; c < 3; ++c) p->remesh_origin[c] = get_f64(r);
   p->tracer_every = version >= 4 ? get_i32(r) : 1;
+  if (version >= 5) p->remesh_coarsen = get_f64(r);
 }
 
 static void put_state(ck_out *o, const vx_sim_state *s) {

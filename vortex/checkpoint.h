@@ -26,7 +26,7 @@
 VX_EXTERN_C_BEGIN
 
 #define VX_CKPT_MAGIC "VXFMMCKP"
-#define VX_CKPT_VERSION 4u
+#define VX_CKPT_VERSION 5u
 #define VX_CKPT_HEADER_BYTES 32
 
 /* What the checkpoint keeps of the run around the simulation. */

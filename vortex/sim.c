@@ -1307,6 +1307,11 @@ int vx_sim_set_remesh(vx_sim *s, int every, double h, double drop, char *err, si
   np.remesh_drop = drop;
   return set_control(s, &np, err, errlen);
 }
+int vx_sim_set_coarsen(vx_sim *s, double ratio, char *err, size_t errlen) {
+  vx_sim_params np = s->prm;
+  np.remesh_coarsen = ratio;
+  return set_control(s, &np, err, errlen);
+}
 int vx_sim_set_lcfl(vx_sim *s, double lcfl, char *err, size_t errlen) {
   vx_sim_params np = s->prm;
   np.lcfl = lcfl;

@@ -253,6 +253,7 @@ int vx_sim_set_direct(vx_sim *s, int direct);
 int vx_sim_set_relax(vx_sim *s, double f, int every, char *err, size_t errlen);
 /* Remeshing interval (0: off), spacing (0: σ), drop threshold (0..0.1). */
 int vx_sim_set_remesh(vx_sim *s, int every, double h, double drop, char *err, size_t errlen);
+int vx_sim_set_coarsen(vx_sim *s, double ratio, char *err, size_t errlen); /* remesh_coarsen; 0: a fixed lattice */
 /* Substep target dt_sub·max|∇u| <= lcfl (0: off, one step per dt). */
 int vx_sim_set_lcfl(vx_sim *s, double lcfl, char *err, size_t errlen);
 /* Viscosity ν >= 0 (> 0 needs remeshing on). */
