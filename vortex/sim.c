@@ -1071,8 +1071,9 @@ int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
   R->n_after = j->n_out;
   R->c2 = j->c2;
   R->h = h;
-  R->ms = now_ms() - t0;
-  return s->prm.remesh_coarsen > 0.0 ? coarsen_lattice(s, h, err, errlen) : 0;
+  if (s->prm.remesh_coarsen > 0.0 && coarsen_lattice(s, h, err, errlen)) return -1;
+  R->ms = now_ms() - t0; /* the field's measure and any coarsening's remeshing included */
+  return 0;
 }
 
 /* ------------------------------------------------------------------ rings added and removed */
