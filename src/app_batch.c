@@ -171,7 +171,7 @@ static void say_coarsening(batch *b) {
   if (r->coarsenings == b->coarsenings) return;
   b->coarsenings = r->coarsenings;
   if (!b->o->quiet)
-    fprintf(stderr, PROG ": t=%.4g: the lattice coarsened to h = %.4g (sigma %.4g): the field's scale on it %.4g; %d elements\n",
+    fprintf(stderr, PROG ": t=%.4g: the lattice coarsened to h = %.4g (sigma %.4g): the field's scale was %.4g; %d elements\n",
             vx_sim_time(b->sim), r->h, vx_sim_params_get(b->sim)->sigma, r->scale, vx_sim_n_elements(b->sim));
 }
 

@@ -61,28 +61,21 @@ static double node_jumps(const node_key *k, int q, const double *alpha, const do
   return s;
 }
 
-static double field_radius(const double *pos, const double *alpha, int n) {
-  double w = 0.0, c[3] = {0.0, 0.0, 0.0}, r2 = 0.0;
-  for (int p = 0; p < n; ++p) {
-    const double *a = alpha + 3 * (size_t)p;
-    double m = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-    w += m;
-    for (int e = 0; e < 3; ++e) c[e] += m * pos[3 * (size_t)p + e];
+double vx_field_radius(const double *m) {
+  if (!(m[6] > 0.0)) return 0.0;
+  double r2 = 0.0;
+  for (int e = 0; e < 3; ++e) {
+    const double c = m[7 + e] / m[6];
+    r2 += m[10 + e] / m[6] - c * c;
   }
-  if (!(w > 0.0)) return 0.0;
-  for (int e = 0; e < 3; ++e) c[e] /= w;
-  for (int p = 0; p < n; ++p) {
-    const double *a = alpha + 3 * (size_t)p, *x = pos + 3 * (size_t)p;
-    double m = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]), d2 = 0.0;
-    for (int e = 0; e < 3; ++e) d2 += (x[e] - c[e]) * (x[e] - c[e]);
-    r2 += m * d2;
-  }
-  return sqrt(r2 / w);
+  return r2 > 0.0 ? sqrt(r2) : 0.0;
 }
 
-int vx_lattice_field_measure(const double *pos, const double *alpha, int n, double h, const double o[3],
-                             vx_lattice_field *f, char *err, size_t errlen) {
-  f->scale = f->radius = 0.0;
+int vx_coarsen_may(double radius, double h) { return h > 0.0 && 2.0 * h <= 0.25 * radius; }
+
+int vx_lattice_scale(const double *pos, const double *alpha, int n, double h, const double o[3], double *scale, char *err,
+                     size_t errlen) {
+  *scale = 0.0;
   if (n <= 0) return 0;
   node_key *k = sorted_keys(pos, n, h, o);
   if (!k) { snprintf(err, errlen, "out of host memory measuring the lattice field (%d nodes)", n); return -1; }
@@ -102,11 +95,10 @@ int vx_lattice_field_measure(const double *pos, const double *alpha, int n, doub
   }
   free(nb);
   free(k);
-  f->scale = sj > 0.0 ? h * sqrt(sa / sj) : 0.0;
-  f->radius = field_radius(pos, alpha, n);
+  *scale = sj > 0.0 ? h * sqrt(sa / sj) : 0.0;
   return 0;
 }
 
 int vx_coarsen_due(const vx_lattice_field *f, double h, double ratio) {
-  return ratio > 0.0 && h > 0.0 && f->scale >= ratio * 2.0 * h && 2.0 * h <= 0.25 * f->radius;
+  return ratio > 0.0 && f->scale >= ratio * 2.0 * h && vx_coarsen_may(f->radius, h);
 }

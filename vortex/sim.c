@@ -997,13 +997,19 @@ static int adopt_remesh(vx_sim *s, char *err, size_t errlen) {
 
 static int engine_update(vx_sim *s, const vx_sim_params *np, char *err, size_t errlen);
 
-/* The remeshed field's scale and radius (coarsen.h), read from the backend. */
+/* The remeshed field's scale and radius (coarsen.h): the radius from the moments on the backend; the
+ * scale (the nodes read back to the host) only when the radius allows a doubling, else 0. */
 static int measure_lattice(vx_sim *s, double h, vx_lattice_field *f, char *err, size_t errlen) {
+  double m[VX_MOMENTS_N];
+  f->scale = 0.0;
+  if (element_moments(s, m, err, errlen)) return -1;
+  f->radius = vx_field_radius(m);
+  if (!vx_coarsen_may(f->radius, h)) return 0;
   size_t n3 = 3 * (size_t)s->n_elem;
   double *x = malloc(sizeof(double) * 2 * (n3 ? n3 : 1));
   if (!x) { snprintf(err, errlen, "out of host memory measuring the lattice field"); return -1; }
   int rc = fetch_doubles(s, s->pos, n3, x, err, errlen) || fetch_doubles(s, s->alpha, n3, x + n3, err, errlen) ||
-           vx_lattice_field_measure(x, x + n3, s->n_elem, h, s->prm.remesh_origin, f, err, errlen);
+           vx_lattice_scale(x, x + n3, s->n_elem, h, s->prm.remesh_origin, &f->scale, err, errlen);
   free(x);
   return rc ? -1 : 0;
 }
@@ -1014,8 +1020,8 @@ static int measure_lattice(vx_sim *s, double h, vx_lattice_field *f, char *err, 
 static int coarsen_lattice(vx_sim *s, double h, char *err, size_t errlen) {
   vx_lattice_field f;
   if (measure_lattice(s, h, &f, err, errlen)) return -1;
-  s->rstats.scale = f.scale;
   if (!vx_coarsen_due(&f, h, s->prm.remesh_coarsen)) return 0;
+  s->rstats.scale = f.scale;
   vx_sim_params np = s->prm;
   np.sigma *= 2.0;
   if (np.remesh_h > 0.0) np.remesh_h *= 2.0;

@@ -152,7 +152,7 @@ typedef struct {
   double h;               /* lattice spacing in use */
   double ms;              /* its wall time */
   int coarsenings;        /* times the lattice doubled (vx_sim_params.remesh_coarsen) */
-  double scale;           /* the field's scale on the lattice at the last measure (coarsen.h; 0: none) */
+  double scale;           /* the field's scale (coarsen.h) that called for the last doubling (0: none yet) */
 } vx_remesh_stats;
 
 /* What the conservative correction (conserve.h) has put back so far. */
