@@ -55,7 +55,7 @@ static inline int vx_test_small_leapfrog_setup(vx_scene *sc, vx_sim_params *p, i
 }
 
 /* That run with 4096 tracers in every call (the scene's particles as generated): the evaluation-level
- * tests' small run (test_vortex_accuracy, test_vortex_split). NULL and err on failure. */
+ * tests' small run (test_vortex_accuracy, test_vortex_passive). NULL and err on failure. */
 static inline vx_sim *vx_test_small_leapfrog(int order, int direct, char *err, size_t errlen) {
   vx_scene sc;
   vx_sim_params p;

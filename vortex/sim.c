@@ -56,7 +56,6 @@ struct vx_sim {
    * (the arrays were regrown for another element count) */
   int field_ok, field_grad;
   int want_tracer_grad;      /* the last stage of each step computes ∇u at the tracers too */
-  int split_targets;         /* VX_SPLIT_TARGETS=1 at creation (split_targets): tracers in a call of their own */
   double max_gradu;          /* max |∇u| over the elements, last measured */
   /* the health reduction of the current state, kept so that the step's own check (substeps) and
    * the caller's vx_sim_health after it cost one reduction and one device read-back, not two */
@@ -74,7 +73,7 @@ struct vx_sim {
   int n_added, c_added;
   /* the tracers' own step (prm.tracer_every = m > 1, docs/MATH.md §15): one classical RK4 step of m
    * element steps, its four stages riding in the elements' first and last calls */
-  fmm_ctx *fmm_e;            /* the calls of the elements alone (created when first needed): their tree
+  fmm_ctx *fmm_e;            /* with tracers, the elements' calls (created when first needed): their tree
                                 is kept in it, the tracers' calls keep theirs in fmm */
   void *tp0, *tacc;          /* the tracers' y0 and acc (stage.h) over their step, 3*n_tracer each */
   size_t c_tp0, c_tacc;
@@ -374,7 +373,7 @@ static void energy_restart(vx_sim *s) {
   s->t_energy = s->t;
 }
 
-static int sim_velocity(vx_sim *s, int n_tgt, double *vel, char *err, size_t errlen);
+static int sim_velocity(vx_sim *s, int tracers, double *vel, char *err, size_t errlen);
 static void tracers_settle(vx_sim *s);
 static int restore_tracer_step(vx_sim *s, const vx_sim_state *st, char *err, size_t errlen);
 
@@ -385,7 +384,7 @@ static int energy_watch(vx_sim *s, char *err, size_t errlen) {
   size_t n3 = 3 * (size_t)s->n_elem;
   double *buf = malloc(sizeof(double) * 3 * n3);
   if (!buf) { snprintf(err, errlen, "out of host memory for the energy watch"); return -1; }
-  int rc = vx_sim_get_elements(s, buf, buf + n3, err, errlen) || sim_velocity(s, s->n_elem, buf + 2 * n3, err, errlen);
+  int rc = vx_sim_get_elements(s, buf, buf + n3, err, errlen) || sim_velocity(s, 0, buf + 2 * n3, err, errlen);
   if (!rc) {
     double e = vx_energy(s->n_elem, buf, buf + n3, buf + 2 * n3);
     if (!s->e_ok) s->e0 = s->e_min = e, s->e_ok = 1;
@@ -406,13 +405,6 @@ static int start_health(vx_sim *s, char *err, size_t errlen) {
 
 /* The simulation around given particles (host doubles, copied): engine, backend arrays, rings.
  * No remeshing and no blow-up reference yet: the two ways of starting differ there. */
-/* VX_SPLIT_TARGETS=1 (a measurement switch, docs/BENCHMARKS.md): the tracers in an engine call of
- * their own, with their own octree level, instead of one call over elements and tracers. */
-static int split_targets(void) {
-  const char *v = getenv("VX_SPLIT_TARGETS");
-  return v && !strcmp(v, "1");
-}
-
 static vx_sim *sim_alloc(const vx_sim_params *prm, int n_elem, int n_tracer, const double *pos, const double *alpha,
                          const int *ring, char *err, size_t errlen) {
   if (check_params(prm, err, errlen)) return NULL;
@@ -424,7 +416,6 @@ static vx_sim *sim_alloc(const vx_sim_params *prm, int n_elem, int n_tracer, con
   if (!s) { snprintf(err, errlen, "out of memory"); return NULL; }
   s->prm = *prm;
   s->health_id = -1; /* no health reduction kept yet */
-  s->split_targets = split_targets();
   fmm_params fp = engine_params(prm);
   s->fmm = fmm_create(&fp, err, errlen);
   if (!s->fmm) { free(s); return NULL; }
@@ -571,9 +562,10 @@ static int engine_call(vx_sim *s, fmm_ctx *ctx, fmm_io *io, int shown, char *err
   return 0;
 }
 
-/* The engine of the elements' calls without the tracers (tracer_every > 1), created on first use with
- * the parameters of the main one. */
+/* The engine of the elements' calls when there are tracers (whose calls keep their tree in s->fmm),
+ * created on first use with the parameters of the main one. */
 static fmm_ctx *elements_engine(vx_sim *s, char *err, size_t errlen) {
+  if (s->n_tracer == 0) return s->fmm;
   if (!s->fmm_e) {
     fmm_params fp = *fmm_get_params(s->fmm);
     s->fmm_e = fmm_create(&fp, err, errlen);
@@ -581,43 +573,65 @@ static fmm_ctx *elements_engine(vx_sim *s, char *err, size_t errlen) {
   return s->fmm_e;
 }
 
-/* One engine call at the current state y: velocity at [elements, tracers] (the elements alone when
- * !tracers), gradient too unless stretching is off (at the elements; at the tracers too with
- * tracer_grad, for their vorticity). tree: fmm_io.tree (a step's first stage builds and keeps the
- * octree, its later stages reuse it: docs/MATH.md §14). The elements alone go to their own engine
- * (elements_engine), so that the tracers' calls keep their tree. With s->split_targets, two calls
- * (the elements, then the tracers), each its own tree. */
-static int evaluate(vx_sim *s, int tracers, int tracer_grad, int tree, char *err, size_t errlen) {
+/* The io of an engine call at the current state for the elements' rows: velocity, and with `grad`
+ * (and stretching on) the gradient, at the elements from the elements. */
+static void elements_io(const vx_sim *s, int grad, int tree, fmm_io *io) {
+  memset(io, 0, sizeof *io);
+  io->n_src = io->n_tgt = io->n_grad = s->n_elem;
+  io->src_pos = io->tgt_pos = s->pos;
+  io->src_str = s->alpha;
+  io->vel = s->vel;
+  io->grad = grad && s->prm.stretching != VX_STRETCH_NONE ? s->grad : NULL;
+  io->on_device = s->on_device;
+  io->tree = tree;
+}
+
+/* The same for the tracers' rows: velocity at the tracers from the elements, passive unless the
+ * gradient is asked for too (their vorticity, for colour). */
+static void tracers_io(const vx_sim *s, int grad, int tree, fmm_io *io) {
+  size_t r3 = 3 * s->rs * (size_t)s->n_elem;
+  memset(io, 0, sizeof *io);
+  io->n_src = s->n_elem;
+  io->src_pos = s->pos;
+  io->src_str = s->alpha;
+  io->n_tgt = io->n_grad = s->n_tracer;
+  io->tgt_pos = (const char *)s->pos + r3;
+  io->vel = (char *)s->vel + r3;
+  io->grad = grad && s->prm.stretching != VX_STRETCH_NONE ? (char *)s->grad + 3 * r3 : NULL;
+  io->passive = io->grad == NULL;
+  io->on_device = s->on_device;
+  io->tree = tree;
+}
+
+/* The elements' engine call at the current state, on the elements' own tree (tree: fmm_io.tree; a
+ * step's first stage builds and keeps it, its later stages reuse it, docs/MATH.md §14). The tracers
+ * never enter it: passive tracers leave the elements' dynamics as it is without them, to the bit
+ * (docs/MATH.md §15). */
+static int evaluate_elements(vx_sim *s, int tree, char *err, size_t errlen) {
   fmm_io io;
-  memset(&io, 0, sizeof io);
-  io.n_src = s->n_elem;
-  io.src_pos = s->pos;
-  io.src_str = s->alpha;
-  io.n_tgt = tracers ? s->n_tot : s->n_elem;
-  io.tgt_pos = s->pos;
-  io.vel = s->vel;
-  io.grad = s->prm.stretching == VX_STRETCH_NONE ? NULL : s->grad;
-  io.on_device = s->on_device;
-  io.n_grad = tracers && tracer_grad && io.grad ? s->n_tot : s->n_elem; /* tracers are passive: velocity only, unless coloured */
-  fmm_ctx *ctx = tracers || s->n_tracer == 0 ? s->fmm : elements_engine(s, err, errlen);
-  if (!ctx) return -1;
-  int split = tracers && s->n_tracer > 0 && s->n_elem > 0 && s->split_targets;
-  io.tree = split ? FMM_TREE_BUILD : tree;
-  if (split) io.n_tgt = io.n_grad = s->n_elem;
-  if (engine_call(s, ctx, &io, tracers || s->n_tracer == 0, err, errlen)) return -1;
-  if (!tracers) return 0; /* the tracers' rows keep their last evaluation */
-  if (split) {
-    size_t r3 = 3 * s->rs * (size_t)s->n_elem;
-    io.n_tgt = io.n_grad = s->n_tracer;
-    io.tgt_pos = (const char *)s->pos + r3;
-    io.vel = (char *)s->vel + r3;
-    io.grad = tracer_grad && io.grad ? (char *)io.grad + 3 * r3 : NULL;
-    io.passive = io.grad == NULL; /* velocity only: within the passive tolerance, as beside the elements */
-    if (engine_call(s, ctx, &io, 1, err, errlen)) return -1;
-  }
+  elements_io(s, 1, tree, &io);
+  fmm_ctx *ctx = elements_engine(s, err, errlen);
+  return ctx ? engine_call(s, ctx, &io, s->n_tracer == 0, err, errlen) : -1;
+}
+
+/* The tracers' engine call at the current state (the gradient too with tracer_grad), on the tracers'
+ * own tree kept in s->fmm: the occupancy the renderer reads (vx_sim_engine). */
+static int evaluate_tracers(vx_sim *s, int tracer_grad, int tree, char *err, size_t errlen) {
+  fmm_io io;
+  tracers_io(s, tracer_grad, tree, &io);
+  if (engine_call(s, s->fmm, &io, 1, err, errlen)) return -1;
   s->field_ok = 1;
-  s->field_grad = (tracer_grad && s->prm.stretching != VX_STRETCH_NONE) || s->n_tracer == 0;
+  s->field_grad = io.grad != NULL;
   return 0;
+}
+
+/* The engine calls of one stage at the current state y: the elements' (tree_e), then with `tracers`
+ * the tracers' (tree_t), each on its own tree (evaluate_elements, evaluate_tracers). */
+static int evaluate(vx_sim *s, int tracers, int tracer_grad, int tree_e, int tree_t, char *err, size_t errlen) {
+  if (s->n_elem > 0 && evaluate_elements(s, tree_e, err, errlen)) return -1;
+  if (s->n_tracer == 0) s->field_ok = 1, s->field_grad = 1;
+  if (!tracers || s->n_tracer == 0) return 0; /* the tracers' rows keep their last evaluation */
+  return evaluate_tracers(s, tracer_grad, tree_t, err, errlen);
 }
 
 static void stage_cpu(const vx_stage_args *a, vx_precision prec) {
@@ -853,10 +867,10 @@ static int tracer_step_begin(vx_sim *s, int m, double dt, char *err, size_t errl
   return s->tr_m;
 }
 
-/* The stages of one step, one engine call each; a relaxation step relaxes the strengths after the
- * first call (its gradient) and before the first stage update. With the tracers' own step (m > 1)
- * the calls that do not carry them are the elements' alone, each kind building its tree at its
- * first call of the step. */
+/* The stages of one step, one elements' engine call each, and a tracers' call in the stages that
+ * carry them (every stage, or with the tracers' own step, m > 1, those of tracer_stage_at); each kind
+ * builds its tree at its first call of the step. A relaxation step relaxes the strengths after the
+ * first call (its gradient) and before the first stage update. */
 static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char *err, size_t errlen) {
   const double *w = w_euler, *c = w_euler;
   int ns = 1;
@@ -882,17 +896,18 @@ static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char 
   a.grad = s->grad;
   a.stretching = (int)s->prm.stretching;
   a.dt = dt;
-  int built[2] = {0, 0}; /* this step's calls without / with the tracers have built their tree */
+  int built[2] = {0, 0}; /* this step's elements' / tracers' calls have built their tree */
   for (int k = 0; k < ns; ++k) {
     int j = m > 1 ? tracer_stage_at(s, k, ns) : -1, with = m == 1 || j >= 0;
     int tracer_grad = s->want_tracer_grad && (m > 1 || k == ns - 1);
     double te = now_ms();
-    if (evaluate(s, with, tracer_grad, built[with] ? FMM_TREE_REUSE : FMM_TREE_BUILD_KEEP, err, errlen)) {
+    if (evaluate(s, with, tracer_grad, built[0] ? FMM_TREE_REUSE : FMM_TREE_BUILD_KEEP,
+                 built[1] ? FMM_TREE_REUSE : FMM_TREE_BUILD_KEEP, err, errlen)) {
       char where[32];
       snprintf(where, sizeof where, "RK stage %d", k + 1);
       return step_failed(s, s->steps + 1, where, err, errlen);
     }
-    built[with] = 1;
+    built[0] = 1, built[1] |= with;
     *t_eval += now_ms() - te;
     /* the step's first call: its state at the start */
     if (k == 0 && may_relax && hand_eval(s, with ? s->n_tot : s->n_elem, err, errlen)) return -1;
@@ -1353,25 +1368,27 @@ int vx_sim_get_tracers(vx_sim *s, double *pos, char *err, size_t errlen) {
   return fetch_doubles(s, p, 3 * (size_t)s->n_tracer, pos, err, errlen);
 }
 
-/* u from the elements at the first n_tgt particles (elements, then tracers), on the backend, then
- * copied to the host in double. One engine call without the gradient. */
-static int sim_velocity(vx_sim *s, int n_tgt, double *vel, char *err, size_t errlen) {
+/* One engine call of io on ctx outside the steps (no step statistics). */
+static int plain_call(vx_sim *s, fmm_ctx *ctx, const fmm_io *io, char *err, size_t errlen) {
+  return s->prm.direct ? fmm_direct(ctx, io, NULL, err, errlen) : fmm_evaluate(ctx, io, NULL, err, errlen);
+}
+
+/* u from the elements at the elements, and with `tracers` at the tracers too, on the backend (the
+ * calls of the step: each on its own tree), then copied to the host in double (elements, then
+ * tracers). */
+static int sim_velocity(vx_sim *s, int tracers, double *vel, char *err, size_t errlen) {
   fmm_io io;
-  memset(&io, 0, sizeof io);
-  io.n_src = s->n_elem;
-  io.src_pos = s->pos;
-  io.src_str = s->alpha;
-  io.n_tgt = n_tgt;
-  io.tgt_pos = s->pos;
-  io.vel = s->vel;
-  io.grad = NULL;
-  io.on_device = s->on_device;
-  /* the elements alone in their own engine where there is one: the tracers' keeps their occupancy */
-  fmm_ctx *ctx = n_tgt == s->n_elem && s->fmm_e ? s->fmm_e : s->fmm;
-  int rc = s->prm.direct ? fmm_direct(ctx, &io, NULL, err, errlen) : fmm_evaluate(ctx, &io, NULL, err, errlen);
-  if (rc) return -1;
-  if (n_tgt == s->n_tot) s->field_ok = 1, s->field_grad = 0;
-  return fetch_doubles(s, s->vel, 3 * (size_t)n_tgt, vel, err, errlen);
+  elements_io(s, 0, FMM_TREE_BUILD, &io);
+  fmm_ctx *ctx = elements_engine(s, err, errlen);
+  if (!ctx || plain_call(s, ctx, &io, err, errlen)) return -1;
+  int n = s->n_elem;
+  if (tracers && s->n_tracer > 0) {
+    tracers_io(s, 0, FMM_TREE_BUILD, &io);
+    if (plain_call(s, s->fmm, &io, err, errlen)) return -1;
+    s->field_ok = 1, s->field_grad = 0;
+    n = s->n_tot;
+  }
+  return fetch_doubles(s, s->vel, 3 * (size_t)n, vel, err, errlen);
 }
 
 void vx_sim_set_tracer_gradient(vx_sim *s, int on) { s->want_tracer_grad = on != 0; }
@@ -1381,7 +1398,7 @@ int vx_sim_tracer_field(vx_sim *s, int gradient, const void **vel, const void **
     snprintf(err, errlen, "no velocity gradient with stretching off: the engine computes none");
     return -1;
   }
-  if (s->n_tracer > 0 && (!s->field_ok || (gradient && !s->field_grad)) && evaluate(s, 1, gradient, FMM_TREE_BUILD, err, errlen)) return -1;
+  if (s->n_tracer > 0 && (!s->field_ok || (gradient && !s->field_grad)) && evaluate_tracers(s, gradient, FMM_TREE_BUILD, err, errlen)) return -1;
   size_t off = 3 * s->rs * (size_t)s->n_elem;
   if (vel) *vel = (const char *)s->vel + off;
   if (grad) *grad = s->field_grad ? (const char *)s->grad + 3 * off : NULL;
@@ -1389,7 +1406,7 @@ int vx_sim_tracer_field(vx_sim *s, int gradient, const void **vel, const void **
 }
 
 int vx_sim_element_velocity(vx_sim *s, double *vel, char *err, size_t errlen) {
-  return sim_velocity(s, s->n_elem, vel, err, errlen);
+  return sim_velocity(s, 0, vel, err, errlen);
 }
 
 int vx_sim_point_velocity(vx_sim *s, double *vel, char *err, size_t errlen) {
@@ -1397,7 +1414,7 @@ int vx_sim_point_velocity(vx_sim *s, double *vel, char *err, size_t errlen) {
     memset(vel, 0, sizeof(double) * 3 * (size_t)s->n_tot);
     return 0;
   }
-  return sim_velocity(s, s->n_tot, vel, err, errlen);
+  return sim_velocity(s, 1, vel, err, errlen);
 }
 
 /* The health reduction: max |α|², max |∇u|² (when the gradient is valid) and the non-finite flag. */
