@@ -80,14 +80,15 @@ REDUCED = {
     # spread cores are slow), remeshing every 2 steps keeps the interval 0.02. The stations stay
     # (as leapfrog's).
     "headon": {"sigma": "0.0625", "dt": "0.01", "remesh_every": "2"},
-    # As headon: σ = h = 0.05 instead of 0.025 (a lattice symmetric about the plane x = 0.5
-    # between the rings), a = 0.025 and ν kept (a_eff 0.075 against 0.043, reached by the viscous
-    # spreading at t ≈ 0.19), dt = 0.01, remeshing every 2 steps. Since the scene's lattice follows
-    # its field (remesh_coarsen = 2, relative drops 1e-4; docs/VALIDATION.md §40) this starts on the
-    # lattice the full scene reaches at t ≈ 2.2: cheaper, but the collision is not resolved on it and
-    # the impulse misses 1e-3 (as the full scene does when it coarsens that early); 60 000-110 000
-    # elements on it by t = 5-10, about 50 minutes on one thread here.
-    "oblique": {"sigma": "0.05", "dt": "0.01", "remesh_every": "2"},
+    # As headon: σ = h = 0.05 instead of 0.025 (a lattice symmetric about the plane x = 0.5 between
+    # the rings), a = 0.025 kept, dt = 0.01, remeshing every 2 steps (the interval 0.02 as shipped;
+    # dt = 0.005 with every 4 gave the same run to the digit), and ν = 2e-2 instead of 5e-3: Re = Γ/ν
+    # = 50 instead of 200. The lattice a CPU carries to t = 10 (h = 0.05, the one the full scene reaches
+    # at t ≈ 2.2) does not resolve the collision at Re = 200: its impulse moved 5.2e-2 (as the full
+    # scene's does when it coarsens that early; h = 1/28 2.6e-2), at Re = 100 1.0e-3, at Re = 50 2.1e-4
+    # (H200, docs/VALIDATION.md §41). So the reduced row is the same collision at a Reynolds number
+    # its lattice resolves; 65 000 elements at most.
+    "oblique": {"sigma": "0.05", "dt": "0.01", "remesh_every": "2", "viscosity": "2e-2"},
     # The thin filaments as shipped (σ = 0.005, a/R = 0.027, dt = 0.0002, relaxation 0.01 a step) with
     # 1024 stations a ring instead of 16384: σ is 2.7 station spacings along the ring instead of 43,
     # 2048 elements, 25 ms a step on one thread here (50 000 steps, about 21 minutes). Thinner rings

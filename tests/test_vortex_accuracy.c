@@ -139,7 +139,7 @@ int main(void) {
   vx_acc_result hi, lo;
   if (measure(8, &hi, 1) == 0 && measure(2, &lo, 0) == 0) {
     /* measured (2026 dev machine, seed 7; the engine's default FMM_REG_AUTO, corrections within r_c, docs/MATH.md
-     * §10; since 2026-11-29 the elements on their own tree and the tracers, passive, in calls of their own,
+     * §10; since 2026-11-28 the elements on their own tree and the tracers, passive, in calls of their own,
      * docs/MATH.md §15): p = 8: err_u_l2 1.70e-5 p99 6.07e-5, err_gu_l2 6.29e-5 p99 3.54e-4; p = 2: err_u_l2 1.89e-2
      * p99 5.07e-2, err_gu_l2 1.91e-2 p99 3.52e-2 (L2 ratios 1112 and 304, p99 ratios 835 and 99; with one call
      * over elements and tracers on the tracers' level-3 tree until then: 2.44e-5, 1.09e-4, 9.17e-5, 4.54e-4; 2.46e-2,
