@@ -1,6 +1,7 @@
 /* headless.c — an OpenGL context without a window (render.h, rd_headless): EGL, trying in turn
  *   1. the device platform (EGL_EXT_platform_device): NVIDIA's GPU on headless servers
- *      (shared/gpu/README.md), or Mesa's software device; hardware devices first;
+ *      (shared/gpu/README.md), or Mesa's software device; CUDA's device 0 first, then the other
+ *      hardware devices, then software ones (device_pass);
  *   2. Mesa's surfaceless platform (EGL_MESA_platform_surfaceless);
  *   3. the default display (e.g. X11 under xvfb-run);
  * each with an OpenGL 3.3+ core context made current without a surface, rendering into a
@@ -81,6 +82,19 @@ static int try_display(rd_headless *hl, EGLDisplay dpy, char *reason, size_t rle
   return 0;
 }
 
+/* The order in which the device platform tries an EGL device: 0, the GPU that CUDA's device 0 is
+ * (EGL_CUDA_DEVICE_NV; the device the engine runs on, so that CUDA-GL interop can map the buffers:
+ * on a many-GPU host under CUDA_VISIBLE_DEVICES, EGL still lists every GPU); 1, other hardware
+ * devices; 2, software ones (Mesa's llvmpipe device). */
+static int device_pass(EGLDeviceEXT dev, PFNEGLQUERYDEVICESTRINGEXTPROC dev_str) {
+  const char *dx = dev_str ? dev_str(dev, EGL_EXTENSIONS) : NULL;
+  if (dx && strstr(dx, "EGL_MESA_device_software")) return 2;
+  PFNEGLQUERYDEVICEATTRIBEXTPROC attrib = (PFNEGLQUERYDEVICEATTRIBEXTPROC)eglGetProcAddress("eglQueryDeviceAttribEXT");
+  EGLAttrib cuda = -1;
+  if (dx && strstr(dx, "EGL_NV_device_cuda") && attrib && attrib(dev, EGL_CUDA_DEVICE_NV, &cuda) && cuda == 0) return 0;
+  return 1;
+}
+
 rd_headless *rd_headless_create(int w, int h, char *err, size_t errlen) {
   rd_headless *hl = calloc(1, sizeof *hl);
   if (!hl) { snprintf(err, errlen, "out of host memory"); return NULL; }
@@ -103,11 +117,10 @@ rd_headless *rd_headless_create(int w, int h, char *err, size_t errlen) {
     EGLDeviceEXT devs[16];
     EGLint nd = 0;
     if (query_devs(16, devs, &nd) && nd > 0) {
-      for (int pass = 0; pass < 2 && !ok; ++pass)
+      for (int pass = 0; pass < 3 && !ok; ++pass)
         for (int i = 0; i < nd && !ok; ++i) {
-          const char *dx = dev_str ? dev_str(devs[i], EGL_EXTENSIONS) : NULL;
-          int software = dx && strstr(dx, "EGL_MESA_device_software");
-          if (software != pass) continue;
+          if (device_pass(devs[i], dev_str) != pass) continue;
+          int software = pass == 2;
           if (try_display(hl, get_pd(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL), reason, sizeof reason) == 0) {
             snprintf(hl->platform, sizeof hl->platform, "EGL device platform (device %d of %d%s)", i, (int)nd,
                      software ? ", software" : "");
