@@ -72,7 +72,7 @@ struct vx_sim {
   vx_sim_added *added;       /* rings added while running (vx_sim_add_ring), oldest first */
   int n_added, c_added;
   /* the tracers' own step (prm.tracer_every = m > 1, docs/MATH.md §15): one classical RK4 step of m
-   * element steps, its four stages riding in the elements' first and last calls */
+   * element steps, its four stages evaluated in calls of their own beside the elements' first and last */
   fmm_ctx *fmm_e;            /* with tracers, the elements' calls (created when first needed): their tree
                                 is kept in it, the tracers' calls keep theirs in fmm */
   void *tp0, *tacc;          /* the tracers' y0 and acc (stage.h) over their step, 3*n_tracer each */
@@ -529,15 +529,19 @@ vx_sim *vx_sim_create(const vx_sim_params *prm, const vx_scene *scene, char *err
 
 /* ------------------------------------------------------------------ stepping */
 
-/* One engine call, its phase times added to the step's statistics. */
+/* One engine call of io on ctx: the FMM, or direct summation with prm.direct; its statistics into st
+ * (NULL: none, a call outside the steps). */
+static int plain_call(vx_sim *s, fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
+  return s->prm.direct ? fmm_direct(ctx, io, st, err, errlen) : fmm_evaluate(ctx, io, st, err, errlen);
+}
+
 /* One engine call, its times and counts summed into the step's stats; its levels, leaves and kernels
- * described there when `shown` (a call that carries the tracers, or any without tracers: the tree
+ * described there when `shown` (the tracers' call, or the elements' without tracers: the tree
  * the renderer's occupancy reads, vx_sim_engine). */
 static int engine_call(vx_sim *s, fmm_ctx *ctx, fmm_io *io, int shown, char *err, size_t errlen) {
   fmm_stats st;
   memset(&st, 0, sizeof st);
-  int rc = s->prm.direct ? fmm_direct(ctx, io, &st, err, errlen) : fmm_evaluate(ctx, io, &st, err, errlen);
-  if (rc) return -1;
+  if (plain_call(s, ctx, io, &st, err, errlen)) return -1;
   vx_step_stats *S = &s->stats;
   S->t_tree += st.t_tree;
   S->t_far += st.t_p2m + st.t_m2m + st.t_m2l + st.t_l2l + st.t_l2p;
@@ -1368,11 +1372,6 @@ int vx_sim_get_tracers(vx_sim *s, double *pos, char *err, size_t errlen) {
   return fetch_doubles(s, p, 3 * (size_t)s->n_tracer, pos, err, errlen);
 }
 
-/* One engine call of io on ctx outside the steps (no step statistics). */
-static int plain_call(vx_sim *s, fmm_ctx *ctx, const fmm_io *io, char *err, size_t errlen) {
-  return s->prm.direct ? fmm_direct(ctx, io, NULL, err, errlen) : fmm_evaluate(ctx, io, NULL, err, errlen);
-}
-
 /* u from the elements at the elements, and with `tracers` at the tracers too, on the backend (the
  * calls of the step: each on its own tree), then copied to the host in double (elements, then
  * tracers). */
@@ -1380,11 +1379,11 @@ static int sim_velocity(vx_sim *s, int tracers, double *vel, char *err, size_t e
   fmm_io io;
   elements_io(s, 0, FMM_TREE_BUILD, &io);
   fmm_ctx *ctx = elements_engine(s, err, errlen);
-  if (!ctx || plain_call(s, ctx, &io, err, errlen)) return -1;
+  if (!ctx || plain_call(s, ctx, &io, NULL, err, errlen)) return -1;
   int n = s->n_elem;
   if (tracers && s->n_tracer > 0) {
     tracers_io(s, 0, FMM_TREE_BUILD, &io);
-    if (plain_call(s, s->fmm, &io, err, errlen)) return -1;
+    if (plain_call(s, s->fmm, &io, NULL, err, errlen)) return -1;
     s->field_ok = 1, s->field_grad = 0;
     n = s->n_tot;
   }
