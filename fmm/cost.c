@@ -1,4 +1,4 @@
-/* cost.c — issue 12's cost model (docs/MATH.md §11): the work of each FMM phase at a candidate
+/* cost.c — the FMM's cost model (docs/MATH.md §11): the work of each FMM phase at a candidate
  * finest level, from dense occupancy histograms of the points, and its predicted time from
  * per-phase unit costs held per backend and precision.
  *
@@ -20,28 +20,25 @@
 /* ---------------------------------------------------------------- unit-cost tables */
 
 /* [backend][precision]; order 0 marks "not calibrated" (FMM_LEVEL_RULE_COST then keeps the leaf-size
- * rule). CPU: `vortexfmm-bench --calibrate --precision float --repeat 5` and `--precision double
- * --repeat 3` on the project's 2-core machine (2 OpenMP threads, load average below 1),
- * 2026-11-25, with the vectorized pair loops and the M2L's source-degree cut (docs/BENCHMARKS.md
- * "Cost model (issue 12), CPU"; docs/data/m2l_cut_2026-11-25/cpu_calibrate_*.txt). Fields in
+ * rule). CPU: the project's 2-core machine (2 OpenMP threads, otherwise idle), with the vectorized
+ * pair loops and the M2L's source-degree cut, by `vortexfmm-bench --calibrate --precision float
+ * --repeat 5` and `vortexfmm-bench --calibrate --precision double --repeat 3`. Fields in
  * fmm_cost_units order:
  * order, tree_pt, tree_cell, p2m, m2m, m2l, l2l, l2p_grad, l2p_vel, p2p_grad, p2p_vel, p2p_nbr, other,
- * level, call. */
+ * level, call, direct_grad, direct_vel. */
 static fmm_cost_units cost_tab[2][2] = {
     /* cpu: double, float */
     {{8, 42.35, 0, 172.8, 780, 679.5, 1110, 371.9, 218.1, 0.9448, 0.7111, 52.25, 6.036, 0, 0, 0, 0},
      {8, 40.8, 0, 121.1, 690.1, 652.7, 923, 300.9, 158.2, 0.4513, 0.2129, 54.92, 0.1936, 0, 0, 0, 0}},
-    /* cuda: float from the H100's calibration of 2026-11-27 (`vortexfmm-bench --backend cuda --precision
-     * float --calibrate --repeat 5`, call c171 of docs/data/level_cost_2026-11-27/, its runs fitted by
-     * `vortexfmm-bench --refit c171/cost_cuda.txt --precision float`: totals and level differences;
-     * docs/BENCHMARKS.md "The level chosen by the cost model on the GPU"); the far field's
-     * translations come out nearly free next to the per-level and per-cell costs, as the near field
-     * runs beside them. Its direct-sum units (fmm_cost_direct_pays) from the same device's direct sums
-     * over spans of the sources, 2026-11-28 (c206 of docs/data/step_split_2026-11-28/: `vortexfmm-bench
-     * --backend cuda --precision float --kernel gauss --sigma 0.03 --dist rings --vs-direct --n 8192|16384
-     * [--no-gradient]`: 0.0045 / 0.0042 ns a pair with the gradient, 0.0032 without): the Gaussian's,
-     * the scenes' kernel; `--calibrate`'s default singular kernel gives about half (c208: 0.0022 /
-     * 0.0013), so a singular sum takes the direct sum a little later than it could. Double: none (the
+    /* cuda: float from an H100's calibration, `vortexfmm-bench --backend cuda --precision float
+     * --calibrate --repeat 5`, its runs fitted to whole evaluations (totals and level differences) by
+     * `vortexfmm-bench --refit cost_cuda.txt --precision float`; the far field's translations come
+     * out nearly free next to the per-level and per-cell costs, as the near field runs beside them.
+     * Its direct-sum units (fmm_cost_direct_pays) from the same device's direct sums of the scenes'
+     * kernel, `vortexfmm-bench --backend cuda --precision float --kernel gauss --sigma 0.03 --dist
+     * rings --vs-direct --n 8192` (and 16384, each with and without --no-gradient): 0.0045 ns a pair
+     * with the gradient, 0.0032 without. `--calibrate`'s default singular kernel gives about half
+     * that, so a singular sum takes the direct sum a little later than it could. Double: none (the
      * leaf-size rule, and no direct sum in place of the FMM). */
     {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {8, 0.1892, 1.751, 0, 22.49, 0, 0, 0.7857, 0, 0.001474, 0.0008645, 6.742, 0, 4.78e+04, 3.574e+05, 0.0045, 0.0032}},

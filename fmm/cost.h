@@ -1,4 +1,4 @@
-/* cost.h — issue 12's cost model, inside the fmm module: the work of each phase of one evaluation
+/* cost.h — the FMM's cost model, inside the fmm module: the work of each phase of one evaluation
  * at a candidate finest level, read off the occupancy histograms of the points (non-empty boxes,
  * M2L translations and near-field pairs per level, docs/MATH.md §11), times per-phase unit costs
  * (fmm_cost_units, fmm.h) calibrated per backend and precision by `vortexfmm-bench --calibrate`.

@@ -1,4 +1,4 @@
-/* cost_gpu.cu — issue 12's cost model on the CUDA backend: the statistics of fmm_cost_stats_build
+/* cost_gpu.cu — the level-choosing cost model on the CUDA backend: the statistics of fmm_cost_stats_build
  * (fmm/cost.c, docs/MATH.md §11) computed on the device from the device positions, so that the GPU
  * picks its level with the same model and the same choice (fmm_cost_best_level) as the CPU and no
  * particle leaves the device. Steps, all on the build's stream:

@@ -1,6 +1,7 @@
 /* cpu_engine.c — instantiates the CPU engine (cpu_engine_t.h) in double and float. */
 #include <math.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,13 @@ static int cpu_corr_leaves(const oct_tree *t, int b, const fmm_corr *cr, double 
 #define VX_TARGET_AVX512 __attribute__((target("arch=x86-64-v4")))
 #endif
 
+/* The environment variable VX_CPU_SIMD lowers the pair loops' instruction set, to compare the sets
+ * on one machine or to run what a smaller machine runs: "baseline" (SSE2), "avx2" (AVX2 and FMA) or
+ * "avx512"; unset or empty, the machine's best. A set above the machine's best gives its best; any
+ * other value is reported once on stderr and ignored. CTest runs test_fmm and test_fmm_reg again
+ * with VX_CPU_SIMD=baseline and =avx2. */
+static atomic_int simd_warned;
+
 fmm_simd fmm_cpu_simd(void) {
   fmm_simd best = FMM_SIMD_BASELINE;
 #ifdef VX_SIMD_TARGETS
@@ -59,6 +67,10 @@ fmm_simd fmm_cpu_simd(void) {
   fmm_simd want = best;
   if (v && !strcmp(v, "baseline")) want = FMM_SIMD_BASELINE;
   else if (v && !strcmp(v, "avx2")) want = FMM_SIMD_AVX2;
+  else if (v && !strcmp(v, "avx512")) want = FMM_SIMD_AVX512;
+  else if (v && *v && !atomic_exchange(&simd_warned, 1))
+    fprintf(stderr, "vortexfmm: warning: VX_CPU_SIMD=%s ignored (the values are baseline, avx2 and avx512); the CPU "
+            "pair loops use %s\n", v, fmm_simd_name(best));
   return want < best ? want : best; /* never above what the machine runs */
 }
 

@@ -28,7 +28,7 @@ VX_EXTERN_C_BEGIN
 
 typedef enum { VX_BACKEND_CPU = 0, VX_BACKEND_CUDA = 1, VX_BACKEND_AUTO = 2 } vx_backend;
 typedef enum { VX_DOUBLE = 0, VX_FLOAT = 1 } vx_precision;
-/* Smoothing kernels (docs/MATH.md §kernels). q(ρ) multiplies the singular Biot–Savart kernel. */
+/* Smoothing kernels (docs/MATH.md §6). q(ρ) multiplies the singular Biot–Savart kernel. */
 typedef enum {
   VX_KERNEL_SINGULAR = 0, /* q = 1 (pairs at r = 0 contribute nothing) */
   VX_KERNEL_POLY = 1,     /* the design paper's eq. 29 with c = 1: q = ρ² for ρ < 1, else 1 */
@@ -40,11 +40,10 @@ typedef enum {
 /* The leaf sizes the automatic level aims at by default. A translation costs about as much as a
  * thousand pairs on either backend, so fuller leaves than the classic 64: on the GPU, with 256, the
  * level is within 8 % of the fastest forced level at every N = 2^14..2^24, uniform and rings
- * (H100, float, p = 8, docs/BENCHMARKS.md "The automatic level on the GPU"; with 64 it was up to
- * 4.3x slower). On the CPU since its pair loops vectorize (2026-11-24), 256 is within 2 % of the
- * fastest at 2^16..2^20 and 1.2-1.4x at 2^12-2^14 rings, where 64 was up to 3.5x slower
- * (docs/BENCHMARKS.md "The CPU's vectorized pairs"); where they do not (the Gaussian in double,
- * fmm_cpu_pairs_vectorize), a pair costs 5-10 times more and 64 stays. */
+ * (H100, float, p = 8), where 64 is up to 4.3x slower. On the CPU, whose pair loops vectorize, 256
+ * is within 2 % of the fastest at 2^16..2^20 and 1.2-1.4x at 2^12-2^14 rings, where 64 is up to
+ * 3.5x slower (docs/BENCHMARKS.md); where they do not (the Gaussian in double,
+ * fmm_cpu_pairs_vectorize), a pair costs 5-10 times more and the leaves hold 64. */
 #define VX_LEAF_CPU 256
 #define VX_LEAF_CPU_SCALAR 64
 #define VX_LEAF_GPU 256
@@ -56,7 +55,7 @@ enum { FMM_REG_CAP = 0, FMM_REG_CORRECT = 1, FMM_REG_AUTO = 2 };
  * deeper levels stop paying: the default `leapfrog` (Gaussian σ = 0.03, r_c = 6σ) steps in 10.2 ms
  * at level 4 (leaves ≈ 2σ) against 15.0 capped at level 2 and 25.8 at level 5 (H100, float; on the
  * CPU 1.6x on 2 cores, 4.9x on 16), its diagnostics within float-vs-double's of the capped run over
- * t <= 1 (docs/BENCHMARKS.md "Regularization by corrections, the default"). */
+ * t <= 1 (docs/BENCHMARKS.md). */
 #define VX_REG_LEAF_SIGMA 2.0
 
 typedef struct {
@@ -81,18 +80,18 @@ typedef struct {
   int reg_correct;        /* how the automatic level meets a regularized kernel (docs/MATH.md §10):
                              FMM_REG_AUTO (the default): leaves at least min(r_c, VX_REG_LEAF_SIGMA·σ) wide,
                              corrected within r_c; FMM_REG_CAP: leaves at least r_c wide (no correction
-                             but below a forced `levels`; the default until 2026-11-24); FMM_REG_CORRECT: the
-                             leaf-size level, corrected within r_c. Rosenhead–Moore keeps the cap always. */
+                             but below a forced `levels`); FMM_REG_CORRECT: the leaf-size level, corrected
+                             within r_c. Rosenhead–Moore keeps the cap always. */
   size_t hist_budget;     /* bytes allowed for the occupancy histograms (default 256 MiB) */
   int level_rule;         /* automatic finest level (levels = 0): FMM_LEVEL_RULE_AUTO (0, the default), the
                              backend's (fmm_level_rule); FMM_LEVEL_RULE_LEAF the leaf-size rule; FMM_LEVEL_RULE_COST
-                             the cost model's (issue 12, docs/MATH.md §11): the level of least predicted time
+                             the cost model's (docs/MATH.md §11): the level of least predicted time
                              among the leaf-size rule's first trial -1 .. +3 under the same caps, on either
                              backend (the GPU's statistics computed on the device); where the backend and
                              precision have no cost table the leaf-size rule stays */
   double keep_move;       /* fmm_io.tree = FMM_TREE_REUSE keeps the kept tree while every point lies within
                              this many leaf widths of where it was when that tree was built (docs/MATH.md
-                             §12); 0 (the default): the backend's (fmm_keep_move); < 0: never */
+                             §14); 0 (the default): the backend's (fmm_keep_move); < 0: never */
   int allow_direct;       /* non-zero, with the automatic level (levels = 0): fmm_evaluate sums directly
                              where the cost model predicts the direct sum faster than any FMM evaluation
                              (fmm_cost_direct_pays; the small sets of elements alone, on the GPU); 0 (the
@@ -101,11 +100,10 @@ typedef struct {
 } fmm_params;
 
 /* fmm_params.keep_move's default on the GPU in float, in leaf widths: points moved this far in random
- * directions left the far field's error as a fresh tree's (within 1 % at 2^20 on the H100, where float
+ * directions leave the far field's error as a fresh tree's (within 1 % at 2^20 on the H100, where float
  * rounding and the TF32 M2L dominate it); in double, where the truncation does, a move of 0.04–0.06
- * raised it 1.3–1.5x, so double keeps none by default, and neither does the CPU, whose tree is ~4 % of
- * its evaluation (the GPU's a fifth of leapfrog_big's step; docs/BENCHMARKS.md "A step's stages on one
- * tree"). */
+ * raises it 1.3–1.5x, so double keeps none by default, and neither does the CPU, whose tree is ~4 % of
+ * its evaluation (the GPU's a fifth of leapfrog_big's step; docs/MATH.md §14, docs/BENCHMARKS.md). */
 #define FMM_KEEP_MOVE_FLOAT 0.1
 
 /* fmm_params.level_rule. */
@@ -114,15 +112,16 @@ typedef struct {
 #define FMM_LEVEL_RULE_COST 2
 /* The level rule in force: p->level_rule, or for FMM_LEVEL_RULE_AUTO the backend's: the cost model on
  * the CUDA backend where a table for its precision is in force (compiled in: float, calibrated on an
- * H100, docs/BENCHMARKS.md), the leaf-size rule elsewhere (on the CPU the two pick the same levels,
- * docs/BENCHMARKS.md "Cost model (issue 12), CPU", and the leaf floor serves its threads). */
+ * H100, fmm/cost.c), the leaf-size rule elsewhere (on the CPU the two pick the same levels, and the
+ * leaf floor serves its threads). */
 int fmm_level_rule(const fmm_params *p);
 
-/* Defaults: cpu, double, p = 8, q = 64, automatic levels, singular kernel, gradient on. */
 /* The leaf size in force: p->leaf_size, or the backend's default when it is 0. */
 int fmm_leaf_size(const fmm_params *p);
 /* The keep_move in force (leaf widths; 0: never): p->keep_move, or the backend's default when it is 0. */
 double fmm_keep_move(const fmm_params *p);
+/* Defaults: cpu, double, p = 8, the backend's leaf size (fmm_leaf_size: 256, or 64 where the CPU's
+ * pair loops do not vectorize), automatic levels, singular kernel, gradient on, FMM_REG_AUTO. */
 fmm_params fmm_params_default(void);
 
 /* Wall-clock milliseconds per phase of the last evaluation, and tree facts. */
@@ -144,19 +143,17 @@ typedef struct {
   double t_corr;          /* ms of the regularization corrections (pairs closer than r_c, not adjacent) */
   long long n_corr;       /* candidate correction pairs examined, the sources beyond r_cut of each target
                              leaf's box left out (CPU backend; 0 on the GPU) */
-  int m2l_kernel;         /* CUDA backend: the order of the order-specialised M2L kernel that ran (6, 8 or 12;
-                             environment VX_M2L=auto|dense|spec|generic), 0: the generic one (and on the CPU) */
-  int m2l_dense_levels;   /* CUDA backend: the levels whose M2L ran the dense kernel instead (k_m2l_dense, for
-                             the orders of the specialised one; VX_M2L=dense at every level >= 3, auto in
-                             float at p = 8 where the level is large and full enough, spec or generic at none) */
+  int m2l_kernel;         /* CUDA backend: the order of the order-specialised M2L kernel that ran (6, 8 or 12),
+                             0: the generic one (and on the CPU) */
+  int m2l_dense_levels;   /* CUDA backend: the levels whose M2L ran as the dense product on the tensor cores
+                             instead (float at p = 8, where the level is large and full enough) */
   double t_m2l_level[VX_LMAX + 1]; /* CUDA backend: ms of each level's M2L (t_m2l is their sum; 0 on the CPU) */
   double m2l_fill[VX_LMAX + 1];    /* CUDA backend: the share of a dense M2L's slots (8 octants x 189 offsets of
-                                      each tile of 64 parents' children) that level l's translations fill */
+                                      each tile of parents' children) that level l's translations fill */
   int m2l_dense_tc;       /* CUDA backend: those levels ran k_m2l_tc, the dense product on the TF32 tensor cores
-                             (float, compute capability 8.0+; VX_M2L=tc, or auto where the device has them) */
-  int p2p_kernel;         /* CUDA backend: the targets per thread T of the fast near-field kernel that ran
-                             (k_p2p_fast, 1, 2 or 4; environment VX_P2P=base|fast|fast1|fast2|fast4),
-                             0: the base one k_p2p (and on the CPU) */
+                             (float, compute capability 8.0+) */
+  int p2p_kernel;         /* CUDA backend: the targets per thread of the near-field kernel that ran (k_p2p_fast:
+                             1), 0 on the CPU */
   int tree_kept;          /* 1: the evaluation used the kept tree (fmm_io.tree = FMM_TREE_REUSE); summed over
                              a step's calls in vx_step_stats.engine */
   double tree_moved;      /* FMM_TREE_REUSE: the farthest any point had moved from where it was at the kept
@@ -231,7 +228,7 @@ int fmm_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, size
  * The renderer ray-casts it for per-pixel opacity (paper §3.2). 0, or -1 before any evaluation. */
 int fmm_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins, int *on_device);
 
-/* ---- Cost model (issue 12, docs/MATH.md §11): predicted time per phase from the occupancy
+/* ---- Cost model (docs/MATH.md §11): predicted time per phase from the occupancy
  * histograms and per-phase unit costs calibrated per backend and precision. */
 
 /* Phases of a prediction: tree, p2m, m2m, m2l, l2l, l2p, p2p (fmm_stats' t_*) and other (gather
@@ -318,7 +315,8 @@ int vx_cuda_available(char *name, size_t namelen);
 
 /* The vector instruction set of the CPU engine's pair loops: the best this machine runs among those
  * compiled in (x86-64 with GCC 12: AVX-512, AVX2, else the baseline), lowered by the environment
- * variable VX_CPU_SIMD=baseline|avx2 (the tests run each). */
+ * variable VX_CPU_SIMD=baseline|avx2|avx512 (unset: the best; CTest runs the FMM tests with each of
+ * baseline and avx2; another value is reported on stderr and ignored). */
 typedef enum { FMM_SIMD_BASELINE = 0, FMM_SIMD_AVX2 = 1, FMM_SIMD_AVX512 = 2 } fmm_simd;
 fmm_simd fmm_cpu_simd(void);
 const char *fmm_simd_name(fmm_simd s);

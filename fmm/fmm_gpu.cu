@@ -1,5 +1,5 @@
 /* fmm_gpu.cu — the CUDA backend of the fmm module: device state, translation tables on the
- * device, and the FMM / direct-sum pipelines of fmm_gpu_t.cuh in double and float. Nothing of the
+ * device, and the FMM / direct-sum pipelines of the gpu_*_t.cuh headers in double and float. Nothing of the
  * particle data leaves the device between evaluations when the caller passes device pointers
  * (fmm_io.on_device); host arrays are staged and the copy time is reported apart (t_copy). */
 #include <cuda_pipeline.h>
@@ -32,10 +32,8 @@ typedef struct {
   int roty_stride;
   dbuf roty, m2m, l2l, m2l, geo_theta, m2l_deg, geo_len, geo_cs, geo_ipow;
   dbuf raise;        /* L2P: the factors A, B of sph_raise for n < p, at n(n+1)/2 + |m| */
-  dbuf dense;        /* k_m2l_dense's operators of every offset (dense_build), built at its first use */
-  int dense_ok;      /* dense holds them for the tables' order and the context's precision */
-  dbuf dense_tc;     /* k_m2l_tc's (tc_build, float), built at its first use */
-  int dense_tc_ok;
+  dbuf dense_tc;     /* k_m2l_tc's operators of every offset (tc_build, float), built at its first use */
+  int dense_tc_ok;   /* dense_tc holds them for the tables' order */
 } gpu_tables;
 
 typedef struct fmm_gpu {
@@ -46,20 +44,9 @@ typedef struct fmm_gpu {
   cudaEvent_t ev[EV_COUNT];
   oct_tree_gpu tree;
   gpu_tables tab;
-  int serial;   /* VX_FMM_SERIAL=1: near field after the far field on one stream (phase timing) */
-  int m2l_generic; /* VX_M2L=generic: the generic M2L kernel even where one specialised for the order exists */
-  int m2l_dense;   /* VX_M2L: dense 1 (k_m2l_dense at every level >= 3 it serves), tc 2 (k_m2l_tc there in
-                      float), auto 0 (where the level is full enough: m2l_dense_pays, on the tensor cores when
-                      the device has them), auto-simt 3 (the same levels, k_m2l_dense), generic or spec -1 (never) */
-  int tc;          /* compute capability 8.0 or newer: k_m2l_tc's TF32 mma.sync runs */
-  int p2m_spec;    /* VX_P2M=base 0 (k_p2m everywhere), else 1 (k_p2m_spec for p = 6, 8, 12) */
-  int p2m_wl;      /* VX_P2M_WL: k_p2m_spec's warps a leaf forced (1, 2, 4, 8), 0: p2m_warps_per_leaf */
-  int l2p_fused;   /* VX_L2P_FUSED: k_l2p forms the derivative expansions itself: 1 always (where its shared
-                      memory fits), 0 never (k_l2p_deriv), -1 where l2p_fused says (the default) */
-  int p2p_fast;    /* VX_P2P (p2p_variant): targets per thread of k_p2p_fast, 0: k_p2p, VX_P2P_AUTO: the default
-                      (p2p_targets_per_thread) */
-  int p2p_split;   /* VX_P2P_SPLIT: the short last rows k_p2p_fast splits over the sources (p2p_row_of): 0 none,
-                      1 a warp's only row (the default), 2 every one */
+  int serial;   /* VX_FMM_SERIAL=1, a profiling setting: the near field after the far field on one stream,
+                   so that fmm_stats' phase times each measure one phase alone (results unchanged) */
+  int tc;       /* compute capability 8.0 or newer: k_m2l_tc's TF32 mma.sync runs */
   dbuf src_soa, tgt_soa, vnear, gnear;
   dbuf mpole[VX_LMAX + 1], local[VX_LMAX + 1];
   dbuf in_spos, in_sstr, in_tpos, out_vel, out_grad;
@@ -112,10 +99,10 @@ static void gpu_release(dbuf *b) {
   b->cap = 0;
 }
 static void tables_release(gpu_tables *D) {
-  dbuf *all[] = {&D->roty,   &D->m2m,     &D->l2l,      &D->m2l,   &D->geo_theta, &D->m2l_deg,
-                 &D->geo_len, &D->geo_cs, &D->geo_ipow, &D->raise, &D->dense,     &D->dense_tc};
+  dbuf *all[] = {&D->roty,    &D->m2m,    &D->l2l,      &D->m2l,   &D->geo_theta, &D->m2l_deg,
+                 &D->geo_len, &D->geo_cs, &D->geo_ipow, &D->raise, &D->dense_tc};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
-  D->dense_ok = D->dense_tc_ok = 0;
+  D->dense_tc_ok = 0;
 }
 
 /* The kernels' shared memory for order p within the device's limit: 0, or -1 naming the order and
@@ -126,70 +113,25 @@ static int smem_plan(const fmm_ctx *ctx, int p, int gradient, fmm_smem_plan *pla
   return fmm_smem_plan_make(p, rs, gradient, G->smem_optin, plan, err, errlen);
 }
 
-/* The order whose specialised M2L kernel (k_m2l_spec) runs for order p: p itself for 6, 8 and 12
- * unless VX_M2L=generic; 0 (the generic k_m2l) otherwise. */
-static int m2l_spec_order(const fmm_gpu *G, int p) {
-  return !G->m2l_generic && (p == 6 || p == 8 || p == 12) ? p : 0;
-}
+/* The order whose specialised M2L kernel (k_m2l_spec) runs for order p: p itself for 6, 8 and 12;
+ * 0 (the generic k_m2l) otherwise. */
+static int m2l_spec_order(int p) { return p == 6 || p == 8 || p == 12 ? p : 0; }
 
-/* What VX_P2P=fast means: k_p2p_fast with 2 targets a thread. */
-#define VX_P2P_FAST_T 2
-/* VX_P2P unset: the default (p2p_targets_per_thread). */
-#define VX_P2P_AUTO 100
-
-/* VX_P2P=base|fast|fast1|fast2|fast4 (unset or empty: VX_P2P_AUTO) as the targets per thread of
- * k_p2p_fast, 0 for k_p2p; -1 for any other value. */
-static int p2p_variant(const char *v) {
-  if (!v || !*v) return VX_P2P_AUTO;
-  if (!strcmp(v, "base")) return 0;
-  if (!strcmp(v, "fast")) return VX_P2P_FAST_T;
-  if (!strcmp(v, "fast1")) return 1;
-  if (!strcmp(v, "fast2")) return 2;
-  if (!strcmp(v, "fast4")) return 4;
-  return -1;
-}
-
-/* The P2P kernel an evaluation runs: VX_P2P's, else k_p2p_fast<1> for every pair kernel. The
- * Gaussian took it first (2026-11-25: with its float pair by A&S's erf, fast1 beat k_p2p on every
- * Gaussian case measured, 2^20 uniform σ = 0.004 P2P 7.3 -> 3.6 ms, where fast2 did not: the pairs'
- * registers); the other kernels ran fast2 (2026-11-24: P2P at 2^20 uniform 15.1 -> 13.7 ms,
- * 103.6 -> 78.9 at 2^24, against k_p2p) until the pair's leaner form of 2026-11-25 (the hardware's
- * rsqrt alone, the singular h's -3 applied to the sums) made fast1 the faster on rings and small
- * sets: H100, float p = 8, singular, totals fast1 / fast2 (docs/BENCHMARKS.md): 2^20 rings 9.98,
- * 10.11 / 10.26, 10.33 ms, 2^18 rings 2.63 / 2.75, 2^22 rings 33.97 / 34.38, double p = 12 2^20 rings
- * 27.15 / 28.26, 2^20 uniform 9.37, 9.47 / 9.44, 9.45; fast2 stays ahead on large uniform sets, 2^22
- * 32.10 against 32.86, 2^24 109.5 against 114.0. */
-static int p2p_targets_per_thread(const fmm_gpu *G) { return G->p2p_fast != VX_P2P_AUTO ? G->p2p_fast : 1; }
-
-/* One 16-byte shared-memory load into registers (k_m2l_dense's rows of D). */
-__device__ static __forceinline__ void dense_ld(const float *p, float *o) {
-  const float4 v = *(const float4 *)p;
-  o[0] = v.x, o[1] = v.y, o[2] = v.z, o[3] = v.w;
-}
-__device__ static __forceinline__ void dense_ld(const double *p, double *o) {
-  const double2 v = *(const double2 *)p;
-  o[0] = v.x, o[1] = v.y;
-}
-
-/* Whether the dense M2L pays at a level whose translations fill `fill` of the tiles' slots
- * (n_il over 189 per target slot of the launched tiles): it multiplies every slot, a source there
- * or not, at 1.55 ns a slot against k_m2l_spec's 2.7 ns a translation (H100, float p = 8, levels 5
- * and 6 of uniform points), so it breaks even at a fill of 0.57; 0.65 leaves a margin (2^22 rings:
- * one level dense at 0.5 ran 3.8 % slower; docs/BENCHMARKS.md). */
-#define VX_M2L_DENSE_FILL 0.65
-/* The same for k_m2l_tc, the product on the tensor cores: ~1.2 ns a slot (H100, float p = 8,
- * levels 5 and 6 of 2^22 uniform points; docs/BENCHMARKS.md), break-even near 0.45. */
+/* Whether the dense M2L on the tensor cores (k_m2l_tc) pays at a level whose translations fill
+ * `fill` of the tiles' slots (n_il over 189 per target slot of the launched tiles): it multiplies
+ * every slot, a source there or not, at about 1.2 ns a slot against k_m2l_spec's 2.7 ns a
+ * translation (float, p = 8; docs/BENCHMARKS.md), so it breaks even near a fill of 0.45; 0.5 leaves
+ * a margin. */
 #define VX_M2L_TC_FILL 0.5
 /* ... and when its blocks (8 per tile of parents) are at least this many per SM: on fewer, the few
- * long blocks of a coarse level leave most of the device idle (H100: level 4 of 2^20 points, 64
- * blocks, 6.3 ms against k_m2l_spec's 1.9). */
+ * long blocks of a coarse level leave most of the device idle. */
 #define VX_M2L_DENSE_WAVES 2.0
 
 /* The parts k_m2l_tc splits a level's stages into (blockIdx.z) when its blocks are fewer than the
  * VX_M2L_DENSE_WAVES·n_sm that fill the device (two co-resident a SM at p <= 8): as many as keep the
  * whole launch within those slots, at most 8; 1 on a level that fills them. A lone block runs its
- * ~340 stages in ~2 ms whatever the level (H100, p = 8: levels 3 and 4 of 2^20 points in 2.05 ms
- * each), so a quarter of them on four times the blocks takes about a quarter of that. */
+ * ~340 stages in about the same time whatever the level, so a quarter of them on four times the
+ * blocks takes about a quarter of that. */
 static int m2l_tc_parts(int blocks, int n_sm) {
   const int slots = (int)(VX_M2L_DENSE_WAVES * n_sm);
   if (blocks <= 0 || blocks >= slots) return 1;
@@ -200,9 +142,8 @@ static int m2l_tc_parts(int blocks, int n_sm) {
  * occupancy gives a warp VX_P2M_ROUNDS passes over its particles, G = 32 / (p + 1) at a time, or
  * until the leaves are too few to give the device VX_P2M_WARPS_SM warps an SM. A warp's set-up (the
  * recursion's factors) and its groups' reduction cost about as much as a few passes, so fewer warps
- * a leaf do less work: H100, float p = 8, P2M of 2^20 uniform points (32 a leaf) 1.02 ms with eight
- * warps a leaf, 0.37 with two, 0.25 with one; 2^20 rings 0.37 / 0.21 ms; but `leapfrog_big`'s 290
- * source leaves of 113 elements took 0.033 ms with eight and 0.080 with one (docs/BENCHMARKS.md). */
+ * a leaf do less work where leaves are many and small; where they are few and full (a scene's
+ * cores), more warps a leaf keep the device busy (docs/BENCHMARKS.md). */
 #define VX_P2M_ROUNDS 32
 #define VX_P2M_WARPS_SM 16
 static int p2m_warps_per_leaf(long long ns, int nleaf, int w, int p, int n_sm) {
@@ -220,9 +161,9 @@ static cudaError_t tf32_tensor_cores(int dev, int *tc) {
   return e;
 }
 
-/* Whether an evaluation in float (fl) runs its dense M2L on the tensor cores (k_m2l_tc): a device
- * that has them and VX_M2L auto or tc. */
-static int m2l_tc_on(const fmm_gpu *G, int fl) { return fl && G->tc && (G->m2l_dense == 0 || G->m2l_dense == 2); }
+/* Whether an evaluation in float (fl) may run its dense M2L on the tensor cores (k_m2l_tc): a
+ * device that has them. */
+static int m2l_tc_on(const fmm_gpu *G, int fl) { return fl && G->tc; }
 
 /* Upload a dense M2L operator table built on the host (NULL: its build failed for host memory; freed
  * here) into b; 0, or -1 with err naming `what` and the order. */
@@ -242,33 +183,43 @@ static int dense_upload(dbuf *b, void *host, size_t bytes, const char *what, int
 
 #include "m2l_tc_gpu.cuh"
 
+/* The kernels and the host pipeline, once per precision (real_t.h: vx_real, VXF names), in this
+ * order: each header uses what the ones before it define. */
 #define VX_DOUBLE_INST
 #include "real_t.h"
-#include "fmm_gpu_t.cuh"
+#include "gpu_far_t.cuh"      /* P2M, M2M, L2L, M2L: the translation kernels */
+#include "gpu_leaf_t.cuh"     /* the gather into tree order, the target chunks */
+#include "gpu_l2p_t.cuh"      /* L2P */
+#include "gpu_p2p_t.cuh"      /* P2P */
+#include "gpu_corr_t.cuh"     /* the regularization corrections */
+#include "gpu_direct_t.cuh"   /* the direct sum, kernels and host side */
+#include "gpu_eval_t.cuh"     /* an evaluation's state, inputs, tree and gather */
+#include "gpu_m2l_t.cuh"      /* the M2L kernel of each level */
+#include "gpu_pipeline_t.cuh" /* the passes, gpu_evaluate */
 #undef VX_DOUBLE_INST
 #define VX_FLOAT_INST
 #include "real_t.h"
-#include "fmm_gpu_t.cuh"
+#include "gpu_far_t.cuh"      /* P2M, M2M, L2L, M2L: the translation kernels */
+#include "gpu_leaf_t.cuh"     /* the gather into tree order, the target chunks */
+#include "gpu_l2p_t.cuh"      /* L2P */
+#include "gpu_p2p_t.cuh"      /* P2P */
+#include "gpu_corr_t.cuh"     /* the regularization corrections */
+#include "gpu_direct_t.cuh"   /* the direct sum, kernels and host side */
+#include "gpu_eval_t.cuh"     /* an evaluation's state, inputs, tree and gather */
+#include "gpu_m2l_t.cuh"      /* the M2L kernel of each level */
+#include "gpu_pipeline_t.cuh" /* the passes, gpu_evaluate */
 #undef VX_FLOAT_INST
 
 /* The two streams of an evaluation: the far field's at the device's greatest priority, the near
- * field's at the default. The far field is a chain of short, dependent kernels (P2M, M2M, M2L by
+ * field's at the least. The far field is a chain of short, dependent kernels (P2M, M2M, M2L by
  * level, L2L, L2P) that otherwise waits for SMs behind the near field's thousands of long blocks;
- * scheduled first, it takes leapfrog_big's step from 6.9 to 6.5 ms on the H100 and leaves
- * leapfrog's as it was (docs/BENCHMARKS.md "The far field's stream first"). No sum changes: the
- * streams meet at events as before. VX_STREAM_PRIO=far (the default) | near | none: a measurement
- * switch giving the greatest priority to one stream or neither. */
+ * scheduled first, it shortens a step where the far field is on the critical path
+ * (docs/BENCHMARKS.md). No sum changes: the streams meet at events. */
 static int create_streams(fmm_gpu *G, char *err, size_t errlen) {
-  const char *e = getenv("VX_STREAM_PRIO");
-  const int which = !e || !*e || !strcmp(e, "far") ? 1 : !strcmp(e, "near") ? 2 : !strcmp(e, "none") ? 0 : -1;
-  if (which < 0) {
-    snprintf(err, errlen, "VX_STREAM_PRIO=%s: expected far, near or none", e);
-    return -1;
-  }
   int least = 0, greatest = 0;
   VX_CUR(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  VX_CUR(cudaStreamCreateWithPriority(&G->s_far, cudaStreamNonBlocking, which == 1 ? greatest : least));
-  VX_CUR(cudaStreamCreateWithPriority(&G->s_near, cudaStreamNonBlocking, which == 2 ? greatest : least));
+  VX_CUR(cudaStreamCreateWithPriority(&G->s_far, cudaStreamNonBlocking, greatest));
+  VX_CUR(cudaStreamCreateWithPriority(&G->s_near, cudaStreamNonBlocking, least));
   return 0;
 }
 
@@ -427,50 +378,11 @@ extern "C" int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   VX_CU(cudaDeviceGetAttribute(&G->n_sm, cudaDevAttrMultiProcessorCount, G->device));
   VX_CU(tf32_tensor_cores(G->device, &G->tc));
   ctx->par_width = G->n_sm;
-  ctx->leaf_floor = 0; /* fmm_internal.h: the chunks fill the SMs (H100, 2^14 points: docs/BENCHMARKS.md) */
+  ctx->leaf_floor = 0; /* fmm_internal.h: the chunks fill the SMs even with few leaves */
   if (fmm_gpu_check_params(ctx, &ctx->prm, err, errlen)) goto fail;
   {
-    const char *s = getenv("VX_FMM_SERIAL");
+    const char *s = getenv("VX_FMM_SERIAL"); /* profiling: phases one at a time (fmm_gpu.serial) */
     G->serial = s && s[0] == '1';
-    const char *m = getenv("VX_M2L");
-    if (m && *m && strcmp(m, "auto") && strcmp(m, "generic") && strcmp(m, "spec") && strcmp(m, "dense") &&
-        strcmp(m, "tc") && strcmp(m, "auto-simt")) {
-      snprintf(err, errlen, "VX_M2L=%s: expected auto, auto-simt, dense, tc, spec or generic", m);
-      goto fail;
-    }
-    G->m2l_generic = m && !strcmp(m, "generic");
-    G->m2l_dense = !m || !*m || !strcmp(m, "auto") ? 0 : !strcmp(m, "dense") ? 1 : !strcmp(m, "tc") ? 2
-                   : !strcmp(m, "auto-simt") ? 3 : -1;
-    const char *pm = getenv("VX_P2M");
-    if (pm && *pm && strcmp(pm, "base") && strcmp(pm, "spec")) {
-      snprintf(err, errlen, "VX_P2M=%s: expected base or spec", pm);
-      goto fail;
-    }
-    G->p2m_spec = !(pm && !strcmp(pm, "base"));
-    const char *pw = getenv("VX_P2M_WL");
-    G->p2m_wl = !pw || !*pw ? 0 : !strcmp(pw, "1") ? 1 : !strcmp(pw, "2") ? 2 : !strcmp(pw, "4") ? 4 : !strcmp(pw, "8") ? 8 : -1;
-    if (G->p2m_wl < 0) {
-      snprintf(err, errlen, "VX_P2M_WL=%s: expected 1, 2, 4 or 8", pw);
-      goto fail;
-    }
-    const char *lf = getenv("VX_L2P_FUSED");
-    G->l2p_fused = !lf || !*lf ? -1 : !strcmp(lf, "1") ? 1 : !strcmp(lf, "0") ? 0 : -2;
-    if (G->l2p_fused == -2) {
-      snprintf(err, errlen, "VX_L2P_FUSED=%s: expected 0 or 1", lf);
-      goto fail;
-    }
-    const char *pp = getenv("VX_P2P");
-    G->p2p_fast = p2p_variant(pp);
-    if (G->p2p_fast < 0) {
-      snprintf(err, errlen, "VX_P2P=%s: expected base, fast, fast1, fast2 or fast4", pp);
-      goto fail;
-    }
-    const char *ps = getenv("VX_P2P_SPLIT");
-    G->p2p_split = !ps || !*ps ? 1 : (ps[0] >= '0' && ps[0] <= '2' && !ps[1]) ? ps[0] - '0' : -1;
-    if (G->p2p_split < 0) {
-      snprintf(err, errlen, "VX_P2P_SPLIT=%s: expected 0, 1 or 2", ps);
-      goto fail;
-    }
   }
   if (create_streams(G, err, errlen)) goto fail;
   for (int i = 0; i < EV_COUNT; ++i) VX_CU(cudaEventCreate(&G->ev[i]));
@@ -525,23 +437,17 @@ extern "C" int fmm_gpu_dense_tc(const fmm_ctx *ctx) {
   return ctx->prm.backend == VX_BACKEND_CUDA && G && m2l_tc_on(G, ctx->prm.precision == VX_FLOAT) && ctx->prm.order == 8;
 }
 
-extern "C" int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen) {
+extern "C" int fmm_gpu_m2l_tc_full(int p, int parts, int l, const double *M, double *L, char *err, size_t errlen) {
   if (l < 3 || l > 6) { snprintf(err, errlen, "level %d out of 3..6", l); return -1; }
-  const int tc = fl >= 2, parts = fl == 3 ? 3 : 1;
-  if (tc) {
-    int dev = 0, has = 0;
-    VX_CUR(cudaGetDevice(&dev));
-    VX_CUR(tf32_tensor_cores(dev, &has));
-    if (!has) { snprintf(err, errlen, "no TF32 tensor cores (compute capability below 8.0)"); return -2; }
-  }
-  switch (p * 2 + (fl ? 1 : 0)) {
-  case 12: return m2l_dense_full_d<6>(l, 0, 1, M, L, err, errlen);
-  case 13: return m2l_dense_full_f<6>(l, tc, parts, M, L, err, errlen);
-  case 16: return m2l_dense_full_d<8>(l, 0, 1, M, L, err, errlen);
-  case 17: return m2l_dense_full_f<8>(l, tc, parts, M, L, err, errlen);
-  case 24: return m2l_dense_full_d<12>(l, 0, 1, M, L, err, errlen);
-  case 25: return m2l_dense_full_f<12>(l, tc, parts, M, L, err, errlen);
-  default: snprintf(err, errlen, "no dense M2L kernel for order %d", p); return -1;
+  int dev = 0, has = 0;
+  VX_CUR(cudaGetDevice(&dev));
+  VX_CUR(tf32_tensor_cores(dev, &has));
+  if (!has) { snprintf(err, errlen, "no TF32 tensor cores (compute capability below 8.0)"); return -2; }
+  switch (p) {
+  case 6: return m2l_tc_full<6>(l, parts, M, L, err, errlen);
+  case 8: return m2l_tc_full<8>(l, parts, M, L, err, errlen);
+  case 12: return m2l_tc_full<12>(l, parts, M, L, err, errlen);
+  default: snprintf(err, errlen, "no tensor-core M2L kernel for order %d", p); return -1;
   }
 }
 

@@ -21,6 +21,14 @@ typedef struct {
   double w;                /* its leaf width */
 } fmm_keep;
 
+/* Test hooks of the CUDA engine: choices it makes from the data, forced so that a test reaches every
+ * form of a kernel the engine runs in some regime (0: the engine's own choice; only tests set them). */
+typedef struct {
+  int p2m_wl;     /* k_p2m_spec's warps a leaf: 1, 2, 4 or 8 (else p2m_warps_per_leaf's) */
+  int l2p_fused;  /* 1: k_l2p forms the derivative expansions where its shared memory fits; -1: never */
+  int m2l_tc_all; /* 1: the tensor-core M2L at every level >= 3 it can run at (float, p = 6, 8, 12) */
+} fmm_gpu_hooks;
+
 struct fmm_ctx {
   fmm_params prm;
   fmm_tables tab;          /* for prm.order */
@@ -40,6 +48,7 @@ struct fmm_ctx {
   int leaf_floor;          /* the leaf floor's default (fmm_params.min_leaves = 0, oct_params.min_leaves):
                               the CPU's threads; 0 (none) on the GPU, whose P2P and L2P split a leaf into
                               chunks of targets, so that few leaves still fill its SMs (docs/MATH.md §11) */
+  fmm_gpu_hooks gpu_hooks; /* tests only (fmm_create zeroes them) */
 };
 
 /* Regularization of one evaluation (docs/MATH.md §10): the far field is singular; pairs in adjacent
@@ -62,9 +71,9 @@ typedef struct {
  * and the others' cut-off. */
 double fmm_reg_tol(const fmm_params *p, int passive);
 double fmm_reg_cutoff(const fmm_params *p);
-/* 1 when the automatic level keeps leaves at least r_cut wide (the rule before corrections existed):
+/* 1 when the automatic level keeps leaves at least r_cut wide:
  * unless reg_correct asks for the corrections, and always for Rosenhead–Moore, where the capped
- * tree was measured faster (docs/MATH.md §10). */
+ * tree is the faster (docs/MATH.md §10). */
 int fmm_reg_caps_level(const fmm_params *p);
 /* The corrections for a tree of root side `side` and finest level L, passive: whether the
  * velocity-only targets are passive (the evaluation computes gradients for the others, fmm_io.n_grad);
@@ -104,15 +113,14 @@ int fmm_gpu_set_tables(fmm_ctx *ctx, const fmm_tables *T, char *err, size_t errl
 int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
 int fmm_gpu_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
 int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins);
-/* k_m2l_dense alone, for its twin test: order p (6, 8 or 12), double (fl 0), float (1) or float on
- * the tensor cores (2: k_m2l_tc; 3: k_m2l_tc with its stages split into three parts), on a full
- * level l (every box of 8^l present, box b = Morton key b; parents likewise one level up) whose
- * source multipoles M (3·VX_NCOEF(p) reals a box, in double) are given; the local expansions it
- * adds go into L (same layout, zeroed first). 0, -2 with err when
- * fl is 2 or 3 and the device has no TF32 tensor cores, or -1 with err. */
-int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen);
-/* 1 when the context's automatic M2L runs the dense product on the tensor cores at the levels that
- * qualify (CUDA, float, p = 8, compute capability 8.0+, VX_M2L auto or tc); else 0 (and without CUDA). */
+/* k_m2l_tc alone, for its twin test: order p (6, 8 or 12) in float on the tensor cores, its stages
+ * split into `parts` (1: whole), on a full level l (3..6: every box of 8^l present, box b = Morton
+ * key b; parents likewise one level up) whose source multipoles M (3·VX_NCOEF(p) reals a box, in
+ * double) are given; the local expansions it adds go into L (same layout, zeroed first). 0, -2 with
+ * err when the device has no TF32 tensor cores, or -1 with err. */
+int fmm_gpu_m2l_tc_full(int p, int parts, int l, const double *M, double *L, char *err, size_t errlen);
+/* 1 when the context's M2L runs the dense product on the tensor cores at the levels that qualify
+ * (CUDA, float, p = 8, compute capability 8.0+); else 0 (and without CUDA). */
 int fmm_gpu_dense_tc(const fmm_ctx *ctx);
 
 /* Octree parameters for the context's settings (level cap: memory budget; Rosenhead–Moore's cut-off). */

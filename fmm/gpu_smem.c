@@ -1,6 +1,6 @@
 /* gpu_smem.c — fitting the CUDA kernels' dynamic shared memory to a device's limit (gpu_smem.h).
- * The byte counts mirror the kernels' layouts in fmm_gpu_t.cuh: each translation warp holds an
- * accumulator and two work copies of 3 expansions (M2M, M2L: 9 nc reals; L2L: 6 nc, adding into
+ * The byte counts mirror the kernels' layouts in gpu_far_t.cuh and gpu_l2p_t.cuh: each translation
+ * warp holds an accumulator and two work copies of 3 expansions (M2M, M2L: 9 nc reals; L2L: 6 nc, adding into
  * global memory; P2M: 3 nc); k_l2p_deriv the derivative expansions of one leaf (3 n1 first, 6 n2
  * second), optionally its local expansion (3 nc); k_l2p the same expansions and the p(p+1) factors
  * of sph_raise, and, where it forms the expansions itself, the local expansion (3 nc). */

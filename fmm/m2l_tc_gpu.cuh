@@ -1,9 +1,11 @@
-/* m2l_tc_gpu.cuh — the dense M2L on the tensor cores (issue 15; float only, sm_80 and newer),
- * included once by fmm_gpu.cu before the two precisions' instantiations of fmm_gpu_t.cuh.
+/* m2l_tc_gpu.cuh — the dense M2L on the tensor cores (float only, sm_80 and newer), included once
+ * by fmm_gpu.cu before the two precisions' gpu_*_t.cuh headers (gpu_m2l_t.cuh launches it).
  *
- * The same product as k_m2l_dense (docs/MATH.md §8): a block takes one octant q and a tile of
- * TJ = 64 parents at level l-1, its targets those parents' children of octant q, which share the
- * octant's 189 offsets. Over the tile the whole M2L is one matrix product
+ * Each translation is a product with its offset's operator D_g (fmm_m2l_dense, tables.h; built
+ * from rcr_translate, the math's one home; docs/MATH.md §8), the translations of a level grouped by
+ * offset so that one staged operator serves a tile of targets: a block takes one octant q and a
+ * tile of TJ = 64 parents at level l-1, its targets those parents' children of octant q, which
+ * share the octant's 189 offsets. Over the tile the whole M2L is one matrix product
  *   Lᵀ[(j, c)][i] += Σ over rows (o, k) of A[(j, c)][(o, k)] · B[(o, k)][i],
  * A the sources' multipoles (target j's source under offset o, coefficient k, component c) and
  * B = D_gᵀ, g the offset's geometry, its rows padded to 8·⌈NC/8⌉ outputs. Only the rows k < (n_s+1)²
@@ -21,7 +23,7 @@ __device__ static __forceinline__ void dense_slot_offset(int slot, int q, int *d
   *dx = slot / 36 - 2 - (q & 1), *dy = slot / 6 % 6 - 2 - ((q >> 1) & 1), *dz = slot % 6 - 2 - (q >> 2);
 }
 
-/* Tile setup shared by k_m2l_dense and k_m2l_tc: thread j < tj finds its parent's child of octant q
+/* k_m2l_tc's tile setup: thread j < tj finds its parent's child of octant q
  * (tbox[j], -1: none) and packs that child's coordinates (tc[j]); thread 0 lists the octant's 189
  * offset slots (vs: slot = 36(dx+2+qx) + 6(dy+2+qy) + dz+2+qz, |v|∞ ≥ 2) and their units of work:
  * us[o] of the slots before o, a slot's rows (the (deg+1)² multipole coefficients its M2L reads,
@@ -206,8 +208,8 @@ __device__ static __forceinline__ void tc_mma(float *d, const uint32_t *a, uint3
  * MT m-tiles split in registers, then per n-tile the operator's hi and lo b-fragments and the three
  * products, small terms first, summed by the tensor core into a zeroed fragment that is then added
  * to the accumulator by an ordinary (round-to-nearest) float add: the tensor core's own accumulation
- * truncates, and over a tile's 189·NC rows its bias would reach ~1e-4 of the result (gpu_test_m2l_dense
- * measured 4.6e-5 with the accumulator inside the mma, docs/BENCHMARKS.md). */
+ * truncates, and over a tile's 189·NC rows its bias would reach several 1e-5 of the result, beyond
+ * gpu_test_m2l_dense's float threshold. */
 template <int P>
 __device__ static __forceinline__ void tc_stage_mma(const float *As, const float *Bs, const int (*ao)[2], int wn, int lane,
                                                     float (*acc)[tc_cfg<P>::NTW][4]) {
@@ -317,4 +319,65 @@ __global__ void k_m2l_parts_sum(const float *__restrict__ Pt, int parts, size_t 
     for (int k = 0; k < parts; ++k) s += Pt[(size_t)k * n + i];
     L[i] += s;
   }
+}
+
+/* The shared memory of k_m2l_tc for order p (6, 8 or 12). */
+static size_t m2l_tc_smem(int p) { return p == 6 ? tc_cfg<6>::SMEM : p == 8 ? tc_cfg<8>::SMEM : tc_cfg<12>::SMEM; }
+
+/* fmm_gpu_m2l_tc_full for order P: the full level l and its parents built on the host, k_m2l_tc<P>
+ * with its stages split into `parts` (then k_m2l_parts_sum) run once on the legacy stream. */
+template <int P>
+static int m2l_tc_full(int l, int parts, const double *M, double *L, char *err, size_t errlen) {
+  typedef tc_cfg<P> C;
+  const int nb = 1 << (3 * l), np = nb / 8;
+  const size_t ne = (size_t)nb * 3 * C::NC;
+  fmm_tables T;
+  if (fmm_tables_build(&T, P, err, errlen)) return -1;
+  float *tab = NULL, *hM = (float *)malloc(sizeof(float) * ne);
+  int *child = (int *)malloc(sizeof(int) * (np + 1)), *map = (int *)malloc(sizeof(int) * nb);
+  uint32_t *key = (uint32_t *)malloc(sizeof(uint32_t) * nb);
+  void *dD = NULL, *dM = NULL, *dL = NULL, *dchild = NULL, *dmap = NULL, *dkey = NULL, *ddeg = NULL, *dP = NULL;
+  int rc = -1;
+  const int built = tc_build<P>(&T, &tab);
+  if (built || !hM || !child || !map || !key) {
+    snprintf(err, errlen, "out of host memory");
+    goto done;
+  }
+  for (int b = 0; b < nb; ++b) key[b] = (uint32_t)b, map[b] = b;
+  for (int q = 0; q <= np; ++q) child[q] = 8 * q;
+  for (size_t i = 0; i < ne; ++i) hM[i] = (float)M[i];
+  VX_CU(cudaMalloc(&dD, sizeof(float) * C::TAB));
+  VX_CU(cudaMalloc(&dM, sizeof(float) * ne));
+  VX_CU(cudaMalloc(&dL, sizeof(float) * ne));
+  VX_CU(cudaMalloc(&dchild, sizeof(int) * (np + 1)));
+  VX_CU(cudaMalloc(&dmap, sizeof(int) * nb));
+  VX_CU(cudaMalloc(&dkey, sizeof(uint32_t) * nb));
+  VX_CU(cudaMalloc(&ddeg, sizeof(int) * VX_GEO_N));
+  if (parts > 1) VX_CU(cudaMalloc(&dP, sizeof(float) * parts * ne));
+  VX_CU(cudaMemcpy(ddeg, T.m2l_deg, sizeof(int) * VX_GEO_N, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(dD, tab, sizeof(float) * C::TAB, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(dM, hM, sizeof(float) * ne, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemset(dL, 0, sizeof(float) * ne));
+  VX_CU(cudaMemcpy(dchild, child, sizeof(int) * (np + 1), cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(dmap, map, sizeof(int) * nb, cudaMemcpyHostToDevice));
+  VX_CU(cudaMemcpy(dkey, key, sizeof(uint32_t) * nb, cudaMemcpyHostToDevice));
+  VX_CU(cudaFuncSetAttribute(k_m2l_tc<P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::SMEM));
+  k_m2l_tc<P><<<dim3((unsigned)vx_ceil_div(np, C::TJ), 8, (unsigned)parts), 256, C::SMEM>>>(
+      (const float *)dD, (const int *)ddeg, l, np, (const int *)dchild, (const uint32_t *)dkey, (const int *)dmap,
+      (const float *)dM, (float *)dL, (float *)dP);
+  VX_CU(cudaGetLastError());
+  if (parts > 1) {
+    k_m2l_parts_sum<<<256, 256>>>((const float *)dP, parts, ne, (float *)dL);
+    VX_CU(cudaGetLastError());
+  }
+  VX_CU(cudaMemcpy(hM, dL, sizeof(float) * ne, cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < ne; ++i) L[i] = (double)hM[i];
+  rc = 0;
+fail:
+done:
+  cudaFree(dD); cudaFree(dM); cudaFree(dL); cudaFree(dchild);
+  cudaFree(dmap); cudaFree(dkey); cudaFree(ddeg); cudaFree(dP);
+  free(tab); free(hM); free(child); free(map); free(key);
+  fmm_tables_free(&T);
+  return rc;
 }

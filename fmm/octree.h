@@ -39,7 +39,7 @@ typedef struct {
   double min_leaf_width; /* finest boxes at least this wide (regularized kernels need it); 0: none */
   /* Optional, automatic levels only, oct_build_cpu only (host positions): chooses the finest
    * level among [lo_level, hi_level] (oct_level_candidates) from the points in the root cube
-   * (lo, side), e.g. issue 12's cost model (fmm/cost.h); returns 0 to keep the leaf-size rule.
+   * (lo, side), e.g. the cost model (fmm/cost.h); returns 0 to keep the leaf-size rule.
    * NULL: the leaf-size rule. */
   int (*choose_level)(const void *arg, const void *src_pos, int ns, const void *tgt_pos, int nt, int pos_float,
                       const double lo[3], double side, int lo_level, int hi_level);

@@ -181,8 +181,8 @@ static inline void VXF(kernel_gh_sel)(int kernel, vx_real r2, vx_real sigma, vx_
 /* The terms one pair adds in pair_bs_split's form (below): u += g (α × d), H += h d ⊗ (α × d),
  * w += g α, as named scalars returned by value, so that the CPU's vectorized loops keep them in
  * registers. pair_bs_split writes the same products into its sums directly: routed through this
- * struct, the GPU's fast P2P kernel compiled to another instruction order and ran 5 % slower
- * (H100, 2026-11-24); tests/test_pair.c checks that the two agree. */
+ * struct, the GPU's fast P2P kernel compiles to another instruction order and runs 5 % slower
+ * (H100); tests/test_pair.c checks that the two agree. */
 typedef struct {
   vx_real ux, uy, uz, h00, h01, h02, h10, h11, h12, h20, h21, h22, wx, wy, wz;
 } VXF(pair_terms);
@@ -223,7 +223,7 @@ VX_HD static inline void VXF(pair_bs)(int kernel, vx_real sigma, vx_real dx, vx_
   VXF(pair_accum)(g, h, dx, dy, dz, ax, ay, az, u, gr);
 }
 
-/* pair_bs split for the many pairs of one target (issue 15's fast P2P kernel, fmm_gpu_t.cuh): the
+/* pair_bs split for the many pairs of one target (the GPU's fast P2P kernel, fmm/gpu_p2p_t.cuh): the
  * same g, h (kernel_gh) and terms, but the gradient's -g ε α part, which does not depend on d, is
  * summed over the pairs as w += g α and applied once by pair_split_grad, so a pair costs 3 FMAs
  * there instead of 3 products and 6 additions. Over many pairs the result equals pair_bs's sum up to

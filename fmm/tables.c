@@ -85,29 +85,17 @@ int fmm_m2l_degree(int p, double d, double tau) {
   return n < p ? (n < 0 ? 0 : n) : p;
 }
 
-int fmm_m2l_cut_tau(double *tau, char *err, size_t errlen) {
-  const char *v = getenv("VX_M2L_CUT");
-  *tau = VX_M2L_CUT_TAU;
-  if (!v || !*v) return 0;
-  char *end;
-  const double t = strtod(v, &end);
-  if (*end != '\0' || !(t >= 0.0 && t < 1.0)) {
-    snprintf(err, errlen, "VX_M2L_CUT=%s: want a number in [0, 1) (0: the full order at every offset)", v);
-    return -1;
-  }
-  *tau = t;
-  return 0;
+int fmm_tables_build(fmm_tables *t, int p, char *err, size_t errlen) {
+  return fmm_tables_build_tau(t, p, VX_M2L_CUT_TAU, err, errlen);
 }
 
-int fmm_tables_build(fmm_tables *t, int p, char *err, size_t errlen) {
+int fmm_tables_build_tau(fmm_tables *t, int p, double cut, char *err, size_t errlen) {
   memset(t, 0, sizeof(*t));
   if (p < 0 || p > VX_PMAX) {
     snprintf(err, errlen, "expansion order %d out of range 0..%d", p, VX_PMAX);
     return -1;
   }
   t->p = p;
-  double cut;
-  if (fmm_m2l_cut_tau(&cut, err, errlen)) return -1;
   /* distinct polar angles: cos θ = dz/|v| is fixed by (dz, dx²+dy²) */
   int key_of[VX_GEO_N], keys[VX_GEO_N], nk = 0;
   for (int dx = -3; dx <= 3; ++dx)

@@ -30,22 +30,24 @@ typedef struct {
   float *m2m_f, *l2l_f, *m2l_f;
 } fmm_tables;
 
-/* The M2L source-degree cut (docs/MATH.md §13): an M2L along an offset of length d (box widths) reads
- * the multipole's degrees 0..fmm_m2l_degree(p, d, tau) only: the smallest n_s ≤ p for which
- * (a/(d−a))^(n_s+1) ≤ tau·(a/(2−a))^(p+1) — the dropped degrees' geometric bound for sources within
- * a box widths of the source centre, against tau times that of order p at the nearest offsets (d = 2).
- * a = 0.6 and tau = 0.1 were chosen by measurement: errors against direct summation within 1.5 % of
- * the uncut engine's at p = 8..20 (double, uniform and rings) while the M2L reads 71 % of the
- * coefficients at p = 8, 63 % at p = 12 (MATH.md §13). tau = 0: p everywhere. */
+/* The M2L source-degree cut (docs/MATH.md §13, fewer multipole degrees at the farther offsets): an
+ * M2L along an offset of length d (box widths) reads the multipole's degrees 0..fmm_m2l_degree(p, d,
+ * tau) only: the smallest n_s ≤ p for which (a/(d−a))^(n_s+1) ≤ tau·(a/(2−a))^(p+1) — the dropped
+ * degrees' geometric bound for sources within a box widths of the source centre, against tau times
+ * that of order p at the nearest offsets (d = 2). With a = 0.6 and tau = 0.1 the errors against
+ * direct summation stay within 1.5 % of the uncut engine's at p = 8..20 (double, uniform and rings)
+ * while the M2L reads 71 % of the coefficients at p = 8, 63 % at p = 12 (MATH.md §13).
+ * tau = 0: p everywhere. */
 #define VX_M2L_CUT_RADIUS 0.6
 #define VX_M2L_CUT_TAU 0.1
 int fmm_m2l_degree(int p, double d, double tau);
-/* The tau in force into *tau: VX_M2L_CUT_TAU, or the environment's VX_M2L_CUT (a number in [0, 1); 0
- * turns the cut off) for comparisons. -1 with err for any other VX_M2L_CUT. */
-int fmm_m2l_cut_tau(double *tau, char *err, size_t errlen);
 
-/* 0, or -1 with err (bad order, out of memory). */
+/* The tables of order p, with the M2L cut at VX_M2L_CUT_TAU. 0, or -1 with err (bad order, out of
+ * memory). */
 int fmm_tables_build(fmm_tables *t, int p, char *err, size_t errlen);
+/* The same with the cut's tau given (tau = 0: every degree at every offset); the engine uses
+ * fmm_tables_build, tests compare the cut with the full order through this one. */
+int fmm_tables_build_tau(fmm_tables *t, int p, double tau, char *err, size_t errlen);
 void fmm_tables_free(fmm_tables *t);
 
 /* The M2L operator of box offset g (|v|∞ = 2 or 3; source centre - target centre in box widths) as a

@@ -163,9 +163,9 @@ VX_HD static inline void VXF(rcr_translate)(const vx_real *in, vx_real *out, int
   for (int i = 0; i < 3 * VX_NCOEF(p); ++i) out[i] += w1[i];
 }
 
-/* ---- Pair forms (issue 15): the M2L operators above for the two coefficients (n, a) and (n, -a),
+/* ---- Pair forms: the M2L operators above for the two coefficients (n, a) and (n, -a),
  * a >= 0, of one degree at once, so that one GPU lane holds both and rotates them about z in
- * registers (fmm_gpu_t.cuh k_m2l_spec), with its index arithmetic done once per pair. The sums
+ * registers (fmm/gpu_m2l_t.cuh, k_m2l_spec), with its index arithmetic done once per pair. The sums
  * run in the same order as the *_coef forms. kmax >= n bounds their loops: the order, a
  * compile-time constant in an order-specialised kernel, so that they unroll (VX_UNROLL). For
  * a = 0 only (n, 0) exists: the (n, -a) outputs are 0 and put_pair stores (n, 0) alone. */

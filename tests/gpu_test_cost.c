@@ -1,4 +1,4 @@
-/* gpu_test_cost.c — issue 12's cost model on the GPU (fmm/cost_gpu.cu) against the host's
+/* gpu_test_cost.c — the level-choosing cost model on the GPU (fmm/cost_gpu.cu) against the host's
  * (fmm/cost.c): the statistics computed on the device from device positions must equal
  * fmm_cost_stats_build's, count for count at every level (non-empty boxes, M2L translations,
  * near-field pairs, neighbour entries), for uniform, clustered and ring points, one set and separate

@@ -79,9 +79,8 @@ int main(void) {
           eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u2, g2, &sg);
           /* float, thick core at level 6: the corrections cancel singular far-field terms up to
            * ~60x the result, and float's rounding of those shows. Each backend's own rounding there
-           * (float against double on one tree, CPU, Rosenhead-Moore) is 4.5e-5 with the CPU's
-           * vectorized pair loops (5.6e-5 before); GPU vs CPU measured 3.6e-5 (H100, 2026-11-24;
-           * 1.3e-5 when both summed the pairs in the same order) */
+           * (float against double on one tree, CPU, Rosenhead-Moore) is 4.5e-5; GPU vs CPU is about
+           * 3.6e-5, the two summing the pairs in different orders */
           const double thr = prec ? (c == 1 && l == 1 ? 8e-5 : 1e-5) : 1e-12;
           const double e = fmax(vx_twin_rel_l2(u2, u1, 3 * (size_t)n), vx_twin_rel_l2(g2, g1, 9 * (size_t)n));
           snprintf(what, sizeof what, "GPU vs CPU FMM %-5s sigma=%.3f level %d %s: velocity and gradient",
@@ -94,7 +93,7 @@ int main(void) {
   /* GPU FMM vs GPU direct: thick Gaussian core at level 6 (σ = 4 leaf widths), p = 12, double.
    * With random-sign strengths the smooth regularized field is small against the singular far
    * field that the corrections cancel, so the truncation error is large relative to it: measured
-   * 1.85e-4 / 1.38e-2 on the H100 (docs/MATH.md §10, "accuracy") */
+   * 1.85e-4 / 1.38e-2 (docs/MATH.md §10) */
   {
     fmm_params prm = fmm_params_default();
     vx_test_one_tree_fmm(&prm);

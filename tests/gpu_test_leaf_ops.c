@@ -1,15 +1,16 @@
 /* gpu_test_leaf_ops.c — the GPU's leaf operators in each of their forms against the CPU engine
- * (label gpu; skipped without a device): k_p2m_spec with 1, 2, 4 and 8 warps a leaf (VX_P2M_WL;
- * the default takes p2m_warps_per_leaf's) and k_l2p forming the derivative expansions itself or
- * reading k_l2p_deriv's (VX_L2P_FUSED=1 / 0; the default: l2p_fused), issue 15. In every case:
- *  - each GPU form vs the CPU engine: velocity and gradient within 1e-12 relative (L2) in double,
- *    1e-5 in float (gpu_test_fmm's GPU-vs-CPU thresholds);
+ * (label gpu; skipped without a device): k_p2m_spec with 1, 2, 4 and 8 warps a leaf and k_l2p
+ * forming the derivative expansions itself or reading k_l2p_deriv's. The engine chooses both from
+ * the leaves' occupancy (p2m_warps_per_leaf, l2p_fused); the test hooks p2m_wl and l2p_fused
+ * (fmm_internal.h) force each form. In every case:
+ *  - each GPU form, the engine's own choice first, vs the CPU engine: velocity and gradient within
+ *    1e-12 relative (L2) in double, 1e-5 in float (gpu_test_fmm's GPU-vs-CPU thresholds);
  *  - gradient rows at and beyond n_grad left untouched (the fused L2P picks each chunk's kind).
  * Cases: uniform and rings, targets = sources or 15000 other points of which the first 10000 want
  * the gradient (both kinds of chunk in a leaf); p = 6, 8, 12 (k_p2m_spec) and 5 (k_p2m); float
  * and double; gradient on and off; the automatic level (a few dozen to a few hundred points a
  * leaf) and a forced level 2 (thousands: several chunks a leaf). Then one form run twice: bitwise
- * identical; VX_P2M_WL=3 and VX_L2P_FUSED=2 refused.
+ * identical.
  * Run: build/tests/gpu_test_leaf_ops */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "fmm.h"
+#include "fmm_internal.h"
 #include "pointsets.h"
 #include "test_check.h"
 #include "test_twins.h"
@@ -27,25 +29,40 @@
 #define N_OTHER 15000      /* targets apart from the sources */
 #define N_OTHER_GRAD 10000 /* of which those that want the gradient */
 
-/* The GPU forms: VX_P2M_WL and VX_L2P_FUSED (NULL: unset). */
-typedef struct {
-  const char *wl, *fused;
-} form;
-static const form forms[5] = {{NULL, NULL}, {"1", "1"}, {"2", "0"}, {"4", "1"}, {"8", "0"}};
+/* The GPU forms: the test hooks p2m_wl and l2p_fused (0: the engine's choice). */
+static const fmm_gpu_hooks forms[5] = {{0, 0, 0}, {1, 1, 0}, {2, -1, 0}, {4, 1, 0}, {8, -1, 0}};
 
-static void set_env(const char *name, const char *v) {
-  if (v) setenv(name, v, 1);
-  else unsetenv(name);
-}
-
-/* vx_twin_eval of pt on backend be in form f. */
-static void eval(vx_backend be, fmm_params prm, form f, const vx_twin_points *pt, double *u, double *g) {
-  fmm_stats st;
-  set_env("VX_P2M_WL", f.wl);
-  set_env("VX_L2P_FUSED", f.fused);
-  fmm_destroy(vx_twin_eval(be, prm, pt, u, g, &st));
-  unsetenv("VX_P2M_WL");
-  unsetenv("VX_L2P_FUSED");
+/* vx_twin_eval of pt on backend be in form f (test_twin_eval.h's arrays and sentinel rows). */
+static void eval(vx_backend be, fmm_params prm, fmm_gpu_hooks f, const vx_twin_points *pt, double *u, double *g) {
+  char err[256];
+  prm.backend = be;
+  fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
+  if (!ctx) { printf("fmm_create(%s): %s\n", vx_backend_name(be), err); exit(EXIT_FAILURE); }
+  ctx->gpu_hooks = f;
+  const int fl = prm.precision == VX_FLOAT, ns = pt->n_src, nt = pt->n_tgt;
+  const size_t rs = fl ? sizeof(float) : sizeof(double);
+  void *P = malloc(rs * 3 * ns), *S = malloc(rs * 3 * ns), *X = malloc(rs * 3 * nt), *U = malloc(rs * 3 * nt),
+       *G = malloc(rs * 9 * nt);
+  if (!P || !S || !X || !U || !G) { printf("out of memory\n"); exit(EXIT_FAILURE); }
+  for (int i = 0; i < 3 * ns; ++i) {
+    if (fl) ((float *)P)[i] = (float)pt->spos[i], ((float *)S)[i] = (float)pt->sstr[i];
+    else ((double *)P)[i] = pt->spos[i], ((double *)S)[i] = pt->sstr[i];
+  }
+  for (int i = 0; i < 3 * nt; ++i) {
+    if (fl) ((float *)X)[i] = (float)pt->tpos[i];
+    else ((double *)X)[i] = pt->tpos[i];
+  }
+  for (int i = 0; i < 9 * nt; ++i) {
+    if (fl) ((float *)G)[i] = (float)VX_TWIN_SENTINEL;
+    else ((double *)G)[i] = VX_TWIN_SENTINEL;
+  }
+  fmm_io io = {.n_src = ns, .src_pos = P, .src_str = S, .n_tgt = nt, .tgt_pos = X, .vel = U,
+               .grad = prm.gradient ? G : NULL, .on_device = 0, .n_grad = pt->n_grad};
+  if (fmm_evaluate(ctx, &io, NULL, err, sizeof err)) { printf("fmm on %s: %s\n", vx_backend_name(be), err); exit(EXIT_FAILURE); }
+  for (int i = 0; i < 3 * nt; ++i) u[i] = fl ? ((float *)U)[i] : ((double *)U)[i];
+  for (int i = 0; i < 9 * nt; ++i) g[i] = fl ? ((float *)G)[i] : ((double *)G)[i];
+  free(P), free(S), free(X), free(U), free(G);
+  fmm_destroy(ctx);
 }
 
 /* The parameters of a case: the singular kernel (the regularization is not these kernels' concern),
@@ -71,10 +88,9 @@ static void check_case(const char *set, const vx_twin_points *pt, int p, int fl,
     eval(VX_BACKEND_CUDA, prm, forms[f], pt, w[2], w[3]);
     const double e = vx_twin_err(w[2], w[3], w[0], w[1], pt, grad);
     const int ok = e <= thr && vx_twin_rows_untouched(w[3], pt, grad);
-    printf("%-7s %s p=%2d %s %s L=%s: P2M_WL=%s L2P_FUSED=%s vs CPU %9.2e (<= %.0e) %s\n", set,
-           pt->n_tgt == pt->n_src ? "same " : "other", p, fl ? "float " : "double", grad ? "grad" : "vel ",
-           levels ? "2" : "auto", forms[f].wl ? forms[f].wl : "-", forms[f].fused ? forms[f].fused : "-", e, thr,
-           ok ? "ok" : "FAIL");
+    printf("%-7s %s p=%2d %s %s L=%s: P2M warps a leaf %d, L2P fused %2d (0: auto) vs CPU %9.2e (<= %.0e) %s\n",
+           set, pt->n_tgt == pt->n_src ? "same " : "other", p, fl ? "float " : "double", grad ? "grad" : "vel ",
+           levels ? "2" : "auto", forms[f].p2m_wl, forms[f].l2p_fused, e, thr, ok ? "ok" : "FAIL");
     if (!ok) failures++;
   }
 }
@@ -101,24 +117,9 @@ static void check_repeatable(const vx_twin_points *pt, double *w[4]) {
     eval(VX_BACKEND_CUDA, prm, forms[3], pt, w[2], w[3]);
     const size_t n = (size_t)pt->n_tgt;
     const int same = !memcmp(w[0], w[2], sizeof(double) * 3 * n) && !memcmp(w[1], w[3], sizeof(double) * 9 * n);
-    EXPECT(same, "P2M_WL=4 L2P_FUSED=1 run twice in %s: results differ", fl ? "float" : "double");
-    printf("P2M_WL=4 L2P_FUSED=1 run twice, %s: %s\n", fl ? "float" : "double", same ? "bitwise identical ok" : "FAIL");
-  }
-}
-
-/* An unknown VX_P2M_WL or VX_L2P_FUSED is refused when the engine is created, naming the variable. */
-static void check_refused(void) {
-  static const char *const var[2] = {"VX_P2M_WL", "VX_L2P_FUSED"}, *const bad[2] = {"3", "2"};
-  for (int k = 0; k < 2; ++k) {
-    char err[256] = "";
-    fmm_params prm = fmm_params_default();
-    prm.backend = VX_BACKEND_CUDA;
-    setenv(var[k], bad[k], 1);
-    fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
-    EXPECT(ctx == NULL && strstr(err, var[k]) != NULL, "%s=%s not refused by fmm_create ('%s')", var[k], bad[k], err);
-    printf("%s=%s refused: %s\n", var[k], bad[k], ctx ? "no, FAIL" : err);
-    fmm_destroy(ctx);
-    unsetenv(var[k]);
+    EXPECT(same, "P2M 4 warps a leaf, L2P fused, run twice in %s: results differ", fl ? "float" : "double");
+    printf("P2M 4 warps a leaf, L2P fused, run twice, %s: %s\n", fl ? "float" : "double",
+           same ? "bitwise identical ok" : "FAIL");
   }
 }
 
@@ -142,7 +143,6 @@ int main(void) {
     }
   const vx_twin_points pt = make_points(VX_DIST_UNIFORM, 1, spos, sstr, tpos);
   check_repeatable(&pt, w);
-  check_refused();
   free(spos), free(sstr), free(tpos);
   for (int i = 0; i < 4; ++i) free(w[i]);
   return vx_test_end("gpu_test_leaf_ops: every form of P2M and L2P equals the CPU engine's");

@@ -1,16 +1,14 @@
-/* gpu_test_m2l_spec.c — the order-specialised M2L kernels (k_m2l_spec, issue 15) and the dense one
- * (k_m2l_dense) against the generic one and the CPU engine (label gpu; skipped without a device).
- * For p = 6, 8, 12, double and float, uniform and clustered (rings) points, automatic and forced levels:
- *  - VX_M2L=spec runs the specialised kernel (fmm_stats.m2l_kernel = p) at every level, VX_M2L=generic
- *    the generic one (0), and an order without a specialisation (p = 7) the generic one under spec;
- *  - VX_M2L=dense runs the dense kernel at every level >= 3 (m2l_dense_levels = levels - 2) for
- *    p = 6, 8, 12 and none for p = 7; dense vs the CPU engine: the GPU-vs-CPU thresholds below;
- *  - in float, VX_M2L=tc likewise runs the tensor-core kernel (k_m2l_tc, m2l_dense_tc) at every
- *    level >= 3, against the CPU engine with the same thresholds, and twice bitwise;
- *  - specialised vs generic: velocity and gradient ≤ 1e-12 relative in double, ≤ 1e-5 in float
- *    (they differ only in the M2L's rounding: same tree, P2M, M2M, L2L, L2P and near field);
- *  - specialised vs the CPU engine: the same thresholds as gpu_test_fmm's GPU-vs-CPU twins;
- *  - the specialised kernel run twice: bitwise identical.
+/* gpu_test_m2l_spec.c — the M2L kernels of the CUDA engine in the full FMM against the CPU engine
+ * (label gpu; skipped without a device). For p = 6, 8, 12 (k_m2l_spec) and 7 (the generic k_m2l),
+ * double and float, uniform and clustered (rings) points, automatic and forced levels:
+ *  - the kernel that ran (fmm_stats.m2l_kernel: p for the specialised orders, 0 for the generic);
+ *  - GPU vs the CPU engine: velocity and gradient ≤ 1e-12 relative in double, ≤ 1e-5 in float
+ *    (gpu_test_fmm's GPU-vs-CPU twins);
+ *  - in float, with the test hook m2l_tc_all (fmm_internal.h), the tensor-core kernel (k_m2l_tc)
+ *    at every level >= 3 for p = 6, 8, 12 and none for p = 7 (a device of compute capability 8.0 or
+ *    newer), against the CPU engine with the same thresholds: the engine runs it by itself only on
+ *    levels far larger than a test's;
+ *  - each run twice: bitwise identical.
  * The far field is a large share of every result here: 20000 points at leaf size 64 (level 4 or 5)
  * give thousands of M2L translations per level, and the forced level 4 with rings more.
  * Run: build/tests/gpu_test_m2l_spec */
@@ -21,21 +19,21 @@
 #include <string.h>
 
 #include "fmm.h"
+#include "fmm_internal.h"
 #include "pointsets.h"
 #include "test_check.h"
 #include "test_twin_eval.h"
 #include "test_twins.h"
 
-/* The FMM on backend be with VX_M2L set to m2l (NULL: unset), host arrays; results in double,
- * the M2L kernel that ran in *kernel (fmm_stats.m2l_kernel). */
-static void eval(vx_backend be, fmm_params prm, const char *m2l, int n, const double *pos, const double *str, double *u,
+/* The FMM on backend be, with the test hook m2l_tc_all set to tc_all, host arrays; results in
+ * double, the M2L kernel that ran in *kernel (fmm_stats.m2l_kernel). */
+static void eval(vx_backend be, fmm_params prm, int tc_all, int n, const double *pos, const double *str, double *u,
                  double *g, int *kernel, int *dense, int *levels, int *tc) {
   char err[256];
-  if (m2l) setenv("VX_M2L", m2l, 1);
-  else unsetenv("VX_M2L");
   prm.backend = be;
   fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
-  if (!ctx) { printf("fmm_create(%s, VX_M2L=%s): %s\n", vx_backend_name(be), m2l ? m2l : "", err); exit(EXIT_FAILURE); }
+  if (!ctx) { printf("fmm_create(%s): %s\n", vx_backend_name(be), err); exit(EXIT_FAILURE); }
+  ctx->gpu_hooks.m2l_tc_all = tc_all;
   const int fl = prm.precision == VX_FLOAT;
   const size_t rs = fl ? sizeof(float) : sizeof(double);
   void *P = malloc(rs * 3 * n), *S = malloc(rs * 3 * n), *U = malloc(rs * 3 * n), *G = malloc(rs * 9 * n);
@@ -63,51 +61,53 @@ static void report(int ok, const char *what, double v, double thr) {
   if (!ok) failures++;
 }
 
-/* One case: the specialised kernel (auto) against the generic one and the CPU engine. */
+/* Two runs' results bitwise the same. */
+static int same_bits(const double *u1, const double *g1, const double *u2, const double *g2, int n) {
+  return !memcmp(u1, u2, sizeof(double) * 3 * n) && !memcmp(g1, g2, sizeof(double) * 9 * n);
+}
+
+/* One case: the engine's own choice, then (float) the tensor-core kernel at every level it can run
+ * at, against the CPU engine, each twice. w: 6 arrays of 9 n doubles. */
 static void check_case(vx_dist dist, int p, int fl, int levels, int n, const double *pos, const double *str, double *w[6]) {
-  double *us = w[0], *gs = w[1], *ug = w[2], *gg = w[3], *uc = w[4], *gc = w[5];
+  double *ug = w[0], *gg = w[1], *u2 = w[2], *g2 = w[3], *uc = w[4], *gc = w[5];
   fmm_params prm = fmm_params_default();
   vx_test_one_tree_fmm(&prm);
   prm.order = p;
   prm.precision = fl ? VX_FLOAT : VX_DOUBLE;
   prm.levels = levels;
-  int ks, kg, kc, kd, ds, dd, lv;
-  eval(VX_BACKEND_CUDA, prm, "spec", n, pos, str, us, gs, &ks, &ds, NULL, NULL);
-  eval(VX_BACKEND_CUDA, prm, "generic", n, pos, str, ug, gg, &kg, NULL, NULL, NULL);
-  eval(VX_BACKEND_CPU, prm, NULL, n, pos, str, uc, gc, &kc, NULL, NULL, NULL);
+  int kg, k2, kc, dd, lv, tc = 0;
+  eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, ug, gg, &kg, NULL, NULL, NULL);
+  eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u2, g2, &k2, NULL, NULL, NULL);
+  eval(VX_BACKEND_CPU, prm, 0, n, pos, str, uc, gc, &kc, NULL, NULL, NULL);
   const double thr = fl ? 1e-5 : 1e-12;
   const int want = (p == 6 || p == 8 || p == 12) ? p : 0;
   char what[200], tag[80];
   snprintf(tag, sizeof tag, "%-7s %s p=%2d levels=%d", vx_dist_name(dist), fl ? "float " : "double", p, levels);
-  snprintf(what, sizeof what, "%s: kernels auto -> %d, generic -> %d (want %d, 0)", tag, ks, kg, want);
-  report(ks == want && kg == 0, what, ks == want && kg == 0 ? 0.0 : 1.0, 0);
-  snprintf(what, sizeof what, "spec vs generic M2L, %s: velocity", tag);
-  report(vx_twin_rel_l2(us, ug, 3 * (size_t)n) <= thr, what, vx_twin_rel_l2(us, ug, 3 * (size_t)n), thr);
-  snprintf(what, sizeof what, "spec vs generic M2L, %s: gradient", tag);
-  report(vx_twin_rel_l2(gs, gg, 9 * (size_t)n) <= thr, what, vx_twin_rel_l2(gs, gg, 9 * (size_t)n), thr);
-  snprintf(what, sizeof what, "spec GPU vs CPU FMM, %s: velocity", tag);
-  report(vx_twin_rel_l2(us, uc, 3 * (size_t)n) <= thr, what, vx_twin_rel_l2(us, uc, 3 * (size_t)n), thr);
-  snprintf(what, sizeof what, "spec GPU vs CPU FMM, %s: gradient", tag);
-  report(vx_twin_rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, vx_twin_rel_l2(gs, gc, 9 * (size_t)n), thr);
-  /* the dense kernel, into the spec arrays (done with) */
-  eval(VX_BACKEND_CUDA, prm, "dense", n, pos, str, us, gs, &kd, &dd, &lv, NULL);
-  const int want_dense = want ? lv - 2 : 0;
-  snprintf(what, sizeof what, "%s: VX_M2L=dense -> %d dense levels of %d (want %d; spec: %d)", tag, dd, lv, want_dense, ds);
-  report(dd == want_dense && ds == 0, what, dd == want_dense && ds == 0 ? 0.0 : 1.0, 0);
-  snprintf(what, sizeof what, "dense GPU vs CPU FMM, %s: velocity", tag);
-  report(vx_twin_rel_l2(us, uc, 3 * (size_t)n) <= thr, what, vx_twin_rel_l2(us, uc, 3 * (size_t)n), thr);
-  snprintf(what, sizeof what, "dense GPU vs CPU FMM, %s: gradient", tag);
-  report(vx_twin_rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, vx_twin_rel_l2(gs, gc, 9 * (size_t)n), thr);
+  snprintf(what, sizeof what, "%s: M2L kernel %d (want %d)", tag, kg, want);
+  report(kg == want, what, kg == want ? 0.0 : 1.0, 0);
+  snprintf(what, sizeof what, "GPU vs CPU FMM, %s: velocity", tag);
+  report(vx_twin_rel_l2(ug, uc, 3 * (size_t)n) <= thr, what, vx_twin_rel_l2(ug, uc, 3 * (size_t)n), thr);
+  snprintf(what, sizeof what, "GPU vs CPU FMM, %s: gradient", tag);
+  report(vx_twin_rel_l2(gg, gc, 9 * (size_t)n) <= thr, what, vx_twin_rel_l2(gg, gc, 9 * (size_t)n), thr);
+  snprintf(what, sizeof what, "GPU FMM run twice, %s: bitwise identical", tag);
+  report(same_bits(ug, gg, u2, g2, n), what, same_bits(ug, gg, u2, g2, n) ? 0.0 : 1.0, 0);
   if (!fl) return;
   /* the dense product on the tensor cores (float; a device of compute capability 8.0 or newer) */
-  int tc = 0;
-  eval(VX_BACKEND_CUDA, prm, "tc", n, pos, str, us, gs, &kd, &dd, &lv, &tc);
-  snprintf(what, sizeof what, "%s: VX_M2L=tc -> %d tensor-core levels of %d (want %d)", tag, tc ? dd : 0, lv, want_dense);
-  report((tc ? dd : 0) == want_dense, what, (tc ? dd : 0) == want_dense ? 0.0 : 1.0, 0);
+  eval(VX_BACKEND_CUDA, prm, 1, n, pos, str, ug, gg, &kg, &dd, &lv, &tc);
+  eval(VX_BACKEND_CUDA, prm, 1, n, pos, str, u2, g2, &k2, NULL, NULL, NULL);
+  const int want_dense = want ? lv - 2 : 0;
+  if (!tc && want_dense) {
+    printf("%s: no tensor-core levels (a device without TF32 tensor cores): skipped\n", tag);
+    return;
+  }
+  snprintf(what, sizeof what, "%s: m2l_tc_all -> %d tensor-core levels of %d (want %d)", tag, dd, lv, want_dense);
+  report(dd == want_dense, what, dd == want_dense ? 0.0 : 1.0, 0);
   snprintf(what, sizeof what, "tensor-core GPU vs CPU FMM, %s: velocity", tag);
-  report(vx_twin_rel_l2(us, uc, 3 * (size_t)n) <= thr, what, vx_twin_rel_l2(us, uc, 3 * (size_t)n), thr);
+  report(vx_twin_rel_l2(ug, uc, 3 * (size_t)n) <= thr, what, vx_twin_rel_l2(ug, uc, 3 * (size_t)n), thr);
   snprintf(what, sizeof what, "tensor-core GPU vs CPU FMM, %s: gradient", tag);
-  report(vx_twin_rel_l2(gs, gc, 9 * (size_t)n) <= thr, what, vx_twin_rel_l2(gs, gc, 9 * (size_t)n), thr);
+  report(vx_twin_rel_l2(gg, gc, 9 * (size_t)n) <= thr, what, vx_twin_rel_l2(gg, gc, 9 * (size_t)n), thr);
+  snprintf(what, sizeof what, "tensor-core GPU FMM run twice, %s: bitwise identical", tag);
+  report(same_bits(ug, gg, u2, g2, n), what, same_bits(ug, gg, u2, g2, n) ? 0.0 : 1.0, 0);
 }
 
 int main(void) {
@@ -126,43 +126,7 @@ int main(void) {
       for (int fl = 0; fl < 2; ++fl)
         for (int lv = 0; lv < 2; ++lv) check_case(dists[d], orders[k], fl, lv ? 4 : 0, n, pos, str, w);
   }
-  /* no races: the specialised kernel twice, bitwise */
-  for (int fl = 0; fl < 2; ++fl) {
-    fmm_params prm = fmm_params_default();
-    vx_test_one_tree_fmm(&prm);
-    prm.precision = fl ? VX_FLOAT : VX_DOUBLE;
-    prm.order = 8;
-    int k1, k2, d1, d2;
-    eval(VX_BACKEND_CUDA, prm, "spec", n, pos, str, w[0], w[1], &k1, NULL, NULL, NULL);
-    eval(VX_BACKEND_CUDA, prm, "spec", n, pos, str, w[2], w[3], &k2, NULL, NULL, NULL);
-    int same = k1 == 8 && !memcmp(w[0], w[2], sizeof(double) * 3 * n) && !memcmp(w[1], w[3], sizeof(double) * 9 * n);
-    report(same, fl ? "spec8 run twice, float: bitwise identical" : "spec8 run twice, double: bitwise identical",
-           same ? 0.0 : 1.0, 0);
-    eval(VX_BACKEND_CUDA, prm, "dense", n, pos, str, w[0], w[1], &k1, &d1, NULL, NULL);
-    eval(VX_BACKEND_CUDA, prm, "dense", n, pos, str, w[2], w[3], &k2, &d2, NULL, NULL);
-    same = d1 > 0 && d1 == d2 && !memcmp(w[0], w[2], sizeof(double) * 3 * n) && !memcmp(w[1], w[3], sizeof(double) * 9 * n);
-    report(same, fl ? "dense8 run twice, float: bitwise identical" : "dense8 run twice, double: bitwise identical",
-           same ? 0.0 : 1.0, 0);
-    if (!fl) continue;
-    int t1 = 0, t2 = 0;
-    eval(VX_BACKEND_CUDA, prm, "tc", n, pos, str, w[0], w[1], &k1, &d1, NULL, &t1);
-    eval(VX_BACKEND_CUDA, prm, "tc", n, pos, str, w[2], w[3], &k2, &d2, NULL, &t2);
-    same = t1 && t2 && d1 > 0 && d1 == d2 && !memcmp(w[0], w[2], sizeof(double) * 3 * n) &&
-           !memcmp(w[1], w[3], sizeof(double) * 9 * n);
-    report(same, "tc8 run twice, float: bitwise identical", same ? 0.0 : 1.0, 0);
-  }
-  /* an unknown VX_M2L is refused when the engine is created */
-  {
-    char err[256];
-    fmm_params prm = fmm_params_default();
-    prm.backend = VX_BACKEND_CUDA;
-    setenv("VX_M2L", "fast", 1);  /* neither auto, dense, spec nor generic */
-    fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
-    report(ctx == NULL && strstr(err, "VX_M2L") != NULL, "VX_M2L=fast refused by fmm_create", ctx ? 1.0 : 0.0, 0);
-    fmm_destroy(ctx);
-    unsetenv("VX_M2L");
-  }
   free(pos); free(str);
   for (int i = 0; i < 6; ++i) free(w[i]);
-  return vx_test_end("all specialised-M2L checks passed");
+  return vx_test_end("all M2L checks passed");
 }

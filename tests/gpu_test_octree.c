@@ -1,4 +1,4 @@
-/* gpu_test_octree.c — the GPU octree (fmm/octree_gpu.cu) against the CPU one (fmm/octree_cpu.c,
+/* gpu_test_octree.c — the GPU octree (fmm/octree_gpu*.cu) against the CPU one (fmm/octree_cpu.c,
  * itself checked against brute force by test_octree.c): for uniform, clustered, ring, coincident,
  * offset and flat point sets, sources = / != targets, empty sets, float and double input, fixed
  * levels 2..7, and every cap (hist_budget, max_level, min_leaf_width), the downloaded GPU tree must

@@ -1,22 +1,17 @@
-/* gpu_test_p2p_fast.c — the fast near-field kernel (k_p2p_fast, issue 15; VX_P2P=fast) against the
- * base one (k_p2p) and the CPU engine (label gpu; skipped without a device). In every case each of
- * VX_P2P=fast1, fast2, fast4 and fast (T targets a thread) runs beside VX_P2P=base and the CPU:
- *  - the kernel that ran is the one asked for (fmm_stats.p2p_kernel: T, 0 for base);
- *  - fast vs base: velocity and gradient within 1e-12 relative (L2) in double, 1e-5 in float (they
- *    differ only in the near field's rounding: same tree, far field and corrections);
- *  - fast vs the CPU engine: the same thresholds (gpu_test_fmm's GPU-vs-CPU twins);
+/* gpu_test_p2p_fast.c — the near-field kernel (k_p2p_fast, one target a thread) in the full FMM
+ * against the CPU engine (label gpu; skipped without a device). In every case:
+ *  - the kernel that ran (fmm_stats.p2p_kernel: 1, its targets a thread);
+ *  - GPU vs the CPU engine: velocity and gradient within 1e-12 relative (L2) in double, 1e-5 in
+ *    float (gpu_test_fmm's GPU-vs-CPU twins);
  *  - gradient rows at and beyond n_grad left untouched.
  * Cases: uniform, rings, and a cluster (uniform with 4000 of the points in a ball of radius 0.02:
- * a leaf of thousands, more sources than one shared-memory tile of either kernel, 256 in
- * k_p2p_fast and 1024 in k_p2p, checked on the CPU's occupancy), random strengths; targets =
- * sources, and 15000 other targets of which only the first 10000 want the gradient (n_grad: both
- * kinds mixed in leaves and warps); singular and Gaussian kernels, poly, Rosenhead-Moore and
- * Winckelmans-Leonard; gradient on and off; float and double; leaf size 256 (at this N levels 2 to
- * 4: chunks of 64 targets, where fast4's warp fills 2 of its 4 slots, and of 128, all 4), leaf size
- * 64 (chunks of 32 or 64), and a forced level 2 (several chunks a leaf). Then the fast kernel run
- * twice: bitwise identical; VX_P2P=fast3 refused. fast2 and fast4 also with the short last rows
- * never split over the sources (VX_P2P_SPLIT=0) and split in every warp (2), against the CPU
- * (the default, 1, splits a warp's only row: the variants above). VX_P2P_SPLIT=3 refused.
+ * a leaf of thousands, more sources than one shared-memory tile of k_p2p_fast (256) and of k_corr
+ * (1024), checked on the CPU's occupancy), random strengths; targets = sources, and 15000 other
+ * targets of which only the first 10000 want the gradient (n_grad: both kinds mixed in leaves and
+ * warps); singular and Gaussian kernels, poly, Rosenhead-Moore and Winckelmans-Leonard; gradient on
+ * and off; float and double; leaf size 256 (at this N levels 2 to 4: chunks of 64 and 128
+ * targets), leaf size 64 (chunks of 32 or 64, whose short last rows are split over the sources),
+ * and a forced level 2 (several chunks a leaf). Then the kernel run twice: bitwise identical.
  * Run: build/tests/gpu_test_p2p_fast */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -61,17 +56,9 @@ static int largest_leaf(fmm_ctx *ctx) {
   return m;
 }
 
-/* VX_P2P_SPLIT for the next evaluations (NULL: unset, the default 1). */
-static const char *split_mode;
-
-/* vx_twin_eval of pt on backend be with VX_P2P set to p2p (NULL: unset); on the CPU the largest
- * leaf in *max_leaf when it is not NULL. */
-static void eval(vx_backend be, fmm_params prm, const char *p2p, const vx_twin_points *pt, double *u, double *g,
-                 fmm_stats *st, int *max_leaf) {
-  if (p2p) setenv("VX_P2P", p2p, 1);
-  else unsetenv("VX_P2P");
-  if (split_mode) setenv("VX_P2P_SPLIT", split_mode, 1);
-  else unsetenv("VX_P2P_SPLIT");
+/* vx_twin_eval of pt on backend be; on the CPU the largest leaf in *max_leaf when it is not NULL. */
+static void eval(vx_backend be, fmm_params prm, const vx_twin_points *pt, double *u, double *g, fmm_stats *st,
+                 int *max_leaf) {
   fmm_ctx *ctx = vx_twin_eval(be, prm, pt, u, g, st);
   if (max_leaf) *max_leaf = largest_leaf(ctx);
   fmm_destroy(ctx);
@@ -93,46 +80,27 @@ static fmm_params case_params(const p2p_case *c) {
   return prm;
 }
 
-/* One case: CPU, base, then each fast variant against both. w: 6 arrays of 9 n_tgt doubles. */
+/* One case: the CPU, then the GPU against it. w: 4 arrays of 9 n_tgt doubles. */
 static void check_case(const p2p_case *c, const vx_twin_points *pt, double *w[6]) {
-  static const char *const variant[4] = {"fast1", "fast2", "fast4", "fast"};
-  static const int want_t[4] = {1, 2, 4, 2};
-  double *uc = w[0], *gc = w[1], *ub = w[2], *gb = w[3], *uf = w[4], *gf = w[5];
+  double *uc = w[0], *gc = w[1], *uf = w[2], *gf = w[3];
   const fmm_params prm = case_params(c);
   const double thr = c->fl ? 1e-5 : 1e-12;
-  fmm_stats sc, sb, sf;
+  fmm_stats sc, sf;
   int big = 0;
   char tag[160], what[240];
-  eval(VX_BACKEND_CPU, prm, NULL, pt, uc, gc, &sc, &big);
-  eval(VX_BACKEND_CUDA, prm, "base", pt, ub, gb, &sb, NULL);
+  eval(VX_BACKEND_CPU, prm, pt, uc, gc, &sc, &big);
+  eval(VX_BACKEND_CUDA, prm, pt, uf, gf, &sf, NULL);
   snprintf(tag, sizeof tag, "%-7s %s %-8s %s %s leaf=%3d L=%d", set_name[c->set], c->other_tgt ? "other" : "same ",
-           vx_kernel_name(c->kern), c->fl ? "float " : "double", c->grad ? "grad" : "vel ", c->leaf, sb.levels);
-  snprintf(what, sizeof what, "%s: base vs CPU (largest leaf %d)", tag, big);
-  report(sb.p2p_kernel == 0 && vx_twin_err(ub, gb, uc, gc, pt, c->grad) <= thr, what, vx_twin_err(ub, gb, uc, gc, pt, c->grad), thr);
+           vx_kernel_name(c->kern), c->fl ? "float " : "double", c->grad ? "grad" : "vel ", c->leaf, sf.levels);
   if (c->set == SET_CLUSTER && !c->other_tgt) { /* targets = sources: the bins count sources too */
     printf("%s: the largest leaf holds %d sources, more than a tile of either kernel (1024) %s\n", tag, big,
            big > 1024 ? "ok" : "FAIL");
     if (big <= 1024) failures++;
   }
-  for (int v = 0; v < 4; ++v) {
-    eval(VX_BACKEND_CUDA, prm, variant[v], pt, uf, gf, &sf, NULL);
-    const double eb = vx_twin_err(uf, gf, ub, gb, pt, c->grad), ec = vx_twin_err(uf, gf, uc, gc, pt, c->grad);
-    snprintf(what, sizeof what, "%s: %s ran T=%d (want %d), vs base", tag, variant[v], sf.p2p_kernel, want_t[v]);
-    report(sf.p2p_kernel == want_t[v] && sf.levels == sb.levels && eb <= thr, what, eb, thr);
-    snprintf(what, sizeof what, "%s: %s vs CPU, rows past n_grad untouched", tag, variant[v]);
-    report(ec <= thr && vx_twin_rows_untouched(gf, pt, c->grad), what, ec, thr);
-  }
-  /* the short last rows never split (0) and split in every warp (2); the default (1) ran above */
-  static const char *const mode[2] = {"0", "2"};
-  for (int v = 1; v <= 2; ++v)
-    for (int m = 0; m < 2; ++m) {
-      split_mode = mode[m];
-      eval(VX_BACKEND_CUDA, prm, variant[v], pt, uf, gf, &sf, NULL);
-      split_mode = NULL;
-      const double ec = vx_twin_err(uf, gf, uc, gc, pt, c->grad);
-      snprintf(what, sizeof what, "%s: %s VX_P2P_SPLIT=%s vs CPU, rows untouched", tag, variant[v], mode[m]);
-      report(sf.p2p_kernel == want_t[v] && ec <= thr && vx_twin_rows_untouched(gf, pt, c->grad), what, ec, thr);
-    }
+  const double ec = vx_twin_err(uf, gf, uc, gc, pt, c->grad);
+  snprintf(what, sizeof what, "%s: T=%d vs CPU, rows past n_grad untouched", tag, sf.p2p_kernel);
+  report(sf.p2p_kernel == 1 && sf.levels == sc.levels && ec <= thr && vx_twin_rows_untouched(gf, pt, c->grad), what, ec,
+         thr);
 }
 
 /* The cases: every combination of point set, targets, kernel (singular, Gaussian), precision and
@@ -187,52 +155,33 @@ static vx_twin_points make_points(point_set set, int other, double *spos, double
   return pt;
 }
 
-/* The fast kernel twice: bitwise identical (no races), float and double. */
+/* The kernel twice: bitwise identical (no races), float and double. */
 static void check_repeatable(const vx_twin_points *pt, double *w[6]) {
   for (int fl = 0; fl < 2; ++fl) {
     const p2p_case c = {SET_CLUSTER, 0, fl, 1, VX_LEAF_GPU, 0, VX_KERNEL_SINGULAR};
     const fmm_params prm = case_params(&c);
     fmm_stats s1, s2;
-    eval(VX_BACKEND_CUDA, prm, "fast", pt, w[0], w[1], &s1, NULL);
-    eval(VX_BACKEND_CUDA, prm, "fast", pt, w[2], w[3], &s2, NULL);
+    eval(VX_BACKEND_CUDA, prm, pt, w[0], w[1], &s1, NULL);
+    eval(VX_BACKEND_CUDA, prm, pt, w[2], w[3], &s2, NULL);
     const size_t n = (size_t)pt->n_tgt;
     const int same = !memcmp(w[0], w[2], sizeof(double) * 3 * n) && !memcmp(w[1], w[3], sizeof(double) * 9 * n);
-    report(same, fl ? "fast run twice, float: bitwise identical" : "fast run twice, double: bitwise identical",
+    report(same, fl ? "P2P run twice, float: bitwise identical" : "P2P run twice, double: bitwise identical",
            same ? 0.0 : 1.0, 0);
   }
 }
 
-/* An unknown VX_P2P or VX_P2P_SPLIT is refused when the engine is created, naming the variable. */
-static void check_refused(void) {
-  char err[256];
-  fmm_params prm = fmm_params_default();
-  prm.backend = VX_BACKEND_CUDA;
-  setenv("VX_P2P", "fast3", 1);
-  fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
-  report(ctx == NULL && strstr(err, "VX_P2P") != NULL, "VX_P2P=fast3 refused by fmm_create", ctx ? 1.0 : 0.0, 0);
-  fmm_destroy(ctx);
-  unsetenv("VX_P2P");
-  setenv("VX_P2P_SPLIT", "3", 1);
-  ctx = fmm_create(&prm, err, sizeof err);
-  report(ctx == NULL && strstr(err, "VX_P2P_SPLIT") != NULL, "VX_P2P_SPLIT=3 refused by fmm_create", ctx ? 1.0 : 0.0, 0);
-  fmm_destroy(ctx);
-  unsetenv("VX_P2P_SPLIT");
-}
-
-/* VX_P2P unset: fast1 for the singular kernel and the Gaussian alike (fmm_gpu.cu,
- * p2p_targets_per_thread). */
+/* The engine's defaults: one target a thread for the singular kernel and the Gaussian alike. */
 static void check_default(const vx_twin_points *pt, double **w) {
   fmm_params prm = fmm_params_default();
   fmm_stats st;
-  const int kernel[2] = {VX_KERNEL_SINGULAR, VX_KERNEL_GAUSS}, want[2] = {1, 1};
+  const int kernel[2] = {VX_KERNEL_SINGULAR, VX_KERNEL_GAUSS};
   for (int k = 0; k < 2; ++k) {
     prm.kernel = kernel[k];
     prm.sigma = 0.01;
-    eval(VX_BACKEND_CUDA, prm, NULL, pt, w[0], w[1], &st, NULL);
+    eval(VX_BACKEND_CUDA, prm, pt, w[0], w[1], &st, NULL);
     char what[96];
-    snprintf(what, sizeof what, "VX_P2P unset, %s kernel: ran T=%d (want %d)", kernel[k] ? "gauss" : "singular",
-             st.p2p_kernel, want[k]);
-    report(st.p2p_kernel == want[k], what, st.p2p_kernel, want[k]);
+    snprintf(what, sizeof what, "defaults, %s kernel: ran T=%d (want 1)", kernel[k] ? "gauss" : "singular", st.p2p_kernel);
+    report(st.p2p_kernel == 1, what, st.p2p_kernel, 1);
   }
 }
 
@@ -254,7 +203,6 @@ int main(void) {
   }
   const vx_twin_points pt = make_points(SET_CLUSTER, 0, spos, sstr, tpos);
   check_repeatable(&pt, w);
-  check_refused();
   check_default(&pt, w);
   free(spos), free(sstr), free(tpos);
   for (int i = 0; i < 6; ++i) free(w[i]);

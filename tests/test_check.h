@@ -1,7 +1,6 @@
 /* test_check.h — tests only: how a test reports. One failure counter, `failures`, that FAIL, EXPECT
  * and CHECK count into (the test ends with EXIT_FAILURE when it is not 0), and the skips (exit 77,
- * CTest's skip code) the render and GPU tests share. One home for what the tests used to define
- * each for itself. Include it after any feature macro (_POSIX_C_SOURCE) the test needs. */
+ * CTest's skip code) the render and GPU tests share, so that no test defines its own. Include it after any feature macro (_POSIX_C_SOURCE) the test needs. */
 #ifndef VX_TEST_CHECK_H
 #define VX_TEST_CHECK_H
 

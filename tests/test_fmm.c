@@ -4,21 +4,23 @@
  * its round-off floor. Also a regularized (Gaussian) kernel, the M2L's source-degree cut against the
  * full order, and p = 0, 1 edge orders. Fixed seeds, explicit thresholds. CTest runs it again with
  * VX_CPU_SIMD=baseline and =avx2: the pair loops of each instruction set (fmm_cpu_simd). */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fmm.h"
+#include "fmm_internal.h" /* the context's translation tables, rebuilt without the M2L cut */
 #include "pointsets.h"
 
 static int failures = 0;
 
 typedef struct { double vel, grad, p99, max; } errs;
 
-/* Run the FMM with prm on n points of dist and compare with direct summation in double. */
-static errs run(vx_dist dist, int n, fmm_params prm, uint64_t seed) {
+/* Run the FMM with prm on n points of dist and compare with direct summation in double. full_m2l:
+ * the M2L reads every multipole degree at every offset (tables rebuilt with tau = 0), else the
+ * engine's own cut (VX_M2L_CUT_TAU). */
+static errs run_m2l(vx_dist dist, int n, fmm_params prm, uint64_t seed, int full_m2l) {
   double *pos = malloc(sizeof(double) * 3 * n), *str = malloc(sizeof(double) * 3 * n);
   double *uref = malloc(sizeof(double) * 3 * n), *gref = malloc(sizeof(double) * 9 * n);
   double *u = malloc(sizeof(double) * 3 * n), *g = malloc(sizeof(double) * 9 * n);
@@ -35,6 +37,10 @@ static errs run(vx_dist dist, int n, fmm_params prm, uint64_t seed) {
   if (fmm_direct(dctx, &io, NULL, err, sizeof err)) { printf("direct: %s\n", err); exit(EXIT_FAILURE); }
   fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
   if (!ctx) { printf("fmm_create: %s\n", err); exit(EXIT_FAILURE); }
+  if (full_m2l) { /* the CPU backend (fmm_params_default's) reads ctx->tab at every evaluation */
+    fmm_tables_free(&ctx->tab);
+    if (fmm_tables_build_tau(&ctx->tab, prm.order, 0.0, err, sizeof err)) { printf("tables: %s\n", err); exit(EXIT_FAILURE); }
+  }
   if (prm.precision == VX_FLOAT) {
     float *pf = malloc(sizeof(float) * 3 * n), *sf = malloc(sizeof(float) * 3 * n);
     float *uf = malloc(sizeof(float) * 3 * n), *gf = malloc(sizeof(float) * 9 * n);
@@ -70,6 +76,8 @@ static errs run(vx_dist dist, int n, fmm_params prm, uint64_t seed) {
   fmm_destroy(ctx); fmm_destroy(dctx);
   return r;
 }
+
+static errs run(vx_dist dist, int n, fmm_params prm, uint64_t seed) { return run_m2l(dist, n, prm, seed, 0); }
 
 static void check(int ok, const char *what) {
   if (!ok) { printf("FAIL: %s\n", what); failures++; }
@@ -142,31 +150,35 @@ int main(void) {
     if (!mode) check(e.vel < 1e-6 && e.grad < 1e-5, "gaussian kernel, capped, FMM vs direct above 1e-6 / 1e-5");
     else check(e.vel < 3e-6 && e.grad < 3e-5, "gaussian kernel, auto, FMM vs direct above 3e-6 / 3e-5");
   }
-  /* the M2L's source-degree cut (docs/MATH.md §13) against the full order at every offset
-   * (VX_M2L_CUT=0): errors within 5 % (measured 0.99-1.03x at p = 8, 12, 20), and a bad value refused */
+  /* the M2L's source-degree cut (docs/MATH.md §13), the engine's only behaviour, against the full
+   * order at every offset (the same FMM with tables built at tau = 0): errors against direct
+   * summation within 5 % of the full order's (0.99-1.03x at p = 8, 12, 20) */
   for (int d = 0; d < 3; d += 2)
     for (int k = 1; k < 5; k += 3) {
       fmm_params prm = fmm_params_default();
       prm.order = orders[k] == 16 ? 12 : orders[k];
       prm.levels = 3;
-      errs cut = run(dists[d], n, prm, 7 + d);
-      setenv("VX_M2L_CUT", "0", 1);
-      errs full = run(dists[d], n, prm, 7 + d);
-      unsetenv("VX_M2L_CUT");
+      errs cut = run_m2l(dists[d], n, prm, 7 + d, 0);
+      errs full = run_m2l(dists[d], n, prm, 7 + d, 1);
       printf("M2L cut %-8s p=%2d  err_vel %.3e (full order %.3e)  err_grad %.3e (%.3e)\n", vx_dist_name(dists[d]),
              prm.order, cut.vel, full.vel, cut.grad, full.grad);
       snprintf(what, sizeof what, "%s p=%d: the M2L cut's errors %.3e / %.3e above 1.05x the full order's %.3e / %.3e",
                vx_dist_name(dists[d]), prm.order, cut.vel, cut.grad, full.vel, full.grad);
       check(cut.vel <= 1.05 * full.vel && cut.grad <= 1.05 * full.grad, what);
     }
+  /* a context's tables carry the cut at VX_M2L_CUT_TAU, and it drops degrees at p = 8 */
   {
     char err[256] = "";
     fmm_params prm = fmm_params_default();
-    setenv("VX_M2L_CUT", "1.5", 1);
+    prm.order = 8;
     fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
-    unsetenv("VX_M2L_CUT");
-    printf("VX_M2L_CUT=1.5 refused: %s\n", err);
-    check(!ctx && strstr(err, "VX_M2L_CUT"), "VX_M2L_CUT=1.5 accepted");
+    int same = ctx != NULL, cut = 0;
+    for (int g = 0; same && g < VX_GEO_N; ++g) {
+      same &= ctx->tab.m2l_deg[g] == fmm_m2l_degree(8, ctx->tab.geo_len[g], VX_M2L_CUT_TAU);
+      cut |= ctx->tab.m2l_deg[g] < 8;
+    }
+    printf("M2L cut in the context's tables (p = 8): %s\n", same && cut ? "ok" : "FAIL");
+    check(same && cut, "the context's M2L degrees are not fmm_m2l_degree's at VX_M2L_CUT_TAU, or cut nothing at p = 8");
     fmm_destroy(ctx);
   }
   /* n_grad: gradient only for the first half of the targets; velocities unchanged, gradients of

@@ -1,4 +1,4 @@
-/* test_fmm_cost.c — issue 12: the level rule's one home and the cost model (fmm/octree.h,
+/* test_fmm_cost.c — the level rule's one home and the cost model (fmm/octree.h,
  * fmm/cost.c). Checks: the leaf-size rule itself (oct_level_first / oct_level_trials /
  * oct_level_accept / oct_level_candidates) on hand-worked cases; the cost model's histogram
  * statistics against the octree actually built (non-empty boxes, M2L list sizes, neighbour-list

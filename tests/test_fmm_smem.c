@@ -69,7 +69,7 @@ static void check_limit(int li) {
 int main(void) {
   for (int li = 0; li < 3; ++li) check_limit(li);
 
-  /* The message for the case issue 14 reported (double, high order, a desktop GPU). */
+  /* The message for a plan that cannot fit (double, high order, a desktop GPU's 64 KiB). */
   char err[256] = "";
   if (fmm_smem_plan_make(20, sizeof(double), 1, 64 * KIB, NULL, err, sizeof err) == 0) {
     printf("FAIL p = 20 double with gradients accepted at 64 KiB\n");

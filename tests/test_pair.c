@@ -6,7 +6,7 @@
  *    kernel_gh_sel, the branch-free form the CPU's vectorized pair loops use (zero at r = 0);
  *  - the closed forms themselves: h against a central difference of g (long double);
  *  - pair_bs: the velocity gradient against central differences of the velocity;
- *  - pair_bs_split + pair_split_grad (the fast GPU P2P's form, issue 15) against pair_bs summed over
+ *  - pair_bs_split + pair_split_grad (the fast GPU P2P's form) against pair_bs summed over
  *    400 sources around one target (inside and outside the core, past the Gaussian's singular
  *    shortcut, one coincident), double and float, every kernel: equal up to rounding; and the
  *    coincident pair alone gives exact zeros (no inf or NaN leaks through the selects);

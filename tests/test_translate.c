@@ -4,8 +4,7 @@
  * and equal to evaluating at rotated points; M2M, L2L exact; M2L vs direct P2L; the pair-wise M2L
  * of the order-specialised GPU kernel (rcr_m2l_pairs) equal to rcr_translate's; the derivative map degree by
  * degree (the GPU L2P's split) equal to it all at once, bit for bit. Double and float.
- * Thresholds about 5x what was measured on x86-64 with gcc 12 -O3 (2026-11-23; the measured value
- * beside each): round-off, so a compiler that contracts differently may need a factor more, but a
+ * Thresholds about 5x the errors on x86-64 with gcc 12 -O3 (the value beside each): round-off, so a compiler that contracts differently may need a factor more, but a
  * lost term or a wrong sign shows as orders of magnitude. Run: build/tests/test_translate */
 #include <math.h>
 #include <stdio.h>
