@@ -124,9 +124,9 @@ int main(void) {
   twin_case(VX_FLOAT, VX_KERNEL_WL, 1);
   vx_acc_result hi, lo;
   /* the same run on the CPU with these one-tree parameters (the floor of 132 leaves puts the elements' own tree of
-   * 1024 at level 3), since 2026-11-28 the elements on their own tree and the tracers in calls of their own: p = 8
+   * 1024 at level 3), the elements on their own tree and the tracers in calls of their own: p = 8
    * 4.233e-5 / 4.840e-4, p = 2 2.228e-2 / 4.932e-2 (ratios 526 and 102); measured here the same to four digits
-   * (H200, 2026-11-28, docs/data/passive_2026-11-28/c230). Bands: p = 8 within 2x of those, the ratios above half. */
+   * (H200). Bands: p = 8 within 2x of those, the ratios above half. */
   if (sim_case(8, &hi) == 0 && sim_case(2, &lo) == 0) {
     if (!(lo.u_l2 > 250.0 * hi.u_l2 && lo.g_l2 > 50.0 * hi.g_l2))
       FAIL("p = 2 (%.3g, %.3g) not 250x / 50x p = 8 (%.3g, %.3g)", lo.u_l2, lo.g_l2, hi.u_l2, hi.g_l2);

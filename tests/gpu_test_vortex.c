@@ -9,11 +9,10 @@
  *  3. Every scene in assets/ (tracers cut to 2048) for 10 RK4 steps on both backends: ring
  *     centroids and radii, impulse, total vorticity, max|α| (the diagnostics) and tracer
  *     positions agree, relative to the ring radius / strength scale, to per-case tolerances about
- *     5x the larger of two measurements (H200, docs/VALIDATION.md §5; H100 2026-11-23,
- *     docs/data/reg_h100_2026-11-23/gpu_test_vortex.txt): round-off grown over 10 steps in double,
+ *     5x the larger of two measurements (H200 and H100, docs/VALIDATION.md, "GPU against CPU"):
+ *     round-off grown over 10 steps in double,
  *     float's rounding for the float run; the values measured are beside each case in main().
  * Exits 77 (skipped) when no CUDA device is usable. Run: ctest -L gpu --output-on-failure */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -89,7 +88,7 @@ static void stage_case(vx_precision prec, int first, int last, int stretching) {
 
 static void *random_twin(vx_precision prec, size_t n, double offset, void **d);
 
-/* vx_gpu_settle against the CPU loop of vx_settle_target on random positions (sim.c: tracers_settle). */
+/* vx_gpu_settle against the CPU loop of vx_settle_target on random positions (sim_tracers.c: sim_tracers_settle_move). */
 static void settle_case(vx_precision prec, double f, double gh) {
   const int n = 10007;
   size_t rs = prec == VX_FLOAT ? sizeof(float) : sizeof(double), m = 3 * (size_t)n;
@@ -271,7 +270,7 @@ static void remesh_case(vx_precision prec, double c2, double drop, double drop_a
     for (size_t i = 0; i < na; ++i) ea = fmax(ea, fabs(vx_load(ga, fl, i) - vx_load(jc.alpha_out.p, fl, i)) / amax);
     for (int i = 0; i < jg.n_out; ++i) er += gr[i] != ((int *)jc.ring_out.p)[i];
     /* strengths: measured 0 (float: the same operations in the same order) and <= 3.6e-16 (double,
-     * H100 2026-11-23); 2 float ulps, and 4x the double measurement */
+     * H100); 2 float ulps, and 4x the double measurement */
     double tol = fl ? 2.4e-7 : 1.5e-15;
     printf("  remesh %-6s c2=%.2f drop=%.0e/%.0e: %d of %d nodes, positions %.1e, strengths %.1e (tolerance %.1e), rings differ %d\n",
            fl ? "float" : "double", c2, drop, drop_abs, jg.n_out, jg.n_nodes, ep, ea, tol, er);
@@ -293,6 +292,9 @@ static int run_scene(const vx_scene *sc, vx_backend b, vx_precision prec, int di
   p.backend = b;
   p.precision = prec;
   p.direct = direct;
+  /* the twins compared are the two backends' FMMs: no direct sum in place of the FMM where the CUDA
+   * float units say it pays (fmm_params.allow_direct; gpu_test_fmm checks that choice) */
+  p.fmm_only = 1;
   p.integrator = VX_RK4;
   p.tracers = 2048;
   char err[256];
@@ -353,9 +355,6 @@ static void compare_scene(const char *name, vx_precision gprec, int direct, doub
 
 int main(void) {
   char name[256];
-  /* the twins compared here are the two backends' FMMs: no direct sum in place of the FMM where the
-   * CUDA float units say it pays (fmm_params.allow_direct; gpu_test_fmm checks that choice) */
-  setenv("VX_DIRECT", "0", 1);
   VX_TEST_NEED_CUDA(name);
   printf("device: %s\n", name);
   for (int prec = 0; prec < 2; ++prec)
@@ -389,16 +388,16 @@ int main(void) {
    * in two H100 runs (2.0e-13 with the axial one, 4.0e-14 / 2.4e-15 without), the moments summed in another order on
    * each device and the correction's λ, set by a W that is round-off itself, differing by as much */
   compare_scene("leapfrog", VX_DOUBLE, 0, 1e-11, 5e-15);      /* tracers 2.2e-15 (H100) */
-  /* headon: 3.2e-15 (H100, three runs, 2026-11-25) with the impulse relative to one ring's πΓR²; relative
-   * to its own |I| ≈ 1e-6 it read 8.2e-13 … 2.3e-11 */
+  /* headon: 3.2e-15 (H100, three runs) with the impulse relative to one ring's πΓR²: relative to its own
+   * |I| ≈ 1e-6 the same round-off reads 8.2e-13 … 2.3e-11 */
   compare_scene("headon", VX_DOUBLE, 0, 3e-14, 5e-15);        /* tracers 7.4e-16 … 1.1e-15 */
   compare_scene("oblique", VX_DOUBLE, 0, 2.5e-13, 6e-15);     /* 4.8e-14 / 1.4e-14; 8.9e-16 / 1.3e-15 */
   compare_scene("leapfrog", VX_DOUBLE, 1, 3.5e-12, 5e-15);    /* direct: 7.3e-14 and 7.0e-13 (two H100 runs, full
                                                                  correction; 2.6e-15 / 1.3e-14 without); tracers 2.2e-15 */
-  /* float on cuda: 3.5e-6 / 2.8e-6 (tracers 6.6e-7 / 7.0e-7) while every call held the tracers; with the
-   * scene's tracer_every the elements' own calls build the elements' tree, as --tracers 0 does, and
-   * their W = Σα in float parts from double's by 1.31e-4 of max|α| (c209; on the CPU, float against
-   * double: 1.07e-4, and 7.7e-5 with --tracers 0, against 6.8e-7 with the tracers in every call) */
-  compare_scene("leapfrog", VX_FLOAT, 0, 3e-4, 3.5e-6);       /* tracers 9.9e-7 (c209) */
+  /* float on cuda: with the scene's tracer_every the elements' own calls build the elements' tree, as
+   * --tracers 0 does, and their W = Σα in float parts from double's by 1.31e-4 of max|α| (on the CPU,
+   * float against double: 1.07e-4, and 7.7e-5 with --tracers 0; 6.8e-7 with the tracers in every
+   * call, tracer_every = 1) */
+  compare_scene("leapfrog", VX_FLOAT, 0, 3e-4, 3.5e-6);       /* tracers 9.9e-7 */
   return vx_test_end("all GPU vortex checks passed");
 }

@@ -1,5 +1,5 @@
 /* test_vortex_accuracy.c — the live accuracy readout (vortex/accuracy.h) measures the simulation's
- * own evaluation (issue 14, deliverable 1):
+ * own evaluation:
  *  1. The figure's definitions on known numbers (relative L2, 99th percentile by nearest rank).
  *  2. The leapfrog scene cut to 2 x 64 stations (1024 elements), 4096 tracers, CPU, double, stepped once at p = 8 and
  *     once at p = 2, the readout armed for the step's first engine call: at p = 2 it must report a
@@ -138,12 +138,11 @@ int main(void) {
   check_definitions();
   vx_acc_result hi, lo;
   if (measure(8, &hi, 1) == 0 && measure(2, &lo, 0) == 0) {
-    /* measured (2026 dev machine, seed 7; the engine's default FMM_REG_AUTO, corrections within r_c, docs/MATH.md
-     * §10; since 2026-11-28 the elements on their own tree and the tracers, passive, in calls of their own,
-     * docs/MATH.md §15): p = 8: err_u_l2 1.70e-5 p99 6.07e-5, err_gu_l2 6.29e-5 p99 3.54e-4; p = 2: err_u_l2 1.89e-2
-     * p99 5.07e-2, err_gu_l2 1.91e-2 p99 3.52e-2 (L2 ratios 1112 and 304, p99 ratios 835 and 99; with one call
-     * over elements and tracers on the tracers' level-3 tree until then: 2.44e-5, 1.09e-4, 9.17e-5, 4.54e-4; 2.46e-2,
-     * 8.6e-2, 3.74e-2, 9.0e-2). Bands: a factor 2 around each L2 figure, and each ratio above half its measure. */
+    /* measured (x86-64, seed 7; the engine's default FMM_REG_AUTO, corrections within r_c, docs/MATH.md §10;
+     * the elements on their own tree and the tracers, passive, in calls of their own, docs/MATH.md §15):
+     * p = 8: err_u_l2 1.70e-5 p99 6.07e-5, err_gu_l2 6.29e-5 p99 3.54e-4; p = 2: err_u_l2 1.89e-2
+     * p99 5.07e-2, err_gu_l2 1.91e-2 p99 3.52e-2 (L2 ratios 1112 and 304, p99 ratios 835 and 99).
+     * Bands: a factor 2 around each L2 figure, and each ratio above half its measure. */
     EXPECT(hi.u_l2 > 0.85e-5 && hi.u_l2 < 3.4e-5, "p = 8 velocity error %.3g outside [8.5e-6, 3.4e-5]", hi.u_l2);
     EXPECT(hi.g_l2 > 3.1e-5 && hi.g_l2 < 1.26e-4, "p = 8 gradient error %.3g outside [3.1e-5, 1.26e-4]", hi.g_l2);
     EXPECT(lo.u_l2 > 0.95e-2 && lo.u_l2 < 3.8e-2, "p = 2 velocity error %.3g outside [9.5e-3, 3.8e-2]", lo.u_l2);

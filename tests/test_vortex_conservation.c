@@ -14,7 +14,7 @@
  *     <= 3e-8 direct (measured 7.0e-9), <= 2.5e-4 FMM (measured 5.4e-5). The transposed scheme does
  *     not: the wavy ring's elements turn away from the local vorticity and the impulse (and energy)
  *     drift by several percent: <= 0.1 (measured 4.3e-2, direct and FMM), reported in
- *     docs/VALIDATION.md. (Measured 2026-11-23; bounds 2-5x above.)
+ *     docs/VALIDATION.md, "Invariants". (Bounds 2-5x the measurements.)
  * Run: ctest -R vortex_conservation */
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  *      threshold (1e-2) removes nodes keeps W and I to round-off with the correction, and moves
  *      them measurably without it (--conserve off); the axial mode restores I's component along
  *      itself to round-off.
- * Thresholds about 5x the values measured (2026-11-23, x86-64 gcc 12 -O3; beside each).
+ * Thresholds about 5x the values measured (x86-64 gcc 12 -O3; beside each).
  * Run: build/tests/test_vortex_conserve */
 #include <math.h>
 #include <stdio.h>
@@ -138,7 +138,7 @@ static int remesh_jump(double drop, vx_conserve_mode mode, const double *origin,
   return 0;
 }
 
-/* The full mode's promise (sim.c, restored_impulse): W ends at zero, its value for any vorticity of
+/* The full mode's promise (sim_control.c, restored_impulse): W ends at zero, its value for any vorticity of
  * compact support, and I at its value before less ½ c×W0 (W0 taken away at the centroid c). */
 static void check_full(const remesh_jump_t *r) {
   const double *m = r->m0, *W0 = r->d0.W, *I0 = r->d0.I, *I1 = r->d1.I;

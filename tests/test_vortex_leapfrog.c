@@ -9,7 +9,6 @@
  *     1.190 R0 and 0.764 R0);
  *   - the FMM run (order 12, leaf size 16) matches the direct run: ring centroids and radii
  *     within 1e-5 R0 at t = 1 (measured 2.1e-6 R0; the engine's per-evaluation error is ~1e-5).
- * (Measured 2026-11-23.)
  * Run: ctest -R vortex_leapfrog */
 #include <math.h>
 #include <stdio.h>

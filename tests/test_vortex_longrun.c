@@ -13,12 +13,13 @@
  *   step split into ⌈dt·max|∇u|/0.5⌉ substeps) and relaxation 0.3 it runs the 15 steps with
  *   max|α| within 1.2x its start (measured 1.09), the impulse drift under 2 % and at most a third of the
  *   uncontrolled run's (measured 1.0e-2), the radius within 2 % (measured 0.8 %). (Remeshing is not part of
- *   this test: the remeshed field needs the finer lattices of VALIDATION §9 to stay within these bounds.)
+ *   this test: the remeshed field needs the finer lattices of docs/VALIDATION.md, "Saffman's viscous
+ *   ring", to stay within these bounds.)
  * And the energy rule alone (energy_rule: a healthy ring's strengths scaled by 1.1 in place; measured:
  * rise 9.5e-4 before, 21.2 % after, declared at the next measurement).
  * And the blow-up path inside a step: a NaN in the state reaches the next engine call, which fails;
  * vx_sim_step must report that as VX_SIM_BLOWUP naming the step and RK stage, not as an engine error.
- * (Measured 2026-11-23; the energy rule 2026-11-24.) Run: build/tests/test_vortex_longrun */
+ * Run: build/tests/test_vortex_longrun */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

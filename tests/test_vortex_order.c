@@ -2,7 +2,7 @@
  * classical RK4 4. Two interacting thin rings (leapfrog geometry, 2 x 32 elements, direct sum,
  * CPU, double) are advanced to T = 0.12 with dt = T/3, T/6, T/12, T/24; the error against an RK4
  * run with dt = T/384 (positions and strengths, max norm) must shrink by 2^p per halving:
- * the last ratio must lie in [0.95, 1.05] x 2^p (measured 2026-11-23: 1.98, 4.01, 15.97, i.e. within
+ * the last ratio must lie in [0.95, 1.05] x 2^p (measured: 1.98, 4.01, 15.97, i.e. within
  * 1 %). Also checks the stretching formulas on a known gradient. Run: ctest -R vortex_order */
 #include <math.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
-/* test_vortex_passive.c — passive tracers leave the elements' dynamics alone (vortex/sim.c: the
+/* test_vortex_passive.c — passive tracers leave the elements' dynamics alone (vortex/sim_step.c: the
  * elements' engine calls run on the elements' own tree, the tracers' in calls of their own;
  * docs/MATH.md §15). The leapfrog scene cut to 2 x 64 stations (1024 elements), CPU, double, p = 8,
  * relaxation every step as shipped, four RK4 steps: with 4096 tracers riding every stage
  * (tracer_every 1) or their own RK4 step over 4 (tracer_every 4), the elements' positions and
- * strengths equal those of the run without tracers to the bit. Until 2026-11-28 the calls that
- * carried the tracers put the elements on the tracers' deeper tree, and leapfrog_big's impulse with
- * its 2^20 tracers moved 3.7e-3 against 3.5e-4 without (docs/VALIDATION.md §39, §41). The tracers'
+ * strengths equal those of the run without tracers to the bit: calls that put the elements on the
+ * tracers' deeper tree would make the elements' dynamics depend on the tracers (docs/VALIDATION.md,
+ * "Passive tracers leave the elements alone"). The tracers'
  * own displacements stay within the FMM's error of direct summation's (measured 1.49e-4; bound 2e-4).
  * Run: ctest -R vortex_passive */
 #include <math.h>

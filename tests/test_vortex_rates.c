@@ -1,5 +1,5 @@
 /* test_vortex_rates.c — vx_control_rates_for_dt: a new step keeps relaxation's and remeshing's
- * rates in time (the window applies it when the panel's dt changes; docs/VALIDATION.md §29).
+ * rates in time (the window applies it when the panel's dt changes).
  * The relaxation's pull over a time span is the same at either step, ((1 − f')^(T/dt') =
  * (1 − f)^(T/dt) to 1e-12 relative over a thousand steps), the remeshing interval scales with 1/dt and is rounded (at least 1, off
  * stays off), f = 0 and f = 1 stay, a round trip gives f back, and steps that are not positive and

@@ -3,11 +3,11 @@
  *   1. M4' (c² = 0, no drop): Σα, the linear impulse ½Σx×α and the second moments Σ x_i x_j α_k
  *      are kept to round-off; particles already on lattice nodes come back unchanged.
  *   2. With diffusion (c² > 0): Σα and the first moments are kept, and every second moment
- *      Σ x_i² α_k grows by exactly 2c²h²·Σα_k, the heat kernel's variance 2νΔt (MATH.md §9).
+ *      Σ x_i² α_k grows by exactly 2c²h²·Σα_k, the heat kernel's variance 2νΔt (docs/MATH.md §9).
  *   3. The drop threshold removes only nodes below drop·max|α|.
  *   4. Relaxation with f = 1 turns α along ±ω (ω = ∇×u; the sign of α·ω kept) with |α| kept;
  *      f = 0 leaves it alone.
- * Tolerances about 5x what was measured (2026-11-23, x86-64 gcc 12 -O3; the values beside them):
+ * Tolerances about 5x what was measured (x86-64 gcc 12 -O3; the values beside them):
  * round-off of sums of a few thousand terms, or a few ulps of O(1) numbers.
  * Run: build/tests/test_vortex_remesh */
 #include <math.h>

@@ -12,10 +12,10 @@
  *     (Moore's cut-off analysis; the Rosenhead–Moore kernel q_RM gives C = -1 exactly, Saffman,
  *     Vortex Dynamics §11.2). For the Gaussian kernel C_q = -1.0582 = -0.558 - 1/2, i.e. Saffman's
  *     ring with a = √e·σ. Direct sum, RK4, dt = 0.01, 10 steps.
- * Tolerances a small factor above what is measured (2026-11-23): (a) 1.2 % (measured 0.56 %: the
+ * Tolerances a small factor above what is measured: (a) 1.2 % (measured 0.56 %: the
  * resolved core's own departure from Saffman's thin-core formula), (b) 0.025 % (measured 0.0066 %),
  * C_q within 1e-4 of -1.0582 (measured 3e-5: the constant is quoted to 4 decimals).
- * docs/VALIDATION.md has the convergence table. Run: ctest -R vortex_ring */
+ * docs/VALIDATION.md, "Ring speed", has the convergence table. Run: ctest -R vortex_ring */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,15 +6,17 @@
  * step) with 768 stations a ring instead of 16384 (σ = 2 station spacings) and no tracers, to t = 0.3
  * (1500 steps), the energy every 50 steps. Checks:
  *   - the rings exchange places twice, at the reduced model's passages for these rings
- *     (docs/VALIDATION.md §8: thin rings whose cores do not stretch, a = √e·σ; scripts/validation.py's
+ *     (docs/VALIDATION.md, "Coaxial rings against the reduced model": thin rings whose cores do not
+ *     stretch, a = √e·σ; scripts/validation.py's
  *     bkm_solve gives t = 0.09010 and 0.27031 for R = 0.3, 0.15 apart): within 5e-4 (measured 0.09010
  *     and 0.27030, interpolated between steps);
  *   - the linear impulse stays within 2e-5 of |I0| (measured 1.16e-5), the energy within 0.5 % of
  *     its start (measured 0.36 %: it swings with the rings' radii, no drift), max|α| within 1.22 × its
  *     start (measured 1.184: the widening ring's stretched elements).
- * (Measured 2026-11-28, 25 s on one thread.)
+ * (25 s on one thread.)
  * The full scene runs to t = 10 (56 passages) on the GPU and the same rings at 1024 stations on the
- * CPU (docs/VALIDATION.md §39). Run: ctest -R vortex_thin_leapfrog */
+ * CPU (docs/VALIDATION.md, "`leapfrog_big`: thin filaments at the paper's size").
+ * Run: ctest -R vortex_thin_leapfrog */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* accuracy.h — the live accuracy readout (issue 14): the very velocities and gradients one engine
+/* accuracy.h — the live accuracy readout: the very velocities and gradients one engine
  * call of the simulation produced, at a random sample of elements and tracers, against direct
  * summation with the same kernel and σ, in double. The capture copies what the reference needs
  * (the sources, the sampled targets and the engine's values there) on the caller's thread and

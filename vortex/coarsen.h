@@ -1,12 +1,13 @@
-/* coarsen.h — the remeshing lattice that coarsens as a viscous field spreads (docs/MATH.md §9,
- * "A lattice that follows the field"). A decaying, diffusing flow (the collisions at Re = 200) widens
+/* coarsen.h — the remeshing lattice that coarsens as a viscous field spreads (docs/MATH.md §9, "A
+ * lattice that follows the field"). A decaying, diffusing flow (the collisions at Re = 200) widens
  * from its cores' scale to ten times that within a few time units; on a fixed lattice its support
  * takes ever more nodes, and a drop threshold that bounds them cuts away its weakening fringe and the
- * impulse that fringe carries (docs/VALIDATION.md §33, §36). Here the field's own scale is measured on
- * the lattice after a remeshing, and the spacing h (with σ, keeping σ/h) doubles once the field is
- * resolved on the doubled lattice too. The radius comes from the elements' moments (conserve.h,
- * on the backend); the scale is host code: after a remeshing the elements sit on the nodes, and the
- * measure reads them once (from the device on the cuda backend), only when the radius allows a doubling. */
+ * impulse that fringe carries (docs/VALIDATION.md, "What sets the scenes' controls"). Here the field's
+ * own scale is measured on the lattice after a remeshing, and the spacing h (with σ, keeping σ/h)
+ * doubles once the field is resolved on the doubled lattice too. The radius comes from the elements'
+ * moments (conserve.h, on the backend); the scale is host code: after a remeshing the elements sit on
+ * the nodes, and the measure reads them once (from the device on the cuda backend), only when the
+ * radius allows a doubling. */
 #ifndef VX_COARSEN_H
 #define VX_COARSEN_H
 

@@ -1,7 +1,7 @@
 /* compact.h — the copy rule of a compaction of particle arrays (removing a launched ring,
- * vortex/sim.c: vx_sim_remove_ring): row i of the output is row idx[i] of the input, three values a
+ * vortex/sim_rings.c: vx_sim_remove_ring): row i of the output is row idx[i] of the input, three values a
  * row, in the run's precision. Written once (host+device inline) and called by the CPU loop in
- * sim.c and the CUDA kernel in sim_gpu.cu; gpu_test_launch compares the two on random input. */
+ * sim_rings.c and the CUDA kernel in sim_gpu.cu; gpu_test_launch compares the two on random input. */
 #ifndef VX_COMPACT_H
 #define VX_COMPACT_H
 

@@ -9,7 +9,7 @@
  *   μ = 2 J⁻¹ (ΔI − ½ c×ΔW),   J = Σ|α_k| (|r_k|² 1 − r_k r_kᵀ),  r_k = x_k − c
  *
  * (the Lagrange conditions; J is the |α|-weighted inertia tensor about c). That is the full mode;
- * vortex/sim.c asks it for W = 0 (true of any compact vorticity; the classical stretching lets Σα
+ * vortex/sim_control.c asks it for W = 0 (true of any compact vorticity; the classical stretching lets Σα
  * drift) and for I less ½ c×W of before, so the origin-dependent part of I leaves with W.
  * The axial mode restores only the impulse along I0's direction n, the one a ring system
  * loses steadily (the weak fringe a drop threshold removes turns with the rings): λ = 0 and

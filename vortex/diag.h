@@ -1,7 +1,7 @@
 /* diag.h — diagnostics of a vortex-particle state: invariants (linear impulse, angular impulse,
- * total vorticity), per-ring centroid and radius, max |α|, kinetic energy, and step timings;
- * written as CSV rows (`# key = value` comment lines describing the run, one header line, one row
- * per call, flushed so a crash keeps them).
+ * total vorticity), per-ring centroid and radius, max |α|, kinetic energy, and step timings
+ * (diag.c); written as CSV rows by io/diag_csv.c (`# key = value` comment lines describing the run,
+ * one header line, one row per call, flushed so a crash keeps them).
  *
  *   linear impulse   I = ½ Σ x_p × α_p
  *   angular impulse  A = ⅓ Σ x_p × (x_p × α_p)
@@ -50,7 +50,7 @@ void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const in
  * costs one extra engine call and is computed only when n_elements <= energy_max_n (else NaN). */
 int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t errlen);
 
-/* The CSV's self-description, before the column header: `# key = value` lines (readers skip lines
+/* The CSV (io/diag_csv.c). Its self-description, before the column header: `# key = value` lines (readers skip lines
  * starting with '#'): program version and git commit, scene name and path, every run parameter
  * (p: the resolved ones, vx_sim_params_get), element and tracer counts. */
 void vx_diag_csv_preamble(FILE *f, const vx_scene *sc, const vx_sim_params *p, int n_elem, int n_tracers);

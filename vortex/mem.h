@@ -1,6 +1,6 @@
-/* mem.h — the grow-only buffer of backend memory that the vortex module's arrays live in (sim.c's
- * state, remesh.c's scratch and outputs, remesh_gpu.cu's outputs, the tracer colours): host memory
- * on the cpu backend, device memory on cuda. The rule "grow when too small, contents not kept" has
+/* mem.h — the grow-only buffer of backend memory that the vortex module's arrays live in (the
+ * simulation's state, remesh.c's scratch and outputs, remesh_gpu.cu's outputs, the tracer colours):
+ * host memory on the cpu backend, device memory on cuda. The rule "grow when too small, contents not kept" has
  * one home per kind of memory, in fmm/: vx_host_reserve (fmm.h) and vx_dev_reserve (cuda_check.h,
  * under vx_device_alloc); this module only picks the backend's. Host code; C11 and C++. */
 #ifndef VX_MEM_H

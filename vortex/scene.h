@@ -1,20 +1,21 @@
-/* scene.h — vortex-ring scenes: the text format of assets/NAME.scene, its parser, and the generation
- * of vortex elements and passive tracers from a parsed scene (host arrays, double precision).
+/* scene.h — vortex-ring scenes: the model of assets/NAME.scene, the generation of vortex elements and
+ * passive tracers from it (host arrays, double precision; scene.c), and the scene file functions
+ * (io/: scene_read.c parses, loads and finds, scene_write.c writes, scene_list.c lists).
  *
  * A scene is global `key = value` lines followed by one `[ring]` section per ring; `#` starts a
  * comment. assets/README.md documents every key; the parser reports the first problem as one line:
  *   scene FILE line N: unknown key 'foo'
  *   scene FILE line N: bad value for 'radius': '-1' (expected a number in [1e-06, 1000])
  *
- * Ring discretisation (docs/VALIDATION.md §ring model): a ring of circulation Γ, radius R and core
- * radius a has n_around stations around the centreline; at each station the core cross-section
- * is a disc split into a central element and `layers` concentric annuli of `layer_points·l`
- * elements each (l = 1..layers). Element strengths carry the circulation of their cell of the
- * chosen vorticity profile (Gaussian ω ∝ exp(-r²/a²), or uniform for r < a) times the arc length
- * of their station, so Σ|α| over one cross-section sums to Γ·Δs. layers = 0 is a thin ring: one
- * element per station, the core being the smoothing kernel's: with the Gaussian kernel the ring
- * moves as Saffman's Gaussian ring with a = √e·σ (docs/VALIDATION.md §1; not √2σ, the core of
- * its smoothed field). */
+ * Ring discretisation (docs/VALIDATION.md, "How σ, the core a and the particles relate"): a ring of
+ * circulation Γ, radius R and core radius a has n_around stations around the centreline; at each
+ * station the core cross-section is a disc split into a central element and `layers` concentric annuli
+ * of `layer_points·l` elements each (l = 1..layers). Element strengths carry the circulation of their
+ * cell of the chosen vorticity profile (Gaussian ω ∝ exp(-r²/a²), or uniform for r < a) times the arc
+ * length of their station, so Σ|α| over one cross-section sums to Γ·Δs. layers = 0 is a thin ring: one
+ * element per station, the core being the smoothing kernel's: with the Gaussian kernel the ring moves
+ * as Saffman's Gaussian ring with a = √e·σ (docs/VALIDATION.md, "Ring speed"; not √2σ, the core of its
+ * smoothed field). */
 #ifndef VX_SCENE_H
 #define VX_SCENE_H
 
@@ -46,7 +47,7 @@ VX_EXTERN_C_BEGIN
 #define VX_SCENE_FACTOR_MAX 1e3
 
 typedef enum { VX_EULER = 0, VX_RK2 = 1, VX_RK4 = 2 } vx_integrator;
-/* Stretching term dα/dt: classical (α·∇)u, or transposed (∇u)ᵀα (conserves Σα, see VALIDATION.md). */
+/* Stretching term dα/dt: classical (α·∇)u, or transposed (∇u)ᵀα (conserves Σα; docs/VALIDATION.md, "Invariants"). */
 typedef enum { VX_STRETCH_CLASSICAL = 0, VX_STRETCH_TRANSPOSE = 1, VX_STRETCH_NONE = 2 } vx_stretching;
 typedef enum { VX_CORE_GAUSS = 0, VX_CORE_UNIFORM = 1 } vx_core_profile;
 
@@ -142,24 +143,24 @@ void vx_scene_remesh_origin(const vx_scene *s, double o[3]);
 void vx_scene_init(vx_scene *s);
 void vx_ring_init(vx_ring *r);
 
-/* Parse a scene file. 0, or -1 with a one-line reason in err. */
+/* Scene files (io/scene_read.c). Parse a scene file. 0, or -1 with a one-line reason in err. */
 int vx_scene_load(const char *path, vx_scene *s, char *err, size_t errlen);
 /* Parse scene text (name is used in messages). */
 int vx_scene_parse(const char *text, const char *name, vx_scene *s, char *err, size_t errlen);
-/* Write a scene in the format vx_scene_load reads (every key, numbers in %.17g), atomically; comment
+/* Write a scene (io/scene_write.c) in the format vx_scene_load reads (every key, numbers in %.17g), atomically; comment
  * (may be NULL or hold several lines) goes into `#` lines at the top. A name's '#' and line breaks
  * become '_'. Load → write → load → write: equal scenes (path aside), identical files. 0, or -1 with err. */
 int vx_scene_write(const char *path, const vx_scene *s, const char *comment, char *err, size_t errlen);
 /* Set the scene's total tracer count n, shared among the rings as vx_particles_generate shares an
  * override (so the scene generates the same tracers as the override did). */
 void vx_scene_set_tracers(vx_scene *s, long long n);
-/* Look a scene up: an existing path is used as is; otherwise NAME is tried as
+/* Look a scene up (io/scene_read.c): an existing path is used as is; otherwise NAME is tried as
  * DIR/NAME.scene for DIR in: $VX_ASSETS_DIR, compiled_dir (may be NULL), exe_dir/../assets
  * (exe_dir may be NULL). Writes the path found to out; 0, or -1 with err listing what was tried. */
 int vx_scene_find(const char *name, const char *compiled_dir, const char *exe_dir, char *out, size_t outlen,
                   char *err, size_t errlen);
 
-/* One scene file of a directory, as a scene picker shows it (scene_list.c). */
+/* One scene file of a directory, as a scene picker shows it (io/scene_list.c). */
 typedef struct {
   char name[64];          /* the file name without .scene */
   char path[512];

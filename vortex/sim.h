@@ -38,6 +38,9 @@ typedef struct {
   vx_integrator integrator;
   vx_stretching stretching;
   int direct;             /* 1: fmm_direct (O(N²) reference) instead of fmm_evaluate */
+  int fmm_only;           /* 1: the FMM in every fmm_evaluate call, never the direct sum the engine may put
+                             in its place where its cost model says that pays (fmm_params.allow_direct);
+                             the tests that compare the two backends' FMMs set it. Not in checkpoints */
   long long tracers;      /* >= 0: total tracer count overriding the scene's; -1: the scene's */
   int verbose;            /* notices on stderr */
   /* long-run control (docs/MATH.md §9): all off when zero */
@@ -96,12 +99,12 @@ typedef struct vx_sim vx_sim;
  * - a non-finite position or strength;
  * - max|α| above VX_SIM_BLOWUP_FACTOR times its value at the start (after the initial remeshing,
  *   if any): no shipped scene comes near it (the collisions' strengths fall, the rings' stay
- *   within 1.1x of it; docs/VALIDATION.md §17);
+ *   within 1.1x of it; docs/VALIDATION.md, "Blow-up detection and bad input");
  * - a runaway that stays finite: the kinetic energy more than VX_SIM_ENERGY_RISE of its reference
  *   above its lowest value since then. An unforced flow cannot gain energy (dE/dt = -ν∫|ω|² <= 0);
- *   the healthy long runs of docs/data rose at most 4.5 % of it (FMM error, remeshing), the reduced
- *   `leapfrog_big`, which ran away to max|α| x142 without a NaN, passed 5 % at t = 6.6
- *   (docs/VALIDATION.md §17). */
+ *   the healthy long runs rise at most 4.5 % of it (FMM error, remeshing), while runaways that stay
+ *   finite pass 5 % before their strengths run away (docs/VALIDATION.md, "Blow-up detection and bad
+ *   input"). */
 #define VX_SIM_BLOWUP_FACTOR 20.0
 #define VX_SIM_ENERGY_RISE 0.05
 /* The energy is measured (one engine call over the elements, no gradient) after the first step
@@ -293,8 +296,8 @@ int vx_sim_health(vx_sim *s, vx_health *h, char *err, size_t errlen);
 int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen);
 /* The relaxation factor and remeshing interval that keep their rates in time when the step changes
  * from dt to dt_new: both count steps, and the rate at which they act shapes a long run
- * (docs/VALIDATION.md §29: the reduced leapfrog's impulse drifted 5.4e-2 over ten units at half the
- * step, 1.1e-3 at half the step with these rates kept, 1.5e-3 as shipped). *relax f becomes
+ * (the reduced leapfrog's impulse over ten units at half the step: 5.4e-2 with the step's counts
+ * kept, 1.1e-3 with these rates kept, against 1.5e-3 at the shipped step). *relax f becomes
  * 1 − (1 − f)^(dt_new/dt) (whatever the relaxation interval: the strengths' pull towards ω per unit
  * time is kept), *remesh_every K becomes max(1, round(K·dt/dt_new)), 0 (off) stays 0. Nothing
  * changes unless both steps are positive and finite. */

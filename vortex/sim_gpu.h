@@ -1,4 +1,4 @@
-/* sim_gpu.h — the CUDA half of the simulation (sim_gpu.cu), called by sim.c: device memory,
+/* sim_gpu.h — the CUDA half of the simulation (sim_gpu.cu), called by the sim*.c files: device memory,
  * the stage kernel and the blow-up reduction. Not a public header. In a build without CUDA,
  * sim.c supplies versions that report the backend unavailable. */
 #ifndef VX_SIM_GPU_H

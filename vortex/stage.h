@@ -1,5 +1,5 @@
 /* stage.h — the per-particle math of one time-integration stage and of the blow-up check, written
- * once (stage_t.h, double and float) and called by the CPU loop (sim.c) and the CUDA kernels
+ * once (stage_t.h, double and float) and called by the CPU loop (sim_step.c) and the CUDA kernels
  * (sim_gpu.cu) alike. Compiles as C11 and as CUDA C++. */
 #ifndef VX_STAGE_H
 #define VX_STAGE_H
