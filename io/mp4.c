@@ -67,7 +67,7 @@ static void put_matrix(buf_t *o) {
 
 /* ------------------------------------------------------------------ the writer */
 
-struct rd_mp4 {
+struct vx_mp4 {
   int fd;
   char name[512];
   uint32_t timescale, frame_ticks; /* ticks per second and per frame: fps = timescale / frame_ticks */
@@ -80,7 +80,7 @@ struct rd_mp4 {
   off_t end;                       /* bytes in the file's complete boxes */
 };
 
-static int write_all(rd_mp4 *m, const unsigned char *b, size_t n, char *err, size_t errlen) {
+static int write_all(vx_mp4 *m, const unsigned char *b, size_t n, char *err, size_t errlen) {
   while (n > 0) {
     ssize_t k = write(m->fd, b, n);
     if (k < 0 && errno == EINTR) continue;
@@ -148,7 +148,7 @@ static void put_stbl(buf_t *o, int w, int h, const unsigned char *sps, size_t sp
 }
 
 /* mdia (§8.4): media header, handler 'vide', and minf (vmhd, dinf with a self-contained dref, stbl). */
-static void put_mdia(buf_t *o, const rd_mp4 *m, int w, int h, const unsigned char *sps, size_t sps_len,
+static void put_mdia(buf_t *o, const vx_mp4 *m, int w, int h, const unsigned char *sps, size_t sps_len,
                      const unsigned char *pps, size_t pps_len) {
   size_t at = box_open(o, "mdia");
   size_t b = fullbox_open(o, "mdhd", 0, 0);
@@ -173,7 +173,7 @@ static void put_mdia(buf_t *o, const rd_mp4 *m, int w, int h, const unsigned cha
 }
 
 /* moov (§8.2): movie and track headers with zero duration (fragments follow: mvex, §8.8.1). */
-static void put_moov(buf_t *o, const rd_mp4 *m, int w, int h, const unsigned char *sps, size_t sps_len,
+static void put_moov(buf_t *o, const vx_mp4 *m, int w, int h, const unsigned char *sps, size_t sps_len,
                      const unsigned char *pps, size_t pps_len) {
   size_t moov = box_open(o, "moov");
   size_t b = fullbox_open(o, "mvhd", 0, 0);
@@ -197,7 +197,7 @@ static void put_moov(buf_t *o, const rd_mp4 *m, int w, int h, const unsigned cha
   box_close(o, moov);
 }
 
-rd_mp4 *rd_mp4_open(int fd, const char *name, int width, int height, double fps, const unsigned char *sps,
+vx_mp4 *vx_mp4_open(int fd, const char *name, int width, int height, double fps, const unsigned char *sps,
                     size_t sps_len, const unsigned char *pps, size_t pps_len, char *err, size_t errlen) {
   if (sps_len < 4 || sps_len > 0xffff || pps_len < 1 || pps_len > 0xffff || width < 1 || width > 0xffff ||
       height < 1 || height > 0xffff || !(fps > 0) || fps > 1e6) {
@@ -205,7 +205,7 @@ rd_mp4 *rd_mp4_open(int fd, const char *name, int width, int height, double fps,
              height, fps, sps_len, pps_len);
     return NULL;
   }
-  rd_mp4 *m = calloc(1, sizeof *m);
+  vx_mp4 *m = calloc(1, sizeof *m);
   if (!m) { snprintf(err, errlen, "out of host memory"); return NULL; }
   m->fd = fd;
   snprintf(m->name, sizeof m->name, "%s", name);
@@ -221,7 +221,7 @@ rd_mp4 *rd_mp4_open(int fd, const char *name, int width, int height, double fps,
   else rc = write_all(m, o.b, o.n, err, errlen);
   m->end = (off_t)o.n;
   free(o.b);
-  if (rc) { rd_mp4_destroy(m); return NULL; }
+  if (rc) { vx_mp4_destroy(m); return NULL; }
   return m;
 }
 
@@ -229,7 +229,7 @@ rd_mp4 *rd_mp4_open(int fd, const char *name, int width, int height, double fps,
  * data offsets (default-base-is-moof), tfdt with the decode time of the first sample, trun with
  * each sample's duration, size and flags (§8.8.3.1: a keyframe depends on nothing; the others
  * depend on earlier ones and are not sync samples). */
-static void put_moof(buf_t *o, const rd_mp4 *m) {
+static void put_moof(buf_t *o, const vx_mp4 *m) {
   size_t moof = box_open(o, "moof");
   size_t b = fullbox_open(o, "mfhd", 0, 0);
   put_u32(o, m->sequence + 1);
@@ -256,7 +256,7 @@ static void put_moof(buf_t *o, const rd_mp4 *m) {
   put_u32(o, (uint32_t)(m->data.n + 8)), put_4cc(o, "mdat");
 }
 
-int rd_mp4_flush(rd_mp4 *m, char *err, size_t errlen) {
+int vx_mp4_flush(vx_mp4 *m, char *err, size_t errlen) {
   if (m->nsamples == 0) return 0;
   if (m->data.n > UINT32_MAX - 8) {
     snprintf(err, errlen, "cannot write %s: a fragment of %zu bytes (over 4 GiB)", m->name, m->data.n);
@@ -283,13 +283,13 @@ int rd_mp4_flush(rd_mp4 *m, char *err, size_t errlen) {
   return 0;
 }
 
-int rd_mp4_sample(rd_mp4 *m, const unsigned char *au, size_t len, int keyframe, char *err, size_t errlen) {
+int vx_mp4_sample(vx_mp4 *m, const unsigned char *au, size_t len, int keyframe, char *err, size_t errlen) {
   if (m->nsamples == 0 && m->done == 0 && !keyframe) {
     snprintf(err, errlen, "cannot write %s: the first frame is not a keyframe", m->name);
     return -1;
   }
   if (len > UINT32_MAX) { snprintf(err, errlen, "cannot write %s: a frame of %zu bytes", m->name, len); return -1; }
-  if (keyframe && rd_mp4_flush(m, err, errlen)) return -1;
+  if (keyframe && vx_mp4_flush(m, err, errlen)) return -1;
   if (m->nsamples == m->cap) {
     int cap = m->cap ? 2 * m->cap : 64;
     uint32_t *size = realloc(m->size, (size_t)cap * sizeof *size);
@@ -305,9 +305,9 @@ int rd_mp4_sample(rd_mp4 *m, const unsigned char *au, size_t len, int keyframe, 
   return 0;
 }
 
-long long rd_mp4_frames_written(const rd_mp4 *m) { return m ? m->done : 0; }
+long long vx_mp4_frames_written(const vx_mp4 *m) { return m ? m->done : 0; }
 
-void rd_mp4_destroy(rd_mp4 *m) {
+void vx_mp4_destroy(vx_mp4 *m) {
   if (!m) return;
   free(m->data.b);
   free(m->size);

@@ -1,6 +1,6 @@
-/* png.c — framebuffer read-back and PNG files through libpng's simplified API (render.h), and
- * through its full API where the zlib level is chosen (record.h: rd_png_write_level). */
-#include <GL/glew.h>
+/* io/png_file.c — PNG files (png_file.h): written through libpng's full API, where the zlib level
+ * is chosen and write errors (a full disk) come back as one line, into an atomic file
+ * (atomic_file.h); read through libpng's simplified API. */
 #include <errno.h>
 #include <png.h>
 #include <stdio.h>
@@ -8,37 +8,9 @@
 #include <string.h>
 
 #include "atomic_file.h"
-#include "gl_util.h"
-#include "record.h"
-#include "render.h"
+#include "png_file.h"
 
-int rd_read_pixels(unsigned fbo, int w, int h, unsigned char *rgb, char *err, size_t errlen) {
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
-  glReadBuffer(fbo ? GL_COLOR_ATTACHMENT0 : GL_BACK);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, rgb);
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-  if (rd_gl_check("reading the framebuffer", err, errlen)) return -1;
-  /* GL's rows run bottom-up; images top-down */
-  size_t row = 3 * (size_t)w;
-  unsigned char *tmp = malloc(row);
-  if (!tmp) { snprintf(err, errlen, "out of host memory"); return -1; }
-  for (int y = 0; y < h / 2; ++y) {
-    unsigned char *a = rgb + row * y, *b = rgb + row * (h - 1 - y);
-    memcpy(tmp, a, row);
-    memcpy(a, b, row);
-    memcpy(b, tmp, row);
-  }
-  free(tmp);
-  return 0;
-}
-
-/* One home for writing PNGs: rd_png_write_level (atomic, through io/atomic_file.h). */
-int rd_png_write(const char *path, const unsigned char *rgb, int w, int h, char *err, size_t errlen) {
-  return rd_png_write_level(path, rgb, w, h, 3, 0, -1, err, errlen);
-}
-
-int rd_png_read(const char *path, unsigned char **rgb, int *w, int *h, char *err, size_t errlen) {
+int vx_png_read(const char *path, unsigned char **rgb, int *w, int *h, char *err, size_t errlen) {
   png_image img;
   memset(&img, 0, sizeof img);
   img.version = PNG_IMAGE_VERSION;
@@ -80,7 +52,7 @@ static void png_on_error(png_structp png, png_const_charp msg) {
 }
 static void png_on_warning(png_structp png, png_const_charp msg) { (void)png, (void)msg; }
 
-/* The PNG stream of rd_png_write_level into f. 0, or -1 with err: "write failed (reason)" when
+/* The PNG stream of vx_png_write_level into f. 0, or -1 with err: "write failed (reason)" when
  * the file could not be written, else libpng's message. */
 static int png_stream(FILE *f, const unsigned char *px, int w, int h, int channels, int bottom_up, int level,
                       const unsigned char **rows, char *err, size_t errlen) {
@@ -112,7 +84,7 @@ static int png_stream(FILE *f, const unsigned char *px, int w, int h, int channe
   return 0;
 }
 
-int rd_png_write_level(const char *path, const unsigned char *px, int w, int h, int channels, int bottom_up, int level,
+int vx_png_write_level(const char *path, const unsigned char *px, int w, int h, int channels, int bottom_up, int level,
                        char *err, size_t errlen) {
   const unsigned char **rows = malloc(sizeof *rows * (size_t)h);
   if (!rows) { snprintf(err, errlen, "out of host memory writing %s", path); return -1; }

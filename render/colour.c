@@ -1,5 +1,5 @@
 /* colour.c — the renderer's colours (render.h): the category palette and the two colour maps,
- * defined once here. The shaders receive the same tables as uniforms (render.c), and the program's
+ * defined once here. The shaders receive the same tables as uniforms (render_draw.c), and the program's
  * panel draws its legend and colour bars with these functions, so a bar always matches the image. */
 #include "render.h"
 
@@ -33,7 +33,7 @@ void rd_category_rgb(int i, float rgb[3]) {
 void rd_tracer_map_rgb(float s, float rgb[3]) { map_rgb(kTracerMap, 5, s, rgb); }
 void rd_element_map_rgb(float s, float rgb[3]) { map_rgb(kElementMap, 4, s, rgb); }
 
-/* For render.c: the tables as the shaders take them. */
+/* For render_draw.c: the tables as the shaders take them. */
 const float *rd_colour_table(int which, int *n) {
   switch (which) {
     case 0: *n = RD_CATEGORIES; return &kCategories[0][0];

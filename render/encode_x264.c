@@ -1,13 +1,13 @@
 /* encode_x264.c — encode_x264.h with libx264: RGB(A) -> I420 here, H.264 by libx264's frame
  * threads, the access units into mp4.h's fragments. Settings, chosen for throughput at 1080p60
- * on a many-core host (README "Videos" argues them; the same quality as the ffmpeg path):
+ * on a many-core host, at the same quality as the ffmpeg path:
  *   preset veryfast, CRF 20, keyint = fps without scene-cut keyframes (a fragment per second);
  *   frame threads = online cores, not --tune zerolatency: that would switch to sliced threads
  *   (worse scaling, larger files) and drop the lookahead to save latency, which a file does not
  *   need; the cost is that the frames in flight (threads + lookahead, ~1 s) are lost on kill -9;
  *   no B-frames: decode order = presentation order, so the MP4 needs no composition offsets or
- *   edit list and the first frame shows at t = 0 in every player (costs file size, ~18%, and
- *   some speed: README "Videos");
+ *   edit list and the first frame shows at t = 0 in every player (at some cost in file size
+ *   and speed);
  *   annexb = 0 and no repeated headers: NAL units come length-prefixed (4 bytes) as MP4 stores
  *   them, SPS/PPS go once into avcC. */
 #define _GNU_SOURCE /* sysconf(_SC_NPROCESSORS_ONLN) */
@@ -27,7 +27,7 @@ struct rd_x264 {
   x264_t *enc;
   x264_picture_t pic;
   int pic_alloc;
-  rd_mp4 *mp4;
+  vx_mp4 *mp4;
   int w, h;               /* encoded size: the frame's, cropped to even */
   rd_record_params p;
   long long pts;
@@ -85,7 +85,7 @@ static int start_mp4(rd_x264 *e, int fd, char *err, size_t errlen) {
     if (nal[i].i_type == NAL_PPS) pps = nal[i].p_payload + 4, pps_len = (size_t)nal[i].i_payload - 4;
   }
   if (!sps || !pps) { snprintf(err, errlen, "cannot record %s: libx264 gave no SPS/PPS", e->name); return -1; }
-  e->mp4 = rd_mp4_open(fd, e->name, e->w, e->h, e->p.fps, sps, sps_len, pps, pps_len, err, errlen);
+  e->mp4 = vx_mp4_open(fd, e->name, e->w, e->h, e->p.fps, sps, sps_len, pps, pps_len, err, errlen);
   return e->mp4 ? 0 : -1;
 }
 
@@ -156,7 +156,7 @@ static int encode(rd_x264 *e, x264_picture_t *in, char *err, size_t errlen) {
   }
   if (bytes == 0) return 0;
   /* the NAL units of one frame lie one after the other in memory (x264.h), each length-prefixed */
-  return rd_mp4_sample(e->mp4, nal[0].p_payload, (size_t)bytes, out.b_keyframe, err, errlen) ? -1 : 1;
+  return vx_mp4_sample(e->mp4, nal[0].p_payload, (size_t)bytes, out.b_keyframe, err, errlen) ? -1 : 1;
 }
 
 int rd_x264_frame(rd_x264 *e, const unsigned char *pixels, char *err, size_t errlen) {
@@ -169,15 +169,15 @@ int rd_x264_frame(rd_x264 *e, const unsigned char *pixels, char *err, size_t err
 int rd_x264_finish(rd_x264 *e, char *err, size_t errlen) {
   while (x264_encoder_delayed_frames(e->enc) > 0) /* as x264's own command line drains it */
     if (encode(e, NULL, err, errlen) < 0) return -1;
-  return rd_mp4_flush(e->mp4, err, errlen);
+  return vx_mp4_flush(e->mp4, err, errlen);
 }
 
-long long rd_x264_frames_written(const rd_x264 *e) { return e ? rd_mp4_frames_written(e->mp4) : 0; }
+long long rd_x264_frames_written(const rd_x264 *e) { return e ? vx_mp4_frames_written(e->mp4) : 0; }
 
 void rd_x264_destroy(rd_x264 *e) {
   if (!e) return;
   if (e->enc) x264_encoder_close(e->enc);
   if (e->pic_alloc) x264_picture_clean(&e->pic);
-  rd_mp4_destroy(e->mp4);
+  vx_mp4_destroy(e->mp4);
   free(e);
 }

@@ -1,5 +1,5 @@
-/* encode_x264_none.c — encode_x264.h in a build without libx264 (libx264-dev was not installed at
- * configure time, or -DVX_ENABLE_X264=OFF): the recorder then skips the in-process encoder and
+/* encode_x264_none.c — encode_x264.h in a build without libx264 (no libx264-dev found at configure
+ * time, or -DVX_ENABLE_X264=OFF): the recorder then skips the in-process encoder and
  * uses ffmpeg or PNG frames. */
 #include "encode_x264.h"
 

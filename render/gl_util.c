@@ -44,7 +44,7 @@ int rd_gl_init(int is_egl, char *err, size_t errlen) {
   glewExperimental = GL_TRUE; /* core profiles: load every entry point, not only advertised ones */
   GLenum ge = glewInit();
   /* A GLEW built for GLX cannot find a GLX display under EGL, yet it has loaded every GL entry
-   * point by then (shared/gpu/README.md): that code is success for an EGL context. */
+   * point by then: that code is success for an EGL context. */
   if (ge != GLEW_OK && !(is_egl && ge == GLEW_ERROR_NO_GLX_DISPLAY)) {
     snprintf(err, errlen, "glewInit failed: %s", (const char *)glewGetErrorString(ge));
     return -1;
@@ -69,6 +69,10 @@ void rd_gl_describe(char *out, size_t outlen) {
 }
 
 char *rd_shader_text(const char *name, char *err, size_t errlen) {
+  /* VX_SHADER_DIR (environment; a developer's setting): a directory holding the shader files
+   * (points.vert, composite.frag, ...; the layout of shaders/), read at rd_create instead of the
+   * copies embedded at build time, so a shader edit shows without rebuilding. Unset or empty: the
+   * embedded copies. A file missing from that directory is an error, not a fall-back. */
   const char *dir = getenv("VX_SHADER_DIR");
   if (dir && *dir) {
     char path[1024];
@@ -120,10 +124,16 @@ static void report_log(GLuint obj, int is_program, const char *what, char *err, 
   free(log);
 }
 
+/* One shader of `type` compiled from file `name`: its name, or 0 with its log in err. */
 static GLuint compile(GLenum type, const char *name, char *err, size_t errlen) {
   char *text = rd_shader_text(name, err, errlen);
   if (!text) return 0;
   GLuint sh = glCreateShader(type);
+  if (!sh) {
+    free(text);
+    snprintf(err, errlen, "shader %s: glCreateShader failed (0x%04x)", name, (unsigned)glGetError());
+    return 0;
+  }
   const char *src = text;
   glShaderSource(sh, 1, &src, NULL);
   glCompileShader(sh);
@@ -146,6 +156,13 @@ GLuint rd_program_load(const char *vs_name, const char *fs_name, char *err, size
   GLuint fs = compile(GL_FRAGMENT_SHADER, fs_name, err, errlen);
   if (!fs) { glDeleteShader(vs); return 0; }
   GLuint p = glCreateProgram();
+  if (!p) {
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    snprintf(err, errlen, "shader program %s + %s: glCreateProgram failed (0x%04x)", vs_name, fs_name,
+             (unsigned)glGetError());
+    return 0;
+  }
   glAttachShader(p, vs);
   glAttachShader(p, fs);
   glLinkProgram(p);

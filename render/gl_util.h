@@ -1,6 +1,6 @@
 /* gl_util.h — OpenGL helpers of the render module (not a public header): error checks after each
  * setup step and draw pass, and shader programs built from the embedded shaders/ files (or from
- * $VX_SHADER_DIR when set, to try shader edits without rebuilding). */
+ * the directory $VX_SHADER_DIR names, to try shader edits without rebuilding: rd_shader_text). */
 #ifndef RD_GL_UTIL_H
 #define RD_GL_UTIL_H
 

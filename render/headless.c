@@ -1,15 +1,16 @@
 /* headless.c — an OpenGL context without a window (render.h, rd_headless): EGL, trying in turn
- *   1. the device platform (EGL_EXT_platform_device): NVIDIA's GPU on headless servers
- *      (shared/gpu/README.md), or Mesa's software device; CUDA's device 0 first, then the other
- *      hardware devices, then software ones (device_pass);
+ *   1. the device platform (EGL_EXT_platform_device): NVIDIA's GPU on headless servers, or
+ *      Mesa's software device; CUDA's device 0 first, then the other hardware devices, then
+ *      software ones (device_pass);
  *   2. Mesa's surfaceless platform (EGL_MESA_platform_surfaceless);
  *   3. the default display (e.g. X11 under xvfb-run);
  * each with an OpenGL 3.3+ core context made current without a surface, rendering into a
  * framebuffer object with an RGBA8 colour buffer. VX_EGL=device|surfaceless|default tries only
- * that one (to diagnose a machine). */
+ * that one (to diagnose a machine; open_egl). */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GL/glew.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,67 +96,89 @@ static int device_pass(EGLDeviceEXT dev, PFNEGLQUERYDEVICESTRINGEXTPROC dev_str)
   return 1;
 }
 
-rd_headless *rd_headless_create(int w, int h, char *err, size_t errlen) {
-  rd_headless *hl = calloc(1, sizeof *hl);
-  if (!hl) { snprintf(err, errlen, "out of host memory"); return NULL; }
-  char why[1024] = "", reason[256];
-  size_t wl = 0;
-#define WHY(...) do { if (wl < sizeof why) wl += (size_t)snprintf(why + wl, sizeof why - wl, __VA_ARGS__); } while (0)
-  const char *cext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-  PFNEGLGETPLATFORMDISPLAYEXTPROC get_pd = (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+/* Why each platform tried gave no context, for the one-line error. */
+typedef struct {
+  char s[1024];
+  size_t n;
+} egl_why;
+
+static void why_add(egl_why *w, const char *fmt, ...) {
+  if (w->n >= sizeof w->s) return;
+  va_list ap;
+  va_start(ap, fmt);
+  w->n += (size_t)vsnprintf(w->s + w->n, sizeof w->s - w->n, fmt, ap);
+  va_end(ap);
+}
+
+/* 1. The device platform's devices, CUDA's device 0 first, then other hardware, then software ones.
+ * 0 with a context current on one, else -1 (the reasons in why). */
+static int open_device_platform(rd_headless *hl, const char *cext, PFNEGLGETPLATFORMDISPLAYEXTPROC get_pd,
+                                egl_why *why) {
   PFNEGLQUERYDEVICESEXTPROC query_devs = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
   PFNEGLQUERYDEVICESTRINGEXTPROC dev_str = (PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
-  int ok = 0;
+  if (!(cext && strstr(cext, "EGL_EXT_platform_device") && get_pd && query_devs)) {
+    why_add(why, "no EGL_EXT_platform_device; ");
+    return -1;
+  }
+  EGLDeviceEXT devs[16];
+  EGLint nd = 0;
+  if (!query_devs(16, devs, &nd) || nd <= 0) {
+    why_add(why, "device platform: no devices; ");
+    return -1;
+  }
+  char reason[256];
+  for (int pass = 0; pass < 3; ++pass)
+    for (int i = 0; i < nd; ++i) {
+      if (device_pass(devs[i], dev_str) != pass) continue;
+      if (try_display(hl, get_pd(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL), reason, sizeof reason) == 0) {
+        snprintf(hl->platform, sizeof hl->platform, "EGL device platform (device %d of %d%s)", i, (int)nd,
+                 pass == 2 ? ", software" : "");
+        return 0;
+      }
+      why_add(why, "device %d: %s; ", i, reason);
+    }
+  return -1;
+}
+
+/* An EGL display with a 3.3 core context current: the platforms in turn (the banner's order), or
+ * only the one VX_EGL names. 0, or -1 with the reasons in why. */
+static int open_egl(rd_headless *hl, egl_why *why) {
+  /* VX_EGL (environment; a user's setting, to diagnose a machine): "device", "surfaceless" or
+   * "default" tries only that platform (1, 2 or 3 above); unset: all three in turn; any other
+   * value: none (the error names the accepted values). */
   const char *only = getenv("VX_EGL");
   int try_dev = !only || !strcmp(only, "device"), try_sl = !only || !strcmp(only, "surfaceless"),
       try_def = !only || !strcmp(only, "default");
-  if (!try_dev && !try_sl && !try_def) WHY("VX_EGL=%s is none of device, surfaceless, default; ", only);
-  /* 1. devices, hardware ones first */
-  if (!try_dev) {
-    /* skipped */
-  } else if (cext && strstr(cext, "EGL_EXT_platform_device") && get_pd && query_devs) {
-    EGLDeviceEXT devs[16];
-    EGLint nd = 0;
-    if (query_devs(16, devs, &nd) && nd > 0) {
-      for (int pass = 0; pass < 3 && !ok; ++pass)
-        for (int i = 0; i < nd && !ok; ++i) {
-          if (device_pass(devs[i], dev_str) != pass) continue;
-          int software = pass == 2;
-          if (try_display(hl, get_pd(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL), reason, sizeof reason) == 0) {
-            snprintf(hl->platform, sizeof hl->platform, "EGL device platform (device %d of %d%s)", i, (int)nd,
-                     software ? ", software" : "");
-            ok = 1;
-          } else {
-            WHY("device %d: %s; ", i, reason);
-          }
-        }
-    } else {
-      WHY("device platform: no devices; ");
-    }
-  } else {
-    WHY("no EGL_EXT_platform_device; ");
-  }
+  if (!try_dev && !try_sl && !try_def) why_add(why, "VX_EGL=%s is none of device, surfaceless, default; ", only);
+  const char *cext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+  PFNEGLGETPLATFORMDISPLAYEXTPROC get_pd = (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+  char reason[256];
+  if (try_dev && open_device_platform(hl, cext, get_pd, why) == 0) return 0;
   /* 2. Mesa surfaceless */
-  if (!ok && try_sl && cext && strstr(cext, "EGL_MESA_platform_surfaceless") && get_pd) {
+  if (try_sl && cext && strstr(cext, "EGL_MESA_platform_surfaceless") && get_pd) {
     if (try_display(hl, get_pd(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL), reason, sizeof reason) == 0) {
       snprintf(hl->platform, sizeof hl->platform, "EGL surfaceless platform (Mesa)");
-      ok = 1;
-    } else {
-      WHY("surfaceless: %s; ", reason);
+      return 0;
     }
+    why_add(why, "surfaceless: %s; ", reason);
   }
   /* 3. the default display */
-  if (!ok && try_def) {
+  if (try_def) {
     if (try_display(hl, eglGetDisplay(EGL_DEFAULT_DISPLAY), reason, sizeof reason) == 0) {
       snprintf(hl->platform, sizeof hl->platform, "EGL default display");
-      ok = 1;
-    } else {
-      WHY("default display: %s", reason);
+      return 0;
     }
+    why_add(why, "default display: %s", reason);
   }
-#undef WHY
-  if (!ok) {
-    snprintf(err, errlen, "cannot create a headless OpenGL context through EGL (%s)", why);
+  return -1;
+}
+
+rd_headless *rd_headless_create(int w, int h, char *err, size_t errlen) {
+  rd_headless *hl = calloc(1, sizeof *hl);
+  if (!hl) { snprintf(err, errlen, "out of host memory"); return NULL; }
+  egl_why why = {"", 0};
+  if (open_egl(hl, &why)) {
+    snprintf(err, errlen, "cannot create a headless OpenGL context through EGL (%s)", why.s);
     free(hl);
     return NULL;
   }

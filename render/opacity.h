@@ -1,6 +1,6 @@
-/* opacity.h — the per-pixel math of the ray-counted opacity (design paper §3.2), written once and
- * called by the CPU twin (render/opacity_cpu.c, OpenMP) and by the thin CUDA kernels
- * (render/render_gpu.cu):
+/* opacity.h — the per-pixel math of the ray-counted opacity (the design paper of docs/MATH.md, Hu,
+ * Gumerov, Duraiswami, §3.2), written once and called by the CPU twin (render/opacity_cpu.c,
+ * OpenMP) and by the thin CUDA kernels (render/render_gpu.cu):
  *
  *   1. binning: each particle adds 1 to bin[j], j the Morton key of its finest-level cell of the
  *      cube lo + [0, side]^3 (the layout of fmm_occupancy(), cells by oct_cell/oct_morton3, so a

@@ -1,13 +1,46 @@
-/* readback.c — asynchronous frame read-back (record.h, rd_readback): a ring of pixel-buffer
- * objects. glReadPixels into a GL_PIXEL_PACK_BUFFER returns at once (the copy is queued on the GPU);
- * the buffer is mapped only when the ring comes round to it, n - 1 frames later, by when the copy
- * is long done, so the GPU→CPU transfer overlaps the next frames' work instead of stalling this one. */
+/* readback.c — framebuffer read-back: one image now (render.h: rd_read_pixels, rd_png_write, for
+ * screenshots and tests), and the asynchronous read-back of recording (record.h, rd_readback), a
+ * ring of pixel-buffer objects. glReadPixels into a GL_PIXEL_PACK_BUFFER returns at once (the copy
+ * is queued on the GPU); the buffer is mapped only when the ring comes round to it, n - 1 frames
+ * later, by when the copy is long done, so the GPU→CPU transfer overlaps the next frames' work
+ * instead of stalling this one. */
 #include <GL/glew.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gl_util.h"
+#include "png_file.h"
 #include "record.h"
+#include "render.h"
+
+int rd_read_pixels(unsigned fbo, int w, int h, unsigned char *rgb, char *err, size_t errlen) {
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+  glReadBuffer(fbo ? GL_COLOR_ATTACHMENT0 : GL_BACK);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, rgb);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+  if (rd_gl_check("reading the framebuffer", err, errlen)) return -1;
+  /* GL's rows run bottom-up; images top-down */
+  size_t row = 3 * (size_t)w;
+  unsigned char *tmp = malloc(row);
+  if (!tmp) { snprintf(err, errlen, "out of host memory"); return -1; }
+  for (int y = 0; y < h / 2; ++y) {
+    unsigned char *a = rgb + row * y, *b = rgb + row * (h - 1 - y);
+    memcpy(tmp, a, row);
+    memcpy(a, b, row);
+    memcpy(b, tmp, row);
+  }
+  free(tmp);
+  return 0;
+}
+
+
+int rd_png_write(const char *path, const unsigned char *rgb, int w, int h, char *err, size_t errlen) {
+  return vx_png_write_level(path, rgb, w, h, 3, 0, -1, err, errlen);
+}
+
+/* ---- the asynchronous read-back ring */
 
 #define RB_MAX 8
 

@@ -1,7 +1,8 @@
 /* record.h — recording rendered frames: an H.264 MP4 through the `ffmpeg` program or the
- * in-process libx264 encoder (encode_x264.h, mp4.h), or a numbered PNG sequence, written by a thread of its own fed through a bounded queue of frame buffers
- * (record.c, no GL), and the asynchronous read-back that feeds it: a ring of pixel-buffer objects,
- * glReadPixels into one while an older one is mapped (readback.c, GL).
+ * in-process libx264 encoder (encode_x264.h, io/mp4.h), or a numbered PNG sequence (io/png_file.h),
+ * written by a thread of its own fed through a bounded queue of frame buffers (record.c and
+ * record_ffmpeg.c, no GL), and the asynchronous read-back that feeds it: a ring of pixel-buffer
+ * objects, glReadPixels into one while an older one is mapped (readback.c, GL).
  *
  *   rd_record_params p = rd_record_params_default(w, h);
  *   rd_recorder *rec = rd_record_open("out.mp4", &p, err, sizeof err);   or rd_record_open_png(dir, ...)
@@ -84,12 +85,6 @@ int rd_readback_flush(rd_readback *rb, rd_readback_sink sink, void *ctx, char *e
 /* Pending frames are dropped. The context is current. */
 void rd_readback_destroy(rd_readback *rb);
 void rd_readback_size(const rd_readback *rb, int *w, int *h);
-
-/* ---- PNG with a chosen zlib level (png.c) ---- */
-/* Write w x h pixels of `channels` (3 or 4; alpha is dropped), top row first unless bottom_up,
- * atomically (io/atomic_file.h); level 0..9 or -1 (libpng's default). 0, or -1 with err. */
-int rd_png_write_level(const char *path, const unsigned char *px, int w, int h, int channels, int bottom_up, int level,
-                       char *err, size_t errlen);
 
 VX_EXTERN_C_END
 #endif

@@ -1,9 +1,10 @@
 /* render.h — public API of the render module: OpenGL 3.3 drawing of the particle buffers it is
- * handed, in the look of the design paper §3.2: a fraction of the tracers drawn as additive
- * points, their brightness reset per pixel by an opacity counted along rays through an occupancy
- * histogram of all particles (the engine's own bin[], rd_set_hist, or one binned here at a chosen
- * level, rd_build_hist) and smoothed over neighbouring pixels; optionally the
- * vortex elements coloured by |α|, the non-empty histogram cells and the cube as wireframes.
+ * handed, in the look of the design paper (Hu, Gumerov, Duraiswami, "GPU FMM for vortex-ring and
+ * particle interactions with live visualization"; docs/MATH.md) §3.2: a fraction of the tracers
+ * drawn as additive points, their brightness reset per pixel by an opacity counted along rays
+ * through an occupancy histogram of all particles (the engine's own bin[], rd_set_hist, or one
+ * binned here at a chosen level, rd_build_hist) and smoothed over neighbouring pixels; optionally
+ * the vortex elements coloured by |α|, the non-empty histogram cells and the cube as wireframes.
  *
  * Particles stay where they live: host arrays are uploaded with glBufferSubData; device arrays
  * (CUDA backend) are written straight into registered GL buffers by a kernel (CUDA–OpenGL
@@ -167,12 +168,11 @@ void rd_headless_destroy(rd_headless *hl);
 unsigned rd_headless_fbo(const rd_headless *hl);
 const char *rd_headless_platform(const rd_headless *hl); /* "EGL device platform (device 0)" etc. */
 
-/* ---- pixels and PNG files ---- */
+/* ---- pixels (readback.c); the PNG file format itself is io/png_file.h ---- */
 /* Read w x h RGB pixels of framebuffer fbo, top row first (image order). 0, or -1 with err. */
 int rd_read_pixels(unsigned fbo, int w, int h, unsigned char *rgb, char *err, size_t errlen);
+/* rd_read_pixels' image as a PNG file, atomically, at libpng's default level (vx_png_write_level). */
 int rd_png_write(const char *path, const unsigned char *rgb, int w, int h, char *err, size_t errlen);
-/* Read a PNG as 8-bit RGB (malloc'd *rgb, top row first). */
-int rd_png_read(const char *path, unsigned char **rgb, int *w, int *h, char *err, size_t errlen);
 
 /* ---- the CPU twin of the opacity pass, for the renderer's CPU path and for tests ---- */
 struct rd_ray_params;

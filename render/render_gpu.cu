@@ -4,8 +4,8 @@
  * after the simulation's work; unmapping a resource orders the GL draws after the kernels, so the
  * frame loop never waits for the device except where a few bytes come back (bounding box,
  * totals, centroid). A frame maps its resources once, all together (rd_gpu_map): each map and
- * unmap hands the GPU between the CUDA and GL contexts: mapped one at a time (three a frame) they
- * cost a 1080p frame of leapfrog_big 0.4-0.8 ms more on an H100 (docs/BENCHMARKS.md).
+ * unmap hands the GPU between the CUDA and GL contexts, a cost paid once a frame rather than once
+ * a resource.
  * Build: part of vxrender when CMake finds nvcc. */
 #include <cub/block/block_reduce.cuh>
 #include <cuda_runtime.h>

@@ -1,7 +1,8 @@
-/* render_gpu.h — the CUDA half of the renderer (render_gpu.cu), called by render.c: CUDA–OpenGL
+/* render_gpu.h — the CUDA half of the renderer (render_gpu.cu), called by render*.c: CUDA–OpenGL
  * interop on the point buffers and the opacity texture (register once; per frame map them all,
- * run the kernels, unmap them all; unregister before the GL object is deleted), the kernels that pack positions into float4
- * points, bin particles into the histogram and compute the ray-counted opacity (opacity.h), and
+ * run the kernels, unmap them all; unregister before the GL object is deleted), the kernels that
+ * pack positions into float4 points, bin particles into the histogram and compute the ray-counted
+ * opacity (opacity.h), and
  * the device → host copies of the fall-back path. Not a public header (tests use it). In a build
  * without CUDA, render_gpu_none.c supplies versions that report CUDA unavailable. */
 #ifndef RD_RENDER_GPU_H

@@ -2,7 +2,7 @@
  * target at the screen centre; an arcball drag and the drag back return to the same view and keep
  * the distance; a pan moves the scene with the mouse (the old target lands under the cursor); zoom
  * scales the distance; the matrices and the opacity's ray parameters agree on where a point is.
- * Tolerances a small factor above what was measured (2026-11-23, the values beside them): the
+ * Tolerances a small factor above the values these checks give (beside them): the
  * matrices are float, the camera state double. No GL needed. Run: ./build/tests/test_render_camera */
 #include "test_check.h"
 

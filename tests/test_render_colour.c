@@ -1,5 +1,5 @@
 /* test_render_colour.c — tracers coloured by the ring they were seeded around are told apart in a
- * rendered frame (issue 13 §1). `vortexfmm --headless` renders a two-ring scene (written here:
+ * rendered frame. `vortexfmm --headless` renders a two-ring scene (written here:
  * coaxial rings whose axis is the home view's screen-right direction, render/camera.c, so the
  * camera, centred between them, sees them side by side with the plane between them on the image's
  * middle column) through EGL on the CPU backend. Pixels left of the middle show ring 0's tracers,
@@ -21,7 +21,7 @@ VX_TEST_RENDER_OFF_MAIN
 #include <string.h>
 #include <unistd.h>
 
-#include "render.h"
+#include "png_file.h"
 #include "test_run.h"
 
 static char out[65536];
@@ -100,7 +100,7 @@ static unsigned char *render(const char *dir, const char *scene, const char *ext
   unsigned char *rgb = NULL;
   int w = 0, h = 0;
   char err[512];
-  if (rd_png_read(path, &rgb, &w, &h, err, sizeof err)) { FAIL("%s: %s", name, err); return NULL; }
+  if (vx_png_read(path, &rgb, &w, &h, err, sizeof err)) { FAIL("%s: %s", name, err); return NULL; }
   remove(path);
   if (w != W || h != H) { FAIL("%s: %dx%d, expected %dx%d", name, w, h, W, H); free(rgb); return NULL; }
   return rgb;

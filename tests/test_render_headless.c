@@ -19,7 +19,7 @@ VX_TEST_RENDER_OFF_MAIN
 #include <string.h>
 #include <unistd.h>
 
-#include "render.h"
+#include "png_file.h"
 #include "test_run.h"
 
 static char out[65536];
@@ -35,7 +35,7 @@ typedef struct {
 
 static int load(const char *path, image *im) {
   char err[512];
-  if (rd_png_read(path, &im->rgb, &im->w, &im->h, err, sizeof err)) {
+  if (vx_png_read(path, &im->rgb, &im->w, &im->h, err, sizeof err)) {
     FAIL("%s", err);
     return -1;
   }

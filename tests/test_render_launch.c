@@ -1,4 +1,4 @@
-/* test_render_launch.c — a ring launched through the frame path (issue 13 §3): `vortexfmm --headless
+/* test_render_launch.c — a ring launched through the frame path: `vortexfmm --headless
  * --frames 3 --launch-ring 1` on the single_ring scene (CPU backend) launches a ring from the home
  * camera in frame 1, reports that frame, runs on without error, and its last frame differs from the
  * same run without the launch (the new ring's tracers are in view). Bad --launch-ring values exit 2.
@@ -16,7 +16,7 @@ VX_TEST_RENDER_OFF_MAIN
 #include <string.h>
 #include <unistd.h>
 
-#include "render.h"
+#include "png_file.h"
 #include "test_run.h"
 
 static char out[65536];
@@ -50,7 +50,7 @@ int main(void) {
   unsigned char *a = NULL, *b = NULL;
   int wa, ha, wb, hb;
   char err[512];
-  if (rd_png_read(a_png, &a, &wa, &ha, err, sizeof err) || rd_png_read(b_png, &b, &wb, &hb, err, sizeof err)) {
+  if (vx_png_read(a_png, &a, &wa, &ha, err, sizeof err) || vx_png_read(b_png, &b, &wb, &hb, err, sizeof err)) {
     FAIL("%s", err);
   } else if (wa != wb || ha != hb) {
     FAIL("sizes differ: %dx%d, %dx%d", wa, ha, wb, hb);

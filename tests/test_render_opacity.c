@@ -8,7 +8,7 @@
  *   3. with many samples the count converges to the exact path-length integral
  *      sum_j bin_j * len_j / h (cells crossed found by exact voxel traversal);
  *   4. rd_hist_build_cpu equals fmm_occupancy (same cube, same level, same Morton layout).
- * Tolerances a small factor above what was measured (2026-11-23; the values beside them).
+ * Tolerances a small factor above the values these checks give (beside them).
  * No GL needed. Run: ./build/tests/test_render_opacity */
 #include "test_check.h"
 

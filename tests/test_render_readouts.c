@@ -1,5 +1,5 @@
 /* test_render_readouts.c — what the renderer reports for the HUD (rd_stats, render.h) tells the
- * truth (issue 14), in a headless EGL context (Mesa without a GPU):
+ * truth, in a headless EGL context (Mesa without a GPU):
  *   1. the opacity turned off and on again with nothing moved (O while paused) is drawn from its
  *      cache and reported as drawn (its path), not as off;
  *   2. B draws the histogram cells of the level asked when they are at most RD_BOXES_MAX, else

@@ -40,6 +40,7 @@ int main(void) {
 #include <time.h>
 #include <unistd.h>
 
+#include "png_file.h"
 #include "record.h"
 #include "render.h"
 #include "test_run.h"
@@ -172,7 +173,7 @@ static void unit_png(void) {
     unsigned char *rgb = NULL;
     int w = 0, h = 0;
     snprintf(path, sizeof path, "%s/frame_%05d.png", d, k);
-    if (rd_png_read(path, &rgb, &w, &h, err, sizeof err)) { FAIL("%s", err); continue; }
+    if (vx_png_read(path, &rgb, &w, &h, err, sizeof err)) { FAIL("%s", err); continue; }
     const unsigned char *top = rgb, *px = rgb + 3 * ((size_t)20 * w + 30);
     if (w != 64 || h != 48 || top[0] != k * 8 || top[1] != 0 || px[1] != 20 || px[2] != 30)
       FAIL("%s: %dx%d, top-left (%d,%d,%d), (30,20) (%d,%d,%d): wrong size, order or content", path, w, h, top[0], top[1],
@@ -556,7 +557,7 @@ static void e2e(void) {
     unsigned char *rgb = NULL;
     int w, h;
     snprintf(png, sizeof png, "%s/frame_%05d.png", path, k);
-    if (rd_png_read(png, &rgb, &w, &h, err, sizeof err)) FAIL("%s", err);
+    if (vx_png_read(png, &rgb, &w, &h, err, sizeof err)) FAIL("%s", err);
     else if (w != 160 || h != 96) FAIL("%s is %dx%d", png, w, h);
     free(rgb);
   }

@@ -3,7 +3,7 @@
  * -z (along its axis) a round ring; with camera_follow = on a target set off the ring is moved onto
  * it (the ring drawn at the image centre), with off it is not; the scenes are found by name through
  * --scene-dir. And the shipped leapfrog opens side-on: two bands, one per ring, with a gap between.
- * Measured on llvmpipe (2026-11-23) beside each threshold. Skipped (77) only when EGL gives no
+ * The values these checks give on Mesa llvmpipe stand beside each threshold. Skipped (77) only when EGL gives no
  * OpenGL context (the program's own answer). Run: ctest -R render_scene_camera */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "test_check.h"
@@ -16,7 +16,7 @@ VX_TEST_RENDER_OFF_MAIN
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "png_file.h"
 #include "test_run.h"
 
 static char out[65536];
@@ -38,7 +38,7 @@ typedef struct { double cx, cy, sx, sy; int w, h; } moments;
 static int image_moments(const char *png, moments *m, double **cols) {
   unsigned char *rgb;
   char err[512];
-  if (rd_png_read(png, &rgb, &m->w, &m->h, err, sizeof err)) { FAIL("%s", err); return -1; }
+  if (vx_png_read(png, &rgb, &m->w, &m->h, err, sizeof err)) { FAIL("%s", err); return -1; }
   double s = 0, sx = 0, sy = 0, sxx = 0, syy = 0;
   if (cols) *cols = calloc((size_t)m->w, sizeof **cols);
   for (int y = 0; y < m->h; ++y)
@@ -109,7 +109,7 @@ static void check_leapfrog(void) {
   for (int x = l; x <= r; ++x) if (cols[x] < cols[g]) g = x;
   double dip = cols[g] / fmin(cols[l], cols[r]);
   printf("  leapfrog: spread %.1f x %.1f px; bands at x = %d and %d px, between them %.2f of the fainter\n", m.sx, m.sy, l, r, dip);
-  /* measured: spread ratio 0.43 (the former oblique home view: a round blob, one fuzzy torus);
+  /* measured: spread ratio 0.43 (an oblique view would show a round blob, one fuzzy torus);
    * bands 32 px apart with 0.56 of the fainter band's light between them */
   if (!(m.sx < 0.5 * m.sy)) FAIL("leapfrog does not open side-on (spread %.1f x %.1f px)", m.sx, m.sy);
   if (!(r - l > 20 && dip < 0.65)) FAIL("leapfrog: no two separate rings (bands %d px apart, gap %.2f)", r - l, dip);

@@ -14,7 +14,7 @@ VX_TEST_RENDER_OFF_MAIN
 #include <string.h>
 #include <unistd.h>
 
-#include "render.h"
+#include "png_file.h"
 #include "test_run.h"
 
 static char out[65536];
@@ -31,7 +31,7 @@ static double lit_share(const unsigned char *rgb, int w, int x0, int y0, int x1,
 }
 
 /* The window on the CPU backend without --tracers runs leapfrog with 16384 of its 262144 tracers
- * and says so (app_core.c, cpu_tracers); --tracers keeps the count asked for (the run above). */
+ * and says so (src/vortexfmm/app_sim.c, app_cpu_tracers); --tracers keeps the count asked for (the run above). */
 static void cpu_tracer_count(void) {
   int rc = vx_test_run_program("xvfb-run -a -s '-screen 0 1024x768x24'",
                                "--scene leapfrog --backend cpu --integrator euler --size 320x200 --frames 1", out, sizeof out);
@@ -66,7 +66,7 @@ int main(void) {
   unsigned char *rgb = NULL;
   int w = 0, h = 0;
   char err[512];
-  if (rd_png_read(shot, &rgb, &w, &h, err, sizeof err)) {
+  if (vx_png_read(shot, &rgb, &w, &h, err, sizeof err)) {
     FAIL("%s", err);
   } else {
     if (w != 800 || h != 600) FAIL("screenshot is %dx%d, expected 800x600 (the framebuffer)", w, h);

@@ -1,15 +1,14 @@
-/* test_render_window_thread.c — issue 12: the window on the cpu backend runs the steps on a thread
- * of their own and keeps drawing while a step of seconds is in flight. Under a virtual X server
- * (xvfb-run, Mesa) the window runs leapfrog (6940 elements, 65536 tracers, RK4: real FMM steps of
- * about a second on two cores; with 4096 tracers, 0.24 s since the CPU's pair loops vectorize, a
- * loaded frame came near 0.6 of a step; under the sanitizers, whose steps take ten times longer,
- * 4096; the tracers in every call, --tracer-every 1: with the scene's own tracer step of four
- * element steps a step took 0.25 s and a loaded frame of 0.13-0.14 s came too near 0.6 of it to
- * tell a frozen frame from a busy one) with --sim-thread on for a number of frames; its closing line gives the
- * frames drawn while steps ran and the longest of them. Checks:
+/* test_render_window_thread.c — the window on the cpu backend runs the steps on a thread of their
+ * own and keeps drawing while a step of seconds is in flight. Under a virtual X server (xvfb-run,
+ * Mesa) the window runs leapfrog (6940 elements, 65536 tracers, RK4, the tracers in every call
+ * with --tracer-every 1: FMM steps of about a second on two cores; 4096 tracers under the
+ * sanitizers, whose steps take ten times longer) with --sim-thread on for a number of frames. The
+ * steps must be long against a loaded frame: with short ones a busy frame comes near 0.6 of a step
+ * and cannot be told from a frozen one. The window's closing line gives the frames drawn while
+ * steps ran and the longest of them. Checks:
  *   - steps completed (at least two), and the render loop drew >= 5 frames per second of the time
- *     steps were in flight (the issue's figure; the window draws 10 a second when nothing else
- *     happens, more on input), its longest frame under 0.6 of a step (never frozen for a step);
+ *     steps were in flight (MIN_FPS; the window draws 10 a second when nothing else happens,
+ *     more on input), its longest frame under 0.6 of a step (never frozen for a step);
  *   - the state shown moved on: the last frame shows step S >= 1, and the part of the picture
  *     beside the panel and the HUD is the one the frame loop draws after S steps (--sim-thread off
  *     --frames S: the same state from the same view, pixel for pixel), unlike step 0's.
@@ -29,7 +28,7 @@ VX_TEST_RENDER_OFF_MAIN
 #include <string.h>
 #include <unistd.h>
 
-#include "render.h"
+#include "png_file.h"
 #include "test_run.h"
 
 #define XVFB "xvfb-run -a -s '-screen 0 1280x1024x24'"
@@ -42,7 +41,7 @@ VX_TEST_RENDER_OFF_MAIN
 #define SCENE "--scene leapfrog --backend cpu --tracers 65536 --integrator rk4 --tracer-every 1 --size 1024x640"
 #define FRAMES 60
 #endif
-#define MIN_FPS 5.0        /* frames per second while steps ran (issue 12) */
+#define MIN_FPS 5.0        /* frames per second while steps ran */
 #define MAX_FRAME_STEP 0.6 /* the longest such frame, in steps */
 
 static char out[65536];
@@ -88,7 +87,7 @@ static unsigned char *load(const char *path) {
   unsigned char *rgb = NULL;
   int w = 0, h = 0;
   char err[512];
-  if (rd_png_read(path, &rgb, &w, &h, err, sizeof err)) { FAIL("%s", err); return NULL; }
+  if (vx_png_read(path, &rgb, &w, &h, err, sizeof err)) { FAIL("%s", err); return NULL; }
   if (w != W || h != H) { FAIL("%s is %dx%d, expected %dx%d", path, w, h, W, H); free(rgb); return NULL; }
   return rgb;
 }
