@@ -1,8 +1,8 @@
-/* test_app_frames.c — the HUD's frame-time readout (src/app_series.c: app_frames): fps and
+/* test_app_frames.c — the HUD's frame-time readout (src/vortexfmm/app_series.c: app_frames): fps and
  * ms / frame are one measurement, the median of the last APP_FRAMES_N frames, so the numbers shown
- * always agree (fps = 1000 / ms to the digits printed) and one slow frame moves neither. Issue 14
- * quotes the old readout (an exponential average of the rate beside the last frame's time) showing
- * "22.8 fps  4684 ms / frame"; the same frames go through both here. Run: ctest -R app_frames */
+ * always agree (fps = 1000 / ms to the digits printed) and one slow frame moves neither. An
+ * exponential average of the rate shown beside the last frame's time can disagree with it
+ * ("22.8 fps  4684 ms / frame"); the same frames go through both here. Run: ctest -R app_frames */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,9 @@
 /* test_render_window_keys.c — the window's keys as a person presses them: the program runs in a
  * real window under a virtual X server (xvfb-run, Mesa) and xdotool types into it: M starts a
- * recording, M again stops it, Ctrl+S saves the scene, Q quits. Then: the program exits 0, said
- * "recording …" and "scene saved as …", the video plays in ffprobe with at least one frame of the
- * window's size, and the saved scene loads back and runs a step headless.
+ * recording, M again stops it, L launches a ring, Ctrl+S saves the scene, Q quits. Then: the program
+ * exits 0, said "recording …", "ring 1 launched" and "scene saved as …", the video plays in ffprobe
+ * with at least one frame of the window's size, and the saved scene holds the launched ring after
+ * the scene's own (two [ring] sections), loads back and runs a step headless.
  * Skipped (77) without xvfb-run, xdotool or ffprobe (Debian: xvfb xauth xdotool ffmpeg).
  * Run: ctest -R render_window_keys */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
@@ -47,6 +48,7 @@ static int run_session(const char *dir) {
            "until_log \"press H for help\"; xdotool windowfocus --sync $w; "
            "xdotool key --window $w m; until_log \"vortexfmm: recording \" || echo \"test: M unanswered\"; sleep 3; "
            "xdotool key --window $w m; until_log \"vortexfmm: recorded \" || echo \"test: second M unanswered\"; "
+           "xdotool key --window $w l; until_log \"ring 1 launched\" || echo \"test: L unanswered\"; "
            "xdotool key --window $w ctrl+s; until_log \"scene saved as\" || echo \"test: Ctrl+S unanswered\"; "
            "xdotool key --window $w q; wait $pid; rc=$?; cat log; exit $rc' 2>&1",
            dir, VX_BINARY_DIR);
@@ -72,9 +74,13 @@ static void check_video(const char *dir, const char *video) {
   if (w != 640 || h != 360) FAIL("the recording is %dx%d, the window 640x360", w, h);
 }
 
-/* The saved scene: it loads and runs one step headless. */
+/* The saved scene: the scene's ring and the launched one, and it loads and runs one step headless. */
 static void check_scene(const char *dir, const char *scene) {
   char cmd[2048], res[8192];
+  snprintf(cmd, sizeof cmd, "cd '%s' && grep -c '^\\[ring\\]' '%s'", dir, scene);
+  vx_test_shell(cmd, res, sizeof res);
+  if (atoi(res) != 2) FAIL("the saved scene %s has %d [ring] sections, expected 2 (the scene's and the launched one)", scene, atoi(res));
+  else printf("  saved scene %s holds the launched ring\n", scene);
   snprintf(cmd, sizeof cmd, "cd '%s' && '%s/vortexfmm' --headless --quiet --scene '%s' --backend cpu --direct --tracers 0 --steps 1 2>&1",
            dir, VX_BINARY_DIR, scene);
   int rc = vx_test_shell(cmd, res, sizeof res);

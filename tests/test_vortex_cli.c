@@ -1,7 +1,9 @@
 /* test_vortex_cli.c — the headless command line of vortexfmm: exit codes and one-line messages
  * (2: bad option or scene file, naming the field and line; 3: blow-up, keeping the diagnostics
  * written so far; 0: a short run writes its CSV rows after a `# key = value` preamble), and the
- * no-display notice of the window mode; --version; 130: interrupted, the CSV kept.
+ * no-display notice of the window mode; --version; 130: interrupted, the CSV kept; a restart whose
+ * --steps or --t-end the checkpoint has already reached (2, naming both numbers), and the restarted
+ * run's preamble naming its scene (scene_path: the scene file, else the checkpoint).
  * Runs the program built beside the tests (VX_BINARY_DIR/vortexfmm). Run: ctest -R vortex_cli */
 #define _POSIX_C_SOURCE 200809L /* popen */
 #include <stdio.h>
@@ -42,6 +44,64 @@ static int count_lines(const char *path, int *comments) {
   fclose(f);
   if (comments) *comments = k;
   return n;
+}
+
+/* The value of `# key = ` in a diagnostics CSV's preamble into v ("" when absent). */
+static void preamble_value(const char *path, const char *key, char *v, size_t cap) {
+  char line[2048], want[128];
+  snprintf(want, sizeof want, "# %s = ", key);
+  v[0] = 0;
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  while (fgets(line, sizeof line, f) && line[0] == '#')
+    if (!strncmp(line, want, strlen(want))) {
+      snprintf(v, cap, "%s", line + strlen(want));
+      v[strcspn(v, "\n")] = 0;
+      break;
+    }
+  fclose(f);
+}
+
+/* --restart: --steps is the step to reach and --t-end the time, so a checkpoint already there is
+ * refused (2) naming both numbers; a run past it goes on, its preamble naming the scene. */
+static void restart_checks(const char *tiny, const char *csv) {
+  char ck[1024], args[4096], want[1400], v[1200];
+  snprintf(ck, sizeof ck, "%s/test_vortex_cli.ckpt", VX_BINARY_DIR);
+  remove(ck);
+  snprintf(args, sizeof args, "--headless --quiet --scene '%s' --steps 4 --checkpoint '%s'", tiny, ck);
+  int rc = run(args);
+  if (rc != 0) { FAIL("'%s': exit %d:\n%s", args, rc, out); return; }
+  snprintf(args, sizeof args, "--headless --restart '%s' --steps 4", ck);
+  snprintf(want, sizeof want, "--steps 4 is the step to reach, and the checkpoint %s is already at step 4: give a larger "
+                              "--steps or --t-end", ck);
+  expect(args, 2, want);
+  snprintf(args, sizeof args, "--headless --restart '%s' --steps 2", ck);
+  snprintf(want, sizeof want, "--steps 2 is the step to reach, and the checkpoint %s is already at step 4", ck);
+  expect(args, 2, want);
+  snprintf(args, sizeof args, "--headless --restart '%s' --t-end 0.02", ck);
+  snprintf(want, sizeof want, "--t-end 0.02 is the time to reach, and the checkpoint %s is already at t = 0.04 (step 4)", ck);
+  expect(args, 2, want);
+  snprintf(args, sizeof args, "--headless --restart '%s'", ck);
+  snprintf(want, sizeof want, "the checkpoint %s is already at step 4, the last step of its run: give --steps", ck);
+  expect(args, 2, want);
+  /* past it: two more steps; the scene has no file of its name among the scenes, so the checkpoint names it */
+  remove(csv);
+  snprintf(args, sizeof args, "--headless --restart '%s' --steps 6 --diag '%s'", ck, csv);
+  expect(args, 0, "done: 2 steps");
+  preamble_value(csv, "scene_path", v, sizeof v);
+  if (strcmp(v, ck)) FAIL("restart of an unnamed scene: scene_path '%s', expected the checkpoint %s", v, ck);
+  else printf("  ok: the restarted run's scene_path names the checkpoint %s\n", v);
+  /* a built-in scene: scene_path is its file, found under the name the checkpoint saved */
+  snprintf(args, sizeof args, "--headless --quiet --scene single_ring --backend cpu --tracers 0 --steps 1 --checkpoint '%s'", ck);
+  if ((rc = run(args)) != 0) { FAIL("'%s': exit %d:\n%s", args, rc, out); return; }
+  remove(csv);
+  snprintf(args, sizeof args, "--headless --restart '%s' --steps 2 --diag '%s'", ck, csv);
+  expect(args, 0, "done: 1 steps");
+  preamble_value(csv, "scene_path", v, sizeof v);
+  size_t n = strlen(v);
+  if (n < 18 || strcmp(v + n - 18, "/single_ring.scene")) FAIL("restart of single_ring: scene_path '%s', expected its scene file", v);
+  else printf("  ok: the restarted run's scene_path names the scene file %s\n", v);
+  remove(ck);
 }
 
 int main(void) {
@@ -123,6 +183,8 @@ int main(void) {
       FAIL("interrupted run: exit %d (want 130), %d diagnostics lines, output:\n%s", rc, lines, out);
     else printf("  ok (exit 130): interrupted run kept %d diagnostics lines\n", lines);
   }
+
+  restart_checks(tiny, csv);
 
   remove(bad);
   remove(tiny);

@@ -1,7 +1,9 @@
 /* test_vortex_scene_roundtrip.c — vx_scene_write: every scene of assets/ and a scene overriding
  * every long-run key, a description and camera keys (and odd numbers: a non-unit axis, 0.1+0.2, 1e-300) goes load → write → load
  * → write; the two written files must be byte-identical and the two loaded scenes equal in every
- * field (the path aside). vx_scene_set_tracers must generate the tracers a count override does.
+ * field (the path aside). Numbers are written in the fewest digits that read back exactly (0.03, not
+ * 0.029999999999999999; 0.1+0.2 keeps its 17). vx_scene_set_tracers must generate the tracers a
+ * count override does.
  * CPU, fast. Run: ctest -R scene_roundtrip */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <dirent.h>
@@ -98,6 +100,33 @@ static void check_set_tracers(vx_scene *s, long long n) {
   vx_particles_free(&p2);
 }
 
+/* The shortest form: a scene of values with short decimal forms is written with them, and a value
+ * that needs all 17 digits keeps them (the round trip above checks they read back the same). */
+static void check_short_numbers(const char *dir) {
+  char src[1200], w[1200], err[512];
+  snprintf(src, sizeof src, "%s/short.scene", dir);
+  snprintf(w, sizeof w, "%s/short.w.scene", dir);
+  FILE *f = fopen(src, "w");
+  int bad = !f || fputs("dt = 0.03\nsigma = 0.07\nrelax = 0.1\n[ring]\nradius = 0.3\ncore = 0.03\ncentre = 0.1 0.30000000000000004 "
+                        "-1e-300\n", f) == EOF;
+  if (f) bad |= fclose(f) != 0;
+  vx_scene s;
+  if (bad) { FAIL("cannot write %s", src); return; }
+  if (vx_scene_load(src, &s, err, sizeof err) || vx_scene_write(w, &s, NULL, err, sizeof err)) { FAIL("short: %s", err); return; }
+  size_t n = 0;
+  char *t = slurp(w, &n);
+  if (!t) { FAIL("cannot read %s", w); return; }
+  t[n < (1 << 20) ? n : (1 << 20) - 1] = 0;
+  const char *want[] = {"\ndt = 0.03\n", "\nsigma = 0.07\n", "\nrelax = 0.1\n", "\nradius = 0.3\n", "\ncore = 0.03\n",
+                        "\ncentre = 0.1 0.30000000000000004 -1e-300\n"};
+  int ok = 1;
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i)
+    if (!strstr(t, want[i])) { FAIL("short: the written scene has no line '%s':\n%s", want[i] + 1, t); ok = 0; }
+  if (strstr(t, "99999999") || strstr(t, "00000001")) { FAIL("short: a number in more digits than it needs:\n%s", t); ok = 0; }
+  if (ok) printf("  ok: numbers written in their shortest exact form (dt = 0.03, 0.30000000000000004 kept)\n");
+  free(t);
+}
+
 int main(void) {
   char dir[1024], path[1400];
   snprintf(dir, sizeof dir, "%s/test_scene_roundtrip_XXXXXX", VX_BINARY_DIR);
@@ -136,6 +165,7 @@ int main(void) {
     else printf("  ok: overrides: description and camera keys kept, an unset one stays unset\n");
     check_set_tracers(&s, 1001);
   }
+  check_short_numbers(dir);
   if (failures) { printf("%d check(s) failed (files kept in %s)\n", failures, dir); return EXIT_FAILURE; }
   char cmd[1100];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -1,14 +1,20 @@
 /* app.h — the vortexfmm program around the simulation (vortex/) and the renderer (render/):
  *   app_params.c    scene values overridden by the command line (batch mode uses it too)
- *   app_core.c      the simulation's life (scene, reset, engine rebuilt with the state kept),
- *                   settings applied live, the frame's steps, the accuracy readout's requests
- *                   (vortex/accuracy.h), hand-off to the renderer
+ *   app_usage.c     the --help text
+ *   app_core.c      the start and end of the app (scenes listed, first simulation, readout), messages
+ *   app_scenes.c    the scene picker's list and a --scene found in it
+ *   app_sim.c       the simulation's life: started, reset, another scene, engine rebuilt with the state kept
+ *   app_settings.c  the panel's and the keys' settings applied live
+ *   app_actions.c   reset, scene saved, rings launched and removed, the scene's camera
+ *   app_frame.c     the frame's steps, the accuracy readout's requests (vortex/accuracy.h), hand-off to
+ *                   the renderer
  *   app_steps.c     a batch of steps: in the render loop, or on the window's simulation thread
  *   app_shown.c     the state on screen: what the renderer and the HUD read (a copy on that thread's path)
- *   app_window.c    the GLFW window: context, input (orbit / pan / zoom, shortcuts), frame loop
+ *   app_keys.c      the window's key and mouse bindings: one table for the keys, the help and --help-keys
+ *   app_window.c    the GLFW window: context, input (orbit / pan / zoom, the keys table), frame loop
  *   app_headless.c  EGL frames into PNG files (--headless --frames N)
  *   app_record.c    recording: a video (--record, or M in the window) and --png-dir frames
- *   app_ui.cpp      the Dear ImGui panel, HUD and help overlay (the one C++ file)
+ *   app_ui.cpp      Dear ImGui: HUD, help overlay, legends (app_panel.cpp: the settings panel)
  * The panel and the keys only edit app.set (and raise app.act_*); app_update applies the
  * difference to what is in effect (app.cur), through the vx_sim setters where physics allows.
  * In the window on the cpu backend the steps run on a thread of their own (app_stepper) while the
@@ -18,6 +24,7 @@
 #define VX_APP_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "accuracy.h"
 #include "scene.h"
 #include "sim.h"
@@ -120,6 +127,9 @@ typedef struct {
 } app_batch_options;
 /* Run it; the exit code as main.c documents (0, 1, 2, 3 blow-up, 130 interrupted). */
 int app_run_batch(const app_batch_options *o);
+
+/* The --help text (app_usage.c). */
+void app_usage(FILE *f);
 
 /* Ctrl-C (SIGINT) and SIGTERM set a flag instead of ending the process (app_interrupt.c), while
  * on: the run stops at its next step or frame with its files finalized. catch(1) also clears the
@@ -237,7 +247,7 @@ typedef struct {
   double longest_busy_ms;   /* the longest of those frames */
   int busy;                 /* this frame overlaps a batch (app_update says) */
   int in_flight;            /* this frame is drawn while the simulation thread runs a batch */
-  int threaded;             /* the batches run on the simulation thread (app_core.c: steps_threaded) */
+  int threaded;             /* the batches run on the simulation thread (app_frame.c: steps_threaded) */
   double batch_t0;          /* when that batch began (app_now) */
 } app_pace;
 
@@ -265,6 +275,9 @@ typedef struct {
   rd_style style;
 } app_settings;
 
+/* The launched rings the app keeps for a saved scene (app.launched): as many as a scene holds. */
+#define APP_MAX_LAUNCHED VX_SCENE_MAX_RINGS
+
 typedef struct app {
   app_options opt;
   app_settings set, cur;
@@ -283,6 +296,8 @@ typedef struct app {
   int act_step, act_reset, act_screenshot, act_quit, act_camera_reset;
   int act_save_scene;       /* Ctrl+S / "Save scene": the settings in effect as NAME-saved-DATE-TIME.scene */
   int act_launch, act_unlaunch; /* L / Shift+L and the panel: launch a ring from the camera, remove the last one */
+  vx_ring launched[APP_MAX_LAUNCHED]; /* the rings launched since the simulation started, oldest first, as */
+  int n_launched;                     /* launched (vx_launch_scene): a saved scene holds them */
   double ms_launch;         /* wall time of the last launch or removal (ms) */
   int launched_frame;       /* rings launched (scripted or not) by this frame's app_update */
   long long state_version;  /* changes whenever the particles change */
@@ -345,6 +360,31 @@ typedef struct app {
   int act_record;           /* M / the panel: start or stop a recording (2: start as --record) */
 } app;
 
+/* The window's bindings (app_keys.c): one table that the window dispatches its key presses from
+ * (app_window.c), the help overlay draws (app_ui.cpp) and --help-keys prints. */
+typedef enum {
+  APP_KEY_MOUSE = 0, /* a mouse binding: listed, handled by the mouse callbacks */
+  APP_KEY_RUN, APP_KEY_STEP, APP_KEY_RESET, APP_KEY_CAMERA, APP_KEY_FOLLOW, APP_KEY_OPACITY, APP_KEY_ELEMENTS,
+  APP_KEY_COLOUR, APP_KEY_BOXES, APP_KEY_CUBE, APP_KEY_DIRECT, APP_KEY_POINTS_UP, APP_KEY_POINTS_DOWN,
+  APP_KEY_MORE_DRAWN, APP_KEY_FEWER_DRAWN, APP_KEY_ZOOM_IN, APP_KEY_ZOOM_OUT, APP_KEY_VSYNC, APP_KEY_HUD,
+  APP_KEY_PANEL, APP_KEY_HELP, APP_KEY_SCREENSHOT, APP_KEY_RECORD, APP_KEY_SAVE_SCENE, APP_KEY_UNLAUNCH,
+  APP_KEY_LAUNCH, APP_KEY_QUIT
+} app_key_action;
+typedef struct {
+  const char *keys;         /* as the help shows them: "N or Right" */
+  const char *action;       /* what they do */
+  app_key_action act;
+  int code[3];              /* GLFW key codes (0: none) */
+  int mods;                 /* GLFW modifiers the binding needs (0: any held) */
+  int repeats;              /* held down, the key repeats the action */
+} app_key;
+/* The table, in the help's order; *n rows. */
+const app_key *app_keys(int *n);
+/* The binding of a key press (GLFW code and modifiers), or NULL. */
+const app_key *app_key_find(int code, int mods);
+/* The table in Markdown (| key | action |), as --help-keys prints it and README.md shows it. */
+void app_keys_markdown(FILE *f);
+
 /* Scenes, parameters, simulation and camera (no GL yet). Returns 0, or the exit code (2: scene
  * or command line, 1: engine) with a one-line reason in err. */
 int app_init(app *a, const app_options *o, int window, char *err, size_t errlen);
@@ -400,6 +440,34 @@ void app_record_default_name(const app *a, char *out, size_t len);
 /* The window's part, once per frame after the scene is drawn (before the UI): act_record, a
  * resize (stops), and the frame itself; failures go on screen. */
 void app_record_window_frame(app *a, int fb_w, int fb_h);
+
+/* Between the app's own files (app_core.c and the files it names). */
+/* app_scenes.c: the picker's list (built-in, --scene-dir, per-user); 0, or 2 with err (--scene-dir). */
+int app_scenes_list(app *a, char *err, size_t errlen);
+/* A --scene NAME or FILE: vx_scene_find's places, then the listed scenes. 0 with its path, or -1 with err. */
+int app_scene_find(const app *a, const char *name, char *path, size_t pathlen, char *err, size_t errlen);
+/* Index of the scene at path in the list, added when not there; -1 when the list is full. */
+int app_scene_index(app *a, const char *path, const vx_scene *sc);
+/* The camera the scene opens on (C returns to it). */
+void app_scene_camera(app *a);
+/* app_sim.c: the window's tracer count on the cpu backend when the scene asks for more (said on screen). */
+void app_cpu_tracers(app *a, const vx_scene *sc, vx_sim_params *prm);
+/* A new simulation of scene index si with prm, replacing the current one; 0, or -1 with err (kept). */
+int app_sim_start(app *a, int si, const vx_scene *sc, const vx_sim_params *prm, int keep_camera, char *err,
+                  size_t errlen);
+/* Scene index si loaded: fresh (its parameters and the overrides), or a reset (the settings kept). */
+int app_sim_load(app *a, int si, int fresh, char *err, size_t errlen);
+/* The engine rebuilt with the settings' leaf size, backend and precision, the state kept. 0, or -1 with err. */
+int app_sim_rebuild(app *a, char *err, size_t errlen);
+/* app_settings.c: what the panel and the keys changed, applied; refusals reverted and said on screen. */
+void app_apply_settings(app *a);
+/* app_actions.c: the scene's camera (every frame); reset, save, launch and remove (between batches);
+ * --launch-ring's launches due in the next n steps. */
+void app_take_view_actions(app *a);
+void app_take_actions(app *a);
+void app_scripted_launches(app *a, int n);
+/* app_frame.c: the readout's figure and any capture in flight dropped (a new state or engine). */
+void app_readout_drop(app *a);
 
 /* the two programs; exit codes as main.c documents */
 int app_run_window(const app_options *o);

@@ -22,6 +22,7 @@
 #include "launch.h"
 
 #define PROG "vortexfmm"
+/* The assets directory compiled in (CMake sets the source tree's), where --scene NAME is looked up. */
 #ifndef VX_ASSETS_DIR
 #define VX_ASSETS_DIR "assets"
 #endif
@@ -53,17 +54,9 @@ typedef struct {
   double ms_launch;      /* the ring launched before this step: its wall time (ms); 0: none */
 } batch;
 
-/* The run's simulation: a fresh one of o->scene (path: its file), or the one saved in o->restart
- * (app_checkpoint.h; path: the checkpoint). 0, or the exit code (2: scene, checkpoint or option;
- * 1: engine) with err. */
-static int batch_sim(const app_batch_options *o, vx_scene *sc, char *path, size_t pathlen, vx_sim **sim, char *err,
-                     size_t errlen) {
-  if (o->restart) {
-    int rc = app_ckpt_restart(o->restart, &o->ov, sim, sc, err, errlen);
-    if (!rc) snprintf(path, pathlen, "%s, step %lld, t=%g", o->restart, vx_sim_steps_done(*sim), vx_sim_time(*sim));
-    return rc;
-  }
-  /* scene: by path or by name */
+/* The scene NAME or FILE as --scene finds it: a path, or NAME.scene in the assets directories
+ * (vx_scene_find). 0 with the file in path, or -1 with err. */
+static int find_scene(const char *name, char *path, size_t pathlen, char *err, size_t errlen) {
   char exe_dir[PATH_MAX] = "";
   ssize_t nl = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 1);
   if (nl > 0) {
@@ -71,7 +64,34 @@ static int batch_sim(const app_batch_options *o, vx_scene *sc, char *path, size_
     char *slash = strrchr(exe_dir, '/');
     if (slash) *slash = 0;
   }
-  if (vx_scene_find(o->scene, VX_ASSETS_DIR, nl > 0 ? exe_dir : NULL, path, pathlen, err, errlen)) return 2;
+  return vx_scene_find(name, VX_ASSETS_DIR, nl > 0 ? exe_dir : NULL, path, pathlen, err, errlen) ? -1 : 0;
+}
+
+/* The scene file a restarted run came from, for the diagnostics' scene_path (the checkpoint keeps
+ * the scene's name, not its file): the file --scene NAME finds under the saved name, when that file
+ * is a scene of that name; else the checkpoint itself, which holds the scene as it ran. */
+static void restart_scene_path(const char *ckpt, vx_scene *sc) {
+  char path[sizeof sc->path], err[512];
+  vx_scene found;
+  snprintf(sc->path, sizeof sc->path, "%s", ckpt);
+  if (sc->name[0] && !find_scene(sc->name, path, sizeof path, err, sizeof err) &&
+      !vx_scene_load(path, &found, err, sizeof err) && !strcmp(found.name, sc->name))
+    snprintf(sc->path, sizeof sc->path, "%s", path);
+}
+
+/* The run's simulation: a fresh one of o->scene (path: its file), or the one saved in o->restart
+ * (app_checkpoint.h; path: the checkpoint). 0, or the exit code (2: scene, checkpoint or option;
+ * 1: engine) with err. */
+static int batch_sim(const app_batch_options *o, vx_scene *sc, char *path, size_t pathlen, vx_sim **sim, char *err,
+                     size_t errlen) {
+  if (o->restart) {
+    int rc = app_ckpt_restart(o->restart, &o->ov, sim, sc, err, errlen);
+    if (rc) return rc;
+    snprintf(path, pathlen, "%s, step %lld, t=%g", o->restart, vx_sim_steps_done(*sim), vx_sim_time(*sim));
+    restart_scene_path(o->restart, sc);
+    return 0;
+  }
+  if (find_scene(o->scene, path, pathlen, err, errlen)) return 2;
   if (vx_scene_load(path, sc, err, errlen)) return 2;
   /* parameters: the scene's, then the command line's */
   vx_sim_params prm = app_sim_params(sc, &o->ov);
@@ -80,6 +100,25 @@ static int batch_sim(const app_batch_options *o, vx_scene *sc, char *path, size_
   if (vx_sim_params_check(&chk, err, errlen)) return 2;
   *sim = vx_sim_create(&prm, sc, err, errlen);
   return *sim ? 0 : 1;
+}
+
+/* A restart that would take no step: --steps is the step to reach and --t-end the time, both counted
+ * from the saved run's start, so one at or before the checkpoint's leaves nothing to do. 0, or 2 with
+ * the one-line reason said. */
+static int restart_ahead(const batch *b) {
+  const app_batch_options *o = b->o;
+  const double t = vx_sim_time(b->sim);
+  if (!o->restart || (b->steps > b->k0 && !(o->t_end > 0 && o->t_end <= t))) return 0;
+  if (o->t_end > 0)
+    fprintf(stderr, PROG ": --t-end %g is the time to reach, and the checkpoint %s is already at t = %g (step %lld): give a "
+                    "larger --t-end or --steps\n", o->t_end, o->restart, t, b->k0);
+  else if (o->steps >= 0)
+    fprintf(stderr, PROG ": --steps %lld is the step to reach, and the checkpoint %s is already at step %lld: give a larger "
+                    "--steps or --t-end\n", o->steps, o->restart, b->k0);
+  else
+    fprintf(stderr, PROG ": the checkpoint %s is already at step %lld, the last step of its run: give --steps (the step to "
+                    "reach) or --t-end beyond it\n", o->restart, b->k0);
+  return 2;
 }
 
 /* The opening line: what runs, with which parameters. */
@@ -277,7 +316,7 @@ static int step_loop(batch *b) {
 }
 
 /* The last step's M2L by level (ms summed over its engine calls, the last call's dense slot fill) and
- * how many levels ran the dense kernel (the GPU's choice, fmm/fmm_gpu_t.cuh): a scene's far field. */
+ * how many levels ran the dense kernel (the GPU's choice, fmm/gpu_m2l_t.cuh): a scene's far field. */
 static void report_m2l_levels(const fmm_stats *e) {
   fprintf(stderr, PROG ": M2L by level, last step:");
   for (int l = 2; l <= e->levels && l <= VX_LMAX; ++l)
@@ -349,6 +388,10 @@ int app_run_batch(const app_batch_options *o) {
   if (o->t_end > 0) b.steps = (long long)ceil(o->t_end / P->dt - 1e-9);
   b.every = o->diag_every > 0 ? o->diag_every : b.sc.diag_every;
   b.vtk_every = o->vtk_every > 0 ? o->vtk_every : b.every;
+  if (restart_ahead(&b)) {
+    vx_sim_destroy(b.sim);
+    return 2;
+  }
   for (int i = 0; i < o->n_launch; ++i)
     if (o->launch_steps[i] <= b.k0 || o->launch_steps[i] > b.steps) {
       fprintf(stderr, PROG ": --launch-ring %lld is outside the steps this run takes (%lld..%lld)\n", o->launch_steps[i],

@@ -1,5 +1,5 @@
 /* app_checkpoint.c — checkpoints in the batch mode (app_checkpoint.h): when to write them, where,
- * and what a restart accepts from the command line. The file format is vortex/checkpoint.c's. */
+ * and what a restart accepts from the command line. The file format is io/checkpoint.c's. */
 #include "app_checkpoint.h"
 
 #include <limits.h>

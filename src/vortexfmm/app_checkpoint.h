@@ -1,5 +1,5 @@
 /* app_checkpoint.h — checkpoints in the batch mode of vortexfmm (main.c):
- *   --checkpoint-every K, --checkpoint FILE   write the state (vortex/checkpoint.h) every K steps
+ *   --checkpoint-every K, --checkpoint FILE   write the state (io/checkpoint.h) every K steps
  *                                             and at the end; default FILE: <scene name>.ckpt
  *   --restart FILE                            continue the run saved in FILE bit for bit
  * When to write, the default name, the note after a blow-up, and the restart's refusal of

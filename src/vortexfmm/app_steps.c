@@ -1,9 +1,9 @@
 /* app_steps.c — a batch of time steps of the simulation (app.h: app_steps), and the window's
- * simulation thread that runs one batch at a time (app_stepper; issue 12). On the cpu backend a
- * step of the window's scenes takes seconds on a laptop; run in the render loop it froze the window
- * for the whole step. On the thread, the render loop keeps drawing the last completed state
+ * simulation thread that runs one batch at a time (app_stepper). On the cpu backend a step of the
+ * window's scenes takes seconds on a laptop; run in the render loop it would freeze the window for
+ * the whole step. On the thread, the render loop keeps drawing the last completed state
  * (app_shown.c) and takes the finished batch back between frames; the settings and actions the UI
- * asked for are applied then (app_core.c), so the thread and the render loop never touch the
+ * asked for are applied then (app_frame.c), so the thread and the render loop never touch the
  * simulation at the same time. The hand-over is one mutex: start and take under it, the thread's
  * wait on one condition variable; the stop request is an atomic the thread reads between steps.
  * The step's own OpenMP regions run in the thread's team. */

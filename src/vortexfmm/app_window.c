@@ -1,7 +1,7 @@
 /* app_window.c — the interactive window (GLFW, OpenGL 3.3 core): context and its checks, mouse
- * (left drag: orbit; right / middle / shift+left drag: pan; wheel: zoom) and keyboard shortcuts
- * (app_ui.cpp's help overlay lists them), the frame loop, screenshots, video recording (M:
- * app_record.c; closing the window or Ctrl-C finalizes the file). */
+ * (left drag: orbit; right / middle / Shift+left / Ctrl+left drag: pan; wheel: zoom) and the keys of
+ * app_keys.c's table (the help overlay and --help-keys list the same table), the frame loop,
+ * screenshots, video recording (M: app_record.c; closing the window or Ctrl-C finalizes the file). */
 #define _POSIX_C_SOURCE 200809L
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>
@@ -57,54 +57,51 @@ static void on_scroll(GLFWwindow *w, double dx, double dy) {
   rd_camera_zoom(&ws->a->cam, dy);
 }
 
-static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
-  (void)scancode;
-  (void)mods;
-  win_state *ws = (win_state *)glfwGetWindowUserPointer(w);
-  app *a = ws->a;
-  if (action == GLFW_RELEASE || app_ui_wants_keyboard()) return;
+/* What a binding of the keys table (app_keys.c) does: settings edited and actions raised, applied
+ * by app_update between two batches of steps. */
+static void key_action(app *a, app_key_action act) {
   app_settings *s = &a->set;
   rd_style *st = &s->style;
-  int repeat = action == GLFW_REPEAT;
-  switch (key) {
-    case GLFW_KEY_SPACE: if (!repeat) s->running = !s->running; break;
-    case GLFW_KEY_N:
-    case GLFW_KEY_RIGHT: a->act_step = 1; s->running = 0; break;
-    case GLFW_KEY_R: if (!repeat) a->act_reset = 1; break;
-    case GLFW_KEY_C: a->act_camera_reset = 1; break;
-    case GLFW_KEY_S: if (!repeat && (mods & GLFW_MOD_CONTROL)) a->act_save_scene = 1; break;
-    case GLFW_KEY_F: if (!repeat) s->follow = !s->follow; break;
-    case GLFW_KEY_O: if (!repeat) st->opacity = !st->opacity; break;
-    case GLFW_KEY_E: if (!repeat) st->show_elements = !st->show_elements; break;
-    case GLFW_KEY_K: if (!repeat) s->colour = (s->colour + 1) % APP_COLOURS; break;
-    case GLFW_KEY_B: if (!repeat) st->show_boxes = !st->show_boxes; break;
-    case GLFW_KEY_X: if (!repeat) st->show_cube = !st->show_cube; break;
-    case GLFW_KEY_D: if (!repeat) s->direct = !s->direct; break;
-    case GLFW_KEY_V: if (!repeat) s->vsync = !s->vsync; break;
-    case GLFW_KEY_H:
-    case GLFW_KEY_F1: if (!repeat) s->show_help = !s->show_help; break;
-    case GLFW_KEY_TAB: if (!repeat) s->show_panel = !s->show_panel; break;
-    case GLFW_KEY_U: if (!repeat) s->show_hud = !s->show_hud; break;
-    case GLFW_KEY_P:
-    case GLFW_KEY_F12: if (!repeat) a->act_screenshot = 1; break;
-    case GLFW_KEY_M: if (!repeat) a->act_record = 1; break;
-    case GLFW_KEY_L:
-      if (repeat) break;
-      if (mods & GLFW_MOD_SHIFT) a->act_unlaunch = 1;
-      else a->act_launch = 1;
-      break;
-    case GLFW_KEY_EQUAL:
-    case GLFW_KEY_KP_ADD: st->point_size = st->point_size * 1.1f < 64.0f ? st->point_size * 1.1f : 64.0f; break;
-    case GLFW_KEY_MINUS:
-    case GLFW_KEY_KP_SUBTRACT: st->point_size = st->point_size / 1.1f > 0.5f ? st->point_size / 1.1f : 0.5f; break;
-    case GLFW_KEY_RIGHT_BRACKET: st->fraction = st->fraction * 1.5f < 1.0f ? st->fraction * 1.5f : 1.0f; break;
-    case GLFW_KEY_LEFT_BRACKET: st->fraction = st->fraction / 1.5f > 1e-4f ? st->fraction / 1.5f : 1e-4f; break;
-    case GLFW_KEY_PAGE_UP: rd_camera_zoom(&a->cam, 1.0); break;
-    case GLFW_KEY_PAGE_DOWN: rd_camera_zoom(&a->cam, -1.0); break;
-    case GLFW_KEY_ESCAPE:
-    case GLFW_KEY_Q: a->act_quit = 1; break;
-    default: break;
+  switch (act) {
+    case APP_KEY_RUN: s->running = !s->running; break;
+    case APP_KEY_STEP: a->act_step = 1; s->running = 0; break;
+    case APP_KEY_RESET: a->act_reset = 1; break;
+    case APP_KEY_CAMERA: a->act_camera_reset = 1; break;
+    case APP_KEY_SAVE_SCENE: a->act_save_scene = 1; break;
+    case APP_KEY_FOLLOW: s->follow = !s->follow; break;
+    case APP_KEY_OPACITY: st->opacity = !st->opacity; break;
+    case APP_KEY_ELEMENTS: st->show_elements = !st->show_elements; break;
+    case APP_KEY_COLOUR: s->colour = (s->colour + 1) % APP_COLOURS; break;
+    case APP_KEY_BOXES: st->show_boxes = !st->show_boxes; break;
+    case APP_KEY_CUBE: st->show_cube = !st->show_cube; break;
+    case APP_KEY_DIRECT: s->direct = !s->direct; break;
+    case APP_KEY_VSYNC: s->vsync = !s->vsync; break;
+    case APP_KEY_HELP: s->show_help = !s->show_help; break;
+    case APP_KEY_PANEL: s->show_panel = !s->show_panel; break;
+    case APP_KEY_HUD: s->show_hud = !s->show_hud; break;
+    case APP_KEY_SCREENSHOT: a->act_screenshot = 1; break;
+    case APP_KEY_RECORD: a->act_record = 1; break;
+    case APP_KEY_LAUNCH: a->act_launch = 1; break;
+    case APP_KEY_UNLAUNCH: a->act_unlaunch = 1; break;
+    case APP_KEY_POINTS_UP: st->point_size = st->point_size * 1.1f < 64.0f ? st->point_size * 1.1f : 64.0f; break;
+    case APP_KEY_POINTS_DOWN: st->point_size = st->point_size / 1.1f > 0.5f ? st->point_size / 1.1f : 0.5f; break;
+    case APP_KEY_MORE_DRAWN: st->fraction = st->fraction * 1.5f < 1.0f ? st->fraction * 1.5f : 1.0f; break;
+    case APP_KEY_FEWER_DRAWN: st->fraction = st->fraction / 1.5f > 1e-4f ? st->fraction / 1.5f : 1e-4f; break;
+    case APP_KEY_ZOOM_IN: rd_camera_zoom(&a->cam, 1.0); break;
+    case APP_KEY_ZOOM_OUT: rd_camera_zoom(&a->cam, -1.0); break;
+    case APP_KEY_QUIT: a->act_quit = 1; break;
+    case APP_KEY_MOUSE: break;
   }
+}
+
+/* A key press (or its repeat while held) through the keys table; unbound keys do nothing. */
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
+  (void)scancode;
+  win_state *ws = (win_state *)glfwGetWindowUserPointer(w);
+  if (action == GLFW_RELEASE || app_ui_wants_keyboard()) return;
+  const app_key *k = app_key_find(key, mods);
+  if (!k || (action == GLFW_REPEAT && !k->repeats)) return;
+  key_action(ws->a, k->act);
 }
 
 /* The version a default context offers, to name it when 3.3 core is refused. */

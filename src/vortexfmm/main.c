@@ -1,18 +1,21 @@
 /* main.c — vortexfmm: vortex-ring simulations by the vortex-particle method with FMM velocities,
- * drawn live in the look of the design paper §3.2. Three ways to run it:
+ * drawn live in the look of the design paper's section 3.2. Three ways to run it:
  *   vortexfmm --scene leapfrog                          the interactive window (app_window.c)
  *   vortexfmm --headless --scene leapfrog --frames 300 --png-dir frames
  *                                                        headless images through EGL (app_headless.c)
  *   vortexfmm --headless --scene leapfrog --steps 2000 --diag leapfrog.csv
  *                                                        batch mode: simulation and diagnostics only
- * Exit codes (README.md "Exit status"; one rule: what you gave is wrong → 2, what happened while
- * running → 1): 0 done; 2 bad command line, or an input it names that cannot be used (a scene file
- * missing, unreadable or malformed; a checkpoint to restart from that is damaged or does not match
- * the options), or no display for the window; 1 runtime failure: the engine, memory, OpenGL, and
- * every output file (diagnostics, checkpoints, VTK, PNGs, videos, screenshots) that cannot be
- * created or written, whether found at the start or during the run; 3 the simulation blew up
- * (NaN/Inf, or max|α| over 1e6 times its initial value); 130 a batch run or a headless recording
- * stopped by Ctrl-C or SIGTERM (files finalized: the diagnostics kept, a checkpoint written). */
+ * This file parses the command line (app_usage.c holds the --help text) and runs the mode it asks for.
+ * Exit codes (one rule: what you gave is wrong → 2, what happened while running → 1): 0 done; 2 bad
+ * command line, or an input it names that cannot be used (a scene file missing, unreadable or
+ * malformed; a checkpoint to restart from that is damaged, does not match the options or is already
+ * past the --steps or --t-end asked for), or no display for the window; 1 runtime failure: the
+ * engine, memory, OpenGL, and every output file (diagnostics, checkpoints, VTK, PNGs, videos,
+ * screenshots) that cannot be created or written, whether found at the start or during the run; 3
+ * the simulation blew up (vortex/sim.h's rule: a non-finite value, max|α| above VX_SIM_BLOWUP_FACTOR
+ * = 20 times its value at the start, or the kinetic energy VX_SIM_ENERGY_RISE = 5 % of its reference
+ * above its lowest); 130 a batch run or a headless recording stopped by Ctrl-C or SIGTERM (files
+ * finalized: the diagnostics kept, a checkpoint written). */
 
 #include <errno.h>
 #include <limits.h>
@@ -31,112 +34,6 @@
 #include "version.h"
 
 #define PROG "vortexfmm"
-#ifndef VX_ASSETS_DIR
-#define VX_ASSETS_DIR "assets"
-#endif
-
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: " PROG " [--scene NAME|FILE] [options]                 interactive window\n"
-          "       " PROG " --headless --scene NAME|FILE --frames N ...    images through EGL (no display needed)\n"
-          "       " PROG " --headless --scene NAME|FILE [--steps N] ...   batch: simulation and diagnostics only\n"
-          "scene and simulation:\n"
-          "  --scene NAME|FILE       a scene file, or NAME for $VX_ASSETS_DIR/NAME.scene (window default: leapfrog)\n"
-          "                          (built-in: " VX_ASSETS_DIR ", then assets/ beside the program's parent dir)\n"
-          "  --dt DT                 time step (scene's 'dt')\n"
-          "  --integrator I          euler | rk2 | rk4\n"
-          "  --backend B             cpu | cuda | auto\n"
-          "  --precision P           double | float\n"
-          "  --order P               FMM expansion order 0..%d\n"
-          "  --kernel K              singular | poly | rm | wl | gauss\n"
-          "  --sigma S               smoothing core radius (default: the scene's)\n"
-          "  --stretching S          classical | transpose | none\n"
-          "  --direct                direct summation instead of the FMM (O(N^2) reference)\n"
-          "  --leaf-size Q           FMM leaf size\n"
-          "  --cost-file FILE        the octree level cost model's unit costs, as `vortexfmm-bench --calibrate`\n"
-          "                          writes them for this machine, instead of the compiled-in ones (an H100's)\n"
-          "  --tracers N             total passive tracers (default: the scene's)\n"
-          "  --relax F               Pedrizzetti relaxation factor in [0, 1] (scene's 'relax'; 0: off)\n"
-          "  --relax-every K         steps between relaxations (scene's 'relax_every')\n"
-          "  --conserve MODE         after each relaxation and drop threshold, restore nothing (off), the impulse\n"
-          "                          along its direction (axial) or I whole with W held at zero (full) (scene's 'conserve')\n"
-          "  --remesh-every K        steps between remeshings onto the lattice (scene's 'remesh_every'; 0: off)\n"
-          "  --remesh-h H            lattice spacing (scene's 'remesh_h'; 0: sigma)\n"
-          "  --remesh-drop E         drop lattice nodes with |alpha| < E * max|alpha| (scene's 'remesh_drop')\n"
-          "  --remesh-coarsen R      the lattice (h and sigma) doubles once the field's scale is R spacings of the\n"
-          "                          doubled one; drops then relative to the present max|alpha| (scene's 'remesh_coarsen'; 0: off)\n"
-          "  --viscosity NU          kinematic viscosity, applied at each remeshing (scene's 'viscosity'; 0: inviscid)\n"
-          "  --lcfl C                split a step into substeps keeping dt*max|grad u| <= C (scene's 'lcfl'; 0: off)\n"
-          "  --tracer-every M        the tracers take one RK4 step of M element steps, evaluated in the elements'\n"
-          "                          first and last calls only: 1, 2 or 4 (scene's 'tracer_every'; docs/MATH.md 15)\n"
-          "  --seed S                tracer seeding seed\n"
-          "  --launch-ring STEP      launch a vortex ring just before step STEP (repeatable): with frames from the\n"
-          "                          camera along its view, in batch mode along the first ring's axis from behind\n"
-          "                          the rings; sized as the scene's first ring (README \"Acting on the flow\")\n"
-          "  --quiet                 no progress lines\n"
-          "batch mode (--headless without --frames):\n"
-          "  --steps N               time steps (scene's 'steps')\n"
-          "  --t-end T               run until simulated time T instead (steps = ceil(T / dt))\n"
-          "  --diag FILE             diagnostics CSV (one row every --diag-every steps, flushed to FILE.tmp-*;\n"
-          "                          renamed to FILE when the run ends: done, failed, blown up or Ctrl-C)\n"
-          "  --diag-every K          (scene's 'diag_every')\n"
-          "  --energy-max N          compute the kinetic energy only up to N elements (default 131072)\n"
-          "  --checkpoint-every K    write the whole state every K steps and at the end (atomically)\n"
-          "  --checkpoint FILE       where (default: SCENE.ckpt in the current directory; alone: at the end only)\n"
-          "  --restart FILE          continue the run saved in FILE bit for bit (its scene and parameters; --steps N\n"
-          "                          and --t-end T give the step or time it runs to; --diag rows follow its step)\n"
-          "  --accuracy-every K      the accuracy readout every K steps: the first engine call of the step against\n"
-          "                          direct summation at 512 samples (diag columns err_u_l2 ... ms_acc_direct)\n"
-          "  --vtk-dir DIR           ParaView snapshots DIR/SCENE_%%06d.vtp (step number) and DIR/SCENE.pvd\n"
-          "  --vtk-every K           steps between snapshots, step 0 included (default: the diagnostics interval)\n"
-          "rendering (window, or --headless with --frames):\n"
-          "  --frames N              headless: images to render; window: quit after N frames\n"
-          "  --steps-per-frame K     time steps between two frames (default 1)\n"
-          "  --size WxH              image size (headless default 1920x1080) or window size (1280x800)\n"
-          "  --png-dir DIR           headless: write DIR/frame_%%05d.png; window: where P / F12 screenshots go\n"
-          "  --png-level L           zlib level of the --png-dir frames, 0 (fast) .. 9 (small) (default: libpng's)\n"
-          "  --record FILE.mp4       an H.264 video of the frames: ffmpeg's NVENC if it works, else libx264 in-process,\n"
-          "                          else ffmpeg's libx264 (window: from the start; M stops,\n"
-          "                          M again records into vortexfmm-DATE-TIME.mp4)\n"
-          "  --fps F                 frame rate of recorded videos (default 30); a frame is --steps-per-frame steps\n"
-          "  --screenshot FILE       PNG of the last frame (headless) or of the window after --frames N\n"
-          "                          frames (default 60), then quit\n"
-          "  --hud                   headless: draw the HUD into the images too\n"
-          "  --paused                window: start paused (Space runs)\n"
-          "  --no-vsync              window: do not wait for the display's refresh\n"
-          "  --sim-thread auto|on|off  window, cpu backend: run the steps on a thread of their own, so that the window\n"
-          "                          draws the last completed state and answers while a step runs (auto: on, unless\n"
-          "                          --frames, --screenshot or --record asks for a frame after each batch of steps)\n"
-          "  --follow                keep the camera on the centroid of the vortex elements (default: the scene's\n"
-          "                          camera_follow; F toggles, C returns to the scene's camera)\n"
-          "  --scene-dir DIR         more scenes for the panel's scene list (and for --scene NAME), besides the\n"
-          "                          built-in ones and those of $XDG_DATA_HOME/vortexfmm/scenes (~/.local/share/...)\n"
-          "  --fraction F            share of the tracers drawn, (0, 1] (default: about 65536 of them)\n"
-          "  --point-size PX         tracer sprite diameter in pixels (default 2.5)\n"
-          "  --intensity I           colour one tracer adds at 720 pixels high (default 0.9)\n"
-          "  --no-opacity            plain additive points, without the ray-counted opacity pass\n"
-          "  --gain G                opacity = 1 - exp(-G * ray count) (default 0.15)\n"
-          "  --glow G                density glow (default 0.6)\n"
-          "  --ray-samples K         samples per ray (default 64)\n"
-          "  --blur R                opacity box blur radius in opacity pixels (default 2)\n"
-          "  --opacity-scale S       opacity image = framebuffer / S (default 2)\n"
-          "  --opacity-level L       level of the ray-counted histogram, 2..8 (default 6: 64^3 cells); 0: the\n"
-          "                          octree's finest level (the paper's bin[]; coarse when a smoothing kernel caps it)\n"
-          "  --colour MODE           tracers coloured by: ring (the ring each was seeded around; the default for\n"
-          "                          scenes of several rings), speed, vorticity, height (along the direction of\n"
-          "                          travel), or plain (one colour; the default for one ring). K cycles them\n"
-          "  --elements              draw the vortex elements coloured by |alpha|\n"
-          "  --boxes                 draw the non-empty histogram cells (at the octree's leaf level, or the\n"
-          "                          deepest coarser level with at most 2048 of them)\n"
-          "  --no-cube               do not outline the octree's root cube\n"
-          "  --interop auto|off      CUDA-GL interop on the cuda backend, or force the device->host copy path\n"
-          "  --help, --version\n"
-          "Exit status: 0 done; 1 a runtime failure (engine, memory, OpenGL, an output file that cannot be\n"
-          "written); 2 a bad command line or input (scene file, checkpoint), or no display; 3 the simulation\n"
-          "blew up; 130 a batch run or a headless recording interrupted by Ctrl-C (files finalized).\n"
-          "Set VX_SHADER_DIR=shaders to load the GLSL files from a directory instead of the built-in copies.\n",
-          VX_PMAX);
-}
 
 static int fail_usage(const char *fmt, ...) {
   va_list ap;
@@ -291,10 +188,10 @@ static int missing_value(const char *a) {
   return fail_usage("unknown option '%s'", a);
 }
 
-/* A simulation or batch option a with its value v: 0 taken, 2 a bad value (said), -1 not one of these. */
-static int parse_sim_option(opts *o, const char *a, const char *v) {
+/* A run option a (scene, outputs, checkpoints, run length) with its value v: 0 taken, 2 a bad value
+ * (said), -1 not one of these. */
+static int parse_run_option(opts *o, const char *a, const char *v) {
   long long x;
-  double d;
   if (!strcmp(a, "--scene")) o->scene = v;
   else if (!strcmp(a, "--cost-file")) o->cost_file = v;
   else if (!strcmp(a, "--diag")) o->diag = v;
@@ -317,7 +214,27 @@ static int parse_sim_option(opts *o, const char *a, const char *v) {
     if (vx_cli_int(v, 1, INT_MAX, &x)) return fail_usage("bad value for --vtk-every: '%s' (expected an integer >= 1)", v);
     o->vtk_every = x;
   }
-  else if (!strcmp(a, "--integrator")) {
+  else if (!strcmp(a, "--steps")) {
+    if (vx_cli_int(v, 0, INT_MAX, &x)) return fail_usage("bad value for --steps: '%s' (expected an integer >= 0)", v);
+    o->steps = x;
+  } else if (!strcmp(a, "--diag-every")) {
+    if (vx_cli_int(v, 1, INT_MAX, &x)) return fail_usage("bad value for --diag-every: '%s' (expected an integer >= 1)", v);
+    o->diag_every = x;
+  } else if (!strcmp(a, "--energy-max")) {
+    if (vx_cli_int(v, 0, INT_MAX, &x)) return fail_usage("bad value for --energy-max: '%s' (expected an integer >= 0)", v);
+    o->energy_max = x;
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+/* A physics option a (the scene's values overridden) with its value v: 0 taken, 2 a bad value (said),
+ * -1 not one of these. --t-end is read here with the other bounded reals. */
+static int parse_physics_option(opts *o, const char *a, const char *v) {
+  long long x;
+  double d;
+  if (!strcmp(a, "--integrator")) {
     vx_integrator it;
     if (vx_integrator_from_name(v, &it)) return fail_usage("bad value for --integrator: '%s' (expected euler, rk2 or rk4)", v);
     o->ov.integrator = (int)it;
@@ -341,12 +258,6 @@ static int parse_sim_option(opts *o, const char *a, const char *v) {
     if (vx_stretching_from_name(v, &st))
       return fail_usage("bad value for --stretching: '%s' (expected classical, transpose or none)", v);
     o->ov.stretching = (int)st;
-  } else if (!strcmp(a, "--steps")) {
-    if (vx_cli_int(v, 0, INT_MAX, &x)) return fail_usage("bad value for --steps: '%s' (expected an integer >= 0)", v);
-    o->steps = x;
-  } else if (!strcmp(a, "--diag-every")) {
-    if (vx_cli_int(v, 1, INT_MAX, &x)) return fail_usage("bad value for --diag-every: '%s' (expected an integer >= 1)", v);
-    o->diag_every = x;
   } else if (!strcmp(a, "--tracers")) {
     if (vx_cli_int(v, 0, 1LL << 30, &x)) return fail_usage("bad value for --tracers: '%s' (expected an integer in 0..2^30)", v);
     o->ov.tracers = x;
@@ -359,9 +270,6 @@ static int parse_sim_option(opts *o, const char *a, const char *v) {
   } else if (!strcmp(a, "--leaf-size")) {
     if (vx_cli_int(v, 1, 1 << 20, &x)) return fail_usage("bad value for --leaf-size: '%s' (expected an integer >= 1)", v);
     o->ov.leaf = (int)x;
-  } else if (!strcmp(a, "--energy-max")) {
-    if (vx_cli_int(v, 0, INT_MAX, &x)) return fail_usage("bad value for --energy-max: '%s' (expected an integer >= 0)", v);
-    o->energy_max = x;
   } else if (!strcmp(a, "--dt")) {
     if (vx_cli_real(v, &o->ov.dt) || !(o->ov.dt >= VX_SCENE_DT_MIN && o->ov.dt <= VX_SCENE_DT_MAX))
       return fail_usage("bad value for --dt: '%s' (expected a number in [%g, %g])", v, VX_SCENE_DT_MIN, VX_SCENE_DT_MAX);
@@ -495,17 +403,30 @@ static int run_mode(opts *o) {
 #endif
 }
 
+/* --help-keys: the window's bindings as the Markdown table README.md shows (app_keys.c). */
+static int help_keys(void) {
+#ifdef VX_HAVE_RENDER
+  app_keys_markdown(stdout);
+  return 0;
+#else
+  fprintf(stderr, PROG ": this build has no window (configured with -DVX_ENABLE_RENDER=OFF): no keys to list\n");
+  return 2;
+#endif
+}
+
 int main(int argc, char **argv) {
   opts o;
   opts_default(&o);
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { app_usage(stdout); return 0; }
+    if (!strcmp(a, "--help-keys")) return help_keys();
     if (!strcmp(a, "--version")) { printf(PROG " %s (commit %s)\n", vx_version(), vx_git_commit()); return 0; }
     if (parse_flag(&o, a)) continue;
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strncmp(a, "--", 2) && !v) return missing_value(a); /* every remaining known option takes a value */
-    int rc = parse_sim_option(&o, a, v);
+    int rc = parse_run_option(&o, a, v);
+    if (rc == -1) rc = parse_physics_option(&o, a, v);
     if (rc == -1) {
       rc = parse_render_option(&o, a, v);
       if (rc == -1) return fail_usage("unknown option '%s'", a);
