@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench_table.py — turn vortexfmm-bench --json lines into the markdown tables of docs/BENCHMARKS.md.
+"""bench_table.py — turn vortexfmm-bench --json lines (scripts/bench_gpu.sh, bench_cpu.sh) into markdown tables.
 
 Usage: scripts/bench_table.py FILE.jsonl [--by-order]
 Rows with err_vel come from the FMM runs; rows with t_direct but no err_vel are the separate

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # scripts/cpu_long_runs.sh — every shipped scene at reduced size (scripts/long_runs.py's REDUCED)
 # on the CPU backend to t = 10, five runs at once on 3 OpenMP threads each: made for a 16-core
-# machine (docs/VALIDATION.md §10). A benchmark: it prints numbers and asserts nothing.
+# machine (docs/VALIDATION.md, "Long runs of every scene"). A benchmark: it prints numbers and
+# asserts nothing.
 #
-#   bash scripts/cpu_long_runs.sh EXE OUTDIR        from the repository root
+#   bash scripts/cpu_long_runs.sh EXE OUTDIR        from the repository root (e.g. OUTDIR = build/cpu_reduced)
 #
 # With /usr/bin/python3 it runs scripts/long_runs.py --reduced, which writes the scenes to
 # OUTDIR/reduced/, the runs' CSV and log to OUTDIR/, and the table to OUTDIR/table.md.
-# Without python (the GPU servers promise none, ../shared/gpu/README.md) it runs the commands of
-# OUTDIR/commands.txt, written beforehand on a machine that has python, from the repository root:
+# Without python (a GPU server may have none) it runs the commands of OUTDIR/commands.txt, written
+# beforehand on a machine that has python, from the repository root:
 #   /usr/bin/python3 scripts/long_runs.py --reduced --backend cpu --t-end 10 --exe EXE --out OUTDIR --dry-run
-# (OUTDIR inside the work tree, so that it travels with it, and named as here; the runs use this
-# script's EXE whatever --exe said);
+# (OUTDIR a relative path, named as here, so that the commands find the scenes from the repository
+# root on the other machine; the runs use this script's EXE whatever --exe said);
 # the table is then made where python is: long_runs.py --from-dir OUTDIR > OUTDIR/table.md.
 set -euo pipefail
 if [ $# -ne 2 ]; then

@@ -4,7 +4,7 @@ kept (invariants, strengths, element count) and where it failed. A benchmark: it
 asserts nothing.
 
   /usr/bin/python3 scripts/long_runs.py [SCENE ...] [--t-end 10] [--backend cpu|cuda] [--tracers 0]
-      [--reduced] [--scale="--remesh-h 0.04 ..."] [--jobs 1] [--out long_runs] [--exe build/vortexfmm]
+      [--reduced] [--scale="--remesh-h 0.04 ..."] [--jobs 1] [--out build/long_runs] [--exe build/vortexfmm]
       [--dry-run]
   /usr/bin/python3 scripts/long_runs.py --from-dir DIR      only the table, from runs made elsewhere
 
@@ -41,60 +41,50 @@ from concurrent.futures import ThreadPoolExecutor
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-# --reduced: each shipped scene at a size a CPU takes to t = 10 (estimated at 2.5-4.6 minutes a scene
-# on 3 threads of a 16-core x86 server from steps timed on one thread; docs/VALIDATION.md §10),
-# generated from assets/NAME.scene by these key overrides: global keys, then under "[ring]" the
-# keys set in every ring (and tracers = 0 in every ring). Everything else stays the scene's: the
-# rings (radii, circulations, centres, axes, core a and profile but where said), kernel,
-# stretching, integrator, precision, relaxation, substeps (lcfl), viscosity and conserve. The
-# CPU's cost is the near field, close to N² pairs per step while σ caps the octree at 2 levels
-# (~60 ns a pair here), so the element count N over the run is what these choose.
+# --reduced: each shipped scene at a size a CPU takes to t = 10 in minutes to half an hour on one
+# thread (docs/VALIDATION.md, "Long runs of every scene"), generated from assets/NAME.scene by these
+# key overrides: global keys, then under "[ring]" the keys set in every ring (and tracers = 0 in
+# every ring). Everything else stays the scene's: the rings (radii, circulations, centres, axes,
+# core a and profile but where said), kernel, stretching, integrator, precision, relaxation,
+# substeps (lcfl), viscosity, conserve and the lattice's coarsening. The CPU's cost is the near
+# field, close to N² pairs per step while σ caps the octree at 2 levels (~60 ns a pair on one
+# core), so the element count N over the run is what these choose.
 REDUCED = {
     # No remeshing, so the stations are the resolution: 64 instead of 128 (1216 elements; σ is
     # 2.0 station spacings along the ring instead of 4.1), the cross-section (19 per station), σ,
     # the core and dt as shipped.
     "single_ring": {"[ring]": {"n_around": "64"}},
-    # The remeshing lattice sets N: h = 0.04 instead of 0.02 with σ = 1.5 h as shipped (the ratio
-    # that kept the remeshed field quiet, §11), the core a = 0.03 kept; the smoothed core is then
-    # thicker, a_eff = √(a² + 2σ²) = 0.090 against 0.052. remesh_drop 5e-3 instead of 1e-3: at 1e-3
-    # the weak fringe on the coarse lattice grew 1696 elements to 4760 by t = 0.45 (1.6 s a step
-    # here, then); with 1e-2, about 2000, with 5e-3 3 564 at t = 10 (conserve = full puts back the
-    # impulse the drop takes). A still
-    # coarser lattice instead (h = 0.05, σ = 0.075, a_eff/R = 0.37) grew to 3300 by t = 0.54.
-    # dt = 0.006: the thicker core turns 3x slower (a_eff² 3x), remeshing every 8 steps keeps the
+    # The remeshing lattice sets N: h = 0.04 instead of 0.02 with σ = 1.5 h as shipped, the core
+    # a = 0.03 kept; the smoothed core is then thicker, a_eff = √(a² + 2σ²) = 0.090 against 0.052.
+    # dt = 0.006: the thicker core turns 3x slower (a_eff² 3x); remeshing every 8 steps keeps the
     # interval in time (0.048 against 0.05). The stations stay: the rings are remeshed before the
     # first step (the lattice sets N from then on).
-    # Order 10 and a drop threshold of 5e-3 (docs/VALIDATION.md §35): at p = 8 the FMM's error seeds a
-    # tilt of the coarse merged ring (6.8e-3 of the impulse lost sideways by t = 10, §34); at p = 10 or
-    # 12 with 3e-3 ... 5e-3 the impulse stays within 5.5e-4 ... 7.9e-4 (1.4e-3 at 2e-3 and at 1e-2),
-    # and p = 10 with 5e-3 runs in the old recipe's time (55 s here).
+    # Order 10 and a drop threshold of 5e-3: at p = 8 the FMM's error seeds a tilt of the coarse
+    # merged ring (6.8e-3 of the impulse lost sideways by t = 10); at p = 10 or 12 with a threshold
+    # of 3e-3 ... 5e-3 the impulse stays within 5.5e-4 ... 7.9e-4 (1.4e-3 at 2e-3 and at 1e-2), and
+    # p = 10 with 5e-3 ends with 3 564 elements, under a minute on one core.
     "leapfrog": {"sigma": "0.06", "remesh_h": "0.04", "remesh_drop": "5e-3", "dt": "0.006", "remesh_every": "8",
                  "order": "10"},
     # h = σ as shipped (remesh_h unset): σ = 0.0625 instead of 0.03, core a = 0.03 and ν = 5e-3
-    # (Re = 200) kept. h = 1/16 puts the collision plane z = 0.5 and the axis x = y = 0.5 on
-    # lattice planes: at h = 0.06 the lattice broke the mirror symmetry and the asymmetry grew
-    # (I_z to 0.6 πΓR² by t = 2.4, the energy rising); at 1/16, |I| < 1.3e-4 πΓR² to t = 2.5.
-    # The smoothed core starts at a_eff = 0.094 instead of 0.052, which the viscous spreading
-    # a² + 4νt reaches by t ≈ 0.3 anyway. At h = 0.04 the spreading cores grew to 6400 elements by
-    # t = 0.32 (1.9 s a step here); at 1/16, to 4100 by t = 1.8. dt = 0.01 (dt·max|∇u| ≤ 0.2; the
-    # spread cores are slow), remeshing every 2 steps keeps the interval 0.02. The stations stay
-    # (as leapfrog's).
+    # (Re = 200) kept. The lattice is anchored on the rings' mean centre, so the collision plane
+    # stays on lattice planes. The smoothed core starts at a_eff = 0.094 instead of 0.052, which the
+    # viscous spreading a² + 4νt reaches by t ≈ 0.3 anyway. The spreading cores hold about 4 100
+    # elements at most. dt = 0.01 (dt·max|∇u| ≤ 0.2; the spread cores are slow), remeshing every
+    # 2 steps keeps the interval 0.02. The stations stay (as leapfrog's).
     "headon": {"sigma": "0.0625", "dt": "0.01", "remesh_every": "2"},
-    # As headon: σ = h = 0.05 instead of 0.025 (a lattice symmetric about the plane x = 0.5 between
-    # the rings), a = 0.025 kept, dt = 0.01, remeshing every 2 steps (the interval 0.02 as shipped;
-    # dt = 0.005 with every 4 gave the same run to the digit), and ν = 2e-2 instead of 5e-3: Re = Γ/ν
-    # = 50 instead of 200. The lattice a CPU carries to t = 10 (h = 0.05, the one the full scene reaches
-    # at t ≈ 2.2) does not resolve the collision at Re = 200: its impulse moved 5.2e-2 (as the full
-    # scene's does when it coarsens that early; h = 1/28 2.6e-2), at Re = 100 1.0e-3, at Re = 50 2.1e-4
-    # (H200, docs/VALIDATION.md §41). So the reduced row is the same collision at a Reynolds number
-    # its lattice resolves: 65 000 (GPU) to 79 000 (CPU) elements at most, 22 minutes on one thread here
-    # (impulse 3.4e-4).
+    # As headon: σ = h = 0.05 instead of 0.025, a = 0.025 kept, dt = 0.01, remeshing every 2 steps
+    # (the interval 0.02 as shipped; dt = 0.005 with every 4 gives the same run to the digit), and
+    # ν = 2e-2 instead of 5e-3: Re = Γ/ν = 50 instead of 200. The lattice a CPU carries to t = 10
+    # (h = 0.05, the one the full scene reaches at t ≈ 2.2) does not resolve the collision at
+    # Re = 200: its impulse moves 5.2e-2 (h = 1/28: 2.6e-2), at Re = 100 1.0e-3, at Re = 50 2.1e-4.
+    # So the reduced row is the same collision at a Reynolds number its lattice resolves: 65 000
+    # (GPU) to 79 000 (CPU) elements at most, 22 minutes on one thread (impulse 3.4e-4).
     "oblique": {"sigma": "0.05", "dt": "0.01", "remesh_every": "2", "viscosity": "2e-2"},
     # The thin filaments as shipped (σ = 0.005, a/R = 0.027, dt = 0.0002, relaxation 0.01 a step) with
     # 1024 stations a ring instead of 16384: σ is 2.7 station spacings along the ring instead of 43,
-    # 2048 elements, 25 ms a step on one thread here (50 000 steps, about 21 minutes). Thinner rings
+    # 2048 elements, 25 ms a step on one thread (50 000 steps, about 21 minutes). Thinner rings
     # cannot be reduced in steps: the step is set by σ and a passage by R, so a/R fixes the steps a
-    # passage (about 450). docs/VALIDATION.md §39.
+    # passage (about 450).
     "leapfrog_big": {"[ring]": {"n_around": "1024"}},
 }
 
@@ -236,7 +226,7 @@ def table(stems):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("scenes", nargs="*", help="scene names or .scene paths (default: every assets/*.scene)")
     ap.add_argument("--t-end", type=float, default=10.0)
     ap.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
@@ -244,7 +234,8 @@ def main():
     ap.add_argument("--diag-every", type=int, default=0, help="default: the scene's")
     ap.add_argument("--scale", default="", help='further vortexfmm arguments, e.g. --scale="--remesh-h 0.04"')
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--out", default="long_runs")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "long_runs"),
+                    help="where the runs' CSVs, logs and reduced scenes go (default: build/long_runs, ignored by git)")
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "vortexfmm"))
     ap.add_argument("--from-dir", help="only build the table from DIR/*__*__*.csv and .log")
     ap.add_argument("--reduced", action="store_true",

@@ -3,25 +3,30 @@
 `vortexfmm --headless` command line and makes the numbers and plots of docs/VALIDATION.md.
 
   /usr/bin/python3 scripts/validation.py [--exe build/vortexfmm] [--out docs] [--quick] [--only PARTS]
-  /usr/bin/python3 scripts/validation.py --big docs/data/leapfrog_big_h100_2026-11-22.csv --big-only
-  /usr/bin/python3 scripts/validation.py --only bkm --bkm docs/data/thin_filament_2026-11-28/c224/runs/leapfrog_big__cuda__float.csv
-  /usr/bin/python3 scripts/validation.py --only bkm --bkm docs/data/leapfrog_big_h100_2026-11-22.csv --bkm-core 0.005 --bkm-sigma 0.004
+  /usr/bin/python3 scripts/validation.py --only bkm --bkm docs/inputs/leapfrog_big_filaments_gpu.csv \
+      --bkm-png validation_bkm_filaments.png
+  /usr/bin/python3 scripts/validation.py --only bkm --bkm docs/inputs/leapfrog_big_resolved_gpu.csv \
+      --bkm-core 0.005 --bkm-sigma 0.004
+  /usr/bin/python3 scripts/validation.py --big docs/inputs/leapfrog_big_resolved_gpu.csv --big-only
 
 Needs python3-matplotlib and python3-scipy (scripts/setup installs them; use the Debian
-/usr/bin/python3). CPU only; the parts (--only, comma-separated; default all):
+/usr/bin/python3). CPU only; the parts (--only, comma-separated; default all but saffman_fine):
   ring      ring speed vs resolution              docs/validation_ring.png
   leapfrog  two leapfrogging thin rings, and the reduced model for them
                                                   docs/validation_leapfrog.png, validation_bkm_thin.png
   impulse   drift of linear impulse and total vorticity, both schemes   docs/validation_impulse.png
   bkm       the reduced (Borisov–Kilin–Mamaev) model's self-checks; with --bkm CSV (a two-ring
             leapfrog run; --bkm-core, --bkm-sigma, --bkm-nu give its cores) the run against it
-                                                  docs/validation_bkm.png
+                                                  docs/validation_bkm.png (--bkm-png NAME)
   saffman   one remeshed ring, inviscid and viscous, against Saffman's U(t)   docs/validation_saffman.png
-  big       with --big CSV (a GPU run of leapfrog_big, e.g. `vortexfmm --headless --scene leapfrog_big
-            --backend cuda --steps 3500 --diag CSV --diag-every 20 --energy-max 0`): its rings'
+  saffman_fine  the same ring at a finer σ on a finer lattice, with the conservative correction
+            (a table only; about 12 minutes a run on one core, three runs)
+  big       with --big CSV (a GPU run of a two-ring leapfrog, e.g. `vortexfmm --headless --scene
+            leapfrog_big --backend cuda --steps 3500 --diag CSV --diag-every 20`): its rings'
             centroids and radii, max|α| and impulse drift   docs/validation_leapfrog_big.png
 ring, leapfrog and impulse take about 3 minutes on 2 cores (--quick: the ring table without its
-finest row), saffman about 8 more; bkm and big run nothing. The tables (markdown) go to stdout.
+finest row), saffman about 8 more; bkm and big run nothing. The tables (markdown) go to stdout; the
+runs' CSVs to a temporary directory (saffman, saffman_fine: --saffman-dir DIR keeps and reuses them).
 """
 import argparse
 import csv
@@ -41,14 +46,16 @@ from scipy.special import ellipe, ellipk  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run(exe, scene_text, args, tmp, tag):
+def run(exe, scene_text, args, tmp, tag, stop_ok=False):
+    """Run one scene on the CPU backend and return its diagnostics rows. With stop_ok, a run that the
+    blow-up rule stops (exit 3) returns the rows written until then instead of failing."""
     scene = os.path.join(tmp, tag + ".scene")
     diag = os.path.join(tmp, tag + ".csv")
     with open(scene, "w") as f:
         f.write(scene_text)
     cmd = [exe, "--headless", "--scene", scene, "--diag", diag, "--quiet", "--backend", "cpu"] + args
     r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
+    if r.returncode != 0 and not (stop_ok and r.returncode == 3 and os.path.exists(diag)):
         sys.exit("validation.py: %s failed (exit %d):\n%s" % (" ".join(cmd), r.returncode, r.stderr))
     with open(diag) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
@@ -157,14 +164,15 @@ def impulse(exe, tmp, out):
     for scheme, c in (("classical", "C0"), ("transpose", "C1")):
         for solver, ls in (("direct", "-"), ("fmm", "--")):
             args = common + ["--stretching", scheme] + (["--direct"] if solver == "direct" else [])
-            d = run(exe, LEAP % WAVY, args, tmp, "inv_%s_%s" % (scheme, solver))
+            d = run(exe, LEAP % WAVY, args, tmp, "inv_%s_%s" % (scheme, solver), stop_ok=True)
             t = [r["time"] for r in d]
             I0 = math.sqrt(sum(d[0]["I" + q] ** 2 for q in "xyz"))
             dI = [math.sqrt(sum((r["I" + q] - d[0]["I" + q]) ** 2 for q in "xyz")) / I0 for r in d]
             dW = [math.sqrt(sum((r["W" + q] - d[0]["W" + q]) ** 2 for q in "xyz")) for r in d]
             ax[0].semilogy(t, [max(x, 1e-18) for x in dI], c + ls, label="%s, %s" % (scheme, solver))
             ax[1].semilogy(t, [max(x, 1e-18) for x in dW], c + ls, label="%s, %s" % (scheme, solver))
-            print("| %s | %s | %.2e | %.2e |" % (scheme, solver, max(dI), max(dW)))
+            stop = "" if t[-1] >= 1.2 - 1e-9 else " (stopped by the blow-up rule at t = %g)" % t[-1]
+            print("| %s | %s%s | %.2e | %.2e |" % (scheme, solver, stop, max(dI), max(dW)))
     ax[0].set_title("linear impulse |I(t)-I(0)|/|I(0)|")
     ax[1].set_title("total vorticity |W(t)-W(0)|")
     for a in ax:
@@ -203,7 +211,8 @@ def leapfrog_big(path, out):
 
 # ---------------------------------------------------------------------------------------------
 # Borisov–Kilin–Mamaev reduced model of coaxial thin rings (Regul. Chaotic Dyn. 18, 2013), with
-# the self-energy fitted to Saffman's Gaussian ring; docs/VALIDATION.md §8 derives it (eqs. B1–B8).
+# the self-energy fitted to Saffman's Gaussian ring; docs/VALIDATION.md ("Coaxial rings against the
+# reduced model") derives it (eqs. B1–B8).
 # State y = (z_1..z_n, R_1..R_n, Q_1..Q_n). Ring i's core is a_i² = Q_i/R_i + S_i (eq. B3): Q_i/R_i
 # is a Gaussian core that stretching thins (its volume 2π²a²R is kept; viscosity adds dQ/dt = 4νR),
 # S_i a part that does not stretch (the particles' smoothing, 2σ²; 0 in BKM's model as posed).
@@ -417,14 +426,13 @@ def read_csv(path):
 SAFF_CORE, SAFF_SIGMA, SAFF_LAYERS, SAFF_AROUND = 0.12, 0.08, 2, 80
 SAFF_DT, SAFF_T, SAFF_WIN = 0.03, 1.2, 0.6
 # (ν, relaxation factor): relaxation is off in the comparison runs and on in the last, to show that
-# it leaves the impulse and the speed alone (a form that turned the fringe's opposite-signed
-# strengths towards ω raised the impulse 4 % by t = 1.2; docs/VALIDATION.md §9).
+# the sign-keeping relaxation (docs/MATH.md, "Long runs") leaves the impulse and the speed alone.
 SAFF_CASES = ((0.0, 0.0), (1e-3, 0.0), (4e-3, 0.0), (0.0, 0.3))
 
 
 def saffman_runs(exe, tmp, cases=SAFF_CASES):
     """The runs' rows by case (ν, relaxation), and under "ref" the ring as generated, not remeshed
-    (10 RK4 steps of 0.01, as §1: the resolution's share of the error). A CSV already in tmp
+    (10 RK4 steps of 0.01, as in ring_table: the resolution's share of the error). A CSV already in tmp
     (validation.py --saffman-dir) is read instead of run again."""
     scene = ring_scene(SAFF_CORE, SAFF_LAYERS, SAFF_AROUND, SAFF_SIGMA)
     todo = [((nu, relax), "saff_%g_%g" % (nu, relax),
@@ -493,6 +501,36 @@ def saffman_report(runs, out):
     fig.savefig(os.path.join(out, "validation_saffman.png"), dpi=110)
 
 
+# The same ring at a finer core: σ = 0.05 (a_eff(0)/R = 0.139), 4 annuli and 128 stations, remeshed on
+# a lattice h = σ/1.5 with the conservative correction (conserve = full) after each drop.
+FINE_SIGMA, FINE_LAYERS, FINE_AROUND = 0.05, 4, 128
+FINE_CASES = (("no relaxation", 0.0, 0.0), ("relaxation 0.3 every step", 0.0, 0.3), ("ν = 1e-3, no relaxation", 1e-3, 0.0))
+
+
+def saffman_fine(exe, tmp):
+    """The table of the finer ring (stdout): per case the elements, Σ|α|, the impulse and the speed
+    error against Saffman's U(t) over windows of SAFF_WIN. A CSV already in tmp is read instead."""
+    scene = ring_scene(SAFF_CORE, FINE_LAYERS, FINE_AROUND, FINE_SIGMA)
+    a2 = SAFF_CORE ** 2 + 2 * FINE_SIGMA ** 2
+    print("\n### Saffman's ring at σ = %g, h = σ/1.5, conserve = full (a_eff(0) = %.4f, %d stations, %d annuli)\n"
+          % (FINE_SIGMA, math.sqrt(a2), FINE_AROUND, FINE_LAYERS))
+    print("| variant | elements start → end | Σ\\|α\\| end/start | max ΔIz/Iz | mean U error | largest |")
+    print("|---|---|---|---|---|---|")
+    for label, nu, relax in FINE_CASES:
+        tag = "fine_%g_%g" % (nu, relax)
+        args = ["--dt", str(SAFF_DT), "--t-end", str(SAFF_T), "--diag-every", "10", "--remesh-every", "10",
+                "--energy-max", "0", "--viscosity", "%g" % nu, "--remesh-h", "%.6g" % (FINE_SIGMA / 1.5),
+                "--conserve", "full", "--relax", "%g" % relax]
+        path = os.path.join(tmp, tag + ".csv")
+        d = read_csv(path) if os.path.exists(path) else run(exe, scene, args, tmp, tag)
+        tm, um, us = saffman_speeds(d, a2, nu)
+        err = [x / y - 1 for x, y in zip(um, us)]
+        print("| %s | %d → %d | %.3f | %.1e | %+.2f%% | %+.2f%% |"
+              % (label, d[0]["n_elem"], d[-1]["n_elem"], d[-1]["sum_abs_alpha"] / d[0]["sum_abs_alpha"],
+                 max(abs(r["Iz"] / d[0]["Iz"] - 1) for r in d), 100 * (sum(um) / sum(us) - 1),
+                 100 * max(err, key=abs)))
+
+
 def ring_plot(res, out):
     fig, ax = plt.subplots(figsize=(6, 4))
     for core, mk in ((0.1, "o-"), (0.05, "s-")):
@@ -506,26 +544,30 @@ def ring_plot(res, out):
     fig.savefig(os.path.join(out, "validation_ring.png"), dpi=110)
 
 
-PARTS = ("ring", "leapfrog", "impulse", "bkm", "saffman", "big")
+PARTS = ("ring", "leapfrog", "impulse", "bkm", "saffman", "saffman_fine", "big")
+DEFAULT_PARTS = ("ring", "leapfrog", "impulse", "bkm", "saffman", "big")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "vortexfmm"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs"))
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", help="comma-separated parts to run, of " + ",".join(PARTS) + " (default: all)")
+    ap.add_argument("--only", help="comma-separated parts to run, of " + ",".join(PARTS) +
+                    " (default: all but saffman_fine)")
     ap.add_argument("--big", help="diagnostics CSV of a leapfrog_big run to plot")
     ap.add_argument("--big-only", action="store_true", help="same as --only big")
     ap.add_argument("--bkm", help="diagnostics CSV of a two-ring leapfrog run to compare with the reduced model")
     ap.add_argument("--bkm-core", type=float, default=0.0,
-                    help="the run's core a, 0 for thin rings (default: leapfrog_big's, thin since VALIDATION §39)")
+                    help="the run's core a, 0 for thin rings (default: leapfrog_big's thin filaments)")
     ap.add_argument("--bkm-sigma", type=float, default=0.005,
                     help="the run's σ: the model's a_eff = √(a² + 2σ²), √e·σ for thin rings (--bkm-core 0)")
     ap.add_argument("--bkm-nu", type=float, default=0.0, help="the run's viscosity")
-    ap.add_argument("--saffman-dir", help="keep the saffman runs' CSVs here, and reuse those already here")
+    ap.add_argument("--bkm-png", default="validation_bkm.png", help="the figure's file name under --out")
+    ap.add_argument("--saffman-dir", help="keep the saffman and saffman_fine runs' CSVs here, and reuse those "
+                    "already here")
     a = ap.parse_args()
-    parts = set(PARTS if not (a.only or a.big_only) else ["big"] if a.big_only else a.only.split(","))
+    parts = set(DEFAULT_PARTS if not (a.only or a.big_only) else ["big"] if a.big_only else a.only.split(","))
     if parts - set(PARTS):
         sys.exit("validation.py: unknown part(s) %s; the parts are %s"
                  % (",".join(sorted(parts - set(PARTS))), ",".join(PARTS)))
@@ -535,9 +577,9 @@ def main():
     if "bkm" in parts:
         bkm_check(a.bkm_core, a.bkm_sigma)
         if a.bkm:
-            bkm_compare(read_csv(a.bkm), bkm_variants(a.bkm_core, a.bkm_sigma), a.bkm_nu, a.out, "validation_bkm.png",
+            bkm_compare(read_csv(a.bkm), bkm_variants(a.bkm_core, a.bkm_sigma), a.bkm_nu, a.out, a.bkm_png,
                         "%s (solid) and the reduced model" % os.path.basename(a.bkm))
-    if not parts & {"ring", "leapfrog", "impulse", "saffman"}:
+    if not parts & {"ring", "leapfrog", "impulse", "saffman", "saffman_fine"}:
         return
     if not os.access(a.exe, os.X_OK):
         sys.exit("validation.py: %s not found; build first (scripts/setup)" % a.exe)
@@ -552,6 +594,10 @@ def main():
             if a.saffman_dir:
                 os.makedirs(a.saffman_dir, exist_ok=True)
             saffman_report(saffman_runs(a.exe, a.saffman_dir or tmp), a.out)
+        if "saffman_fine" in parts:
+            if a.saffman_dir:
+                os.makedirs(a.saffman_dir, exist_ok=True)
+            saffman_fine(a.exe, a.saffman_dir or tmp)
 
 
 if __name__ == "__main__":
