@@ -32,36 +32,12 @@
 /* The GPU forms: the test hooks p2m_wl and l2p_fused (0: the engine's choice). */
 static const fmm_gpu_hooks forms[5] = {{0, 0, 0}, {1, 1, 0}, {2, -1, 0}, {4, 1, 0}, {8, -1, 0}};
 
-/* vx_twin_eval of pt on backend be in form f (test_twin_eval.h's arrays and sentinel rows). */
+/* vx_twin_eval of pt on backend be in form f. */
 static void eval(vx_backend be, fmm_params prm, fmm_gpu_hooks f, const vx_twin_points *pt, double *u, double *g) {
-  char err[256];
   prm.backend = be;
-  fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
-  if (!ctx) { printf("fmm_create(%s): %s\n", vx_backend_name(be), err); exit(EXIT_FAILURE); }
+  fmm_ctx *ctx = vx_twin_create(be, prm);
   ctx->gpu_hooks = f;
-  const int fl = prm.precision == VX_FLOAT, ns = pt->n_src, nt = pt->n_tgt;
-  const size_t rs = fl ? sizeof(float) : sizeof(double);
-  void *P = malloc(rs * 3 * ns), *S = malloc(rs * 3 * ns), *X = malloc(rs * 3 * nt), *U = malloc(rs * 3 * nt),
-       *G = malloc(rs * 9 * nt);
-  if (!P || !S || !X || !U || !G) { printf("out of memory\n"); exit(EXIT_FAILURE); }
-  for (int i = 0; i < 3 * ns; ++i) {
-    if (fl) ((float *)P)[i] = (float)pt->spos[i], ((float *)S)[i] = (float)pt->sstr[i];
-    else ((double *)P)[i] = pt->spos[i], ((double *)S)[i] = pt->sstr[i];
-  }
-  for (int i = 0; i < 3 * nt; ++i) {
-    if (fl) ((float *)X)[i] = (float)pt->tpos[i];
-    else ((double *)X)[i] = pt->tpos[i];
-  }
-  for (int i = 0; i < 9 * nt; ++i) {
-    if (fl) ((float *)G)[i] = (float)VX_TWIN_SENTINEL;
-    else ((double *)G)[i] = VX_TWIN_SENTINEL;
-  }
-  fmm_io io = {.n_src = ns, .src_pos = P, .src_str = S, .n_tgt = nt, .tgt_pos = X, .vel = U,
-               .grad = prm.gradient ? G : NULL, .on_device = 0, .n_grad = pt->n_grad};
-  if (fmm_evaluate(ctx, &io, NULL, err, sizeof err)) { printf("fmm on %s: %s\n", vx_backend_name(be), err); exit(EXIT_FAILURE); }
-  for (int i = 0; i < 3 * nt; ++i) u[i] = fl ? ((float *)U)[i] : ((double *)U)[i];
-  for (int i = 0; i < 9 * nt; ++i) g[i] = fl ? ((float *)G)[i] : ((double *)G)[i];
-  free(P), free(S), free(X), free(U), free(G);
+  vx_twin_eval_on(ctx, prm, pt, u, g, NULL);
   fmm_destroy(ctx);
 }
 

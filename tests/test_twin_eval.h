@@ -30,15 +30,22 @@ typedef struct {
 /* What gradient rows past n_grad must still hold after an evaluation. */
 #define VX_TWIN_SENTINEL 7.0
 
-/* The FMM of pt on backend be with prm (its precision for the host arrays): u (3 n_tgt) and g
- * (9 n_tgt, VX_TWIN_SENTINEL where not written) back in double, the stats in *st. Returns the
- * context for the caller's questions (fmm_occupancy), who destroys it; exits on any error. */
-static inline fmm_ctx *vx_twin_eval(vx_backend be, fmm_params prm, const vx_twin_points *pt, double *u, double *g,
-                                    fmm_stats *st) {
+/* fmm_create on backend be with prm; exits on error. */
+static inline fmm_ctx *vx_twin_create(vx_backend be, fmm_params prm) {
   char err[256];
   prm.backend = be;
   fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
   if (!ctx) { printf("fmm_create(%s): %s\n", vx_backend_name(be), err); exit(EXIT_FAILURE); }
+  return ctx;
+}
+
+/* The FMM of pt on ctx, made with prm (its precision for the host arrays): u (3 n_tgt) and g
+ * (9 n_tgt, VX_TWIN_SENTINEL where not written) back in double, the stats in *st (NULL: none);
+ * exits on any error. */
+static inline void vx_twin_eval_on(fmm_ctx *ctx, fmm_params prm, const vx_twin_points *pt, double *u, double *g,
+                                   fmm_stats *st) {
+  char err[256];
+  const vx_backend be = prm.backend;
   const int fl = prm.precision == VX_FLOAT, ns = pt->n_src, nt = pt->n_tgt;
   const size_t rs = fl ? sizeof(float) : sizeof(double);
   void *P = malloc(rs * 3 * ns), *S = malloc(rs * 3 * ns), *X = malloc(rs * 3 * nt), *U = malloc(rs * 3 * nt),
@@ -58,11 +65,20 @@ static inline fmm_ctx *vx_twin_eval(vx_backend be, fmm_params prm, const vx_twin
   }
   fmm_io io = {.n_src = ns, .src_pos = P, .src_str = S, .n_tgt = nt, .tgt_pos = X, .vel = U,
                .grad = prm.gradient ? G : NULL, .on_device = 0, .n_grad = pt->n_grad};
-  memset(st, 0, sizeof *st);
+  if (st) memset(st, 0, sizeof *st);
   if (fmm_evaluate(ctx, &io, st, err, sizeof err)) { printf("fmm on %s: %s\n", vx_backend_name(be), err); exit(EXIT_FAILURE); }
   for (int i = 0; i < 3 * nt; ++i) u[i] = fl ? ((float *)U)[i] : ((double *)U)[i];
   for (int i = 0; i < 9 * nt; ++i) g[i] = fl ? ((float *)G)[i] : ((double *)G)[i];
   free(P), free(S), free(X), free(U), free(G);
+}
+
+/* vx_twin_eval_on a new context on backend be. Returns the context for the caller's questions
+ * (fmm_occupancy), who destroys it. */
+static inline fmm_ctx *vx_twin_eval(vx_backend be, fmm_params prm, const vx_twin_points *pt, double *u, double *g,
+                                    fmm_stats *st) {
+  prm.backend = be;
+  fmm_ctx *ctx = vx_twin_create(be, prm);
+  vx_twin_eval_on(ctx, prm, pt, u, g, st);
   return ctx;
 }
 
