@@ -392,8 +392,8 @@ int fmm_gpu_dense_tc(const fmm_ctx *ctx) {
   (void)ctx;
   return 0;
 }
-int fmm_gpu_m2l_dense_full(int p, int fl, int l, const double *M, double *L, char *err, size_t errlen) {
-  (void)p; (void)fl; (void)l; (void)M; (void)L;
+int fmm_gpu_m2l_tc_full(int p, int parts, int l, const double *M, double *L, char *err, size_t errlen) {
+  (void)p; (void)parts; (void)l; (void)M; (void)L;
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
