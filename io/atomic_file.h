@@ -7,8 +7,10 @@
  * any earlier PATH untouched. Errors are one line naming the file and the reason.
  * A PATH that exists and is not a regular file (a device such as /dev/null or /dev/full, a FIFO, a
  * terminal) is written in place: there is nothing to replace atomically, and a rename would put a
- * regular file where the device was. Its write errors are reported all the same. A PATH that is a
- * directory is refused at open.
+ * regular file where the device was. Its write errors are reported all the same; it is opened
+ * without waiting, so a FIFO with no reader fails at open instead of hanging. A PATH that is a
+ * directory is refused at open. Paths in messages are shortened in the middle when long
+ * (base/path_text.h), so the reason at the end is never cut.
  *
  *   vx_afile a;
  *   if (vx_afile_open(&a, "out.csv", err, sizeof err)) return fail(err);

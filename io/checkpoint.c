@@ -1,16 +1,24 @@
 /* checkpoint.c — the checkpoint file (checkpoint.h): the state encoded little-endian into one
- * host buffer, checksummed and written atomically; read back whole, each check with its own
- * one-line refusal. The particles come from the backend through sim.h's host getters. */
-#define _POSIX_C_SOURCE 200809L /* strnlen, fileno */
+ * host buffer, checksummed and written atomically; read back whole (a regular file only, opened
+ * without blocking), its checksum checked, then every field by its meaning (each count, index,
+ * interval, parameter and number in the range a run can have), each check with its own one-line
+ * refusal. The particles come from the backend through sim.h's host getters. */
+#define _POSIX_C_SOURCE 200809L /* strnlen, O_CLOEXEC */
 #include "checkpoint.h"
+#include "file_open.h"
 
 #include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "atomic_file.h"
+#include "conserve.h"
 
 #define CK_MAX_PARTICLES (1LL << 30) /* vx_sim's own limit */
 
@@ -222,26 +230,51 @@ int vx_ckpt_save(vx_sim *s, const vx_ckpt_meta *meta, const char *path, char *er
 
 /* ------------------------------------------------------------------ load */
 
-/* The whole file into *buf (*n bytes). 0, or -1 with err. A directory or a device is refused by
- * name before its "size" (ftell of a directory: LONG_MAX) turns into an absurd allocation. */
+/* The whole file into *buf (*n bytes). 0, or -1 with err. The file is opened without blocking and
+ * refused unless regular, so that a FIFO with no writer, a device or a directory is named rather
+ * than waited on or read without end; its size is checked against the largest checkpoint. */
 static int read_whole(const char *path, unsigned char **buf, size_t *n, char *err, size_t errlen) {
-  FILE *f = fopen(path, "rb");
-  if (!f) { snprintf(err, errlen, "checkpoint %s: cannot open (%s)", path, strerror(errno)); return -1; }
-  struct stat sb;
-  memset(&sb, 0, sizeof sb);
-  if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode)) {
-    snprintf(err, errlen, "checkpoint %s: not a regular file%s", path, S_ISDIR(sb.st_mode) ? " (a directory)" : "");
-    fclose(f);
+  const char *kind;
+  const int fd = vx_open_regular(path, &kind);
+  if (fd < 0) {
+    if (kind) snprintf(err, errlen, "checkpoint %s: not a regular file (%s)", path, kind);
+    else snprintf(err, errlen, "checkpoint %s: cannot open (%s)", path, strerror(errno));
     return -1;
   }
-  long sz = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
-  if (sz < 0 || fseek(f, 0, SEEK_SET)) { snprintf(err, errlen, "checkpoint %s: cannot read (%s)", path, strerror(errno)); fclose(f); return -1; }
-  *buf = malloc((size_t)sz + 1);
-  if (!*buf) { snprintf(err, errlen, "checkpoint %s: out of host memory for %ld bytes", path, sz); fclose(f); return -1; }
-  *n = fread(*buf, 1, (size_t)sz, f);
-  int bad = *n != (size_t)sz || ferror(f);
-  fclose(f);
-  if (bad) { snprintf(err, errlen, "checkpoint %s: read failed", path); free(*buf); *buf = NULL; return -1; }
+  struct stat sb;
+  if (fstat(fd, &sb)) {
+    snprintf(err, errlen, "checkpoint %s: cannot open (%s)", path, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  const uint64_t most = VX_CKPT_HEADER_BYTES + CK_FIXED_BYTES(VX_CKPT_VERSION) + particle_bytes(0, (int)CK_MAX_PARTICLES, 1);
+  if ((uint64_t)sb.st_size > most) {
+    snprintf(err, errlen, "checkpoint %s: %lld bytes, more than any checkpoint holds (%llu)", path, (long long)sb.st_size,
+             (unsigned long long)most);
+    close(fd);
+    return -1;
+  }
+  size_t sz = (size_t)sb.st_size, got = 0;
+  int e = 0;
+  *buf = malloc(sz + 1);
+  if (!*buf) { snprintf(err, errlen, "checkpoint %s: out of host memory for %zu bytes", path, sz); close(fd); return -1; }
+  while (got < sz) {
+    ssize_t k = read(fd, *buf + got, sz - got);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      e = k < 0 ? errno : 0;
+      break;
+    }
+    got += (size_t)k;
+  }
+  close(fd);
+  if (got != sz) {
+    snprintf(err, errlen, "checkpoint %s: read failed (%s)", path, e ? strerror(e) : "the file shrank while it was read");
+    free(*buf);
+    *buf = NULL;
+    return -1;
+  }
+  *n = sz;
   return 0;
 }
 
@@ -283,9 +316,9 @@ static int check_header(const char *path, const unsigned char *b, size_t n, size
   return 0;
 }
 
-/* The payload's counts and enums, before anything is built from them. 0, or -1 with err. */
-static int check_payload(const char *path, const ck_in *r, uint32_t version, const vx_sim_params *p, int ne, int nt,
-                         int tr_steps, char *err, size_t errlen) {
+/* The payload's structure: its fixed part whole, the counts possible, the size theirs. 0, or -1 with err. */
+static int check_payload(const char *path, const ck_in *r, uint32_t version, int ne, int nt, int tr_steps, char *err,
+                         size_t errlen) {
   if (r->short_read || r->at != CK_FIXED_BYTES(version)) {
     snprintf(err, errlen, "checkpoint %s: payload of %zu bytes is shorter than its fixed part (%d bytes)", path, r->n,
              (int)CK_FIXED_BYTES(version));
@@ -301,18 +334,175 @@ static int check_payload(const char *path, const ck_in *r, uint32_t version, con
              r->n, ne, nt, want);
     return -1;
   }
-  if ((p->backend != VX_BACKEND_CPU && p->backend != VX_BACKEND_CUDA) || (p->precision != VX_DOUBLE && p->precision != VX_FLOAT)) {
-    snprintf(err, errlen, "checkpoint %s: unknown backend %d or precision %d", path, (int)p->backend, (int)p->precision);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ validation by meaning */
+
+/* Bounds of the scene parser (io/scene_read.c) and the command line (src/vortexfmm/main.c) that no
+ * header exports: a saved run had values inside them. */
+#define CK_LEAF_MAX (1 << 20)   /* leaf_size, --leaf-size */
+#define CK_EVERY_MAX 1000000    /* relax_every, remesh_every and their options */
+#define CK_VISCOSITY_MAX 1e6    /* --viscosity (the scene's key: up to 1e3) */
+#define CK_TRACERS_MAX (1 << 30) /* --tracers; -1: the scene's own count */
+/* |t - steps·dt| over steps·dt: t sums dt/substeps once a substep, each sum rounded (relative error
+ * at most steps·VX_SIM_MAX_SUBSTEPS·2^-53, 1.4e-5 at 2e9 steps) */
+#define CK_TIME_RTOL 1e-3
+#define CK_FINITE_MAX DBL_MAX /* bad_real's upper bound: any finite number */
+
+/* "damaged checkpoint PATH: FIELD VALUE (expected WANT)" into err; -1. */
+static int damaged(const char *path, const char *field, const char *value, const char *want, char *err, size_t errlen) {
+  snprintf(err, errlen, "damaged checkpoint %s: %s %s (expected %s)", path, field, value, want);
+  return -1;
+}
+static int bad_int(const char *path, const char *field, long long v, long long lo, long long hi, char *err, size_t errlen) {
+  if (v >= lo && v <= hi) return 0;
+  char value[32], want[96];
+  snprintf(value, sizeof value, "%lld", v);
+  if (hi == LLONG_MAX) snprintf(want, sizeof want, "an integer >= %lld", lo);
+  else snprintf(want, sizeof want, "an integer in %lld..%lld", lo, hi);
+  return damaged(path, field, value, want, err, errlen);
+}
+static int bad_real(const char *path, const char *field, double v, double lo, double hi, char *err, size_t errlen) {
+  if (v >= lo && v <= hi) return 0; /* NaN fails both */
+  char value[40], want[96];
+  snprintf(value, sizeof value, "%.17g", v);
+  if (hi == CK_FINITE_MAX) snprintf(want, sizeof want, "a finite number >= %g", lo);
+  else snprintf(want, sizeof want, "a number in [%g, %g]", lo, hi);
+  return damaged(path, field, value, want, err, errlen);
+}
+
+/* The run's name and defaults; only when the caller asks for them (vx_ckpt_load's meta). */
+static int check_meta(const char *path, const vx_ckpt_meta *m, char *err, size_t errlen) {
+  for (const char *c = m->scene; *c; ++c)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) return damaged(path, "scene name", "with control characters", "printable text", err, errlen);
+  return bad_int(path, "steps (of the run)", m->steps, 0, LLONG_MAX, err, errlen) ||
+                 bad_int(path, "diag_every", m->diag_every, 1, INT_MAX, err, errlen)
+             ? -1
+             : 0;
+}
+
+/* Every parameter in the range a scene file or the command line gives it, then the rules between
+ * them (vx_sim_params_check). */
+static int check_params(const char *path, const vx_sim_params *p, char *err, size_t errlen) {
+  if (bad_int(path, "backend", p->backend, VX_BACKEND_CPU, VX_BACKEND_CUDA, err, errlen) ||
+      bad_int(path, "precision", p->precision, VX_DOUBLE, VX_FLOAT, err, errlen) ||
+      bad_int(path, "order", p->order, 0, VX_PMAX, err, errlen) || bad_int(path, "leaf_size", p->leaf_size, 0, CK_LEAF_MAX, err, errlen) ||
+      bad_int(path, "kernel", p->kernel, VX_KERNEL_SINGULAR, VX_KERNEL_GAUSS, err, errlen) ||
+      bad_real(path, "sigma", p->sigma, 0.0, CK_FINITE_MAX, err, errlen) ||
+      bad_real(path, "dt", p->dt, VX_SCENE_DT_MIN, VX_SCENE_DT_MAX, err, errlen) ||
+      bad_int(path, "integrator", p->integrator, VX_EULER, VX_RK4, err, errlen) ||
+      bad_int(path, "stretching", p->stretching, VX_STRETCH_CLASSICAL, VX_STRETCH_NONE, err, errlen) ||
+      bad_int(path, "direct", p->direct, 0, 1, err, errlen) || bad_int(path, "tracers", p->tracers, -1, CK_TRACERS_MAX, err, errlen) ||
+      bad_int(path, "relax_every", p->relax_every, p->relax > 0.0 ? 1 : 0, CK_EVERY_MAX, err, errlen) ||
+      bad_int(path, "remesh_every", p->remesh_every, 0, CK_EVERY_MAX, err, errlen) ||
+      bad_real(path, "viscosity", p->viscosity, 0.0, CK_VISCOSITY_MAX, err, errlen) ||
+      bad_int(path, "conserve", p->conserve, VX_CONSERVE_OFF, VX_CONSERVE_FULL, err, errlen))
     return -1;
+  for (int c = 0; c < 3; ++c)
+    if (bad_real(path, "remesh_origin", p->remesh_origin[c], -VX_SCENE_LEN_MAX, VX_SCENE_LEN_MAX, err, errlen)) return -1;
+  if (p->tracer_every != 0 && !vx_tracer_every_ok(p->tracer_every)) {
+    char v[16];
+    snprintf(v, sizeof v, "%d", p->tracer_every);
+    return damaged(path, "tracer_every", v, "1, 2 or 4", err, errlen);
   }
-  if (p->conserve < 0 || p->conserve > 2) {
-    snprintf(err, errlen, "checkpoint %s: unknown conservation mode %d", path, p->conserve);
+  char e2[400];
+  if (vx_sim_params_check(p, e2, sizeof e2)) { snprintf(err, errlen, "damaged checkpoint %s: parameters: %s", path, e2); return -1; }
+  return 0;
+}
+
+/* The counters: non-negative, finite, the time that of the steps taken, the tracer step under way
+ * one that tracer_every can have. */
+static int check_state(const char *path, const vx_sim_state *s, const vx_sim_params *p, char *err, size_t errlen) {
+  const vx_remesh_stats *R = &s->remesh;
+  if (bad_int(path, "step", s->steps, 0, LLONG_MAX, err, errlen) || bad_real(path, "time", s->t, 0.0, CK_FINITE_MAX, err, errlen) ||
+      bad_int(path, "rings", s->n_rings, 0, VX_SIM_MAX_RINGS, err, errlen) ||
+      bad_real(path, "time since remeshing", s->since_remesh, 0.0, CK_FINITE_MAX, err, errlen) ||
+      bad_int(path, "steps since remeshing", s->steps_since_remesh, 0, s->steps, err, errlen) ||
+      bad_real(path, "max|alpha| of the start", s->amax0, 0.0, CK_FINITE_MAX, err, errlen) ||
+      bad_real(path, "max|grad u|", s->max_gradu, 0.0, CK_FINITE_MAX, err, errlen) ||
+      bad_int(path, "remeshings", R->count, 0, LLONG_MAX, err, errlen) ||
+      bad_int(path, "remeshing elements in", R->n_before, 0, INT_MAX, err, errlen) ||
+      bad_int(path, "remeshing nodes", R->n_nodes, 0, INT_MAX, err, errlen) ||
+      bad_int(path, "remeshing elements kept", R->n_after, 0, INT_MAX, err, errlen) ||
+      bad_real(path, "remeshing c2", R->c2, 0.0, CK_FINITE_MAX, err, errlen) ||
+      bad_real(path, "remeshing spacing", R->h, 0.0, CK_FINITE_MAX, err, errlen) ||
+      bad_real(path, "remeshing time", R->ms, 0.0, CK_FINITE_MAX, err, errlen) ||
+      bad_int(path, "tracer step's element steps", s->tr_steps, 0, 3, err, errlen))
     return -1;
+  double want = (double)s->steps * p->dt;
+  if (!(fabs(s->t - want) <= CK_TIME_RTOL * want)) {
+    char v[40], w[128];
+    snprintf(v, sizeof v, "%.17g", s->t);
+    snprintf(w, sizeof w, "%.17g, %lld steps of dt %g", want, s->steps, p->dt);
+    return damaged(path, "time", v, w, err, errlen);
+  }
+  if (s->tr_steps == 0) return 0;
+  return bad_int(path, "tracer step's span", s->tr_m, 2, 4, err, errlen) ||
+                 bad_int(path, "tracer step's element steps", s->tr_steps, 1, s->tr_m - 1, err, errlen) ||
+                 bad_int(path, "tracer step's stages", s->tr_stage, 1, 3, err, errlen) ||
+                 bad_real(path, "tracer step's size", s->tr_h, DBL_MIN, CK_FINITE_MAX, err, errlen)
+             ? -1
+             : 0;
+}
+
+/* The arrays: each element's ring one of the saved rings, every number finite. */
+static int check_particles(const char *path, const double *h, size_t nf, const double *ty, size_t nty, const int *ring, int ne,
+                           int nt, int n_rings, char *err, size_t errlen) {
+  char field[64], want[64];
+  for (int i = 0; i < ne; ++i)
+    if (ring[i] < 0 || ring[i] >= n_rings) {
+      char v[16];
+      snprintf(field, sizeof field, "element %d's ring", i);
+      snprintf(v, sizeof v, "%d", ring[i]);
+      snprintf(want, sizeof want, "0..%d, the checkpoint having %d ring%s", n_rings - 1, n_rings, n_rings == 1 ? "" : "s");
+      return damaged(path, field, v, n_rings ? want : "none, the checkpoint having no ring", err, errlen);
+    }
+  size_t np = 3 * ((size_t)ne + (size_t)nt);
+  for (size_t i = 0; i < nf + 2 * nty; ++i) {
+    double v = i < nf ? h[i] : ty[i - nf];
+    if (isfinite(v)) continue;
+    size_t k = i < np ? i : i < nf ? i - np : (i - nf) % nty;
+    const char *what = i < np ? (k / 3 < (size_t)ne ? "element" : "tracer") : i < nf ? "element" : "tracer";
+    const char *arr = i < np ? "position" : i < nf ? "strength" : i - nf < nty ? "step start" : "step slope";
+    size_t who = i < np && k / 3 >= (size_t)ne ? k / 3 - (size_t)ne : k / 3;
+    char value[40];
+    snprintf(field, sizeof field, "%s %zu's %s %c", what, who, arr, "xyz"[k % 3]);
+    snprintf(value, sizeof value, "%g", v);
+    return damaged(path, field, value, "a finite number", err, errlen);
   }
   return 0;
 }
 
-/* Build the simulation from a checked payload. */
+/* The arrays read into h (positions, strengths, then the tracer step's y0 and acc: nty each) and
+ * ring, checked, and the simulation built from them. */
+static vx_sim *build(const char *path, ck_in *r, const vx_sim_params *prm, vx_sim_state *st, int ne, int nt, char *err,
+                     size_t errlen) {
+  size_t nty = st->tr_steps > 0 ? 3 * (size_t)nt : 0;
+  size_t nf = 3 * ((size_t)ne + (size_t)nt) + 3 * (size_t)ne;
+  double *h = malloc(sizeof(double) * (nf + 2 * nty) + 1);
+  int *ring = malloc(sizeof(int) * ((size_t)ne + 1));
+  vx_sim *s = NULL;
+  if (!h || !ring) {
+    snprintf(err, errlen, "checkpoint %s: out of host memory", path);
+  } else {
+    for (size_t i = 0; i < nf; ++i) h[i] = get_f64(r);
+    for (int i = 0; i < ne; ++i) ring[i] = get_i32(r);
+    for (size_t i = 0; i < 2 * nty; ++i) h[nf + i] = get_f64(r);
+    if (nty) st->tr_y0 = h + nf, st->tr_acc = h + nf + nty;
+    char e2[400];
+    if (!check_particles(path, h, nf, h + nf, nty, ring, ne, nt, st->n_rings, err, errlen)) {
+      s = vx_sim_create_from_state(prm, st, ne, nt, h, h + 3 * ((size_t)ne + (size_t)nt), ring, e2, sizeof e2);
+      if (!s) snprintf(err, errlen, "checkpoint %s: %s", path, e2);
+    }
+  }
+  free(h);
+  free(ring);
+  return s;
+}
+
+/* Build the simulation from a payload whose checksum matched: its structure, then the meaning of
+ * every field (the meta's only when the caller asks for it). */
 static vx_sim *decode(const char *path, const unsigned char *pl, size_t n, uint32_t version, vx_ckpt_meta *meta, char *err,
                       size_t errlen) {
   ck_in r = {pl, n, 0, 0};
@@ -323,25 +513,10 @@ static vx_sim *decode(const char *path, const unsigned char *pl, size_t n, uint3
   get_params(&r, &prm, version);
   get_state(&r, &st, version);
   int ne = get_i32(&r), nt = get_i32(&r);
-  if (check_payload(path, &r, version, &prm, ne, nt, st.tr_steps, err, errlen)) return NULL;
-  size_t nty = st.tr_steps > 0 ? 3 * (size_t)nt : 0;
-  size_t nf = 3 * ((size_t)ne + (size_t)nt) + 3 * (size_t)ne;
-  double *h = malloc(sizeof(double) * (nf + 2 * nty) + 1);
-  int *ring = malloc(sizeof(int) * ((size_t)ne + 1));
-  vx_sim *s = NULL;
-  if (!h || !ring) {
-    snprintf(err, errlen, "checkpoint %s: out of host memory", path);
-  } else {
-    for (size_t i = 0; i < nf; ++i) h[i] = get_f64(&r);
-    for (int i = 0; i < ne; ++i) ring[i] = get_i32(&r);
-    for (size_t i = 0; i < 2 * nty; ++i) h[nf + i] = get_f64(&r);
-    if (nty) st.tr_y0 = h + nf, st.tr_acc = h + nf + nty;
-    char e2[400];
-    s = vx_sim_create_from_state(&prm, &st, ne, nt, h, h + 3 * ((size_t)ne + (size_t)nt), ring, e2, sizeof e2);
-    if (!s) snprintf(err, errlen, "checkpoint %s: %s", path, e2);
-  }
-  free(h);
-  free(ring);
+  if (check_payload(path, &r, version, ne, nt, st.tr_steps, err, errlen) || (meta && check_meta(path, &m, err, errlen)) ||
+      check_params(path, &prm, err, errlen) || check_state(path, &st, &prm, err, errlen))
+    return NULL;
+  vx_sim *s = build(path, &r, &prm, &st, ne, nt, err, errlen);
   if (s && meta) *meta = m;
   return s;
 }

@@ -40,7 +40,13 @@ typedef struct {
 /* Write s's state and meta to path, atomically. 0, or -1 with a one-line err naming the file. */
 int vx_ckpt_save(vx_sim *s, const vx_ckpt_meta *meta, const char *path, char *err, size_t errlen);
 /* Read path and build the simulation it holds (meta may be NULL). NULL with a one-line err
- * "checkpoint PATH: <problem>" for a missing, truncated, foreign, newer or corrupt file. */
+ * "checkpoint PATH: <problem>" for a missing, non-regular (a FIFO, a directory: refused without
+ * blocking), truncated, foreign, newer or corrupt file, or "damaged checkpoint PATH: FIELD VALUE
+ * (expected ...)" for a field no run can have behind a matching checksum: a count, ring index,
+ * interval or parameter out of the range a scene file or the command line gives, a step or time
+ * below 0 or a time not the steps' (steps·dt), a position or strength not finite. The meta's fields
+ * (diag_every >= 1, steps >= 0) are checked when meta is asked for. Every failure is the input's,
+ * but out of host memory and an unavailable backend. */
 vx_sim *vx_ckpt_load(const char *path, vx_ckpt_meta *meta, char *err, size_t errlen);
 /* The same from the n bytes of a checkpoint in memory (name stands for PATH in err). */
 vx_sim *vx_ckpt_load_mem(const void *data, size_t n, const char *name, vx_ckpt_meta *meta, char *err, size_t errlen);

@@ -1,9 +1,11 @@
 /* export_vtk.c — VTK XML PolyData snapshots (.vtp) and their ParaView collection (.pvd) of a
- * vortex-particle state (export_vtk.h). Host code; the files follow "VTK File Formats" (Kitware,
- * XML formats: PolyData, appended raw data with UInt64 headers). */
-#define _POSIX_C_SOURCE 200809L /* mkdir */
+ * vortex-particle state (export_vtk.h), and a restart's continuation of the collection it finds.
+ * Host code; the files follow "VTK File Formats" (Kitware, XML formats: PolyData, appended raw data
+ * with UInt64 headers). */
+#define _POSIX_C_SOURCE 200809L /* mkdir, fdopen, O_CLOEXEC */
 
 #include "export_vtk.h"
+#include "file_open.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "atomic_file.h"
 
@@ -152,7 +155,8 @@ static int make_dirs(const char *dir, char *err, size_t errlen) {
   return 0;
 }
 
-vx_vtk_series *vx_vtk_series_create(const char *dir, const char *stem, char *err, size_t errlen) {
+/* A series of no snapshots yet: DIR made, STEM sanitised, the .pvd's path. NULL with err. */
+static vx_vtk_series *series_new(const char *dir, const char *stem, char *err, size_t errlen) {
   if (make_dirs(dir, err, errlen)) return NULL;
   vx_vtk_series *v = calloc(1, sizeof *v);
   if (!v) { snprintf(err, errlen, "out of memory"); return NULL; }
@@ -161,9 +165,20 @@ vx_vtk_series *vx_vtk_series_create(const char *dir, const char *stem, char *err
   for (char *c = v->stem; *c; ++c) /* a scene name may hold spaces or slashes: not in a file name */
     if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.') *c = '_';
   snprintf(v->pvd, sizeof v->pvd, "%s/%s.pvd", dir, v->stem);
-  vx_afile probe; /* can a file be written there? (a read-only directory, or one of another user) */
-  if (vx_afile_open(&probe, v->pvd, err, errlen)) { free(v); return NULL; }
+  return v;
+}
+
+/* Can the .pvd be written there? (a read-only directory, or one of another user) 0, or -1 with err. */
+static int probe_pvd(const vx_vtk_series *v, char *err, size_t errlen) {
+  vx_afile probe;
+  if (vx_afile_open(&probe, v->pvd, err, errlen)) return -1;
   vx_afile_abort(&probe);
+  return 0;
+}
+
+vx_vtk_series *vx_vtk_series_create(const char *dir, const char *stem, char *err, size_t errlen) {
+  vx_vtk_series *v = series_new(dir, stem, err, errlen);
+  if (v && probe_pvd(v, err, errlen)) { free(v); return NULL; }
   return v;
 }
 
@@ -187,6 +202,115 @@ static int add_entry(vx_vtk_series *v, double t, const char *file, char *err, si
   v->e[v->n].t = t;
   snprintf(v->e[v->n].file, sizeof v->e[v->n].file, "%s", file);
   v->n++;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ a restart's series */
+
+/* The existing .pvd opened for reading, never waiting (file_open.h). NULL with *absent = 1 when
+ * there is none; NULL with err when it cannot be read. */
+static FILE *open_pvd(const char *path, int *absent, char *err, size_t errlen) {
+  const char *kind;
+  const int fd = vx_open_regular(path, &kind);
+  *absent = 0;
+  if (fd < 0) {
+    *absent = !kind && errno == ENOENT;
+    if (kind) snprintf(err, errlen, "cannot continue the series of %s: not a regular file (%s)", path, kind);
+    else snprintf(err, errlen, "cannot continue the series of %s: %s", path, strerror(errno));
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "r");
+  if (!f) { snprintf(err, errlen, "cannot continue the series of %s: %s", path, strerror(errno)); close(fd); }
+  return f;
+}
+
+/* The value of the attribute name="..." of a line into out (len bytes). 0, or -1. */
+static int attribute(const char *line, const char *name, char *out, size_t len) {
+  char key[32];
+  snprintf(key, sizeof key, " %s=\"", name);
+  const char *p = strstr(line, key);
+  if (!p) return -1;
+  p += strlen(key);
+  const char *q = strchr(p, '"');
+  if (!q || (size_t)(q - p) >= len) return -1;
+  memcpy(out, p, (size_t)(q - p));
+  out[q - p] = 0;
+  return 0;
+}
+
+/* One <DataSet timestep="T" ... file="F"/> line as write_pvd writes it: kept when T < t and DIR/F
+ * is a file. 0, -1 (out of memory, with err), or 1: not such a line. */
+static int dataset_line(vx_vtk_series *v, const char *line, double t, char *err, size_t errlen) {
+  char ts[64], file[sizeof v->e[0].file], *end, path[1400];
+  size_t n = strlen(line);
+  if (strncmp(line, "<DataSet ", 9) || n < 2 || strcmp(line + n - 2, "/>") || attribute(line, "timestep", ts, sizeof ts) ||
+      attribute(line, "file", file, sizeof file) || !file[0] || strchr(file, '/'))
+    return 1;
+  errno = 0;
+  double ti = strtod(ts, &end);
+  if (end == ts || *end || errno || !isfinite(ti)) return 1;
+  snprintf(path, sizeof path, "%s/%s", v->dir, file);
+  struct stat sb;
+  if (!(ti < t) || stat(path, &sb) || !S_ISREG(sb.st_mode)) return 0;
+  return add_entry(v, ti, file, err, errlen);
+}
+
+static char *trim_line(char *s) {
+  while (*s == ' ' || *s == '\t') ++s;
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = 0;
+  return s;
+}
+
+/* The entries of the collection f (write_pvd's layout, line by line) before time t into v. 0; -1
+ * out of memory; or -2 with err naming the first line that is not of that layout. */
+static int read_collection(vx_vtk_series *v, FILE *f, double t, char *err, size_t errlen) {
+  static const char *const frame[] = {"<?xml", "<VTKFile type=\"Collection\"", "<Collection>", "</Collection>",
+                                      "</VTKFile>"};
+  char buf[1024];
+  int part = 0, line = 0; /* part: the frame lines matched so far; DataSet lines come after the third */
+  while (fgets(buf, sizeof buf, f)) {
+    ++line;
+    int whole = strchr(buf, '\n') || feof(f);
+    char *l = trim_line(buf);
+    if (!*l && whole) continue;
+    int rc = 1;
+    if (whole && part < 5 && !strncmp(l, frame[part], strlen(frame[part]))) rc = 0, ++part;
+    else if (whole && part == 3) rc = dataset_line(v, l, t, err, errlen);
+    if (rc < 0) return -1;
+    if (rc > 0) {
+      for (unsigned char *c = (unsigned char *)l; *c; ++c) /* the message stays one printable line */
+        if (*c < 0x20 || *c == 0x7f) *c = '?';
+      snprintf(err, errlen, "cannot continue the series of %s: line %d is not of a collection vortexfmm writes ('%.60s'); "
+               "move the file away to start a new series", v->pvd, line, l);
+      return -2;
+    }
+  }
+  if (ferror(f)) { snprintf(err, errlen, "cannot continue the series of %s: read error", v->pvd); return -2; }
+  if (part < 5) {
+    snprintf(err, errlen, "cannot continue the series of %s: it ends at line %d, before its collection does; move the "
+             "file away to start a new series", v->pvd, line);
+    return -2;
+  }
+  return 0;
+}
+
+int vx_vtk_series_resume(const char *dir, const char *stem, double t, vx_vtk_series **out, char *err, size_t errlen) {
+  *out = NULL;
+  vx_vtk_series *v = series_new(dir, stem, err, errlen);
+  if (!v) return -1;
+  int absent, rc = 0;
+  FILE *f = open_pvd(v->pvd, &absent, err, errlen);
+  if (f) {
+    rc = read_collection(v, f, t, err, errlen);
+    fclose(f);
+  } else if (!absent) rc = -2;
+  if (!rc && probe_pvd(v, err, errlen)) rc = -1;
+  if (rc) {
+    vx_vtk_series_destroy(v);
+    return rc;
+  }
+  *out = v;
   return 0;
 }
 

@@ -15,7 +15,9 @@
  *   ring                  Int32: ring index of an element (its scene [ring] section, from 0); -1 for tracers
  * and the field data TimeValue (simulated time), step and particle_volume.
  * Every file is written atomically (io/atomic_file.h); the .pvd is rewritten after each snapshot,
- * so it is always a valid collection of the snapshots written so far.
+ * so it is always a valid collection of the snapshots written so far. A new series starts an empty
+ * collection (an earlier .pvd is replaced); a restart's series continues the one there
+ * (vx_vtk_series_resume).
  *
  *   vx_vtk_series *v = vx_vtk_series_create("out", "leapfrog", err, sizeof err);
  *   vx_vtk_series_add(v, sim, err, sizeof err);   // out/leapfrog_000000.vtp, out/leapfrog.pvd
@@ -48,6 +50,13 @@ typedef struct vx_vtk_series vx_vtk_series;
  * (and its missing parents) and checks that a file can be written there. Characters of STEM other
  * than letters, digits, '-', '_' and '.' become '_'. NULL with err on failure. */
 vx_vtk_series *vx_vtk_series_create(const char *dir, const char *stem, char *err, size_t errlen);
+/* The series of a run restarted at simulated time t, continuing DIR/STEM.pvd: the snapshots it lists
+ * before t whose .vtp files are there are kept in their order, and the restart's follow them. No
+ * DIR/STEM.pvd: a new series. The .pvd is read only when it is a regular file (a FIFO is never
+ * opened) laid out as this module writes it. 0 with *out; -1 with err when DIR or a file cannot be
+ * made there (as vx_vtk_series_create); -2 with err when the .pvd cannot be read or is not such a
+ * collection (nothing is dropped from it: the caller refuses the run). */
+int vx_vtk_series_resume(const char *dir, const char *stem, double t, vx_vtk_series **out, char *err, size_t errlen);
 /* Snapshot of the simulation's current state (copies it to the host; one engine call for the
  * velocities), then the .pvd rewritten. 0, or -1 with err. */
 int vx_vtk_series_add(vx_vtk_series *v, vx_sim *s, char *err, size_t errlen);

@@ -1,6 +1,7 @@
 /* scene_list.c — the scene files of a directory for a scene picker (scene.h): each parsed as text
- * for its one-line description, a broken one kept with its parse error; and the per-user scene
- * directory of the XDG base-directory convention. No particles are generated here. */
+ * for its one-line description, a broken one kept with its parse error (or "not a regular file
+ * (a FIFO)": none is opened in a way that waits); and the per-user scene directory of the XDG
+ * base-directory convention. No particles are generated here. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "scene.h"
@@ -40,7 +41,9 @@ static int scene_files(const char *dir, char ***names, int *count, char *err, si
   return 0;
 }
 
-/* An entry for dir/file: the description, or why it does not load (a directory named x.scene too). */
+/* An entry for dir/file: the description, or why it does not load. vx_scene_load refuses what is not
+ * a regular file (a directory named x.scene, a FIFO, a socket) without opening it for reading, so
+ * that no entry can stall the listing. */
 static void fill_entry(vx_scene_entry *en, const char *dir, const char *file, int origin) {
   vx_scene sc;
   memset(en, 0, sizeof *en);

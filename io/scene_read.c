@@ -1,9 +1,10 @@
 /* scene_read.c — reading scene files (vortex/scene.h, assets/README.md): the parser of the text
- * format (`key = value` lines, `[ring]` sections, `#` comments) into a vx_scene, the file loader, and
+ * format (`key = value` lines, `[ring]` sections, `#` comments) into a vx_scene, the file loader
+ * (regular files only, refused by kind without a blocking open: a FIFO would wait for a writer), and
  * the search for a scene by name ($VX_ASSETS_DIR, the compiled-in assets directory, the assets beside
  * the program). Every problem is one line naming the file, the line and the key. The model itself and
  * the particles generated from it are vortex/scene.c's; writing a scene is scene_write.c's. */
-#define _POSIX_C_SOURCE 200809L /* access, fileno */
+#define _POSIX_C_SOURCE 200809L /* access, fdopen, O_CLOEXEC */
 
 #include <errno.h>
 #include <float.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "conserve.h"
+#include "file_open.h"
 #include "scene.h"
 
 typedef struct {
@@ -346,16 +348,23 @@ int vx_scene_parse(const char *text, const char *name, vx_scene *s, char *err, s
   return rc;
 }
 
-int vx_scene_load(const char *path, vx_scene *s, char *err, size_t errlen) {
-  FILE *f = fopen(path, "rb");
-  if (!f) { snprintf(err, errlen, "scene %s: cannot open: %s", path, strerror(errno)); return -1; }
-  struct stat sb;
-  memset(&sb, 0, sizeof sb);
-  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) { /* a pipe or a device is read like a file */
-    snprintf(err, errlen, "scene %s: is a directory, not a scene file", path);
-    fclose(f);
-    return -1;
+/* path opened for reading, never waiting (file_open.h). NULL with err. */
+static FILE *open_regular(const char *path, char *err, size_t errlen) {
+  const char *kind;
+  const int fd = vx_open_regular(path, &kind);
+  if (fd < 0) {
+    if (kind) snprintf(err, errlen, "scene %s: not a regular file (%s)", path, kind);
+    else snprintf(err, errlen, "scene %s: cannot open: %s", path, strerror(errno));
+    return NULL;
   }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) { snprintf(err, errlen, "scene %s: cannot open: %s", path, strerror(errno)); close(fd); }
+  return f;
+}
+
+int vx_scene_load(const char *path, vx_scene *s, char *err, size_t errlen) {
+  FILE *f = open_regular(path, err, errlen);
+  if (!f) return -1;
   size_t cap = 1 << 14, n = 0;
   char *buf = malloc(cap);
   for (;;) {

@@ -1,4 +1,4 @@
-/* test_bad_inputs.c — "never a crash": every case of tests/bad_inputs/cases.txt (malformed scenes,
+/* test_bad_inputs.c — "never a crash": every case of tests/bad_inputs/cases*.txt (malformed scenes,
  * absurd flags, missing / unwritable / corrupt files, a full disk) run through the vortexfmm
  * program built beside the tests. Each must end normally (no signal, no hang: 20 s), with the
  * case's non-zero exit code and a one-line message on stderr's last line holding the expected text;
@@ -8,12 +8,14 @@
  * through a symbolic link in the case's directory (the link must still be there afterwards: a
  * program that renamed a file over /dev/full itself would replace the device). Permission cases
  * run the program as user nobody when the test runs as root (root reads and writes anything).
+ * The case files are read in the order of their names (cases.txt, then cases_*.txt).
  * Run: ctest -R bad_inputs */
 #define _DEFAULT_SOURCE /* setgroups */
 #define _POSIX_C_SOURCE 200809L /* fork, mkdtemp, nanosleep, setrlimit, symlink */
 #include <errno.h>
 #include <grp.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,9 +190,32 @@ static int have_ffmpeg(void) {
   return 0;
 }
 
-/* The case's files in tmp (options ro, unreadable, long, devfull, frames). 0, or -1 after a FAIL. */
-static int make_case_files(const bad_case *c, const char *tmp) {
+/* indir/name copied to tmp/name (option copy=NAME: a case that must leave its input unchanged works
+ * on a copy, so that a failure cannot damage the corpus). 0, or -1. */
+static int copy_in(const char *indir, const char *name, const char *tmp) {
+  char from[1400], to[1400], b[4096];
+  snprintf(from, sizeof from, "%s/%s", indir, name);
+  snprintf(to, sizeof to, "%s/%s", tmp, name);
+  FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+  int bad = !in || !out;
+  for (size_t n; !bad && (n = fread(b, 1, sizeof b, in)) > 0;) bad = fwrite(b, 1, n, out) != n;
+  if (in) fclose(in);
+  if (out && fclose(out)) bad = 1;
+  return bad ? -1 : 0;
+}
+
+/* The case's files in tmp (options ro, unreadable, long, devfull, frames, fifo, copy). 0, or -1
+ * after a FAIL. */
+static int make_case_files(const bad_case *c, const char *indir, const char *tmp) {
   char buf[256], p[1100];
+  if (opt(c->opts, "copy", buf, sizeof buf) && copy_in(indir, buf, tmp)) {
+    FAIL("%s: cannot copy %s into %s", c->name, buf, tmp);
+    return -1;
+  }
+  if (opt(c->opts, "fifo", buf, sizeof buf)) {
+    snprintf(p, sizeof p, "%s/fifo", tmp);
+    if (mkfifo(p, 0644)) { FAIL("%s: cannot make the FIFO %s", c->name, p); return -1; }
+  }
   if (opt(c->opts, "ro", buf, sizeof buf)) {
     snprintf(p, sizeof p, "%s/ro", tmp);
     if (mkdir(p, 0555)) { FAIL("%s: cannot create %s", c->name, p); return -1; }
@@ -235,7 +260,7 @@ static void one_case(const char *exe, const char *indir, const char *root, int k
   /* root reads and writes anything: the permission cases run as nobody then */
   int as_nobody = geteuid() == 0 && (opt(c->opts, "ro", buf, sizeof buf) || opt(c->opts, "unreadable", buf, sizeof buf));
   if (mkdir(tmp, 0755)) { FAIL("%s: cannot create %s", c->name, tmp); return; }
-  if (make_case_files(c, tmp)) return;
+  if (make_case_files(c, indir, tmp)) return;
   long fsize = opt(c->opts, "fsize", buf, sizeof buf) ? atol(buf) : 0;
   subst(c->args, tmp, args, sizeof args);
   char *argv[MAX_ARGS + 2];
@@ -267,36 +292,54 @@ static void one_case(const char *exe, const char *indir, const char *root, int k
     ssize_t n = readlink(link, to, sizeof to - 1);
     if (n < 0 || (to[n] = 0, strcmp(to, "/dev/full"))) FAIL("%s: %s is no longer the link to /dev/full", c->name, link);
   }
+  if (opt(c->opts, "copy", buf, sizeof buf)) { /* a refused output leaves the input as it was */
+    char a[1400], b[1400], cmp[3000];
+    snprintf(a, sizeof a, "%s/%s", indir, buf);
+    snprintf(b, sizeof b, "%s/%s", tmp, buf);
+    snprintf(cmp, sizeof cmp, "cmp -s '%s' '%s'", a, b);
+    if (system(cmp)) FAIL("%s: %s changed", c->name, b);
+  }
   if (failures == before) printf("  ok (exit %d): %s: %s\n", c->code, c->name, last);
   snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' && rm -rf '%s'", tmp, tmp);
   if (system(cmd)) printf("  (could not remove %s)\n", tmp);
 }
 
-int main(void) {
-  char exe[1024], indir[1024], manifest[1100], root[400];
-  snprintf(exe, sizeof exe, "%s/vortexfmm", VX_BINARY_DIR);
-  snprintf(indir, sizeof indir, "%s/../tests/bad_inputs", VX_ASSETS_DIR);
-  snprintf(manifest, sizeof manifest, "%s/cases.txt", indir);
-  if (access(exe, X_OK)) { printf("FAIL: %s not built\n", exe); return EXIT_FAILURE; }
+/* The cases of one file, run; their count added to *n. */
+static void run_file(const char *exe, const char *indir, const char *root, const char *manifest, int *n) {
   FILE *m = fopen(manifest, "r");
-  if (!m) { printf("FAIL: cannot open %s\n", manifest); return EXIT_FAILURE; }
-  snprintf(root, sizeof root, "%s/test_bad_inputs_XXXXXX", VX_BINARY_DIR);
-  if (!mkdtemp(root)) { printf("FAIL: mkdtemp %s: %s\n", root, strerror(errno)); fclose(m); return EXIT_FAILURE; }
-  if (chmod(root, 0755)) printf("(cannot open %s to others: the permission cases as nobody will fail)\n", root);
+  if (!m) { FAIL("cannot open %s", manifest); return; }
   char line[4096];
-  int n = 0;
   while (fgets(line, sizeof line, m)) {
     char *t = trim(line);
     if (!*t || *t == '#') continue;
     bad_case c;
-    if (parse_case(t, &c)) { FAIL("malformed line in cases.txt: %s", t); continue; }
-    one_case(exe, indir, root, n++, &c);
+    if (parse_case(t, &c)) { FAIL("malformed line in %s: %s", manifest, t); continue; }
+    one_case(exe, indir, root, (*n)++, &c);
   }
   fclose(m);
+}
+
+int main(void) {
+  char exe[1024], indir[1024], pattern[1100], root[400];
+  snprintf(exe, sizeof exe, "%s/vortexfmm", VX_BINARY_DIR);
+  snprintf(indir, sizeof indir, "%s/../tests/bad_inputs", VX_ASSETS_DIR);
+  snprintf(pattern, sizeof pattern, "%s/cases*.txt", indir);
+  if (access(exe, X_OK)) { printf("FAIL: %s not built\n", exe); return EXIT_FAILURE; }
+  glob_t g; /* sorted by name */
+  if (glob(pattern, 0, NULL, &g) || g.gl_pathc == 0) { printf("FAIL: no case files %s\n", pattern); return EXIT_FAILURE; }
+  snprintf(root, sizeof root, "%s/test_bad_inputs_XXXXXX", VX_BINARY_DIR);
+  if (!mkdtemp(root)) { printf("FAIL: mkdtemp %s: %s\n", root, strerror(errno)); globfree(&g); return EXIT_FAILURE; }
+  if (chmod(root, 0755)) printf("(cannot open %s to others: the permission cases as nobody will fail)\n", root);
+  int n = 0;
+  for (size_t i = 0; i < g.gl_pathc; ++i) {
+    printf("%s:\n", g.gl_pathv[i]);
+    run_file(exe, indir, root, g.gl_pathv[i], &n);
+  }
   char cmd[1200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   if (system(cmd)) printf("(could not remove %s)\n", root);
-  if (n < 40) FAIL("only %d cases in %s (want at least 40)", n, manifest);
-  printf("%d cases, %d failures\n", n, failures);
+  if (n < 40) FAIL("only %d cases in %s (want at least 40)", n, pattern);
+  printf("%d cases in %zu files, %d failures\n", n, (size_t)g.gl_pathc, failures);
+  globfree(&g);
   return failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -5,18 +5,23 @@
  *       on a ring that remeshes (every 3 steps, viscous: the element count changes), relaxes (every
  *       2 steps) and splits steps into substeps (lcfl), checkpointed between two remeshings;
  *   (b) a truncated file, a flipped payload byte, a wrong magic, a wrong version, trailing bytes,
- *       absurd counts (with a valid checksum) and a missing file are each refused by name; a file
- *       of the previous format version loads;
+ *       absurd counts (with a valid checksum) and a missing file are each refused by name; so are,
+ *       behind a valid checksum, fields no run can have (diag_every 0, 2^31-1 rings, a negative
+ *       ring index, a negative step, a NaN position), and a FIFO, in the library and in the program
+ *       (exit 2), without blocking (an alarm() watchdog); files of the previous format versions load;
  *   (c) an unwritable checkpoint path is an error, in the library and in the program;
  *   (d) the program: --checkpoint-every then --restart reproduce the diagnostics rows of an
  *       uninterrupted run (all columns but the wall-clock ones), in double and float; a restart
  *       refuses a different --precision and --scene; a blow-up names the last good checkpoint.
  * Run: build/tests/test_vortex_checkpoint */
-#define _POSIX_C_SOURCE 200809L /* popen */
+#define _POSIX_C_SOURCE 200809L /* popen, mkfifo */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "diag.h"
@@ -186,7 +191,8 @@ static void expect_refused(const char *what, const unsigned char *b, size_t n, c
   snprintf(bad, sizeof bad, "%s.bad", ck_path);
   if (b) spit(bad, b, n);
   else remove(bad);
-  vx_sim *s = vx_ckpt_load(bad, NULL, err, sizeof err);
+  vx_ckpt_meta m;
+  vx_sim *s = vx_ckpt_load(bad, &m, err, sizeof err);
   if (s) { FAIL("%s: loaded", what); vx_sim_destroy(s); }
   else if (!strstr(err, want) || !strstr(err, bad) || strchr(err, '\n')) FAIL("%s: message '%s' (wanted '%s' and the file name)", what, err, want);
   else printf("(b) %s refused: %s\n", what, err);
@@ -198,6 +204,61 @@ static void put32(unsigned char *p, uint32_t v) {
 }
 static void put64(unsigned char *p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* b (n bytes, a current-version file) with bytes at off set to v, its checksum made to match,
+ * must be refused with want. */
+static void refuse_field(const char *what, const unsigned char *b, size_t n, size_t off, int bytes, uint64_t v, const char *want) {
+  unsigned char *c = malloc(n);
+  if (!c) { FAIL("out of memory"); return; }
+  memcpy(c, b, n);
+  if (bytes == 4) put32(c + off, (uint32_t)v);
+  else put64(c + off, v);
+  put64(c + 24, vx_ckpt_fnv1a(c + VX_CKPT_HEADER_BYTES, n - VX_CKPT_HEADER_BYTES));
+  expect_refused(what, c, n, want);
+  free(c);
+}
+
+/* Fields of a sound layout and checksum that no run can have, each refused by meaning. at: the
+ * file offset of the counts (the state's 112 bytes before them, the arrays after them). */
+static void meaning_refusals(const unsigned char *b, size_t n, size_t at, int ne) {
+  const size_t state = at - 112, meta = VX_CKPT_HEADER_BYTES;
+  uint64_t nan_bits = 0x7ff8000000000000ULL;
+  refuse_field("diag_every 0", b, n, meta + 80, 8, 0, "diag_every 0 (expected an integer in 1..2147483647)");
+  refuse_field("2^31-1 rings", b, n, state + 16, 4, 0x7fffffffu, "rings 2147483647 (expected an integer in 0..256)");
+  refuse_field("a ring index out of range", b, n, n - 4 * (size_t)ne, 4, 1, "element 0's ring 1 (expected 0..0");
+  refuse_field("a negative ring index", b, n, n - 4 * (size_t)ne + 4, 4, (uint32_t)-1, "element 1's ring -1 (expected 0..0");
+  refuse_field("a negative step", b, n, state + 8, 8, (uint64_t)-1, "step -1 (expected an integer >= 0)");
+  refuse_field("a NaN position", b, n, at + 8 + 8 * 4, 8, nan_bits, "element 1's position y nan (expected a finite number)");
+}
+
+static void on_alarm(int sig) {
+  (void)sig;
+  static const char msg[] = "test_vortex_checkpoint: FAIL: a FIFO as the checkpoint blocked (20 s)\n";
+  if (write(2, msg, sizeof msg - 1) < 0) _exit(1);
+  _exit(1);
+}
+
+static int run(const char *args);
+static int expect(const char *args, int code, const char *text);
+
+/* A FIFO (no writer) as the checkpoint: refused at once by name, by the library and (program: the
+ * vortexfmm beside the tests is built) by --restart, exit 2. */
+static void fifo_refused(int program) {
+  char path[1100], err[512];
+  snprintf(path, sizeof path, "%s/test_vortex_checkpoint.fifo", VX_BINARY_DIR);
+  remove(path);
+  if (mkfifo(path, 0600)) { FAIL("mkfifo %s failed", path); return; }
+  signal(SIGALRM, on_alarm);
+  alarm(20);
+  vx_sim *s = vx_ckpt_load(path, NULL, err, sizeof err);
+  if (s) { FAIL("a FIFO loaded"); vx_sim_destroy(s); }
+  else if (!strstr(err, "not a regular file (a FIFO)") || !strstr(err, path)) FAIL("a FIFO: message '%s'", err);
+  else printf("(b) a FIFO refused: %s\n", err);
+  if (program && !expect("--headless --quiet --restart test_vortex_checkpoint.fifo", 2, "not a regular file (a FIFO)"))
+    printf("(b) program: --restart FIFO refused (exit 2)\n");
+  alarm(0);
+  remove(path);
 }
 
 /* Older files load, each without the fields later versions added: version 5 remesh_coarsen (the
@@ -291,6 +352,7 @@ static void refusals(void) {
   put32(c + at, (uint32_t)(ne + 1));
   put64(c + 24, vx_ckpt_fnv1a(c + VX_CKPT_HEADER_BYTES, n - VX_CKPT_HEADER_BYTES));
   expect_refused("counts that do not match the size", c, n, "does not match");
+  meaning_refusals(b, n, at, ne);
   expect_refused("a missing file", NULL, 0, "cannot open");
   older_version(b, n, 4);
   older_version(b, n, 3);
@@ -431,9 +493,12 @@ int main(void) {
   char exe[1100];
   snprintf(exe, sizeof exe, "%s/vortexfmm", VX_BINARY_DIR);
   FILE *e = fopen(exe, "r");
-  if (!e) FAIL("%s not built", exe);
-  else {
+  if (!e) {
+    FAIL("%s not built", exe);
+    fifo_refused(0);
+  } else {
     fclose(e);
+    fifo_refused(1);
     program("double");
     program("float");
     program_blowup();

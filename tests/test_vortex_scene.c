@@ -2,15 +2,24 @@
  * documented counts; bad files give the documented one-line errors (file, line, key); the
  * generated rings have the right circulation, radius and impulse, their tracers stay in their
  * ring's block and come in spatial order; the remeshing lattice's origin defaults to the rings'
- * mean centre. Run: ctest -R vortex_scene */
+ * mean centre; a FIFO, a socket, a device or a directory is refused by its kind, never opened in a
+ * way that waits, by the loader, the lookup by name and the program's --scene (exit 2, one line; an
+ * alarm turns a hang into a failure). Run: ctest -R vortex_scene */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, mkfifo, popen */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "scene.h"
 #include "test_check.h"
+#include "test_run.h"
 
 static double dist3(const double *a, const double *b) {
   return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
@@ -93,7 +102,72 @@ static void check_origin(const char *text, double x, double y, double z) {
   else printf("  ok: remesh origin %g %g %g\n", o[0], o[1], o[2]);
 }
 
+static void hung(int sig) {
+  (void)sig;
+  static const char msg[] = "FAIL: the watchdog fired: the program waits on a scene that is not a regular file\n";
+  if (write(STDOUT_FILENO, msg, sizeof msg - 1) < 0) _exit(EXIT_FAILURE);
+  _exit(EXIT_FAILURE);
+}
+
+static void expect_refused(const char *path, const char *kind) {
+  vx_scene s;
+  char err[1200], want[1200];
+  snprintf(want, sizeof want, "scene %s: not a regular file (%s)", path, kind);
+  if (vx_scene_load(path, &s, err, sizeof err) == 0) FAIL("%s (%s) loaded", path, kind);
+  else if (strcmp(err, want)) FAIL("%s: '%s', expected '%s'", kind, err, want);
+  else printf("  ok: %s\n", err);
+}
+
+/* A socket at path (bound, not listening: a connect would be refused); 0, or -1 where it cannot be made. */
+static int make_socket(const char *path) {
+  struct sockaddr_un a;
+  memset(&a, 0, sizeof a);
+  a.sun_family = AF_UNIX;
+  if (strlen(path) >= sizeof a.sun_path) return -1;
+  memcpy(a.sun_path, path, strlen(path) + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  int rc = bind(fd, (const struct sockaddr *)&a, sizeof a);
+  close(fd);
+  return rc;
+}
+
+/* What is not a regular file: a FIFO (whose open would wait for a writer), a socket, a device and a
+ * directory, by path, by name through vx_scene_find, and as the program's --scene. */
+static void check_not_regular(void) {
+  char dir[1024], fifo[1200], sock[1200], out[8192], err[512];
+  snprintf(dir, sizeof dir, "%s/test_vortex_scene_XXXXXX", VX_BINARY_DIR);
+  if (!mkdtemp(dir)) { FAIL("cannot create a directory in %s", VX_BINARY_DIR); return; }
+  snprintf(fifo, sizeof fifo, "%s/pipe.scene", dir);
+  if (mkfifo(fifo, 0600)) { FAIL("mkfifo %s", fifo); return; }
+  signal(SIGALRM, hung);
+  alarm(60);
+  expect_refused(fifo, "a FIFO");
+  expect_refused(dir, "a directory");
+  expect_refused("/dev/null", "a character device");
+  snprintf(sock, sizeof sock, "%s/sock.scene", dir);
+  if (make_socket(sock)) printf("  note: no socket could be bound at %s: not checked\n", sock);
+  else expect_refused(sock, "a socket");
+  /* the lookup by name finds the FIFO without opening it; the loader then refuses it */
+  if (vx_scene_find("pipe", dir, NULL, out, sizeof out, err, sizeof err) || strcmp(out, fifo))
+    FAIL("lookup of the FIFO by name: '%s' '%s'", out, err);
+  else printf("  ok: the lookup by name gives %s without opening it\n", out);
+  /* the program: exit 2 and one line (timeout ends a program that waits, exit 124) */
+  char args[1400];
+  snprintf(args, sizeof args, "--headless --quiet --scene '%s' --steps 1", fifo);
+  int rc = vx_test_run_program("timeout 30", args, out, sizeof out);
+  const char *line = strstr(out, "not a regular file (a FIFO)");
+  if (rc != 2 || !line || strchr(out, '\n') != strrchr(out, '\n')) FAIL("--scene FIFO: exit %d, output:\n%s", rc, out);
+  else printf("  ok (exit 2): %s", out);
+  alarm(0);
+  char cmd[1100];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (!failures && system(cmd)) printf("  note: could not remove %s\n", dir);
+}
+
 int main(void) {
+  printf("not regular files:\n");
+  check_not_regular();
   printf("remesh origin:\n");
   check_origin("[ring]\ncentre = 0.25 0.5 0.5\n[ring]\ncentre = 0.75 0.5 0.25\n", 0.5, 0.5, 0.375);
   check_origin("remesh_origin = 1 -2 0.125\n[ring]\ncentre = 0.25 0.5 0.5\n", 1.0, -2.0, 0.125);

@@ -1,15 +1,17 @@
-/* test_vortex_scene_list.c — the scene picker's listing (vortex/scene_list.c): the *.scene files of
+/* test_vortex_scene_list.c — the scene picker's listing (io/scene_list.c): the *.scene files of
  * a temporary directory come back sorted by name, each with the description of its file; a broken
  * file is an entry with the parser's error (from its line number on: the entry names the file),
- * not a failure; other files, hidden files and
- * a directory named x.scene do not stop it; the capacity is respected; a missing directory is an
- * error; the per-user directory follows $XDG_DATA_HOME, else $HOME. CPU, fast.
- * Run: ctest -R scene_list */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv */
+ * not a failure; other files and hidden files do not stop it; a directory and a FIFO named x.scene
+ * are entries "not a regular file (a FIFO)" (the FIFO never opened: an alarm turns a hang into a
+ * failure); the capacity is respected; a missing directory is an error; the per-user directory
+ * follows $XDG_DATA_HOME, else $HOME. CPU, fast. Run: ctest -R scene_list */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, mkfifo, setenv */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "scene.h"
 #include "test_check.h"
@@ -46,7 +48,16 @@ static void check_user_dir(void) {
   if (vx_scene_user_dir(out, sizeof out) == 0) FAIL("no HOME nor XDG_DATA_HOME, yet a user directory '%s'", out);
 }
 
+static void hung(int sig) {
+  (void)sig;
+  static const char msg[] = "FAIL: the listing waited on a FIFO (the watchdog fired)\n";
+  if (write(STDOUT_FILENO, msg, sizeof msg - 1) < 0) _exit(EXIT_FAILURE);
+  _exit(EXIT_FAILURE);
+}
+
 int main(void) {
+  signal(SIGALRM, hung);
+  alarm(60);
   char dir[1024];
   snprintf(dir, sizeof dir, "%s/test_scene_list_XXXXXX", VX_BINARY_DIR);
   if (!mkdtemp(dir)) { printf("FAIL: cannot create a directory in %s\n", VX_BINARY_DIR); return EXIT_FAILURE; }
@@ -60,6 +71,8 @@ int main(void) {
   char sub[1100];
   snprintf(sub, sizeof sub, "%s/folder.scene", dir);
   if (mkdir(sub, 0777)) { FAIL("cannot create %s", sub); return EXIT_FAILURE; }
+  snprintf(sub, sizeof sub, "%s/pipe.scene", dir);
+  if (mkfifo(sub, 0600)) { FAIL("cannot create the FIFO %s", sub); return EXIT_FAILURE; }
 
   vx_scene_entry list[8];
   int n = 1;                   /* appended after what the list holds */
@@ -67,13 +80,14 @@ int main(void) {
   char err[512];
   if (vx_scene_list_dir(dir, 7, list, &n, 8, err, sizeof err)) { FAIL("listing failed: %s", err); return EXIT_FAILURE; }
   printf("  %d entries after the one already there\n", n - 1);
-  if (n != 6 || strcmp(list[0].name, "kept")) FAIL("%d entries (expected 1 + 5), first '%s'", n, list[0].name);
+  if (n != 7 || strcmp(list[0].name, "kept")) FAIL("%d entries (expected 1 + 6), first '%s'", n, list[0].name);
   else {
     check_entry(&list[1], "alpha", "Two rings, side on: a test", NULL);
     check_entry(&list[2], "broken", "", "line 3: bad value for 'radius': '-1'");
-    check_entry(&list[3], "folder", "", "is a directory, not a scene file");
-    check_entry(&list[4], "plain", "", NULL);
-    check_entry(&list[5], "zeta", "Last by name", NULL);
+    check_entry(&list[3], "folder", "", "not a regular file (a directory)");
+    check_entry(&list[4], "pipe", "", "not a regular file (a FIFO)");
+    check_entry(&list[5], "plain", "", NULL);
+    check_entry(&list[6], "zeta", "Last by name", NULL);
     if (list[3].origin != 7 || !strstr(list[1].path, "/alpha.scene")) FAIL("origin %d, path '%s'", list[3].origin, list[1].path);
   }
   /* the capacity: two places left, the first two by name */

@@ -143,7 +143,9 @@ void vx_scene_remesh_origin(const vx_scene *s, double o[3]);
 void vx_scene_init(vx_scene *s);
 void vx_ring_init(vx_ring *r);
 
-/* Scene files (io/scene_read.c). Parse a scene file. 0, or -1 with a one-line reason in err. */
+/* Scene files (io/scene_read.c). Parse a scene file. 0, or -1 with a one-line reason in err. Only a
+ * regular file is read: a FIFO, socket, device or directory is refused by its kind, never opened in a
+ * way that could wait ("scene PATH: not a regular file (a FIFO)"). */
 int vx_scene_load(const char *path, vx_scene *s, char *err, size_t errlen);
 /* Parse scene text (name is used in messages). */
 int vx_scene_parse(const char *text, const char *name, vx_scene *s, char *err, size_t errlen);
@@ -156,7 +158,8 @@ int vx_scene_write(const char *path, const vx_scene *s, const char *comment, cha
 void vx_scene_set_tracers(vx_scene *s, long long n);
 /* Look a scene up (io/scene_read.c): an existing path is used as is; otherwise NAME is tried as
  * DIR/NAME.scene for DIR in: $VX_ASSETS_DIR, compiled_dir (may be NULL), exe_dir/../assets
- * (exe_dir may be NULL). Writes the path found to out; 0, or -1 with err listing what was tried. */
+ * (exe_dir may be NULL). Writes the path found to out; 0, or -1 with err listing what was tried.
+ * Nothing is opened (access(2) only): a FIFO found is refused by vx_scene_load. */
 int vx_scene_find(const char *name, const char *compiled_dir, const char *exe_dir, char *out, size_t outlen,
                   char *err, size_t errlen);
 
@@ -170,8 +173,8 @@ typedef struct {
 } vx_scene_entry;
 
 /* Append the *.scene files of dir to list[*n .. cap), sorted by name, each parsed (text only, no
- * particles) for its description, or its error when it does not parse: a bad file is an entry,
- * not a failure. Files past cap are left out. 0, or -1 with err when dir cannot be read. */
+ * particles) for its description, or its error when it does not parse or is not a regular file (a
+ * FIFO, never opened, is "not a regular file (a FIFO)"): a bad file is an entry, not a failure. Files past cap are left out. 0, or -1 with err when dir cannot be read. */
 int vx_scene_list_dir(const char *dir, int origin, vx_scene_entry *list, int *n, int cap, char *err, size_t errlen);
 /* The per-user scene directory: $XDG_DATA_HOME/vortexfmm/scenes, else
  * $HOME/.local/share/vortexfmm/scenes (the XDG base-directory convention). 0, or -1 when neither

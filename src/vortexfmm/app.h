@@ -1,6 +1,7 @@
 /* app.h — the vortexfmm program around the simulation (vortex/) and the renderer (render/):
  *   app_params.c    scene values overridden by the command line (batch mode uses it too)
  *   app_usage.c     the --help text
+ *   app_paths.c     a run's files checked against each other before any is written (app_paths.h)
  *   app_core.c      the start and end of the app (scenes listed, first simulation, readout), messages
  *   app_scenes.c    the scene picker's list and a --scene found in it
  *   app_sim.c       the simulation's life: started, reset, another scene, engine rebuilt with the state kept

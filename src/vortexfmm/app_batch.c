@@ -1,31 +1,26 @@
 /* app_batch.c — batch mode (app.h: app_run_batch): the simulation and its outputs only, no GL.
  *   vortexfmm --headless --scene leapfrog --steps 2000 --diag leapfrog.csv
- * The run in named steps: the simulation (a scene, or a checkpoint to continue), the outputs
+ * The run in named steps: the simulation (a scene, or a checkpoint to continue), its files checked
+ * against each other (app_paths.h), the outputs
  * (diagnostics CSV grown under a temporary name, VTK series, checkpoints), the step loop (rings
  * launched by --launch-ring, blow-up, Ctrl-C, progress, the accuracy readout every --accuracy-every
  * steps) and the closing report (medians of the step's phases and of the readout's costs). Exit codes as main.c
  * documents. */
-#define _POSIX_C_SOURCE 200809L /* readlink */
-
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "app.h"
 #include "conserve.h"
 #include "app_checkpoint.h"
+#include "app_paths.h"
 #include "atomic_file.h"
 #include "diag.h"
 #include "export_vtk.h"
 #include "launch.h"
 
 #define PROG "vortexfmm"
-/* The assets directory compiled in (CMake sets the source tree's), where --scene NAME is looked up. */
-#ifndef VX_ASSETS_DIR
-#define VX_ASSETS_DIR "assets"
-#endif
 #define STEP_WARMUP 2 /* steps left out of the closing timing medians */
 #define ACC_SEED 0x5eed /* the accuracy readout's sample seed (the window's too: app_core.c) */
 
@@ -54,19 +49,6 @@ typedef struct {
   double ms_launch;      /* the ring launched before this step: its wall time (ms); 0: none */
 } batch;
 
-/* The scene NAME or FILE as --scene finds it: a path, or NAME.scene in the assets directories
- * (vx_scene_find). 0 with the file in path, or -1 with err. */
-static int find_scene(const char *name, char *path, size_t pathlen, char *err, size_t errlen) {
-  char exe_dir[PATH_MAX] = "";
-  ssize_t nl = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 1);
-  if (nl > 0) {
-    exe_dir[nl] = 0;
-    char *slash = strrchr(exe_dir, '/');
-    if (slash) *slash = 0;
-  }
-  return vx_scene_find(name, VX_ASSETS_DIR, nl > 0 ? exe_dir : NULL, path, pathlen, err, errlen) ? -1 : 0;
-}
-
 /* The scene file a restarted run came from, for the diagnostics' scene_path (the checkpoint keeps
  * the scene's name, not its file): the file --scene NAME finds under the saved name, when that file
  * is a scene of that name; else the checkpoint itself, which holds the scene as it ran. */
@@ -74,7 +56,7 @@ static void restart_scene_path(const char *ckpt, vx_scene *sc) {
   char path[sizeof sc->path], err[512];
   vx_scene found;
   snprintf(sc->path, sizeof sc->path, "%s", ckpt);
-  if (sc->name[0] && !find_scene(sc->name, path, sizeof path, err, sizeof err) &&
+  if (sc->name[0] && !app_find_scene(sc->name, path, sizeof path, err, sizeof err) &&
       !vx_scene_load(path, &found, err, sizeof err) && !strcmp(found.name, sc->name))
     snprintf(sc->path, sizeof sc->path, "%s", path);
 }
@@ -91,7 +73,7 @@ static int batch_sim(const app_batch_options *o, vx_scene *sc, char *path, size_
     restart_scene_path(o->restart, sc);
     return 0;
   }
-  if (find_scene(o->scene, path, pathlen, err, errlen)) return 2;
+  if (app_find_scene(o->scene, path, pathlen, err, errlen)) return 2;
   if (vx_scene_load(path, sc, err, errlen)) return 2;
   /* parameters: the scene's, then the command line's */
   vx_sim_params prm = app_sim_params(sc, &o->ov);
@@ -100,6 +82,24 @@ static int batch_sim(const app_batch_options *o, vx_scene *sc, char *path, size_
   if (vx_sim_params_check(&chk, err, errlen)) return 2;
   *sim = vx_sim_create(&prm, sc, err, errlen);
   return *sim ? 0 : 1;
+}
+
+/* Every file of the run against the others before any is opened (app_paths.h): the scene file as
+ * found or the checkpoint restarted from, the diagnostics, the checkpoints (their default name
+ * too) and the VTK series. 0, or 2 with the clash said. */
+static int check_paths(const batch *b, const char *scene_file) {
+  const app_batch_options *o = b->o;
+  char ckpt[1024];
+  app_paths ps;
+  ps.n = 0;
+  app_paths_add(&ps, APP_PATH_INPUT, "--scene", o->restart ? NULL : scene_file, NULL);
+  app_paths_add(&ps, APP_PATH_INPUT, "--restart", o->restart, NULL);
+  app_paths_add(&ps, APP_PATH_FILE, "--diag", o->diag, NULL);
+  app_ckpt_path(o->checkpoint, o->checkpoint_every, &b->sc, ckpt, sizeof ckpt);
+  app_paths_add(&ps, APP_PATH_FILE, o->checkpoint ? "--checkpoint" : "--checkpoint-every's default file", ckpt[0] ? ckpt : NULL,
+                NULL);
+  app_paths_add(&ps, APP_PATH_VTK_DIR, "--vtk-dir", o->vtk_dir, b->sc.name);
+  return app_paths_check(&ps);
 }
 
 /* A restart that would take no step: --steps is the step to reach and --t-end the time, both counted
@@ -154,10 +154,17 @@ static int open_outputs(batch *b) {
     /* a write that failed (/dev/full) ends the run below */
     vx_diag_csv_header(b->dfa.f, b->ring_cols, o->accuracy_every > 0);
   }
-  if (o->vtk_dir && !(b->vtk = vx_vtk_series_create(o->vtk_dir, b->sc.name, err, sizeof err))) {
-    fprintf(stderr, PROG ": %s\n", err);
+  /* a restart continues the series of the .pvd there; one that cannot be read is refused (exit 2) */
+  int vr = 0;
+  if (o->vtk_dir && o->restart)
+    vr = vx_vtk_series_resume(o->vtk_dir, b->sc.name, vx_sim_time(b->sim), &b->vtk, err, sizeof err);
+  else if (o->vtk_dir && !(b->vtk = vx_vtk_series_create(o->vtk_dir, b->sc.name, err, sizeof err)))
+    vr = -1;
+  if (vr) {
+    if (vr == -2) fprintf(stderr, PROG ": --vtk-dir %s: %s\n", o->vtk_dir, err);
+    else fprintf(stderr, PROG ": %s\n", err);
     if (b->dfa.f) vx_afile_abort(&b->dfa); /* nothing ran: no CSV either */
-    return 1;
+    return vr == -2 ? 2 : 1;
   }
   if (app_ckpt_init(&b->ck, o->checkpoint, o->checkpoint_every, &b->sc, b->steps, b->every, err, sizeof err)) {
     fprintf(stderr, PROG ": %s\n", err);
@@ -388,7 +395,7 @@ int app_run_batch(const app_batch_options *o) {
   if (o->t_end > 0) b.steps = (long long)ceil(o->t_end / P->dt - 1e-9);
   b.every = o->diag_every > 0 ? o->diag_every : b.sc.diag_every;
   b.vtk_every = o->vtk_every > 0 ? o->vtk_every : b.every;
-  if (restart_ahead(&b)) {
+  if (check_paths(&b, path) || restart_ahead(&b)) {
     vx_sim_destroy(b.sim);
     return 2;
   }

@@ -8,6 +8,18 @@
 
 #include "atomic_file.h"
 
+void app_ckpt_path(const char *file, long long every, const vx_scene *sc, char *path, size_t len) {
+  if (file) {
+    snprintf(path, len, "%s", file);
+  } else if (every > 0) {
+    snprintf(path, len, "%.63s.ckpt", sc->name[0] ? sc->name : "vortexfmm");
+    for (char *p = path; *p; ++p)
+      if (*p == '/') *p = '_'; /* a scene name is a file name here, in the current directory */
+  } else {
+    path[0] = 0;
+  }
+}
+
 int app_ckpt_init(app_ckpt *c, const char *file, long long every, const vx_scene *sc, long long steps, long long diag_every,
                   char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
@@ -17,14 +29,8 @@ int app_ckpt_init(app_ckpt *c, const char *file, long long every, const vx_scene
   c->meta.seed = sc->seed;
   c->meta.steps = steps;
   c->meta.diag_every = diag_every;
-  if (!file && !c->every) return 0;
-  if (file) {
-    snprintf(c->path, sizeof c->path, "%s", file);
-  } else {
-    snprintf(c->path, sizeof c->path, "%.63s.ckpt", sc->name[0] ? sc->name : "vortexfmm");
-    for (char *p = c->path; *p; ++p)
-      if (*p == '/') *p = '_'; /* a scene name is a file name here, in the current directory */
-  }
+  app_ckpt_path(file, c->every, sc, c->path, sizeof c->path);
+  if (!c->path[0]) return 0;
   vx_afile probe; /* fail before the run, not after its first K steps */
   if (vx_afile_open(&probe, c->path, err, errlen)) return -1;
   vx_afile_abort(&probe);

@@ -20,6 +20,9 @@ typedef struct {
   long long last_step;    /* step of the last checkpoint written; -1: none yet */
 } app_ckpt;
 
+/* Where checkpoints of scene sc go: file, else with every > 0 <scene name>.ckpt in the current
+ * directory, else "" (none). */
+void app_ckpt_path(const char *file, long long every, const vx_scene *sc, char *path, size_t len);
 /* Checkpointing of a batch run of scene sc to step `steps` with diagnostics every diag_every steps
  * (a restart's defaults): off when file is NULL and every is 0; file NULL: <scene name>.ckpt in the
  * current directory. Checks now that the file can be written. 0, or -1 with err. */

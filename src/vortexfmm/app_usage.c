@@ -59,8 +59,8 @@ static void usage_batch(FILE *f) {
   fprintf(f,
           "batch mode (--headless without --frames):\n"
           "  --steps N               the step to reach (scene's 'steps'); with --restart, beyond the checkpoint's step\n"
-          "  --t-end T               run until simulated time T instead (to step ceil(T / dt)); with --restart,\n"
-          "                          beyond the checkpoint's time\n"
+          "  --t-end T               run until simulated time T > 0 instead (to step ceil(T / dt); not with --steps);\n"
+          "                          with --restart, beyond the checkpoint's time\n"
           "  --diag FILE             diagnostics CSV (one row every --diag-every steps, flushed to FILE.tmp-*;\n"
           "                          renamed to FILE when the run ends: done, failed, blown up or Ctrl-C)\n"
           "  --diag-every K          (scene's 'diag_every')\n"
@@ -74,7 +74,9 @@ static void usage_batch(FILE *f) {
           "  --accuracy-every K      the accuracy readout every K steps: the first engine call of the step against\n"
           "                          direct summation at 512 samples (diag columns err_u_l2 ... ms_acc_direct)\n"
           "  --vtk-dir DIR           ParaView snapshots DIR/SCENE_%%06d.vtp (step number) and DIR/SCENE.pvd\n"
-          "  --vtk-every K           steps between snapshots, step 0 included (default: the diagnostics interval)\n");
+          "  --vtk-every K           steps between snapshots, step 0 included (default: the diagnostics interval)\n"
+          "  No output may be an input or another output, a directory, a FIFO or a device other than /dev/null,\n"
+          "  /dev/full and /dev/stdout or /dev/stderr: refused before anything is written (exit 2).\n");
 }
 
 /* The rendering options: frames, recording, the window, the look. */

@@ -9,9 +9,11 @@
  * Exit codes (one rule: what you gave is wrong → 2, what happened while running → 1): 0 done; 2 bad
  * command line, or an input it names that cannot be used (a scene file missing, unreadable or
  * malformed; a checkpoint to restart from that is damaged, does not match the options or is already
- * past the --steps or --t-end asked for), or no display for the window; 1 runtime failure: the
- * engine, memory, OpenGL, and every output file (diagnostics, checkpoints, VTK, PNGs, videos,
- * screenshots) that cannot be created or written, whether found at the start or during the run; 3
+ * past the --steps or --t-end asked for), options that contradict each other, an output path that is
+ * an input, another output, a directory or a FIFO, socket or device (app_paths.h), or no display for
+ * the window; 1 runtime failure: the engine, memory, OpenGL, and every output file (diagnostics,
+ * checkpoints, VTK, PNGs, videos, screenshots) that cannot be created or written, whether found at
+ * the start or during the run; 3
  * the simulation blew up (vortex/sim.h's rule: a non-finite value, max|α| above VX_SIM_BLOWUP_FACTOR
  * = 20 times its value at the start, or the kinetic energy VX_SIM_ENERGY_RISE = 5 % of its reference
  * above its lowest); 130 a batch run or a headless recording stopped by Ctrl-C or SIGTERM (files
@@ -26,6 +28,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "app_paths.h"
 #include "cli.h"
 #include "conserve.h"
 #include "fmm.h"
@@ -50,7 +53,7 @@ typedef struct {
   int headless, quiet;
   const char *scene, *diag, *vtk_dir;
   long long steps, diag_every, energy_max, vtk_every;
-  double t_end;             /* > 0: run until this simulated time (batch) */
+  double t_end;             /* > 0: run until this simulated time (batch); 0: not given */
   const char *checkpoint, *restart; /* batch: app_checkpoint.h */
   long long checkpoint_every;
   long long accuracy_every; /* batch: the accuracy readout every K steps (0: off) */
@@ -63,6 +66,7 @@ typedef struct {
   const char *png_dir, *screenshot, *scene_dir;
   const char *cost_file;    /* --cost-file: the cost model's unit costs (fmm_cost_load) */
   const char *record; double fps; long long png_level; /* recording */
+  int fps_given;
   int hud, paused, no_vsync, follow, fraction_given;
   const char *render_opt; /* first rendering-only option seen (an error in batch mode) */
   /* look */
@@ -72,6 +76,40 @@ typedef struct {
   int no_opacity, elements, boxes, no_cube, interop_off;
   int sim_thread;           /* --sim-thread: 1 on, 0 off, -1 auto */
 } opts;
+
+/* ------------------------------------------------------------------ options that cannot go together */
+
+/* A path option given as '' (a shell variable left empty), named. 0, or 2 said. */
+static int check_empty_paths(const opts *o) {
+  const struct {
+    const char *opt, *v;
+  } p[] = {{"--scene", o->scene},       {"--restart", o->restart},       {"--diag", o->diag},
+           {"--checkpoint", o->checkpoint}, {"--vtk-dir", o->vtk_dir},   {"--png-dir", o->png_dir},
+           {"--screenshot", o->screenshot}, {"--record", o->record},     {"--scene-dir", o->scene_dir},
+           {"--cost-file", o->cost_file}};
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i)
+    if (p[i].v && !p[i].v[0]) {
+      fprintf(stderr, PROG ": %s: empty path\n", p[i].opt);
+      return 2;
+    }
+  return 0;
+}
+
+/* Batch options that contradict each other or would be ignored. 0, or 2 said. */
+static int batch_contradictions(const opts *o) {
+  const int outputs = o->diag || o->vtk_dir || o->checkpoint || o->checkpoint_every > 0;
+  if (o->t_end > 0 && o->steps >= 0)
+    return fail_usage("--t-end and --steps both say where the run ends: give one (--steps N: the step to reach; --t-end T: "
+                      "the time)");
+  if (o->diag_every > 0 && !outputs)
+    return fail_usage("--diag-every sets the interval of --diag's rows: add --diag FILE, or drop --diag-every");
+  if (o->vtk_every > 0 && !o->vtk_dir)
+    return fail_usage("--vtk-every sets the interval of --vtk-dir's snapshots: add --vtk-dir DIR, or drop --vtk-every");
+  if (o->steps == 0 && !o->restart && !outputs)
+    return fail_usage("--steps 0 takes no step and writes nothing: give --steps N >= 1, or an output (--diag, --vtk-dir, "
+                      "--checkpoint) to write the initial state");
+  return 0;
+}
 
 /* ------------------------------------------------------------------ batch mode (app_batch.c) */
 
@@ -89,7 +127,33 @@ static int run_batch(const opts *o) {
 /* ------------------------------------------------------------------ rendering modes */
 
 #ifdef VX_HAVE_RENDER
+/* Rendering options that would be ignored in the mode asked for. 0, or 2 said. */
+static int render_contradictions(const opts *o) {
+  if (o->headless && (o->paused || o->no_vsync))
+    return fail_usage("%s is for the window: drop it, or drop --headless", o->paused ? "--paused" : "--no-vsync");
+  if (o->headless && o->fps_given && !o->record)
+    return fail_usage("--fps sets the frame rate of --record's video: add --record FILE.mp4, or drop --fps");
+  return 0;
+}
+
+/* The rendering modes' files against each other before any is opened (app_paths.h): the scene file
+ * as found (a --scene NAME known only to --scene-dir is left to the scene list), the screenshot, the
+ * video and the PNG frames. 0, or 2 said. */
+static int check_render_paths(const opts *o) {
+  char found[1024], err[512];
+  app_paths ps;
+  ps.n = 0;
+  if (!app_find_scene(o->scene ? o->scene : "leapfrog", found, sizeof found, err, sizeof err))
+    app_paths_add(&ps, APP_PATH_INPUT, o->scene ? "--scene" : "the default scene", found, NULL);
+  app_paths_add(&ps, APP_PATH_FILE, "--screenshot", o->screenshot, NULL);
+  app_paths_add(&ps, APP_PATH_FILE, "--record", o->record, NULL);
+  app_paths_add(&ps, o->headless ? APP_PATH_PNG_DIR : APP_PATH_DIR, "--png-dir", o->png_dir, NULL);
+  return app_paths_check(&ps);
+}
+
 static int run_render(const opts *o) {
+  int rc = render_contradictions(o);
+  if (rc || (rc = check_render_paths(o))) return rc;
   app_options ao;
   memset(&ao, 0, sizeof ao);
   ao.ov = o->ov;
@@ -276,7 +340,9 @@ static int parse_physics_option(opts *o, const char *a, const char *v) {
   } else if (!strcmp(a, "--relax") || !strcmp(a, "--remesh-h") || !strcmp(a, "--remesh-drop") || !strcmp(a, "--remesh-coarsen") ||
              !strcmp(a, "--viscosity") || !strcmp(a, "--t-end") || !strcmp(a, "--lcfl")) {
     double hi = !strcmp(a, "--relax") ? 1.0 : !strcmp(a, "--remesh-drop") ? 0.1 : !strcmp(a, "--lcfl") || !strcmp(a, "--remesh-coarsen") ? 10.0 : 1e6;
-    if (vx_cli_real(v, &d) || !(d >= 0 && d <= hi)) return fail_usage("bad value for %s: '%s' (expected a number in [0, %g])", a, v, hi);
+    int t_end = !strcmp(a, "--t-end"); /* 0 would take no step: > 0 */
+    if (vx_cli_real(v, &d) || !((t_end ? d > 0 : d >= 0) && d <= hi))
+      return fail_usage("bad value for %s: '%s' (expected a number in %s0, %g])", a, v, t_end ? "(" : "[", hi);
     if (!strcmp(a, "--relax")) o->ov.relax = d;
     else if (!strcmp(a, "--remesh-h")) o->ov.remesh_h = d;
     else if (!strcmp(a, "--remesh-drop")) o->ov.remesh_drop = d;
@@ -327,6 +393,7 @@ static int parse_render_option(opts *o, const char *a, const char *v) {
   else if (!strcmp(a, "--record")) o->record = v;
   else if (!strcmp(a, "--fps")) {
     if (vx_cli_real(v, &o->fps) || !(o->fps > 0 && o->fps <= 1000)) return fail_usage("bad value for --fps: '%s' (expected a number in (0, 1000])", v);
+    o->fps_given = 1;
   } else if (!strcmp(a, "--png-level")) {
     if (vx_cli_int(v, 0, 9, &x)) return fail_usage("bad value for --png-level: '%s' (expected an integer in 0..9)", v);
     o->png_level = x;
@@ -374,11 +441,12 @@ static int parse_render_option(opts *o, const char *a, const char *v) {
 /* The mode the options ask for, run: batch, headless frames or the window. */
 static int run_mode(opts *o) {
   char err[512];
+  if (check_empty_paths(o)) return 2;
   if (o->cost_file && fmm_cost_load(o->cost_file, err, sizeof err)) return fail_usage("--cost-file: %s", err);
   int batch = o->headless && o->frames < 0 && !o->screenshot;
   if (batch) {
     if (o->render_opt) return fail_usage("%s is for rendering: add --frames N to --headless, or drop --headless", o->render_opt);
-    return run_batch(o);
+    return batch_contradictions(o) ? 2 : run_batch(o);
   }
   const char *batch_opt = o->steps >= 0 ? "--steps" : o->diag ? "--diag" : o->diag_every > 0 ? "--diag-every"
                           : o->vtk_dir ? "--vtk-dir" : o->vtk_every > 0 ? "--vtk-every"
