@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "gl_util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ char *rd_shader_text(const char *name, char *err, size_t errlen) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "shader %s: cannot open (VX_SHADER_DIR is set)", path); return NULL; }
+    if (!f) { snprintf(err, errlen, "VX_SHADER_DIR=%s: cannot open %s: %s", dir, name, strerror(errno)); return NULL; }
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);

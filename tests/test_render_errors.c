@@ -103,7 +103,7 @@ int main(void) {
     snprintf(args, sizeof args, "--headless --scene leapfrog %s", tiny);
     expect(env, args, 1, "shader composite.frag failed to compile", "log");
     snprintf(env, sizeof env, "VX_SHADER_DIR='%s/missing'", dir);
-    expect(env, args, 1, "points.vert: cannot open", NULL);
+    expect(env, args, 1, "/missing: cannot open points.vert", NULL);
   }
   for (int i = 0; names[i]; ++i) {
     snprintf(to, sizeof to, "%s/%s", dir, names[i]);
