@@ -339,12 +339,9 @@ static int check_payload(const char *path, const ck_in *r, uint32_t version, int
 
 /* ------------------------------------------------------------------ validation by meaning */
 
-/* Bounds of the scene parser (io/scene_read.c) and the command line (src/vortexfmm/main.c) that no
- * header exports: a saved run had values inside them. */
-#define CK_LEAF_MAX (1 << 20)   /* leaf_size, --leaf-size */
-#define CK_EVERY_MAX 1000000    /* relax_every, remesh_every and their options */
-#define CK_VISCOSITY_MAX 1e6    /* --viscosity (the scene's key: up to 1e3) */
-#define CK_TRACERS_MAX (1 << 30) /* --tracers; -1: the scene's own count */
+/* The command line's bound on --viscosity (src/vortexfmm/main.c; the scene's key: up to 1e3): a
+ * saved run had a value inside it. The other counts and intervals are vortex/scene.h's. */
+#define CK_VISCOSITY_MAX 1e6
 /* |t - steps·dt| over steps·dt: t sums dt/substeps once a substep, each sum rounded (relative error
  * at most steps·VX_SIM_MAX_SUBSTEPS·2^-53, 1.4e-5 at 2e9 steps) */
 #define CK_TIME_RTOL 1e-3
@@ -387,15 +384,15 @@ static int check_meta(const char *path, const vx_ckpt_meta *m, char *err, size_t
 static int check_params(const char *path, const vx_sim_params *p, char *err, size_t errlen) {
   if (bad_int(path, "backend", p->backend, VX_BACKEND_CPU, VX_BACKEND_CUDA, err, errlen) ||
       bad_int(path, "precision", p->precision, VX_DOUBLE, VX_FLOAT, err, errlen) ||
-      bad_int(path, "order", p->order, 0, VX_PMAX, err, errlen) || bad_int(path, "leaf_size", p->leaf_size, 0, CK_LEAF_MAX, err, errlen) ||
+      bad_int(path, "order", p->order, 0, VX_PMAX, err, errlen) || bad_int(path, "leaf_size", p->leaf_size, 0, VX_SCENE_LEAF_MAX, err, errlen) ||
       bad_int(path, "kernel", p->kernel, VX_KERNEL_SINGULAR, VX_KERNEL_GAUSS, err, errlen) ||
       bad_real(path, "sigma", p->sigma, 0.0, CK_FINITE_MAX, err, errlen) ||
       bad_real(path, "dt", p->dt, VX_SCENE_DT_MIN, VX_SCENE_DT_MAX, err, errlen) ||
       bad_int(path, "integrator", p->integrator, VX_EULER, VX_RK4, err, errlen) ||
       bad_int(path, "stretching", p->stretching, VX_STRETCH_CLASSICAL, VX_STRETCH_NONE, err, errlen) ||
-      bad_int(path, "direct", p->direct, 0, 1, err, errlen) || bad_int(path, "tracers", p->tracers, -1, CK_TRACERS_MAX, err, errlen) ||
-      bad_int(path, "relax_every", p->relax_every, p->relax > 0.0 ? 1 : 0, CK_EVERY_MAX, err, errlen) ||
-      bad_int(path, "remesh_every", p->remesh_every, 0, CK_EVERY_MAX, err, errlen) ||
+      bad_int(path, "direct", p->direct, 0, 1, err, errlen) || bad_int(path, "tracers", p->tracers, -1, VX_SCENE_TRACERS_MAX, err, errlen) ||
+      bad_int(path, "relax_every", p->relax_every, p->relax > 0.0 ? 1 : 0, VX_SCENE_EVERY_MAX, err, errlen) ||
+      bad_int(path, "remesh_every", p->remesh_every, 0, VX_SCENE_EVERY_MAX, err, errlen) ||
       bad_real(path, "viscosity", p->viscosity, 0.0, CK_VISCOSITY_MAX, err, errlen) ||
       bad_int(path, "conserve", p->conserve, VX_CONSERVE_OFF, VX_CONSERVE_FULL, err, errlen))
     return -1;

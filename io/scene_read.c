@@ -156,7 +156,7 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
   if (!strcmp(k, "stretching"))
     return vx_stretching_from_name(v, &s->stretching) ? bad(c, k, v, "expected classical, transpose or none") : 0;
   if (!strcmp(k, "order")) return get_int(c, k, v, 0, VX_PMAX, &s->order);
-  if (!strcmp(k, "leaf_size")) return get_int(c, k, v, 0, 1 << 20, &s->leaf_size); /* 0: the backend's */
+  if (!strcmp(k, "leaf_size")) return get_int(c, k, v, 0, VX_SCENE_LEAF_MAX, &s->leaf_size); /* 0: the backend's */
   if (!strcmp(k, "solver")) {
     if (!strcmp(v, "fmm")) s->direct = 0;
     else if (!strcmp(v, "direct")) s->direct = 1;
@@ -170,8 +170,8 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
   if (!strcmp(k, "steps")) return get_int(c, k, v, 0, 2000000000L, &s->steps);
   if (!strcmp(k, "diag_every")) return get_int(c, k, v, 1, 2000000000L, &s->diag_every);
   if (!strcmp(k, "relax")) return get_range(c, k, v, 0.0, 1.0, &s->relax);
-  if (!strcmp(k, "relax_every")) return get_int(c, k, v, 1, 1000000L, &s->relax_every);
-  if (!strcmp(k, "remesh_every")) return get_int(c, k, v, 0, 1000000L, &s->remesh_every);
+  if (!strcmp(k, "relax_every")) return get_int(c, k, v, 1, VX_SCENE_EVERY_MAX, &s->relax_every);
+  if (!strcmp(k, "remesh_every")) return get_int(c, k, v, 0, VX_SCENE_EVERY_MAX, &s->remesh_every);
   if (!strcmp(k, "remesh_h")) return get_range(c, k, v, 0.0, 1e3, &s->remesh_h);
   if (!strcmp(k, "remesh_origin")) {
     if (get_vec3(c, k, v, VX_SCENE_LEN_MAX, s->remesh_origin)) return -1;
@@ -234,7 +234,7 @@ static int set_ring(pctx *c, vx_ring *r, const char *k, const char *v) {
   if (!strcmp(k, "phase")) return get_real(c, k, v, &r->phase);
   if (!strcmp(k, "perturb_amp")) return get_double(c, k, v, 0.0, 0, &r->perturb_amp, "expected a number in [0, 0.5]");
   if (!strcmp(k, "perturb_mode")) return get_int(c, k, v, 0, 1 << 20, &r->perturb_mode);
-  if (!strcmp(k, "tracers")) return get_int(c, k, v, 0, 1 << 30, &r->tracers);
+  if (!strcmp(k, "tracers")) return get_int(c, k, v, 0, VX_SCENE_TRACERS_MAX, &r->tracers);
   if (!strcmp(k, "tracer_spread")) return get_range(c, k, v, 0.0, VX_SCENE_LEN_MAX, &r->tracer_spread);
   return -2;
 }

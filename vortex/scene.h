@@ -45,6 +45,11 @@ VX_EXTERN_C_BEGIN
 #define VX_SCENE_EXTENT_MAX 10.0
 #define VX_SCENE_FACTOR_MIN 1e-3 /* sigma_factor */
 #define VX_SCENE_FACTOR_MAX 1e3
+/* Counts and intervals, for the scene's keys and the command line's options alike (and a checkpoint's
+ * saved run): leaf_size / --leaf-size, relax_every, remesh_every and their options, tracers. */
+#define VX_SCENE_LEAF_MAX (1 << 20)
+#define VX_SCENE_EVERY_MAX 1000000
+#define VX_SCENE_TRACERS_MAX (1 << 30)
 
 typedef enum { VX_EULER = 0, VX_RK2 = 1, VX_RK4 = 2 } vx_integrator;
 /* Stretching term dα/dt: classical (α·∇)u, or transposed (∇u)ᵀα (conserves Σα; docs/VALIDATION.md, "Invariants"). */

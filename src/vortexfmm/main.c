@@ -323,7 +323,7 @@ static int parse_physics_option(opts *o, const char *a, const char *v) {
       return fail_usage("bad value for --stretching: '%s' (expected classical, transpose or none)", v);
     o->ov.stretching = (int)st;
   } else if (!strcmp(a, "--tracers")) {
-    if (vx_cli_int(v, 0, 1LL << 30, &x)) return fail_usage("bad value for --tracers: '%s' (expected an integer in 0..2^30)", v);
+    if (vx_cli_int(v, 0, VX_SCENE_TRACERS_MAX, &x)) return fail_usage("bad value for --tracers: '%s' (expected an integer in 0..2^30)", v);
     o->ov.tracers = x;
   } else if (!strcmp(a, "--seed")) {
     if (vx_cli_int(v, 0, LLONG_MAX, &x)) return fail_usage("bad value for --seed: '%s' (expected an integer >= 0)", v);
@@ -332,7 +332,7 @@ static int parse_physics_option(opts *o, const char *a, const char *v) {
     if (vx_cli_int(v, 0, VX_PMAX, &x)) return fail_usage("bad value for --order: '%s' (expected an integer in 0..%d)", v, VX_PMAX);
     o->ov.order = (int)x;
   } else if (!strcmp(a, "--leaf-size")) {
-    if (vx_cli_int(v, 1, 1 << 20, &x)) return fail_usage("bad value for --leaf-size: '%s' (expected an integer >= 1)", v);
+    if (vx_cli_int(v, 1, VX_SCENE_LEAF_MAX, &x)) return fail_usage("bad value for --leaf-size: '%s' (expected an integer >= 1)", v);
     o->ov.leaf = (int)x;
   } else if (!strcmp(a, "--dt")) {
     if (vx_cli_real(v, &o->ov.dt) || !(o->ov.dt >= VX_SCENE_DT_MIN && o->ov.dt <= VX_SCENE_DT_MAX))
@@ -356,8 +356,8 @@ static int parse_physics_option(opts *o, const char *a, const char *v) {
     o->ov.tracer_every = (int)x;
   } else if (!strcmp(a, "--relax-every") || !strcmp(a, "--remesh-every")) {
     int every = !strcmp(a, "--relax-every");
-    if (vx_cli_int(v, every ? 1 : 0, 1000000, &x))
-      return fail_usage("bad value for %s: '%s' (expected an integer in %d..1000000)", a, v, every ? 1 : 0);
+    if (vx_cli_int(v, every ? 1 : 0, VX_SCENE_EVERY_MAX, &x))
+      return fail_usage("bad value for %s: '%s' (expected an integer in %d..%d)", a, v, every ? 1 : 0, VX_SCENE_EVERY_MAX);
     if (every) o->ov.relax_every = (int)x;
     else o->ov.remesh_every = (int)x;
   } else if (!strcmp(a, "--sigma")) {
