@@ -17,6 +17,7 @@
 
 #include "conserve.h"
 #include "file_open.h"
+#include "numerics.h"
 #include "scene.h"
 
 typedef struct {
@@ -95,7 +96,7 @@ static const char *global_keys[] = {"name", "kernel", "sigma", "sigma_factor", "
                                     "order", "leaf_size", "solver", "backend", "precision", "steps", "diag_every",
                                     "seed", "relax", "relax_every", "remesh_every", "remesh_h", "remesh_drop", "remesh_coarsen",
                                     "viscosity", "lcfl", "conserve", "description", "camera_position", "camera_target",
-                                    "camera_follow", "remesh_origin", "tracer_every", NULL};
+                                    "camera_follow", "remesh_origin", "tracer_every", "resolution", "reynolds", NULL};
 static const char *ring_keys[] = {"circulation", "radius", "core", "profile", "core_extent", "n_around", "layers",
                                   "layer_points", "centre", "axis", "phase", "perturb_amp", "perturb_mode", "tracers",
                                   "tracer_spread", NULL};
@@ -189,6 +190,9 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
     s->tracer_every = m;
     return 0;
   }
+  if (!strcmp(k, "resolution"))
+    return vx_resolution_from_name(v, &s->resolution) ? bad(c, k, v, "expected coarse, normal or fine") : 0;
+  if (!strcmp(k, "reynolds")) return get_range(c, k, v, 1e-3, 1e12, &s->reynolds);
   if (!strcmp(k, "conserve"))
     return vx_conserve_from_name(v, &s->conserve) ? bad(c, k, v, "expected off, axial or full") : 0;
   if (!strcmp(k, "seed")) {
@@ -334,12 +338,18 @@ static int parse_text(const char *text, const char *name, vx_scene *s, char *err
     *seen |= bit;
     int rc = in_ring ? set_ring(&c, &s->rings[s->n_rings - 1], k, v) : set_global(&c, s, k, v);
     if (rc) return -1;
+    if (in_ring) s->rings[s->n_rings - 1].given |= vx_numerics_key_bit(k);
+    else s->given |= vx_numerics_key_bit(k);
   }
   if (s->n_rings == 0) {
     snprintf(err, errlen, "scene %s: no [ring] section (a scene needs at least one ring)", name);
     return -1;
   }
-  return check_rings(s, name, err, errlen);
+  if (s->given & VX_GIVEN_VISCOSITY && s->reynolds > 0.0) {
+    snprintf(err, errlen, "scene %s: both viscosity and reynolds are given (reynolds = max|circulation|/viscosity: give one)", name);
+    return -1;
+  }
+  return check_rings(s, name, err, errlen) || vx_numerics_derive(s, err, errlen) || check_rings(s, name, err, errlen) ? -1 : 0;
 }
 
 int vx_scene_parse(const char *text, const char *name, vx_scene *s, char *err, size_t errlen) {

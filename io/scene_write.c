@@ -4,6 +4,7 @@
  * reads back to the same double (0.03, not 0.029999999999999999). Load → write → load gives an
  * equal scene (the path aside) and a second write the same bytes. Written atomically
  * (io/atomic_file.h). */
+#include "numerics.h"
 #include "scene.h"
 
 #include <stdio.h>
@@ -69,7 +70,7 @@ static void put_globals(FILE *f, const vx_scene *s) {
   fprintf(f, "steps = %d\ndiag_every = %d\nseed = %llu\n", s->steps, s->diag_every, (unsigned long long)s->seed);
   fprintf(f, "relax = %s\nrelax_every = %d\nlcfl = %s\ntracer_every = %d\n", num(n1, s->relax), s->relax_every,
           num(n2, s->lcfl), s->tracer_every);
-  fprintf(f, "conserve = %s\n", vx_conserve_name(s->conserve));
+  fprintf(f, "resolution = %s\nconserve = %s\n", vx_resolution_name(s->resolution), vx_conserve_name(s->conserve));
   fprintf(f, "remesh_every = %d\nremesh_h = %s\nremesh_drop = %s\nviscosity = %s\n", s->remesh_every, num(n1, s->remesh_h),
           num(n2, s->remesh_drop), num(n3, s->viscosity));
   if (s->remesh_coarsen > 0.0) fprintf(f, "remesh_coarsen = %s\n", num(n4, s->remesh_coarsen));

@@ -5,13 +5,10 @@
     OMP_NUM_THREADS=1 python3 scripts/sweep.py --reduced --backend cpu --n 20   # a CPU sweep, t = 2
     python3 scripts/sweep.py --dry-run --n 20                                   # scenes and commands only
 
-Scenes use physical ring keys (radius, core, circulation, centre, axis, the centreline wave) and
-the format's defaults for everything numerical (dt 0.001, sigma_factor 2, rk4, FMM order 8, no
-relaxation, no conservation, lcfl 0.5; assets/README.md). Two keys are set because the physics
-asks for them: `layers = 1` on every ring (a thin ring, the default `layers = 0`, ignores `core`:
-its blobs' sigma is its core), and `remesh_every = 10` in a viscous scene (`viscosity` acts only at
-remeshing and is refused without it). The default sigma_factor then smooths the core to
-a_eff^2 = a^2 + 2 sigma^2 with sigma = 2 x the largest spacing, max(4a/3, 2 pi R (1 + amp) / 256).
+Scenes use physical keys only: each ring's radius, core, circulation, centre, axis and centreline
+wave, the flow's Reynolds number (the key reynolds) when it is viscous, and the key resolution
+(--resolution, normal by default). Everything numerical is the program's own choice (vortex/numerics.h:
+sigma, the lattice, each ring's stations and layers, dt, remeshing, the viscosity floor).
 
 Distribution (scene i of seed S draws from random.Random("S:i"), so a scene does not depend on --n):
   rings        1..4, uniform; 1 ring: configuration "single" (travelling along d)
@@ -32,14 +29,13 @@ Distribution (scene i of seed S draws from random.Random("S:i"), so a scene does
   wave         per ring with probability 1/2: R(phi) = R (1 + amp cos(m phi)) (the format's
                perturb_amp/perturb_mode, a wave of the radius in the ring's plane; out-of-plane waves
                are not in the format), amp uniform in [0.01, 0.1] (amplitude <= 0.1 R), m in 2..8, phase uniform
-  viscosity    per scene with probability 1/2; Re = max|Gamma|/nu log-uniform in [200, 5000] (the format
-               takes nu), raised where needed to the smallest Re the defaults allow, nu dt/sigma^2 <= 1/6
+  viscosity    per scene with probability 1/2; Re = max|Gamma|/nu log-uniform in [200, 5000] (the key reynolds)
   placement    the centres' mean at (0.5, 0.5, 0.5)
---reduced writes `n_around = 64` (default 256) on every ring, 448 elements a ring instead of 1792,
-and makes --t-end 2 the default; the distribution is otherwise the same (sigma grows with the spacing).
+--reduced (the CPU sweep) writes `resolution = coarse` and makes --t-end 2 the default; the
+distribution is the same.
 
-Criteria (every run: EXE --headless --scene F --backend B --t-end T --diag F.csv --diag-every K
---tracers 0 --quiet, K giving about 200 rows; I, max|alpha|, E from the diagnostics CSV):
+Criteria (every run: EXE --headless --scene F --backend B --t-end T --diag F.csv --diag-time T/200
+--tracers 0 --quiet, about 200 rows; I, max|alpha|, E from the diagnostics CSV):
   (1) no blow-up or breakdown: exit 0 and the last row at T; exit 3 is the program's blow-up rule
       (vortex/sim.h), reported with its last stderr line; another exit status is an error
   (2) linear impulse: |I - I0| <= 1e-3 max(|I0|, sum |Gamma| pi R^2)
@@ -66,10 +62,6 @@ import time
 from pathlib import Path
 
 CONFIGS = ("coaxial", "side-by-side", "chasing", "oblique", "head-on", "off-axis")
-DT = 0.001           # the format's default time step (no scene here sets dt)
-N_AROUND = 256       # the format's default stations a ring; --reduced writes REDUCED_N_AROUND
-REDUCED_N_AROUND = 64
-PER_STATION = 7      # layers = 1 with the default layer_points = 6: 1 + 6 elements a station
 ROWS = 200           # diagnostics rows a run aims at
 TOL_I, TOL_ALPHA, TOL_E = 1e-3, 3.0, 1e-3
 
@@ -147,7 +139,7 @@ def place(config, rings, d, e1, rng):
     return {"gap": gap, "offset": shift}
 
 
-def draw_scene(seed, i, reduced):
+def draw_scene(seed, i, resolution):
     """Scene i of seed: (scene text, record of its draws)."""
     rng = random.Random(f"{seed}:{i}")
     n = rng.randint(1, 4)
@@ -168,44 +160,35 @@ def draw_scene(seed, i, reduced):
     for r in rings:
         r["c"] = add(add(r["c"], mul(-1.0, mean)), [0.5, 0.5, 0.5])
         r["axis"] = mul(math.copysign(1.0, r["G"]), r["t"])
-    n_around = REDUCED_N_AROUND if reduced else N_AROUND
-    spacing = max(max(4 * r["a"] / 3, 2 * math.pi * r["R"] * (1 + r.get("amp", 0.0)) / n_around) for r in rings)
-    sigma, gmax = 2.0 * spacing, max(abs(r["G"]) for r in rings)
-    nu = re = None
-    if rng.random() < 0.5:
-        re = max(log_uniform(rng, 200.0, 5000.0), gmax * 6.0 * DT / sigma**2 * 1.0001)
-        nu = gmax / re
+    re = log_uniform(rng, 200.0, 5000.0) if rng.random() < 0.5 else None
     rec = {"seed": seed, "index": i, "config": config, "n_rings": n, "core": "thick" if thick else "thin",
-           "Re": re, "viscosity": nu, "direction": d, "layout": layout, "sigma": sigma,
-           "elements": n * n_around * PER_STATION, "impulse_scale": sum(abs(r["G"]) * math.pi * r["R"]**2 for r in rings),
+           "Re": re, "direction": d, "layout": layout, "resolution": resolution,
+           "impulse_scale": sum(abs(r["G"]) * math.pi * r["R"]**2 for r in rings),
            "rings": [{k: r[k] for k in ("R", "a", "G", "c", "axis", "amp", "mode", "phase") if k in r} for r in rings]}
-    return scene_text(rec, n_around, reduced), rec
+    return scene_text(rec), rec
 
 
 def fmt(v): return " ".join(f"{x:.9g}" for x in v) if isinstance(v, list) else f"{v:.9g}"
 
 
-def scene_text(rec, n_around, reduced):
+def scene_text(rec):
     lay = ", ".join(f"{k} {' '.join(f'{x:.3g}' for x in (v if isinstance(v, list) else [v]))}"
                     for k, v in rec["layout"].items())
-    visc = f"viscous, Re = max|Gamma|/nu = {rec['Re']:.4g}" if rec["viscosity"] else "inviscid"
-    out = [f"# drawn by scripts/sweep.py --seed {rec['seed']}{' --reduced' if reduced else ''}: scene {rec['index']}",
+    visc = f"viscous, Re = max|Gamma|/nu = {rec['Re']:.4g}" if rec["Re"] else "inviscid"
+    out = [f"# drawn by scripts/sweep.py --seed {rec['seed']} --resolution {rec['resolution']}: scene {rec['index']}",
            f"# {rec['config']}, {rec['n_rings']} ring(s), {rec['core']} cores, {visc}; direction d = "
            f"{' '.join(f'{x:.4f}' for x in rec['direction'])}{'; ' + lay if lay else ''}",
-           f"# format defaults for the numerics; sigma = 2 x spacing = {rec['sigma']:.4g}; "
-           f"{rec['elements']} elements as generated; the distribution: scripts/sweep.py's docstring",
+           "# physical keys only: the program derives the numerics; the distribution: scripts/sweep.py's docstring",
            f"name = sweep_{rec['seed']}_{rec['index']:03d}",
-           f"description = sweep seed {rec['seed']} scene {rec['index']}: {summary_of(rec)}"]
-    if rec["viscosity"]:
-        out += [f"viscosity = {rec['viscosity']:.9g}", "remesh_every = 10   # viscosity acts at remeshing"]
+           f"description = sweep seed {rec['seed']} scene {rec['index']}: {summary_of(rec)}",
+           f"resolution = {rec['resolution']}"]
+    if rec["Re"]:
+        out.append(f"reynolds = {rec['Re']:.9g}")
     for r in rec["rings"]:
         out += ["", f"[ring]                 # a/R = {r['a'] / r['R']:.4f}", f"circulation = {r['G']:.9g}",
-                f"radius = {r['R']:.9g}", f"core = {r['a']:.9g}", "layers = 1", f"centre = {fmt(r['c'])}",
-                f"axis = {fmt(r['axis'])}"]
+                f"radius = {r['R']:.9g}", f"core = {r['a']:.9g}", f"centre = {fmt(r['c'])}", f"axis = {fmt(r['axis'])}"]
         if "amp" in r:
             out += [f"perturb_amp = {r['amp']:.9g}", f"perturb_mode = {r['mode']}", f"phase = {r['phase']:.9g}"]
-        if reduced:
-            out.append(f"n_around = {n_around}")
     return "\n".join(out) + "\n"
 
 
@@ -315,7 +298,7 @@ def run_one(job, args):
 def write_summary(results, args, out, dist_line):
     n_pass = sum(r["result"] == "pass" for r in results)
     lines = [f"# Stability sweep: seed {args.seed}, {len(results)} scenes, t = {args.t_end:g}, backend {args.backend}"
-             f"{', reduced' if args.reduced else ''}", "",
+             f", resolution {args.resolution}", "",
              f"Pass rate: {n_pass}/{len(results)} ({100.0 * n_pass / max(1, len(results)):.1f} %)", "",
              f"Distribution and criteria: scripts/sweep.py's docstring ({dist_line}).", "",
              "| scene | configuration | result | first failure | elements start/end | wall s |",
@@ -339,32 +322,34 @@ def main():
     ap.add_argument("--out", default=None, help="output folder (default build/sweep)")
     ap.add_argument("--jobs", type=int, default=1, help="runs at once")
     ap.add_argument("--timeout", type=float, default=3600.0, help="wall seconds a run may take (default 3600)")
-    ap.add_argument("--reduced", action="store_true", help="n_around = 64 a ring and --t-end 2 by default (a CPU sweep)")
+    ap.add_argument("--resolution", choices=("coarse", "normal", "fine"), default=None,
+                    help="the scenes' key resolution (default normal; coarse with --reduced)")
+    ap.add_argument("--reduced", action="store_true", help="resolution coarse and --t-end 2 by default (a CPU sweep)")
     ap.add_argument("--dry-run", action="store_true", help="write the scenes and commands.sh only")
     args = ap.parse_args()
     if args.t_end is None:
         args.t_end = 2.0 if args.reduced else 10.0
+    if args.resolution is None:
+        args.resolution = "coarse" if args.reduced else "normal"
     root = Path(__file__).resolve().parent.parent
     exe = args.exe or next((str(p) for p in (root / "build/vortexfmm", root / "build-cpu/vortexfmm") if p.exists()),
                            str(root / "build/vortexfmm"))
     out = Path(args.out) if args.out else root / "build/sweep"
     out.mkdir(parents=True, exist_ok=True)
-    steps = math.ceil(args.t_end / DT - 1e-9)
-    every = max(1, steps // ROWS)
     jobs = []
     for i in range(args.n):
-        text, rec = draw_scene(args.seed, i, args.reduced)
+        text, rec = draw_scene(args.seed, i, args.resolution)
         scene = out / f"s{i:03d}.scene"
         scene.write_text(text)
         csv_path = out / f"s{i:03d}.csv"
         cmd = [exe, "--headless", "--scene", str(scene), "--backend", args.backend, "--t-end", f"{args.t_end:g}",
-               "--diag", str(csv_path), "--diag-every", str(every), "--tracers", "0", "--quiet"]
+               "--diag", str(csv_path), "--diag-time", f"{args.t_end / ROWS:g}", "--tracers", "0", "--quiet"]
         jobs.append({"rec": rec, "scene": scene, "csv": csv_path, "cmd": cmd})
     (out / "commands.sh").write_text("#!/bin/sh\n" + "".join(" ".join(j["cmd"]) + "\n" for j in jobs))
     dist_line = "1-4 rings, R 0.1-0.4, a/R 0.02-0.2, |Gamma| 0.5-2, six configurations, waves amp <= 0.1 R m 2-8, Re 200-5000 or inviscid"
     if args.dry_run:
         for j in jobs:
-            print(f"{j['scene'].name}: {summary_of(j['rec'])}, {j['rec']['elements']} elements")
+            print(f"{j['scene'].name}: {summary_of(j['rec'])}")
         print(f"{len(jobs)} scenes and {out / 'commands.sh'} written")
         return 0
     if not os.access(exe, os.X_OK):

@@ -79,6 +79,7 @@ void vx_scene_init(vx_scene *s) {
   s->lcfl = 0.5;
   s->tracer_every = 1;
   s->camera.follow = -1;
+  s->resolution = VX_RES_NORMAL;
 }
 
 void vx_scene_mean_centre(const vx_scene *s, double o[3]) {

@@ -73,7 +73,27 @@ typedef struct {
   int perturb_mode;
   int tracers;            /* passive tracers seeded around this ring */
   double tracer_spread;   /* standard deviation of their distance from the centreline */
+  unsigned given;         /* the ring's numerical keys the scene gave (numerics.h, VX_GIVEN_N_AROUND...) */
 } vx_ring;
+
+/* How finely the method resolves a scene whose numerics it derives (numerics.h): the key resolution. */
+typedef enum { VX_RES_COARSE = 0, VX_RES_NORMAL = 1, VX_RES_FINE = 2 } vx_resolution;
+
+/* What vx_numerics_derive chose for a scene and why (numerics.h): the values it wrote into the scene
+ * where the scene gave none, and the measures they came from. */
+typedef struct {
+  int derived;            /* 1 once vx_numerics_derive ran on the scene */
+  vx_resolution resolution;
+  double h;               /* lattice spacing */
+  double sigma;           /* smoothing radius */
+  double omega;           /* the largest core vorticity with that smoothing, Γ/(π(a² + σ²)) */
+  double dt;
+  double nu_phys;         /* the scene's own viscosity (viscosity or Γmax/reynolds; 0: inviscid) */
+  double nu_floor;        /* the least viscosity the lattice carries for this flow (0: none needed) */
+  double elements;        /* elements expected on the lattice */
+  int limited;            /* 1: the resolution's element or work budget set h, not the cores */
+  char warnings[512];     /* the overrides predicted unstable, one per line ("" when none) */
+} vx_numerics;
 
 #define VX_SCENE_DESC_MAX 160 /* characters of a description (one line in the scene picker) */
 
@@ -119,6 +139,10 @@ typedef struct {
   double lcfl;            /* substep target dt·max|∇u| (default 0.5; 0: off) */
   int tracer_every;       /* element steps one tracer step spans: 1 (default), 2 or 4 */
   int conserve;           /* vx_conserve_mode (conserve.h): off, axial, full */
+  vx_resolution resolution; /* the key resolution (normal by default) */
+  double reynolds;        /* > 0: the key reynolds, Γmax/ν (the viscosity it implies) */
+  unsigned given;         /* the numerical keys the scene gave (numerics.h, VX_GIVEN_DT...) */
+  vx_numerics numerics;   /* what vx_numerics_derive chose (derived = 0: a scene built in code) */
   int n_rings;
   vx_ring rings[VX_SCENE_MAX_RINGS];
 } vx_scene;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "numerics.h"
 #include "sim_gpu.h"
 
 /* ------------------------------------------------------------------ velocities */
@@ -194,5 +195,19 @@ int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen) {
              VX_REMESH_C2_MAX * hh * hh / nu);
     return 1;
   }
+  return 0;
+}
+
+int vx_sim_dt_limit(vx_sim *s, double *dt_max, char *err, size_t errlen) {
+  vx_health h;
+  if (vx_sim_health(s, &h, err, errlen) < 0) return -1;
+  /* a smoothed core's centre turns as a solid body: |∇u| (Frobenius) = ω/√2 there */
+  double lim = vx_numerics_dt_max(sqrt(2.0) * h.max_gradu);
+  double hh = sim_lattice_h(&s->prm), nu = s->prm.viscosity;
+  if (nu > 0.0 && hh > 0.0) {
+    double c2 = VX_REMESH_C2_MAX * hh * hh / nu;
+    lim = lim > 0.0 ? fmin(lim, c2) : c2;
+  }
+  *dt_max = lim;
   return 0;
 }

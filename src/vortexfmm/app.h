@@ -116,6 +116,7 @@ typedef struct {
   long long steps;            /* -1: the scene's */
   double t_end;               /* > 0: run until this simulated time instead */
   long long diag_every;       /* <= 0: the scene's */
+  double diag_time;           /* > 0: instead, a row every this much simulated time (whole steps, at least 1) */
   const char *diag;           /* diagnostics CSV, or NULL */
   long long energy_max;       /* energy computed up to this many elements */
   const char *vtk_dir;        /* ParaView series here, or NULL */

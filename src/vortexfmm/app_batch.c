@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "numerics.h"
 #include "conserve.h"
 #include "app_checkpoint.h"
 #include "app_paths.h"
@@ -137,7 +138,9 @@ static void say_run(const batch *b, const char *path) {
     fprintf(stderr, "; remeshing every %d steps on h=%g (%d elements after the first)%s", P->remesh_every,
             vx_sim_remesh_stats(sim)->h, vx_sim_n_elements(sim), P->viscosity > 0 ? "" : ", inviscid");
   if (P->viscosity > 0) fprintf(stderr, ", viscosity %g", P->viscosity);
-  fprintf(stderr, "\n");
+  char num[1024];
+  vx_numerics_describe(&b->sc, num, sizeof num);
+  fprintf(stderr, "\n" PROG ": %s\n", num);
 }
 
 /* The diagnostics CSV grows under a temporary name beside FILE (rows flushed) and is renamed at the
@@ -394,6 +397,7 @@ int app_run_batch(const app_batch_options *o) {
   b.steps = o->steps >= 0 ? o->steps : b.sc.steps;
   if (o->t_end > 0) b.steps = (long long)ceil(o->t_end / P->dt - 1e-9);
   b.every = o->diag_every > 0 ? o->diag_every : b.sc.diag_every;
+  if (o->diag_time > 0) b.every = (long long)fmax(1.0, floor(o->diag_time / P->dt + 0.5));
   b.vtk_every = o->vtk_every > 0 ? o->vtk_every : b.every;
   if (check_paths(&b, path) || restart_ahead(&b)) {
     vx_sim_destroy(b.sim);

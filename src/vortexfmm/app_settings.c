@@ -3,8 +3,22 @@
  * setters, relaxation and remeshing, the engine rebuilt, another scene loaded; a refused change is
  * reverted and the reason goes on screen. */
 #include "app.h"
+#include "numerics.h"
 
 #include <stdio.h>
+
+/* A time step above what the method's rules allow the flow (vx_sim_dt_limit) becomes the largest
+ * round one within it, and the screen says so. */
+static void limit_dt(app *a) {
+  char err[256];
+  double lim;
+  if (vx_sim_dt_limit(a->sim, &lim, err, sizeof err)) { app_message(a, "dt not checked: %s", err); return; }
+  if (!(lim > 0.0) || a->set.dt <= lim) return;
+  double dt = vx_numerics_nice_down(lim);
+  app_message(a, "dt %g is more than this flow's cores allow (%g turnovers a step at most): dt %g instead", a->set.dt,
+              VX_NUM_DT_OMEGA_MAX, dt);
+  a->set.dt = dt;
+}
 
 /* Physics the vx_sim setters change at once. Failures revert the setting and say why on screen. */
 static void apply_physics(app *a) {
@@ -20,6 +34,7 @@ static void apply_physics(app *a) {
       app_message(a, __VA_ARGS__);                           \
     }                                                        \
   }
+  if (s->dt != c->dt) limit_dt(a);
   APPLY(dt, vx_sim_set_dt(a->sim, s->dt, err, sizeof err), "dt = %g (from the next step)", s->dt)
   APPLY(integrator, vx_sim_set_integrator(a->sim, (vx_integrator)s->integrator, err, sizeof err), "integrator %s",
         vx_integrator_name((vx_integrator)s->integrator))

@@ -64,6 +64,7 @@ static void usage_batch(FILE *f) {
           "  --diag FILE             diagnostics CSV (one row every --diag-every steps, flushed to FILE.tmp-*;\n"
           "                          renamed to FILE when the run ends: done, failed, blown up or Ctrl-C)\n"
           "  --diag-every K          (scene's 'diag_every')\n"
+          "  --diag-time T           a row every T of simulated time instead (the nearest whole number of steps)\n"
           "  --energy-max N          compute the kinetic energy only up to N elements (default 131072)\n"
           "  --checkpoint-every K    write the whole state every K steps and at the end (atomically)\n"
           "  --checkpoint FILE       where (default: SCENE.ckpt in the current directory; alone: at the end only)\n"

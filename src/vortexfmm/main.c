@@ -54,6 +54,7 @@ typedef struct {
   const char *scene, *diag, *vtk_dir;
   long long steps, diag_every, energy_max, vtk_every;
   double t_end;             /* > 0: run until this simulated time (batch); 0: not given */
+  double diag_time;         /* > 0: a diagnostics row every this much simulated time; 0: not given */
   const char *checkpoint, *restart; /* batch: app_checkpoint.h */
   long long checkpoint_every;
   long long accuracy_every; /* batch: the accuracy readout every K steps (0: off) */
@@ -103,6 +104,10 @@ static int batch_contradictions(const opts *o) {
                       "the time)");
   if (o->diag_every > 0 && !outputs)
     return fail_usage("--diag-every sets the interval of --diag's rows: add --diag FILE, or drop --diag-every");
+  if (o->diag_time > 0 && o->diag_every > 0)
+    return fail_usage("--diag-every and --diag-time both set the interval of --diag's rows: give one");
+  if (o->diag_time > 0 && !outputs)
+    return fail_usage("--diag-time sets the interval of --diag's rows: add --diag FILE, or drop --diag-time");
   if (o->vtk_every > 0 && !o->vtk_dir)
     return fail_usage("--vtk-every sets the interval of --vtk-dir's snapshots: add --vtk-dir DIR, or drop --vtk-every");
   if (o->steps == 0 && !o->restart && !outputs)
@@ -117,7 +122,7 @@ static int run_batch(const opts *o) {
   if (!o->scene && !o->restart) return fail_usage("--scene is required");
   if (o->scene && o->restart) return fail_usage("--restart continues the scene saved in the checkpoint: drop --scene");
   app_batch_options b = {.ov = o->ov, .scene = o->scene, .restart = o->restart, .quiet = o->quiet, .steps = o->steps,
-                         .t_end = o->t_end, .diag_every = o->diag_every, .diag = o->diag, .energy_max = o->energy_max,
+                         .t_end = o->t_end, .diag_every = o->diag_every, .diag_time = o->diag_time, .diag = o->diag, .energy_max = o->energy_max,
                          .vtk_dir = o->vtk_dir, .vtk_every = o->vtk_every, .checkpoint = o->checkpoint,
                          .checkpoint_every = o->checkpoint_every, .accuracy_every = o->accuracy_every,
                          .launch_steps = o->launch, .n_launch = o->n_launch};
@@ -238,7 +243,7 @@ static int parse_flag(opts *o, const char *a) {
 /* An option given without its value (the last argument): its message. */
 static int missing_value(const char *a) {
   static const char *known[] = {"--scene", "--diag", "--integrator", "--backend", "--precision", "--kernel",
-                                "--stretching", "--steps", "--diag-every", "--tracers", "--seed", "--order",
+                                "--stretching", "--steps", "--diag-every", "--diag-time", "--tracers", "--seed", "--order",
                                 "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
                                 "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity",
                                 "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop", "--remesh-coarsen",
@@ -281,6 +286,9 @@ static int parse_run_option(opts *o, const char *a, const char *v) {
   else if (!strcmp(a, "--steps")) {
     if (vx_cli_int(v, 0, INT_MAX, &x)) return fail_usage("bad value for --steps: '%s' (expected an integer >= 0)", v);
     o->steps = x;
+  } else if (!strcmp(a, "--diag-time")) {
+    if (vx_cli_real(v, &o->diag_time) || !(o->diag_time > 0.0 && isfinite(o->diag_time)))
+      return fail_usage("bad value for --diag-time: '%s' (expected a simulated time > 0)", v);
   } else if (!strcmp(a, "--diag-every")) {
     if (vx_cli_int(v, 1, INT_MAX, &x)) return fail_usage("bad value for --diag-every: '%s' (expected an integer >= 1)", v);
     o->diag_every = x;
@@ -448,7 +456,7 @@ static int run_mode(opts *o) {
     if (o->render_opt) return fail_usage("%s is for rendering: add --frames N to --headless, or drop --headless", o->render_opt);
     return batch_contradictions(o) ? 2 : run_batch(o);
   }
-  const char *batch_opt = o->steps >= 0 ? "--steps" : o->diag ? "--diag" : o->diag_every > 0 ? "--diag-every"
+  const char *batch_opt = o->steps >= 0 ? "--steps" : o->diag ? "--diag" : o->diag_every > 0 ? "--diag-every" : o->diag_time > 0 ? "--diag-time"
                           : o->vtk_dir ? "--vtk-dir" : o->vtk_every > 0 ? "--vtk-every"
                           : o->checkpoint ? "--checkpoint" : o->checkpoint_every > 0 ? "--checkpoint-every"
                           : o->restart ? "--restart" : o->accuracy_every > 0 ? "--accuracy-every" : NULL;

@@ -1,0 +1,254 @@
+/* numerics.c — the method's own numerics (numerics.h): the rules that turn a scene's physics and a
+ * resolution into σ, h, dt, the remeshing, the viscosity floor and each ring's discretisation. */
+#include "numerics.h"
+#include "conserve.h"
+#include "remesh.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+  const char *key;
+  unsigned bit;
+} key_bits[] = {{"sigma", VX_GIVEN_SIGMA},
+                {"sigma_factor", VX_GIVEN_SIGMA},
+                {"dt", VX_GIVEN_DT},
+                {"relax", VX_GIVEN_RELAX},
+                {"relax_every", VX_GIVEN_RELAX_EVERY},
+                {"remesh_every", VX_GIVEN_REMESH_EVERY},
+                {"remesh_h", VX_GIVEN_REMESH_H},
+                {"remesh_drop", VX_GIVEN_REMESH_DROP},
+                {"remesh_coarsen", VX_GIVEN_REMESH_COARSEN},
+                {"viscosity", VX_GIVEN_VISCOSITY},
+                {"lcfl", VX_GIVEN_LCFL},
+                {"conserve", VX_GIVEN_CONSERVE},
+                {"n_around", VX_GIVEN_N_AROUND},
+                {"layers", VX_GIVEN_LAYERS},
+                {"layer_points", VX_GIVEN_LAYER_POINTS}};
+
+unsigned vx_numerics_key_bit(const char *key) {
+  for (size_t i = 0; i < sizeof key_bits / sizeof key_bits[0]; ++i)
+    if (!strcmp(key, key_bits[i].key)) return key_bits[i].bit;
+  return 0;
+}
+
+static const char *res_names[] = {"coarse", "normal", "fine"};
+const char *vx_resolution_name(vx_resolution r) { return r >= VX_RES_COARSE && r <= VX_RES_FINE ? res_names[r] : "?"; }
+int vx_resolution_from_name(const char *name, vx_resolution *out) {
+  for (int i = 0; i < 3; ++i)
+    if (name && !strcmp(name, res_names[i])) { *out = (vx_resolution)i; return 0; }
+  return -1;
+}
+
+/* normal carries the design paper's leapfrog at its own lattice (h = a/1.5, dt = 0.002); fine
+ * eight times its elements and work; coarse runs a scene of a few rings on a laptop's CPU at a few
+ * steps a second. */
+void vx_numerics_budget(vx_resolution r, double *max_elements, double *max_work) {
+  *max_elements = r == VX_RES_COARSE ? 1536.0 : r == VX_RES_FINE ? 524288.0 : 65536.0;
+  *max_work = r == VX_RES_COARSE ? 3e5 : r == VX_RES_FINE ? 1.28e8 : 1.6e7;
+}
+
+double vx_numerics_omega(const vx_ring *r, double sigma) {
+  return fabs(r->circulation) / (VX_PI * (r->core * r->core + sigma * sigma));
+}
+
+double vx_numerics_dt_max(double omega) { return omega > 0.0 ? VX_NUM_DT_OMEGA_MAX / omega : 0.0; }
+
+double vx_numerics_nice_down(double x) {
+  if (!(x > 0.0 && isfinite(x))) return x;
+  double e = pow(10.0, floor(log10(x)));
+  double m = x / e;
+  static const double steps[] = {8.0, 6.4, 5.0, 4.0, 3.2, 2.5, 2.0, 1.6, 1.25};
+  for (int i = 0; i < 9; ++i)
+    if (m >= steps[i]) return steps[i] * e;
+  return e;
+}
+
+/* The largest smoothed-core vorticity over the rings. */
+static double scene_omega(const vx_scene *s, double sigma) {
+  double w = 0.0;
+  for (int i = 0; i < s->n_rings; ++i) w = fmax(w, vx_numerics_omega(&s->rings[i], sigma));
+  return w;
+}
+
+static double ring_extent(const vx_ring *r) {
+  return r->core_extent > 0.0 ? r->core_extent : (r->profile == VX_CORE_UNIFORM ? 1.0 : 2.0);
+}
+
+/* Elements on a lattice of spacing h after remeshing: each ring's centreline length times the nodes
+ * of its cross-section, a disc of the core's support (2a for a Gaussian core) widened by the
+ * remeshing stencil's reach (a fit to the element counts of remeshed rings). */
+static double expected_elements(const vx_scene *s, double h) {
+  double n = 0.0;
+  for (int i = 0; i < s->n_rings; ++i) {
+    const vx_ring *r = &s->rings[i];
+    double reach = (r->profile == VX_CORE_UNIFORM ? r->core : 2.0 * r->core) + 1.2 * h;
+    n += 2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp) / h * VX_PI * reach * reach / (h * h);
+  }
+  return n;
+}
+
+/* The time step the rules give for smoothing radius sigma. */
+static double rule_dt(const vx_scene *s, double sigma) { return vx_numerics_nice_down(VX_NUM_DT_OMEGA / scene_omega(s, sigma)); }
+
+/* The lattice spacing: the cores' resolution, coarsened until the budgets hold. */
+static double rule_h(const vx_scene *s, int *limited) {
+  double amin = INFINITY, nmax, wmax;
+  for (int i = 0; i < s->n_rings; ++i) amin = fmin(amin, s->rings[i].core);
+  vx_numerics_budget(s->resolution, &nmax, &wmax);
+  double h = amin / VX_NUM_PER_CORE;
+  *limited = 0;
+  for (int k = 0; k < 400; ++k) {
+    double n = expected_elements(s, h);
+    double dt = s->given & VX_GIVEN_DT ? s->dt : rule_dt(s, VX_NUM_SIGMA_H * h);
+    if (n <= nmax && n / dt <= wmax) break;
+    h *= 1.03;
+    *limited = 1;
+  }
+  return h;
+}
+
+/* A flow that makes scales finer than its cores: more than one ring, or a wavy centreline. */
+static int makes_small_scales(const vx_scene *s) {
+  if (s->n_rings > 1) return 1;
+  for (int i = 0; i < s->n_rings; ++i)
+    if (s->rings[i].perturb_amp > 0.0 && s->rings[i].perturb_mode > 0) return 1;
+  return 0;
+}
+
+/* Every ring a vortex filament the scene asked for (layers = 0 given): the blob is the core and the
+ * particles stay on the centrelines, so nothing disorders across the cores. */
+static int all_filaments(const vx_scene *s) {
+  for (int i = 0; i < s->n_rings; ++i)
+    if (!(s->rings[i].given & VX_GIVEN_LAYERS) || s->rings[i].layers != 0) return 0;
+  return 1;
+}
+
+static void discretise_rings(vx_scene *s, double h) {
+  for (int i = 0; i < s->n_rings; ++i) {
+    vx_ring *r = &s->rings[i];
+    if (!(r->given & VX_GIVEN_N_AROUND)) {
+      double n = ceil(2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp) / h);
+      r->n_around = (int)fmin(fmax(n, 8.0), (double)(1 << 24));
+    }
+    if (!(r->given & VX_GIVEN_LAYERS)) {
+      double l = ceil(ring_extent(r) * r->core / h - 0.5);
+      r->layers = (int)fmin(fmax(l, 1.0), 64.0);
+    }
+  }
+}
+
+static void warn(vx_numerics *n, const char *line) {
+  size_t u = strlen(n->warnings);
+  snprintf(n->warnings + u, sizeof n->warnings - u, "%s%s", u ? "\n" : "", line);
+}
+
+/* The overrides the rules predict unstable. */
+static void check_overrides(const vx_scene *s, vx_numerics *n) {
+  char line[256];
+  double h = s->remesh_h > 0.0 ? s->remesh_h : n->sigma;
+  if (s->given & VX_GIVEN_DT && s->lcfl == 0.0 && s->dt * n->omega > VX_NUM_DT_OMEGA_MAX) {
+    snprintf(line, sizeof line, "dt %g is %.3g core turnovers (dt*omega, omega %.4g) with substeps off: above %g, expect a blow-up",
+             s->dt, s->dt * n->omega, n->omega, VX_NUM_DT_OMEGA_MAX);
+    warn(n, line);
+  }
+  if (s->remesh_every > 0 && n->sigma / h < VX_NUM_SIGMA_H_MIN) {
+    snprintf(line, sizeof line, "sigma %g below the lattice spacing %g: the blobs do not overlap and the remeshed field grows noisy",
+             n->sigma, h);
+    warn(n, line);
+  }
+  if (s->given & VX_GIVEN_REMESH_EVERY && makes_small_scales(s) && !all_filaments(s)) {
+    if (s->remesh_every == 0)
+      warn(n, "remeshing off in a flow of several rings or a wavy ring: the particles disorder within a few core turnovers");
+    else if (s->remesh_every * s->dt * n->omega > VX_NUM_REMESH_OMEGA_MAX) {
+      snprintf(line, sizeof line, "remesh_every %d is %.3g core turnovers (above %g): the particles disorder between remeshings",
+               s->remesh_every, s->remesh_every * s->dt * n->omega, VX_NUM_REMESH_OMEGA_MAX);
+      warn(n, line);
+    }
+  }
+  if (s->given & VX_GIVEN_VISCOSITY && s->viscosity < n->nu_floor && s->remesh_every > 0) {
+    snprintf(line, sizeof line, "viscosity %g below the %g the lattice carries for this flow: its small scales go unresolved and the impulse drifts",
+             s->viscosity, n->nu_floor);
+    warn(n, line);
+  }
+}
+
+int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
+  vx_numerics *n = &s->numerics;
+  memset(n, 0, sizeof *n);
+  if (s->n_rings == 0) return 0;
+  if (s->given & VX_GIVEN_VISCOSITY && s->reynolds > 0.0) {
+    snprintf(err, errlen, "scene %s: both viscosity and reynolds are given (reynolds = max|circulation|/viscosity: give one)",
+             s->name);
+    return -1;
+  }
+  n->derived = 1;
+  n->resolution = s->resolution;
+  double h = rule_h(s, &n->limited);
+  if (s->given & VX_GIVEN_REMESH_H && s->remesh_h > 0.0) h = s->remesh_h;
+  if (!(s->given & VX_GIVEN_REMESH_H)) s->remesh_h = h;
+  if (!(s->given & VX_GIVEN_SIGMA)) s->sigma = VX_NUM_SIGMA_H * h;
+  discretise_rings(s, h);
+  /* σ of a sigma_factor scene: the factor times the largest spacing the rings' keys give */
+  double sigma = s->sigma;
+  if (!(sigma > 0.0)) {
+    double sp = 0.0;
+    for (int i = 0; i < s->n_rings; ++i) {
+      const vx_ring *r = &s->rings[i];
+      sp = fmax(sp, 2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp) / r->n_around);
+      if (r->layers > 0) sp = fmax(sp, r->core * ring_extent(r) / (r->layers + 0.5));
+    }
+    sigma = s->sigma_factor * sp;
+  }
+  n->h = h;
+  n->sigma = sigma;
+  n->omega = scene_omega(s, sigma);
+  if (!(s->given & VX_GIVEN_DT)) s->dt = fmax(rule_dt(s, sigma), VX_SCENE_DT_MIN);
+  n->dt = s->dt;
+  n->elements = expected_elements(s, h);
+  double gmax = 0.0;
+  for (int i = 0; i < s->n_rings; ++i) gmax = fmax(gmax, fabs(s->rings[i].circulation));
+  n->nu_phys = s->given & VX_GIVEN_VISCOSITY ? s->viscosity : s->reynolds > 0.0 ? gmax / s->reynolds : 0.0;
+  n->nu_floor = makes_small_scales(s) ? VX_NUM_NU_FLOOR * n->omega * h * h : 0.0;
+  if (!(s->given & VX_GIVEN_VISCOSITY)) s->viscosity = fmax(n->nu_phys, n->nu_floor);
+  if (!(s->given & VX_GIVEN_REMESH_EVERY)) {
+    double k = floor(VX_NUM_REMESH_OMEGA / (n->omega * s->dt) + 0.5);
+    /* the diffusion one remeshing applies stays within the remeshing kernel's limit */
+    double kmax = s->viscosity > 0.0 ? floor(VX_REMESH_C2_MAX * h * h / (s->viscosity * s->dt)) : k;
+    s->remesh_every = (int)fmax(1.0, fmin(fmin(k, kmax), (double)VX_SCENE_EVERY_MAX));
+  }
+  if (!(s->given & VX_GIVEN_RELAX)) s->relax = 0.0;
+  if (!(s->given & VX_GIVEN_REMESH_DROP)) s->remesh_drop = VX_NUM_DROP;
+  if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_FULL;
+  if (!(s->given & VX_GIVEN_REMESH_COARSEN)) s->remesh_coarsen = s->viscosity > 0.0 ? VX_NUM_COARSEN : 0.0;
+  check_overrides(s, n);
+  return 0;
+}
+
+void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
+  const vx_numerics *n = &s->numerics;
+  if (!n->derived) { snprintf(out, len, "numerics: as given (a scene built in code)"); return; }
+  char visc[160];
+  if (s->viscosity == 0.0) snprintf(visc, sizeof visc, "inviscid");
+  else if (s->viscosity > n->nu_phys && n->nu_floor > 0.0 && !(s->given & VX_GIVEN_VISCOSITY))
+    snprintf(visc, sizeof visc, "viscosity %.3g (the lattice's floor %.3g = %g omega h^2, above the flow's own %.3g)", s->viscosity,
+             n->nu_floor, VX_NUM_NU_FLOOR, n->nu_phys);
+  else snprintf(visc, sizeof visc, "viscosity %.3g", s->viscosity);
+  char lattice[200];
+  if (s->remesh_every > 0)
+    snprintf(lattice, sizeof lattice, "lattice h %.4g (%s), remesh every %d steps", n->h,
+             n->limited ? "the resolution's budget: the cores are smoothed" : "h = a_min/1.5", s->remesh_every);
+  else snprintf(lattice, sizeof lattice, "no remeshing");
+  int w = snprintf(out, len,
+                   "numerics (resolution %s): %s, sigma %.4g, dt %.3g (omega %.4g: dt*omega %.2f), %s, relax %g, drop %g, "
+                   "conserve %s, coarsen %g; about %.0f elements",
+                   vx_resolution_name(n->resolution), lattice, n->sigma, s->dt, n->omega, s->dt * n->omega, visc, s->relax,
+                   s->remesh_drop, vx_conserve_name(s->conserve), s->remesh_coarsen, n->elements);
+  for (const char *p = n->warnings; *p && w > 0 && (size_t)w < len;) {
+    const char *e = strchr(p, '\n');
+    int k = e ? (int)(e - p) : (int)strlen(p);
+    w += snprintf(out + w, len - (size_t)w, "\nwarning: %.*s", k, p);
+    p += k + (e ? 1 : 0);
+  }
+}

@@ -1,0 +1,90 @@
+/* numerics.h — the method's own numerics: from a scene's physics (each ring's R, a, Γ, centreline
+ * wave; the flow's Reynolds number) and one quality setting (resolution = coarse | normal | fine),
+ * the lattice spacing h, the smoothing radius σ, each ring's discretisation, the time step, the
+ * remeshing interval, the relaxation, the drop threshold, the conservative correction and the
+ * viscosity floor a lattice needs where it cannot carry the flow's small scales (docs/MATH.md,
+ * "The method's own numerics"). A key the scene gives overrides what would be derived; an override
+ * the rules predict unstable is reported with its reason (vx_numerics.warnings). The rules:
+ *
+ *   h      = a_min / VX_NUM_PER_CORE, raised until the expected elements and the work per unit time
+ *            (elements / dt) fit the resolution's budgets (vx_numerics_budget)
+ *   σ      = VX_NUM_SIGMA_H · h: neighbouring blobs overlap, so the remeshed field stays smooth
+ *   ω      = max over rings of |Γ| / (π (a² + σ²)), the peak vorticity of a core smoothed by σ
+ *   dt     = VX_NUM_DT_OMEGA / ω, rounded down to 1, 1.25, 1.6, 2, 2.5, 3.2, 4, 5, 6.4 or 8 × 10^k
+ *            (2^i·5^j: whole steps to a round time);
+ *            substeps (lcfl) guard the strain's peaks
+ *   remesh every VX_NUM_REMESH_OMEGA / ω of time (whole steps; sooner when the diffusion number asks)
+ *   ν      = max(the scene's own, floor); floor = VX_NUM_NU_FLOOR · ω h² for a flow that makes small
+ *            scales (more than one ring, or a wavy centreline); a lone ring stays inviscid
+ *   rings  n_around = 2πR(1 + amp)/h stations, layers so that the annuli are at most h wide
+ *   and    relaxation off, drop 1e-3 of max|α|, conserve = full, the lattice coarsening with ν > 0 */
+#ifndef VX_NUMERICS_H
+#define VX_NUMERICS_H
+
+#include <stddef.h>
+#include "scene.h"
+
+VX_EXTERN_C_BEGIN
+
+/* The rules' constants (the header comment has the formulas). */
+#define VX_NUM_PER_CORE 1.5      /* lattice spacings per smallest core radius, when the budgets allow */
+#define VX_NUM_SIGMA_H 1.5       /* σ / h */
+#define VX_NUM_DT_OMEGA 0.5      /* dt·ω */
+#define VX_NUM_REMESH_OMEGA 5.0  /* remeshing interval · ω */
+#define VX_NUM_NU_FLOOR 0.0085   /* ν_floor / (ω h²): the lattice's cell Reynolds number ω h²/ν at most 118 */
+#define VX_NUM_DROP 1e-3
+#define VX_NUM_COARSEN 0.75     /* remesh_coarsen: h doubles while the doubled lattice keeps a core's a/h >= 1 */
+/* An override is reported as predicted unstable past these: dt·ω (substeps off), σ/h below this
+ * (remeshing on), remeshing interval·ω. */
+#define VX_NUM_DT_OMEGA_MAX 2.0
+#define VX_NUM_SIGMA_H_MIN 1.0
+#define VX_NUM_REMESH_OMEGA_MAX 50.0
+
+/* Bits of vx_scene.given (global keys) and vx_ring.given (ring keys). */
+enum {
+  VX_GIVEN_SIGMA = 1u << 0,        /* sigma or sigma_factor */
+  VX_GIVEN_DT = 1u << 1,
+  VX_GIVEN_RELAX = 1u << 2,
+  VX_GIVEN_RELAX_EVERY = 1u << 3,
+  VX_GIVEN_REMESH_EVERY = 1u << 4,
+  VX_GIVEN_REMESH_H = 1u << 5,
+  VX_GIVEN_REMESH_DROP = 1u << 6,
+  VX_GIVEN_REMESH_COARSEN = 1u << 7,
+  VX_GIVEN_VISCOSITY = 1u << 8,
+  VX_GIVEN_LCFL = 1u << 9,
+  VX_GIVEN_CONSERVE = 1u << 10,
+  VX_GIVEN_N_AROUND = 1u << 16,    /* ring keys */
+  VX_GIVEN_LAYERS = 1u << 17,
+  VX_GIVEN_LAYER_POINTS = 1u << 18
+};
+/* The bit of a scene key (global or ring); 0 for a key the numerics do not derive. */
+unsigned vx_numerics_key_bit(const char *key);
+
+/* "coarse", "normal", "fine"; and back (0, or -1 for an unknown name). */
+const char *vx_resolution_name(vx_resolution r);
+int vx_resolution_from_name(const char *name, vx_resolution *out);
+
+/* A resolution's budgets: the most elements, and the most element-steps per unit of simulated time. */
+void vx_numerics_budget(vx_resolution r, double *max_elements, double *max_work);
+
+/* The peak vorticity |Γ|/(π(a² + σ²)) of a ring's core smoothed by σ (its turnover rate). */
+double vx_numerics_omega(const vx_ring *r, double sigma);
+
+/* Derive the scene's numerics and write them into every key it did not give (s->given, each ring's
+ * given); s->numerics records the choice and the warnings for the overrides predicted unstable. The
+ * scene parser calls it on every scene it reads. 0, or -1 with a one-line err (a contradiction:
+ * both viscosity and reynolds). */
+int vx_numerics_derive(vx_scene *s, char *err, size_t errlen);
+
+/* What was chosen and why, as lines "numerics: ..." for a run's preamble and the window's panel. */
+void vx_numerics_describe(const vx_scene *s, char *out, size_t len);
+
+/* The largest of 1, 1.25, 1.6, 2, 2.5, 3.2, 4, 5, 6.4 and 8 × 10^k not above x > 0. */
+double vx_numerics_nice_down(double x);
+
+/* The time step the rules allow a running flow after a change: VX_NUM_DT_OMEGA_MAX / ω for rings of
+ * peak vorticity omega (0 when omega is not positive: no limit). */
+double vx_numerics_dt_max(double omega);
+
+VX_EXTERN_C_END
+#endif
