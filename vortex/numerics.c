@@ -174,6 +174,33 @@ static void check_overrides(const vx_scene *s, vx_numerics *n) {
   }
 }
 
+/* A lone inviscid ring without a wave: the Lagrangian discretisation, no lattice (numerics.h). */
+static int lone_ring(const vx_scene *s, double nu_phys) { return !makes_small_scales(s) && nu_phys == 0.0; }
+
+static void derive_lone(vx_scene *s, vx_numerics *n) {
+  vx_ring *r = &s->rings[0];
+  double nmax, wmax;
+  vx_numerics_budget(s->resolution, &nmax, &wmax);
+  if (!(r->given & VX_GIVEN_LAYERS)) r->layers = 2;
+  long long cross = 1 + (long long)r->layer_points * r->layers * (r->layers + 1) / 2;
+  double len = 2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp);
+  if (!(r->given & VX_GIVEN_N_AROUND)) {
+    double ds = fmax(VX_NUM_LONE_SPACING * r->core, len * cross / nmax);
+    n->limited = ds > VX_NUM_LONE_SPACING * r->core;
+    r->n_around = (int)fmin(fmax(ceil(len / ds), 8.0), (double)(1 << 24));
+  }
+  if (!(s->given & VX_GIVEN_SIGMA)) s->sigma = VX_NUM_LONE_SIGMA * r->core;
+  n->sigma = s->sigma > 0.0 ? s->sigma : s->sigma_factor * len / r->n_around;
+  n->omega = scene_omega(s, n->sigma);
+  if (!(s->given & VX_GIVEN_DT)) s->dt = fmax(vx_numerics_nice_down(VX_NUM_LONE_DT_OMEGA / n->omega), VX_SCENE_DT_MIN);
+  if (!(s->given & VX_GIVEN_RELAX)) s->relax = VX_NUM_LONE_RELAX;
+  if (!(s->given & VX_GIVEN_REMESH_EVERY)) s->remesh_every = 0;
+  if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_FULL;
+  n->h = s->remesh_h;
+  n->dt = s->dt;
+  n->elements = (double)r->n_around * cross;
+}
+
 int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   vx_numerics *n = &s->numerics;
   memset(n, 0, sizeof *n);
@@ -185,6 +212,14 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   }
   n->derived = 1;
   n->resolution = s->resolution;
+  double gmax = 0.0;
+  for (int i = 0; i < s->n_rings; ++i) gmax = fmax(gmax, fabs(s->rings[i].circulation));
+  n->nu_phys = s->given & VX_GIVEN_VISCOSITY ? s->viscosity : s->reynolds > 0.0 ? gmax / s->reynolds : 0.0;
+  if (lone_ring(s, n->nu_phys)) {
+    derive_lone(s, n);
+    check_overrides(s, n);
+    return 0;
+  }
   double h = rule_h(s, &n->limited);
   if (s->given & VX_GIVEN_REMESH_H && s->remesh_h > 0.0) h = s->remesh_h;
   if (!(s->given & VX_GIVEN_REMESH_H)) s->remesh_h = h;
@@ -207,9 +242,10 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   if (!(s->given & VX_GIVEN_DT)) s->dt = fmax(rule_dt(s, sigma), VX_SCENE_DT_MIN);
   n->dt = s->dt;
   n->elements = expected_elements(s, h);
-  double gmax = 0.0;
-  for (int i = 0; i < s->n_rings; ++i) gmax = fmax(gmax, fabs(s->rings[i].circulation));
-  n->nu_phys = s->given & VX_GIVEN_VISCOSITY ? s->viscosity : s->reynolds > 0.0 ? gmax / s->reynolds : 0.0;
+  if (s->given & VX_GIVEN_REMESH_EVERY && s->remesh_every == 0) {
+    n->elements = 0.0; /* no lattice: the rings' own elements */
+    for (int i = 0; i < s->n_rings; ++i) n->elements += (double)vx_ring_elements(&s->rings[i]);
+  }
   n->nu_floor = makes_small_scales(s) ? VX_NUM_NU_FLOOR * n->omega * h * h : 0.0;
   if (!(s->given & VX_GIVEN_VISCOSITY)) s->viscosity = fmax(n->nu_phys, n->nu_floor);
   if (!(s->given & VX_GIVEN_REMESH_EVERY)) {
@@ -218,10 +254,10 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
     double kmax = s->viscosity > 0.0 ? floor(VX_REMESH_C2_MAX * h * h / (s->viscosity * s->dt)) : k;
     s->remesh_every = (int)fmax(1.0, fmin(fmin(k, kmax), (double)VX_SCENE_EVERY_MAX));
   }
-  if (!(s->given & VX_GIVEN_RELAX)) s->relax = 0.0;
+  if (!(s->given & VX_GIVEN_RELAX)) s->relax = VX_NUM_RELAX;
   if (!(s->given & VX_GIVEN_REMESH_DROP)) s->remesh_drop = VX_NUM_DROP;
   if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_FULL;
-  if (!(s->given & VX_GIVEN_REMESH_COARSEN)) s->remesh_coarsen = s->viscosity > 0.0 ? VX_NUM_COARSEN : 0.0;
+  if (!(s->given & VX_GIVEN_REMESH_COARSEN)) s->remesh_coarsen = n->nu_phys > 0.0 ? VX_NUM_COARSEN : 0.0;
   check_overrides(s, n);
   return 0;
 }
@@ -239,7 +275,9 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
   if (s->remesh_every > 0)
     snprintf(lattice, sizeof lattice, "lattice h %.4g (%s), remesh every %d steps", n->h,
              n->limited ? "the resolution's budget: the cores are smoothed" : "h = a_min/1.5", s->remesh_every);
-  else snprintf(lattice, sizeof lattice, "no remeshing");
+  else if (lone_ring(s, n->nu_phys) && !(s->given & VX_GIVEN_REMESH_EVERY))
+    snprintf(lattice, sizeof lattice, "no remeshing (a lone ring%s)", n->limited ? "; the resolution's budget smooths its core" : "");
+  else snprintf(lattice, sizeof lattice, "no remeshing (as given)");
   int w = snprintf(out, len,
                    "numerics (resolution %s): %s, sigma %.4g, dt %.3g (omega %.4g: dt*omega %.2f), %s, relax %g, drop %g, "
                    "conserve %s, coarsen %g; about %.0f elements",

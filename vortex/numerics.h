@@ -17,7 +17,8 @@
  *   ν      = max(the scene's own, floor); floor = VX_NUM_NU_FLOOR · ω h² for a flow that makes small
  *            scales (more than one ring, or a wavy centreline); a lone ring stays inviscid
  *   rings  n_around = 2πR(1 + amp)/h stations, layers so that the annuli are at most h wide
- *   and    relaxation off, drop 1e-3 of max|α|, conserve = full, the lattice coarsening with ν > 0 */
+ *   and    relaxation 0.3 a step, drop 1e-3 of max|α|, conserve = full, the lattice coarsening with ν > 0
+ *   except a lone inviscid ring without a wave: no lattice (VX_NUM_LONE_*). */
 #ifndef VX_NUMERICS_H
 #define VX_NUMERICS_H
 
@@ -29,11 +30,19 @@ VX_EXTERN_C_BEGIN
 /* The rules' constants (the header comment has the formulas). */
 #define VX_NUM_PER_CORE 1.5      /* lattice spacings per smallest core radius, when the budgets allow */
 #define VX_NUM_SIGMA_H 1.5       /* σ / h */
-#define VX_NUM_DT_OMEGA 0.5      /* dt·ω */
-#define VX_NUM_REMESH_OMEGA 5.0  /* remeshing interval · ω */
+#define VX_NUM_DT_OMEGA 0.36     /* dt·ω */
+#define VX_NUM_REMESH_OMEGA 8.85 /* remeshing interval · ω */
+#define VX_NUM_RELAX 0.3         /* relaxation factor, every step */
 #define VX_NUM_NU_FLOOR 0.0085   /* ν_floor / (ω h²): the lattice's cell Reynolds number ω h²/ν at most 118 */
 #define VX_NUM_DROP 1e-3
-#define VX_NUM_COARSEN 0.75     /* remesh_coarsen: h doubles while the doubled lattice keeps a core's a/h >= 1 */
+#define VX_NUM_COARSEN 2.0      /* remesh_coarsen of a viscous flow: the lattice follows its spreading */
+/* A lone ring without a wave makes no small scales and runs inviscid without a lattice: two annuli
+ * across its core, stations VX_NUM_LONE_SPACING·a apart, σ = VX_NUM_LONE_SIGMA·a (2.5 annulus widths,
+ * the overlap that keeps the ring ordered), dt·ω = VX_NUM_LONE_DT_OMEGA, relaxation VX_NUM_LONE_RELAX. */
+#define VX_NUM_LONE_SPACING 0.5
+#define VX_NUM_LONE_SIGMA 2.0
+#define VX_NUM_LONE_DT_OMEGA 0.15
+#define VX_NUM_LONE_RELAX 0.1
 /* An override is reported as predicted unstable past these: dt·ω (substeps off), σ/h below this
  * (remeshing on), remeshing interval·ω. */
 #define VX_NUM_DT_OMEGA_MAX 2.0
