@@ -73,7 +73,7 @@ static void put_globals(FILE *f, const vx_scene *s) {
   fprintf(f, "resolution = %s\nconserve = %s\n", vx_resolution_name(s->resolution), vx_conserve_name(s->conserve));
   fprintf(f, "remesh_every = %d\nremesh_h = %s\nremesh_drop = %s\nviscosity = %s\n", s->remesh_every, num(n1, s->remesh_h),
           num(n2, s->remesh_drop), num(n3, s->viscosity));
-  if (s->remesh_coarsen > 0.0) fprintf(f, "remesh_coarsen = %s\n", num(n4, s->remesh_coarsen));
+  fprintf(f, "remesh_coarsen = %s\n", num(n4, s->remesh_coarsen));
   if (s->has_remesh_origin) put_vec(f, "remesh_origin", s->remesh_origin);
   put_camera(f, &s->camera);
 }

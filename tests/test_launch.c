@@ -90,8 +90,8 @@ static int check_launch(void) {
   vx_scene one;
   CHECK(vx_launch_scene(&g_sc, &L, 0, &one, err, sizeof err) == 0, "launch scene: %s", err);
   long long E = vx_ring_elements(&one.rings[0]);
-  CHECK(L.tracers == 1024 && one.rings[0].layers == 2 && one.rings[0].n_around == 107,
-        "ring spec: %lld tracers, %d layers, %d around (want 1024, 2, ceil(128*0.25/0.3) = 107)", L.tracers,
+  CHECK(L.tracers == 1024 && one.rings[0].layers == 2 && one.rings[0].n_around == 105,
+        "ring spec: %lld tracers, %d layers, %d around (want 1024, 2, ceil(126*0.25/0.3) = 105)", L.tracers,
         one.rings[0].layers, one.rings[0].n_around);
   CHECK(fabs(one.rings[0].centre[2] + 0.5) < 1e-15, "centre z %g", one.rings[0].centre[2]);
   CHECK(vx_launch_ring(s, &g_sc, &L, err, sizeof err) == 0, "launch: %s", err);
@@ -288,8 +288,8 @@ static int check_batch_cli(void) {
   /* columns: n_elem 13, ring1_x 20, ms_launch 29 with two rings */
   const char *r0 = csv_row(text, 0), *r2 = csv_row(text, 2);
   CHECK(r0 && r2, "rows of steps 0 and 2 missing");
-  CHECK(csv_field(r0, 13) == 2432 && isnan(csv_field(r0, 20)) && csv_field(r0, 29) == 0.0, "row 0: %.80s", r0);
-  CHECK(csv_field(r2, 13) == 4864 && csv_field(r2, 20) > 0.4 && csv_field(r2, 29) > 0.0, "row 2 (the launch's): %.120s", r2);
+  CHECK(csv_field(r0, 13) == 2394 && isnan(csv_field(r0, 20)) && csv_field(r0, 29) == 0.0, "row 0: %.80s", r0);
+  CHECK(csv_field(r2, 13) == 2 * 2394 && csv_field(r2, 20) > 0.4 && csv_field(r2, 29) > 0.0, "row 2 (the launch's): %.120s", r2);
   return 0;
 }
 

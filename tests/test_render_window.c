@@ -37,7 +37,7 @@ static void cpu_tracer_count(void) {
                                "--scene leapfrog --backend cpu --integrator euler --size 320x200 --frames 1", out, sizeof out);
   if (rc != 0) { FAIL("window run without --tracers: exit %d\n%s", rc, out); return; }
   if (!strstr(out, "cpu backend: 16384 of the scene's 262144 tracers")) FAIL("no note of the CPU tracer count in:\n%s", out);
-  if (!strstr(out, "6940 elements, 16384 tracers")) FAIL("the scene did not start with 16384 tracers:\n%s", out);
+  if (!strstr(out, "10010 elements, 16384 tracers")) FAIL("the scene did not start with 16384 tracers:\n%s", out);
   printf("  cpu backend without --tracers: 16384 of 262144 tracers, said: ok\n");
 }
 

@@ -42,7 +42,11 @@ static inline void vx_test_one_ring(vx_scene *sc, const char *name, int n_around
 static inline int vx_test_small_leapfrog_setup(vx_scene *sc, vx_sim_params *p, int order, int direct, int tracers,
                                                char *err, size_t errlen) {
   if (vx_scene_load(VX_ASSETS_DIR "/leapfrog.scene", sc, err, errlen)) return -1;
-  for (int r = 0; r < sc->n_rings; ++r) sc->rings[r].n_around = 64;
+  for (int r = 0; r < sc->n_rings; ++r) { /* 64 stations of 1 + 7 elements: the layout the thresholds were measured on */
+    sc->rings[r].n_around = 64;
+    sc->rings[r].layers = 1;
+    sc->rings[r].layer_points = 7;
+  }
   *p = vx_sim_params_from_scene(sc);
   p->backend = VX_BACKEND_CPU;
   p->precision = VX_DOUBLE;

@@ -166,7 +166,7 @@ int main(void) {
   if (!mkdtemp(dir)) { printf("FAIL: cannot create a directory in %s\n", VX_BINARY_DIR); return EXIT_FAILURE; }
   snprintf(path, sizeof path, "%s/tiny.scene", dir);
   if (write_file(path, "name = tiny ring\nkernel = gauss\nsigma = 0.05\ndt = 0.01\nsolver = direct\nbackend = cpu\n"
-                       "[ring]\nn_around = 32\ntracers = 10\naxis = 0.3 0.2 1\n"))
+                       "[ring]\nn_around = 32\nlayers = 0\ntracers = 10\naxis = 0.3 0.2 1\n"))
     return EXIT_FAILURE;
 
   export_and_check(dir, "d", "--precision double");

@@ -55,6 +55,10 @@ double vx_numerics_omega(const vx_ring *r, double sigma) {
 
 double vx_numerics_dt_max(double omega) { return omega > 0.0 ? VX_NUM_DT_OMEGA_MAX / omega : 0.0; }
 
+double vx_numerics_dt_adjust(double dt, double dt_max) {
+  return dt_max > 0.0 && dt > dt_max ? vx_numerics_nice_down(dt_max) : dt;
+}
+
 double vx_numerics_nice_down(double x) {
   if (!(x > 0.0 && isfinite(x))) return x;
   double e = pow(10.0, floor(log10(x)));
@@ -236,6 +240,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
     }
     sigma = s->sigma_factor * sp;
   }
+  if (s->given & VX_GIVEN_REMESH_H && !(s->remesh_h > 0.0)) h = sigma; /* remesh_h = 0: the lattice spacing is σ */
   n->h = h;
   n->sigma = sigma;
   n->omega = scene_omega(s, sigma);
@@ -274,7 +279,10 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
   char lattice[200];
   if (s->remesh_every > 0)
     snprintf(lattice, sizeof lattice, "lattice h %.4g (%s), remesh every %d steps", n->h,
-             n->limited ? "the resolution's budget: the cores are smoothed" : "h = a_min/1.5", s->remesh_every);
+             s->given & VX_GIVEN_REMESH_H ? "as given"
+             : n->limited               ? "the resolution's budget: the cores are smoothed"
+                                        : "h = a_min/1.5",
+             s->remesh_every);
   else if (lone_ring(s, n->nu_phys) && !(s->given & VX_GIVEN_REMESH_EVERY))
     snprintf(lattice, sizeof lattice, "no remeshing (a lone ring%s)", n->limited ? "; the resolution's budget smooths its core" : "");
   else snprintf(lattice, sizeof lattice, "no remeshing (as given)");

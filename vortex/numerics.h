@@ -94,6 +94,9 @@ double vx_numerics_nice_down(double x);
 /* The time step the rules allow a running flow after a change: VX_NUM_DT_OMEGA_MAX / ω for rings of
  * peak vorticity omega (0 when omega is not positive: no limit). */
 double vx_numerics_dt_max(double omega);
+/* A time step asked of a running flow whose limit is dt_max (vx_sim_dt_limit): dt itself within the
+ * limit (or without one, dt_max <= 0), else the largest round step within it. */
+double vx_numerics_dt_adjust(double dt, double dt_max);
 
 VX_EXTERN_C_END
 #endif

@@ -138,9 +138,15 @@ static void say_run(const batch *b, const char *path) {
     fprintf(stderr, "; remeshing every %d steps on h=%g (%d elements after the first)%s", P->remesh_every,
             vx_sim_remesh_stats(sim)->h, vx_sim_n_elements(sim), P->viscosity > 0 ? "" : ", inviscid");
   if (P->viscosity > 0) fprintf(stderr, ", viscosity %g", P->viscosity);
+  fprintf(stderr, "\n");
+  /* what the method chose and why (numerics.h); under --quiet the warnings only */
   char num[1024];
   vx_numerics_describe(&b->sc, num, sizeof num);
-  fprintf(stderr, "\n" PROG ": %s\n", num);
+  for (char *line = num, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    if (!b->o->quiet || !strncmp(line, "warning: ", 9)) fprintf(stderr, PROG ": %s\n", line);
+  }
 }
 
 /* The diagnostics CSV grows under a temporary name beside FILE (rows flushed) and is renamed at the

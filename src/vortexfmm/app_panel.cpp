@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app_ui.h"
+#include "numerics.h"
 
 static void hint(const char *text) {
   ImGui::SameLine();
@@ -47,6 +48,20 @@ static const char *origin_tag(int origin) {
   return origin == APP_SCENES_DIR ? "  [--scene-dir]" : origin == APP_SCENES_USER ? "  [user]" : origin == APP_SCENES_ARG ? "  [file]" : "";
 }
 
+/* What the method chose for the scene and why (vortex/numerics.h): a closed tree node, its warnings
+ * (overrides the rules predict unstable) in yellow. */
+static void numerics_note(app *a) {
+  if (!ImGui::TreeNode("numerics: what the scene derives")) return;
+  char text[1024];
+  vx_numerics_describe(&a->scene, text, sizeof text);
+  for (char *line = text, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    wrapped(strncmp(line, "warning: ", 9) ? kGrey : kYellow, line);
+  }
+  ImGui::TreePop();
+}
+
 /* The scene picker: built-in scenes, then those of --scene-dir and the user's directory, each with
  * its description; a file that does not parse is listed greyed out with its error. Choosing a scene
  * loads it at once (app_settings.c), the follow mode kept. */
@@ -83,6 +98,7 @@ static void simulation_section(app *a) {
   if (ImGui::Button("Save scene")) a->act_save_scene = 1;
   if (a->halt[0]) halt_notice(a);
   scene_picker(a);
+  numerics_note(a);
   ImGui::SliderInt("steps / frame", &s->steps_per_frame, 0, 32);
   double dt = s->dt;
   if (ImGui::InputDouble("dt (Enter)", &dt, 0.0, 0.0, "%.5g", ImGuiInputTextFlags_EnterReturnsTrue) && dt > 0) s->dt = dt;

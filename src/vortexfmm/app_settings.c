@@ -13,8 +13,8 @@ static void limit_dt(app *a) {
   char err[256];
   double lim;
   if (vx_sim_dt_limit(a->sim, &lim, err, sizeof err)) { app_message(a, "dt not checked: %s", err); return; }
-  if (!(lim > 0.0) || a->set.dt <= lim) return;
-  double dt = vx_numerics_nice_down(lim);
+  double dt = vx_numerics_dt_adjust(a->set.dt, lim);
+  if (dt == a->set.dt) return;
   app_message(a, "dt %g is more than this flow's cores allow (%g turnovers a step at most): dt %g instead", a->set.dt,
               VX_NUM_DT_OMEGA_MAX, dt);
   a->set.dt = dt;

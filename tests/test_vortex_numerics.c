@@ -1,0 +1,193 @@
+/* test_vortex_numerics.c — the method's own numerics (vortex/numerics.h), CPU:
+ *  1. the shipped physics-only scenes derive the blocks their validated runs were tuned to: leapfrog
+ *     the design paper's (σ = a, h = a/1.5, dt 0.002, remeshing every 25 steps, relaxation 0.3,
+ *     ν = 6.0e-4), single_ring the lone ring's (no lattice, σ = 2a, dt 0.002, relaxation 0.1);
+ *  2. a key the scene gives is kept, and the overrides the rules predict unstable are warned;
+ *  3. reynolds sets the viscosity (with viscosity it is a contradiction), the resolution's budgets
+ *     bound the elements, a wavy lone ring gets a lattice and the floor;
+ *  4. a saved scene reads back with the same numerics and no warning;
+ *  5. a running flow: dt 4x is within the limit and runs; dt 16x is lowered to the largest round step
+ *     within it (the window's rule), and the flow runs on at that step. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_check.h"
+#include "numerics.h"
+#include "scene.h"
+#include "sim.h"
+
+static char err[512];
+
+static int load(const char *name, vx_scene *s) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.scene", VX_ASSETS_DIR, name);
+  CHECK(vx_scene_load(path, s, err, sizeof err) == 0, "%s: %s", name, err);
+  return 0;
+}
+
+static int parse(const char *text, vx_scene *s) {
+  CHECK(vx_scene_parse(text, "t.scene", s, err, sizeof err) == 0, "parse: %s", err);
+  return 0;
+}
+
+static int near(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }
+
+static int check_shipped(void) {
+  vx_scene s;
+  if (load("leapfrog", &s)) return 1;
+  CHECK(near(s.sigma, 0.03, 1e-12) && near(s.remesh_h, 0.02, 1e-12) && s.dt == 0.002 && s.remesh_every == 25 &&
+            s.relax == 0.3 && s.relax_every == 1 && near(s.viscosity, 6.0e-4, 0.01) && s.conserve == 2 &&
+            s.remesh_coarsen == 0.0 && s.remesh_drop == 1e-3,
+        "leapfrog derived sigma %g h %g dt %g every %d relax %g nu %g conserve %d coarsen %g drop %g", s.sigma, s.remesh_h, s.dt,
+        s.remesh_every, s.relax, s.viscosity, s.conserve, s.remesh_coarsen, s.remesh_drop);
+  CHECK(s.rings[0].layers == 3 && s.rings[0].n_around == 95 && !s.numerics.warnings[0] && !s.numerics.limited,
+        "leapfrog rings: %d layers, %d stations, warnings '%s'", s.rings[0].layers, s.rings[0].n_around, s.numerics.warnings);
+  printf("  ok: leapfrog derives the paper's block (sigma 0.03, h 0.02, dt 0.002, every 25, relax 0.3, nu %.3g)\n",
+         s.viscosity);
+  if (load("single_ring", &s)) return 1;
+  CHECK(s.remesh_every == 0 && near(s.sigma, 0.06, 1e-12) && s.dt == 0.002 && s.relax == 0.1 && s.viscosity == 0.0 &&
+            s.rings[0].layers == 2 && s.rings[0].n_around == 126,
+        "single_ring derived every %d sigma %g dt %g relax %g nu %g layers %d stations %d", s.remesh_every, s.sigma, s.dt,
+        s.relax, s.viscosity, s.rings[0].layers, s.rings[0].n_around);
+  printf("  ok: single_ring derives the lone ring's block (no lattice, sigma 2a, dt 0.002, relax 0.1)\n");
+  return 0;
+}
+
+static const char *kTwo = "[ring]\ncentre = 0.5 0.5 0.35\n[ring]\ncentre = 0.5 0.5 0.5\n";
+
+static int check_overrides(void) {
+  vx_scene s;
+  char text[512];
+  snprintf(text, sizeof text, "dt = 0.0005\nrelax = 0\n%s", kTwo);
+  if (parse(text, &s)) return 1;
+  /* the given dt counts in the work budget (the lattice coarsens to keep elements/dt within it), and
+   * the remeshing keeps its interval in core turnovers */
+  int every = (int)floor(VX_NUM_REMESH_OMEGA / (s.numerics.omega * s.dt) + 0.5);
+  CHECK(s.dt == 0.0005 && s.relax == 0.0 && s.remesh_every == every && every > 25 && s.numerics.limited &&
+            s.numerics.elements / s.dt <= 1.6e7 * 1.0001 && !s.numerics.warnings[0],
+        "given dt and relax: dt %g relax %g every %d (want %d) limited %d work %g warnings '%s'", s.dt, s.relax,
+        s.remesh_every, every, s.numerics.limited, s.numerics.elements / s.dt, s.numerics.warnings);
+  snprintf(text, sizeof text, "remesh_every = 0\nviscosity = 0\n%s", kTwo);
+  if (parse(text, &s)) return 1;
+  CHECK(strstr(s.numerics.warnings, "remeshing off in a flow of several rings"), "no warning for remeshing off: '%s'",
+        s.numerics.warnings);
+  snprintf(text, sizeof text, "sigma = 0.01\nviscosity = 1e-5\n%s", kTwo);
+  if (parse(text, &s)) return 1;
+  CHECK(strstr(s.numerics.warnings, "below the lattice spacing") &&
+            strstr(s.numerics.warnings, "viscosity 1e-05 below the"),
+        "no warnings for sigma < h and nu under the floor: '%s'", s.numerics.warnings);
+  snprintf(text, sizeof text, "dt = 0.05\nlcfl = 0\n%s", kTwo);
+  if (parse(text, &s)) return 1;
+  CHECK(strstr(s.numerics.warnings, "core turnovers") && strstr(s.numerics.warnings, "expect a blow-up"),
+        "no warning for dt*omega 8.8 without substeps: '%s'", s.numerics.warnings);
+  char line[1024];
+  vx_numerics_describe(&s, line, sizeof line);
+  CHECK(strstr(line, "numerics (resolution normal)") && strstr(line, "\nwarning: dt 0.05"), "describe: '%s'", line);
+  printf("  ok: given keys kept; remeshing off, sigma < h, nu under the floor and dt*omega > 2 without substeps warned\n");
+  return 0;
+}
+
+static int check_physics_keys(void) {
+  vx_scene s;
+  char text[512];
+  snprintf(text, sizeof text, "reynolds = 200\n%s", kTwo);
+  if (parse(text, &s)) return 1;
+  CHECK(near(s.viscosity, 1.0 / 200.0, 1e-12) && s.remesh_coarsen == 2.0 && s.numerics.nu_phys == s.viscosity,
+        "reynolds 200: nu %g coarsen %g", s.viscosity, s.remesh_coarsen);
+  snprintf(text, sizeof text, "reynolds = 200\nviscosity = 0.001\n%s", kTwo);
+  CHECK(vx_scene_parse(text, "t.scene", &s, err, sizeof err) == -1 && strstr(err, "both viscosity and reynolds"),
+        "reynolds with viscosity: '%s'", err);
+  CHECK(vx_scene_parse("resolution = medium\n[ring]\n", "t.scene", &s, err, sizeof err) == -1 &&
+            strstr(err, "expected coarse, normal or fine"),
+        "resolution medium: '%s'", err);
+  double nmax, wmax;
+  snprintf(text, sizeof text, "resolution = coarse\n%s", kTwo);
+  if (parse(text, &s)) return 1;
+  vx_numerics_budget(VX_RES_COARSE, &nmax, &wmax);
+  CHECK(s.numerics.limited && s.numerics.elements <= nmax && s.numerics.elements / s.dt <= wmax && s.remesh_h > 0.02,
+        "coarse: limited %d, %g elements (budget %g), work %g (budget %g), h %g", s.numerics.limited, s.numerics.elements, nmax,
+        s.numerics.elements / s.dt, wmax, s.remesh_h);
+  double h_coarse = s.remesh_h;
+  snprintf(text, sizeof text, "resolution = fine\n%s", kTwo);
+  if (parse(text, &s)) return 1;
+  CHECK(near(s.remesh_h, 0.02, 1e-12) && h_coarse > s.remesh_h, "fine: h %g (coarse %g)", s.remesh_h, h_coarse);
+  if (parse("[ring]\nperturb_amp = 0.05\nperturb_mode = 5\n", &s)) return 1;
+  CHECK(s.remesh_every > 0 && s.numerics.nu_floor > 0.0 && s.viscosity == s.numerics.nu_floor,
+        "wavy lone ring: every %d floor %g nu %g", s.remesh_every, s.numerics.nu_floor, s.viscosity);
+  CHECK(vx_numerics_nice_down(0.0019) == 0.0016 && vx_numerics_nice_down(0.00999) == 0.008 &&
+            vx_numerics_nice_down(0.002) == 0.002,
+        "round steps: %g %g %g", vx_numerics_nice_down(0.0019), vx_numerics_nice_down(0.00999), vx_numerics_nice_down(0.002));
+  printf("  ok: reynolds, its contradiction with viscosity, the coarse budget (h %.4g), fine, a wavy ring's floor, round steps\n",
+         h_coarse);
+  return 0;
+}
+
+static int check_saved(void) {
+  vx_scene s, r;
+  if (load("leapfrog", &s)) return 1;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/test_vortex_numerics_%d.scene", VX_BINARY_DIR, (int)getpid());
+  CHECK(vx_scene_write(path, &s, NULL, err, sizeof err) == 0, "write: %s", err);
+  int rc = vx_scene_load(path, &r, err, sizeof err);
+  remove(path);
+  CHECK(rc == 0, "read back: %s", err);
+  CHECK(r.sigma == s.sigma && r.remesh_h == s.remesh_h && r.dt == s.dt && r.remesh_every == s.remesh_every &&
+            r.viscosity == s.viscosity && r.relax == s.relax && r.remesh_coarsen == s.remesh_coarsen &&
+            r.rings[1].n_around == s.rings[1].n_around && r.rings[1].layers == s.rings[1].layers && !r.numerics.warnings[0],
+        "saved leapfrog reads back differently (warnings '%s')", r.numerics.warnings);
+  printf("  ok: a saved scene reads back with the same numerics, no warning\n");
+  return 0;
+}
+
+/* Steps a simulation to time t_end; 0, or 1 with a failure counted. */
+static int run_to(vx_sim *sim, double t_end) {
+  while (vx_sim_time(sim) < t_end - 1e-12) CHECK(vx_sim_step(sim, err, sizeof err) == 0, "step at t=%g: %s", vx_sim_time(sim), err);
+  return 0;
+}
+
+static int check_running_dt(void) {
+  vx_scene sc;
+  char text[512];
+  snprintf(text, sizeof text, "resolution = coarse\nbackend = cpu\n%s", kTwo);
+  if (parse(text, &sc)) return 1;
+  vx_sim_params p = vx_sim_params_from_scene(&sc);
+  p.tracers = 0;
+  vx_sim *sim = vx_sim_create(&p, &sc, err, sizeof err);
+  CHECK(sim, "create: %s", err);
+  int bad = run_to(sim, 2 * sc.dt);
+  double lim = 0.0, dt0 = sc.dt;
+  if (!bad) bad = vx_sim_dt_limit(sim, &lim, err, sizeof err) != 0;
+  vx_health h0, h1;
+  if (!bad) bad = vx_sim_health(sim, &h0, err, sizeof err) != 0;
+  double dt4 = vx_numerics_dt_adjust(4.0 * dt0, lim), dt16 = vx_numerics_dt_adjust(16.0 * dt0, lim);
+  if (!bad && !(lim > 4.0 * dt0 && dt4 == 4.0 * dt0 && dt16 < 16.0 * dt0 && dt16 <= lim && dt16 > 0.5 * lim)) {
+    FAIL("dt limit %g: 4x %g -> %g, 16x %g -> %g", lim, 4.0 * dt0, dt4, 16.0 * dt0, dt16);
+    bad = 1;
+  }
+  if (!bad) bad = vx_sim_set_dt(sim, dt4, err, sizeof err) || run_to(sim, vx_sim_time(sim) + 20 * dt4);
+  if (!bad) bad = vx_sim_set_dt(sim, dt16, err, sizeof err) || run_to(sim, vx_sim_time(sim) + 10 * dt16);
+  if (!bad) bad = vx_sim_health(sim, &h1, err, sizeof err) != 0;
+  if (!bad && !(h1.max_alpha < 1.5 * h0.max_alpha && !h1.blown_up))
+    FAIL("after dt 4x and the adjusted 16x: max|alpha| %g from %g, blown up %d", h1.max_alpha, h0.max_alpha, h1.blown_up);
+  else if (!bad)
+    printf("  ok: dt limit %.4g: 4x dt (%g) runs as asked, 16x (%g) becomes %g; t = %.3g, max|alpha| x%.2f\n", lim, dt4,
+           16.0 * dt0, dt16, vx_sim_time(sim), h1.max_alpha / h0.max_alpha);
+  vx_sim_destroy(sim);
+  return bad;
+}
+
+int main(void) {
+  printf("shipped scenes:\n");
+  check_shipped();
+  printf("overrides:\n");
+  check_overrides();
+  printf("physics keys and budgets:\n");
+  check_physics_keys();
+  printf("saved scenes:\n");
+  check_saved();
+  printf("a running flow's dt:\n");
+  check_running_dt();
+  return vx_test_end("numerics: all checks passed");
+}
