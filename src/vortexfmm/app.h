@@ -46,6 +46,7 @@ typedef struct {
   int order, leaf;                                        /* -1: the scene's */
   int direct;                                             /* 1: direct summation */
   int conserve;                                           /* -1: the scene's; vx_conserve_mode (conserve.h) */
+  int resolution;                                         /* -1: the scene's; else vx_resolution, the numerics derived anew */
   long long tracers, seed;                                /* -1: the scene's */
   /* long-run control (-1: the scene's) */
   double relax, remesh_h, remesh_drop, remesh_coarsen, viscosity, lcfl;

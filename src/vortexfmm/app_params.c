@@ -1,6 +1,7 @@
 /* app_params.c — a scene's run parameters overridden by the command line (app.h); shared by the
  * batch mode of main.c and by the interactive and headless programs (scene picker, reset). */
 #include "app.h"
+#include "numerics.h"
 
 #include <string.h>
 
@@ -13,11 +14,19 @@ void app_overrides_init(app_overrides *ov) {
   ov->relax = ov->remesh_h = ov->remesh_drop = ov->remesh_coarsen = ov->viscosity = ov->lcfl = -1.0;
   ov->relax_every = ov->remesh_every = -1;
   ov->conserve = -1;
+  ov->resolution = -1;
   ov->tracer_every = -1;
 }
 
 vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
   if (ov->seed >= 0) sc->seed = (uint64_t)ov->seed;
+  /* another resolution: the scene's numerics derived anew (what it gives stays; a scene that read
+   * once cannot fail to derive, numerics.h) */
+  if (ov->resolution >= 0 && sc->numerics.derived && sc->resolution != (vx_resolution)ov->resolution) {
+    char err[256];
+    sc->resolution = (vx_resolution)ov->resolution;
+    (void)vx_numerics_derive(sc, err, sizeof err);
+  }
   vx_sim_params prm = vx_sim_params_from_scene(sc);
   if (ov->integrator >= 0) prm.integrator = (vx_integrator)ov->integrator;
   if (ov->backend >= 0) prm.backend = (vx_backend)ov->backend;

@@ -33,6 +33,7 @@ static void usage_scene(FILE *f) {
           "  --cost-file FILE        the octree level cost model's unit costs, as `vortexfmm-bench --calibrate`\n"
           "                          writes them for this machine, instead of the compiled-in ones (an H100's)\n"
           "  --tracers N             total passive tracers (default: the scene's)\n"
+          "  --resolution R          coarse | normal | fine: the numerics derived for that (scene's 'resolution')\n"
           "  --relax F               Pedrizzetti relaxation factor in [0, 1] (scene's 'relax'; 0: off)\n"
           "  --relax-every K         steps between relaxations (scene's 'relax_every')\n"
           "  --conserve MODE         after each relaxation and drop threshold, restore nothing (off), the impulse\n"

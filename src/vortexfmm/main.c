@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "numerics.h"
 #include "app_paths.h"
 #include "cli.h"
 #include "conserve.h"
@@ -247,7 +248,7 @@ static int missing_value(const char *a) {
                                 "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
                                 "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity",
                                 "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop", "--remesh-coarsen",
-                                "--viscosity", "--conserve", "--t-end", "--lcfl", "--tracer-every", "--vtk-dir", "--vtk-every",
+                                "--viscosity", "--conserve", "--resolution", "--t-end", "--lcfl", "--tracer-every", "--vtk-dir", "--vtk-every",
                                 "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
                                 "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
                                 "--opacity-level", "--interop", "--record", "--fps", "--png-level", "--scene-dir",
@@ -322,6 +323,10 @@ static int parse_physics_option(opts *o, const char *a, const char *v) {
     vx_kernel k;
     if (vx_kernel_from_name(v, &k)) return fail_usage("bad value for --kernel: '%s' (expected singular, poly, rm, wl or gauss)", v);
     o->ov.kernel = (int)k;
+  } else if (!strcmp(a, "--resolution")) {
+    vx_resolution r;
+    if (vx_resolution_from_name(v, &r)) return fail_usage("bad value for --resolution: '%s' (expected coarse, normal or fine)", v);
+    o->ov.resolution = (int)r;
   } else if (!strcmp(a, "--conserve")) {
     if (vx_conserve_from_name(v, &o->ov.conserve))
       return fail_usage("bad value for --conserve: '%s' (expected off, axial or full)", v);
