@@ -212,7 +212,7 @@ def leapfrog_big(path, out):
 # ---------------------------------------------------------------------------------------------
 # Borisov–Kilin–Mamaev reduced model of coaxial thin rings (Regul. Chaotic Dyn. 18, 2013), with
 # the self-energy fitted to Saffman's Gaussian ring; docs/VALIDATION.md ("Coaxial rings against the
-# reduced model") derives it (eqs. B1–B8).
+# reduced model"; docs/MATH.md §17 derives it, eqs. B1–B8).
 # State y = (z_1..z_n, R_1..R_n, Q_1..Q_n). Ring i's core is a_i² = Q_i/R_i + S_i (eq. B3): Q_i/R_i
 # is a Gaussian core that stretching thins (its volume 2π²a²R is kept; viscosity adds dQ/dt = 4νR),
 # S_i a part that does not stretch (the particles' smoothing, 2σ²; 0 in BKM's model as posed).
