@@ -268,6 +268,7 @@ typedef struct {
   /* applied at the next reset (new particles) */
   long long tracers;
   int scene;                /* index into app.scenes; a change loads that scene at once (the follow mode kept) */
+  int resolution;           /* vx_resolution of the scene's derived numerics; a change loads the scene anew with it */
   int steps_per_frame, running;
   /* the next launched ring (L / "Launch"; vortex/launch.h): radius, circulation, core */
   double launch_radius, launch_circ, launch_core;

@@ -182,6 +182,7 @@ static int wants_sim(const app *a) {
          s->remesh_h != c->remesh_h || s->remesh_drop != c->remesh_drop || s->viscosity != c->viscosity ||
          s->remesh_coarsen != c->remesh_coarsen ||
          s->leaf != c->leaf || s->backend != c->backend || s->precision != c->precision || s->scene != c->scene ||
+         s->resolution != c->resolution ||
          s->colour != a->up_colour;
 }
 

@@ -98,6 +98,10 @@ static void simulation_section(app *a) {
   if (ImGui::Button("Save scene")) a->act_save_scene = 1;
   if (a->halt[0]) halt_notice(a);
   scene_picker(a);
+  const char *res[] = {"coarse", "normal", "fine"};
+  ImGui::Combo("resolution", &s->resolution, res, 3);
+  hint("The numerics the scene derives (vortex/numerics.h): coarse, normal or fine budgets of elements and work;\n"
+       "a change loads the scene anew with them (what the scene file gives stays).");
   numerics_note(a);
   ImGui::SliderInt("steps / frame", &s->steps_per_frame, 0, 32);
   double dt = s->dt;

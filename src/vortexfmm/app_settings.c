@@ -20,6 +20,17 @@ static void limit_dt(app *a) {
   a->set.dt = dt;
 }
 
+/* A smoothing radius below the remeshing lattice's spacing is refused (numerics.h: the blobs no longer
+ * overlap and the remeshed field grows noisy); 1 when refused, with the reason on screen. */
+static int sigma_refused(app *a) {
+  const vx_sim_params *p = vx_sim_params_get(a->sim);
+  double h = p->remesh_h > 0.0 ? p->remesh_h : 0.0;
+  if (p->remesh_every <= 0 || !(h > 0.0) || a->set.sigma >= VX_NUM_SIGMA_H_MIN * h) return 0;
+  app_message(a, "sigma %g refused: below the lattice spacing %g the blobs do not overlap and the remeshed field grows noisy",
+              a->set.sigma, h);
+  return 1;
+}
+
 /* Physics the vx_sim setters change at once. Failures revert the setting and say why on screen. */
 static void apply_physics(app *a) {
   char err[512];
@@ -42,6 +53,7 @@ static void apply_physics(app *a) {
         "tracers: one RK4 step of %d element step%s", s->tracer_every, s->tracer_every == 1 ? "" : "s")
   APPLY(stretching, vx_sim_set_stretching(a->sim, (vx_stretching)s->stretching, err, sizeof err), "stretching %s",
         vx_stretching_name((vx_stretching)s->stretching))
+  if (s->sigma != c->sigma && sigma_refused(a)) s->sigma = c->sigma;
   APPLY(sigma, vx_sim_set_sigma(a->sim, s->sigma, err, sizeof err), "sigma = %g", s->sigma)
   APPLY(kernel, vx_sim_set_kernel(a->sim, (vx_kernel)s->kernel, err, sizeof err), "kernel %s",
         vx_kernel_name((vx_kernel)s->kernel))
@@ -140,6 +152,22 @@ static int keep_control_rates(app *a, double dt_before) {
   return moved;
 }
 
+/* Another resolution: the scene loaded anew with its numerics derived for it (numerics.h; what the
+ * scene gives stays), as the command line's --resolution does. */
+static void apply_resolution(app *a) {
+  char err[512];
+  int before = a->opt.ov.resolution;
+  a->opt.ov.resolution = a->set.resolution;
+  if (app_sim_load(a, a->set.scene, 1, err, sizeof err)) {
+    a->opt.ov.resolution = before;
+    a->set.resolution = a->cur.resolution;
+    app_message(a, "resolution not changed: %s", err);
+    return;
+  }
+  app_message(a, "resolution %s: the scene's numerics derived anew (%d elements, dt %g)",
+              vx_resolution_name((vx_resolution)a->set.resolution), vx_sim_n_elements(a->sim), vx_sim_params_get(a->sim)->dt);
+}
+
 /* Apply what the panel and the keys changed. Failures revert the setting and say why on screen. */
 void app_apply_settings(app *a) {
   char err[512];
@@ -157,6 +185,7 @@ void app_apply_settings(app *a) {
   }
   if (advise) advise_dt(a);
   apply_engine(a);
+  if (s->resolution != c->resolution && s->scene == c->scene) apply_resolution(a);
   if (s->scene != c->scene) {
     if (app_sim_load(a, s->scene, 1, err, sizeof err)) {
       app_message(a, "scene not loaded: %s", err);

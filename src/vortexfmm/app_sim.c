@@ -116,6 +116,7 @@ int app_sim_start(app *a, int si, const vx_scene *sc, const vx_sim_params *prm, 
   vx_sim_destroy(a->sim);
   a->sim = s;
   a->scene = *sc;
+  a->set.resolution = sc->resolution;
   a->n_launched = 0;
   app_colour_reset(a);
   a->t_offset = 0.0;
