@@ -408,8 +408,8 @@ static void program(const char *prec) {
   FILE *f = fopen(scene, "w");
   if (!f) { FAIL("cannot write %s", scene); return; }
   int bad = fprintf(f, "name = ckpt_cli\nkernel = gauss\nsigma = 0.05\ndt = 0.03\nbackend = cpu\nintegrator = rk2\norder = 6\n"
-             "leaf_size = 16\nrelax = 0.3\nrelax_every = 2\nremesh_every = 3\nviscosity = 0.001\nlcfl = 0.5\nsteps = 10\n"
-             "diag_every = 1\n[ring]\nn_around = 32\ntracers = 20\n") < 0;
+             "leaf_size = 16\nrelax = 0.3\nrelax_every = 2\nremesh_every = 3\nremesh_h = 0\nremesh_coarsen = 0\nconserve = off\n"
+             "viscosity = 0.001\nlcfl = 0.5\nsteps = 10\ndiag_every = 1\n[ring]\nn_around = 32\nlayers = 0\ntracers = 20\n") < 0;
   bad |= fclose(f) != 0;
   if (bad) { FAIL("cannot write %s", scene); return; }
   remove("ckpt_cli.ckpt");
@@ -461,7 +461,8 @@ static void program_blowup(void) {
   snprintf(p_ck, sizeof p_ck, "%s/blowup.ckpt", VX_BINARY_DIR);
   FILE *f = fopen(scene, "w");
   if (!f) { FAIL("cannot write %s", scene); return; }
-  int bad = fprintf(f, "kernel = gauss\nsigma = 0.05\ndt = 0.01\nsolver = direct\nbackend = cpu\n[ring]\nn_around = 32\ntracers = 10\n") < 0;
+  int bad = fprintf(f, "kernel = gauss\nsigma = 0.05\ndt = 0.01\nsolver = direct\nbackend = cpu\nrelax = 0\nconserve = off\n"
+                    "[ring]\nn_around = 32\nlayers = 0\ntracers = 10\n") < 0;
   bad |= fclose(f) != 0;
   if (bad) { FAIL("cannot write %s", scene); return; }
   remove(p_ck);

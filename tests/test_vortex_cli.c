@@ -114,7 +114,7 @@ int main(void) {
   snprintf(tiny, sizeof tiny, "%s/test_vortex_cli_tiny.scene", VX_BINARY_DIR);
   snprintf(csv, sizeof csv, "%s/test_vortex_cli.csv", VX_BINARY_DIR);
   if (write_file(bad, "# a scene with a typo\ndt = 0.01\n[ring]\nradius = 0.3\nradios = 0.2\n") ||
-      write_file(tiny, "kernel = gauss\nsigma = 0.05\ndt = 0.01\nsolver = direct\nbackend = cpu\n[ring]\nn_around = 32\n"
+      write_file(tiny, "kernel = gauss\nsigma = 0.05\ndt = 0.01\nsolver = direct\nbackend = cpu\n[ring]\nn_around = 32\nlayers = 0\n"
                        "tracers = 10\n"))
     return EXIT_FAILURE;
 
