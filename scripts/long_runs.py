@@ -62,7 +62,7 @@ REDUCED = {
     # Order 10 and a drop threshold of 5e-3: at p = 8 the FMM's error seeds a tilt of the coarse
     # merged ring (6.8e-3 of the impulse lost sideways by t = 10); at p = 10 or 12 with a threshold
     # of 3e-3 ... 5e-3 the impulse stays within 5.5e-4 ... 7.9e-4 (1.4e-3 at 2e-3 and at 1e-2), and
-    # p = 10 with 5e-3 ends with 3 564 elements, under a minute on one core.
+    # p = 10 with 5e-3 ends with about 3 900 elements, a few minutes on one core.
     "leapfrog": {"sigma": "0.06", "remesh_h": "0.04", "remesh_drop": "5e-3", "dt": "0.006", "remesh_every": "8",
                  "order": "10"},
     # h = σ as shipped (remesh_h unset): σ = 0.0625 instead of 0.03, core a = 0.03 and ν = 5e-3
