@@ -345,11 +345,13 @@ static int parse_text(const char *text, const char *name, vx_scene *s, char *err
     snprintf(err, errlen, "scene %s: no [ring] section (a scene needs at least one ring)", name);
     return -1;
   }
-  if (s->given & VX_GIVEN_VISCOSITY && s->reynolds > 0.0) {
-    snprintf(err, errlen, "scene %s: both viscosity and reynolds are given (reynolds = max|circulation|/viscosity: give one)", name);
+  if (check_rings(s, name, err, errlen)) return -1;
+  char why[256];
+  if (vx_numerics_derive(s, why, sizeof why)) {
+    snprintf(err, errlen, "scene %s: %s", name, why);
     return -1;
   }
-  return check_rings(s, name, err, errlen) || vx_numerics_derive(s, err, errlen) || check_rings(s, name, err, errlen) ? -1 : 0;
+  return check_rings(s, name, err, errlen); /* the derived layers against the radius */
 }
 
 int vx_scene_parse(const char *text, const char *name, vx_scene *s, char *err, size_t errlen) {

@@ -210,8 +210,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   memset(n, 0, sizeof *n);
   if (s->n_rings == 0) return 0;
   if (s->given & VX_GIVEN_VISCOSITY && s->reynolds > 0.0) {
-    snprintf(err, errlen, "scene %s: both viscosity and reynolds are given (reynolds = max|circulation|/viscosity: give one)",
-             s->name);
+    snprintf(err, errlen, "both viscosity and reynolds are given (reynolds = max|circulation|/viscosity: give one)");
     return -1;
   }
   n->derived = 1;

@@ -81,8 +81,8 @@ double vx_numerics_omega(const vx_ring *r, double sigma);
 
 /* Derive the scene's numerics and write them into every key it did not give (s->given, each ring's
  * given); s->numerics records the choice and the warnings for the overrides predicted unstable. The
- * scene parser calls it on every scene it reads. 0, or -1 with a one-line err (a contradiction:
- * both viscosity and reynolds). */
+ * scene parser calls it on every scene it reads (and prefixes its err with the file). 0, or -1 with a
+ * one-line err (a contradiction: both viscosity and reynolds). */
 int vx_numerics_derive(vx_scene *s, char *err, size_t errlen);
 
 /* What was chosen and why, as lines "numerics: ..." for a run's preamble and the window's panel. */
