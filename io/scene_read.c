@@ -258,7 +258,7 @@ static int check_rings(vx_scene *s, const char *name, char *err, size_t errlen) 
       snprintf(err, errlen, "scene %s: ring %d: perturb_amp %g must be <= 0.5", name, i + 1, r->perturb_amp);
       return -1;
     }
-    if (r->core_extent == 0.0) s->rings[i].core_extent = r->profile == VX_CORE_UNIFORM ? 1.0 : 2.0;
+    if (r->core_extent == 0.0) s->rings[i].core_extent = vx_ring_extent(r);
     if (r->layers > 0 && r->core * r->core_extent >= r->radius) {
       snprintf(err, errlen, "scene %s: ring %d: core*core_extent = %g must be smaller than the radius %g", name, i + 1,
                r->core * r->core_extent, r->radius);

@@ -10,17 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_run.h"
+
 static int fails;
 #define CHECK(c, ...) do { if (!(c)) { printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); ++fails; } } while (0)
 
-static int read_back(const char *path, char *buf, size_t n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  size_t k = fread(buf, 1, n - 1, f);
-  buf[k] = 0;
-  fclose(f);
-  return (int)k;
-}
 
 static int files_in(const char *dir) {
   DIR *d = opendir(dir);
@@ -36,22 +30,22 @@ int main(void) {
   snprintf(path, sizeof path, "%s/out.txt", dir);
 
   CHECK(vx_afile_write_all(path, "first\n", 6, err, sizeof err) == 0, "write_all: %s", err);
-  CHECK(read_back(path, buf, sizeof buf) == 6 && !strcmp(buf, "first\n"), "content '%s'", buf);
+  CHECK((int)vx_test_read_file(path, buf, sizeof buf) == 6 && !strcmp(buf, "first\n"), "content '%s'", buf);
 
   vx_afile a;
   CHECK(vx_afile_open(&a, path, err, sizeof err) == 0, "open: %s", err);
   fputs("half-written", a.f);
-  CHECK(read_back(path, buf, sizeof buf) == 6 && !strcmp(buf, "first\n"), "final name changed before commit");
+  CHECK((int)vx_test_read_file(path, buf, sizeof buf) == 6 && !strcmp(buf, "first\n"), "final name changed before commit");
   CHECK(files_in(dir) == 2, "temporary file not beside the target (%d files)", files_in(dir));
   vx_afile_abort(&a);
-  CHECK(files_in(dir) == 1 && read_back(path, buf, sizeof buf) == 6, "abort left %d files or changed the target",
+  CHECK(files_in(dir) == 1 && (int)vx_test_read_file(path, buf, sizeof buf) == 6, "abort left %d files or changed the target",
         files_in(dir));
   vx_afile_abort(&a); /* twice: harmless */
 
   CHECK(vx_afile_open(&a, path, err, sizeof err) == 0, "open: %s", err);
   fputs("second\n", a.f);
   CHECK(vx_afile_commit(&a, err, sizeof err) == 0, "commit: %s", err);
-  CHECK(read_back(path, buf, sizeof buf) == 7 && !strcmp(buf, "second\n"), "content after commit '%s'", buf);
+  CHECK((int)vx_test_read_file(path, buf, sizeof buf) == 7 && !strcmp(buf, "second\n"), "content after commit '%s'", buf);
   CHECK(vx_afile_commit(&a, err, sizeof err) != 0, "a second commit succeeded");
 
   char bad[300];

@@ -252,23 +252,6 @@ static int check_float_and_bad(void) {
   return 0;
 }
 
-/* The CSV row of step k (the line after the header whose first field is k), or NULL. */
-static const char *csv_row(const char *text, long long k) {
-  char key[32];
-  snprintf(key, sizeof key, "\n%lld,", k);
-  const char *r = strstr(strstr(text, "\nstep,") ? strstr(text, "\nstep,") : text, key);
-  return r ? r + 1 : NULL;
-}
-
-/* Field j (0-based) of a CSV line, as a number. */
-static double csv_field(const char *line, int j) {
-  for (int i = 0; i < j && line; ++i) {
-    line = strchr(line, ',');
-    if (line) ++line;
-  }
-  return line ? strtod(line, NULL) : NAN;
-}
-
 static int check_batch_cli(void) {
   char csv[1024], args[4096], out[8192];
   snprintf(csv, sizeof csv, "%s/test_launch.csv", VX_BINARY_DIR);
@@ -276,20 +259,18 @@ static int check_batch_cli(void) {
            "--diag '%s' --diag-every 5 --quiet", csv);
   int rc = vx_test_run_program("", args, out, sizeof out);
   CHECK(rc == 0, "batch run with --launch-ring: exit %d: %s", rc, out);
-  FILE *f = fopen(csv, "r");
-  CHECK(f, "no diagnostics %s", csv);
   static char text[1 << 16];
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  text[n] = 0;
-  fclose(f);
+  CHECK(vx_test_read_file(csv, text, sizeof text) >= 0, "no diagnostics %s", csv);
   remove(csv);
   const char *hdr = strstr(text, "\nstep,");
   CHECK(hdr && strstr(hdr, ",ring1_x,") && strstr(hdr, ",levels,ms_launch,sigma,lattice_h\n"), "header without the launched ring's columns");
   /* columns: n_elem 13, ring1_x 20, ms_launch 29 with two rings */
-  const char *r0 = csv_row(text, 0), *r2 = csv_row(text, 2);
+  const char *r0 = vx_test_csv_row(text, 0), *r2 = vx_test_csv_row(text, 2);
   CHECK(r0 && r2, "rows of steps 0 and 2 missing");
-  CHECK(csv_field(r0, 13) == 2394 && isnan(csv_field(r0, 20)) && csv_field(r0, 29) == 0.0, "row 0: %.80s", r0);
-  CHECK(csv_field(r2, 13) == 2 * 2394 && csv_field(r2, 20) > 0.4 && csv_field(r2, 29) > 0.0, "row 2 (the launch's): %.120s", r2);
+  CHECK(vx_test_csv_field(r0, 13) == 2394 && isnan(vx_test_csv_field(r0, 20)) && vx_test_csv_field(r0, 29) == 0.0,
+        "row 0: %.80s", r0);
+  CHECK(vx_test_csv_field(r2, 13) == 2 * 2394 && vx_test_csv_field(r2, 20) > 0.4 && vx_test_csv_field(r2, 29) > 0.0,
+        "row 2 (the launch's): %.120s", r2);
   return 0;
 }
 

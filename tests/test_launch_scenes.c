@@ -22,14 +22,6 @@ static int column(const char *hdr, const char *name) {
   return -1;
 }
 
-static double field(const char *line, int j) {
-  for (int i = 0; i < j && line; ++i) {
-    line = strchr(line, ',');
-    if (line) ++line;
-  }
-  return line ? strtod(line, NULL) : NAN;
-}
-
 static int check_scene(const char *scene, int rings) {
   char csv[1024], args[2048], out[16384];
   snprintf(csv, sizeof csv, "%s/test_launch_scenes_%d_%s.csv", VX_BINARY_DIR, (int)getpid(), scene);
@@ -37,12 +29,8 @@ static int check_scene(const char *scene, int rings) {
            "--diag-every 2 --quiet", scene, csv);
   int rc = vx_test_run_program("", args, out, sizeof out);
   CHECK(rc == 0, "%s: exit %d:\n%s", scene, rc, out);
-  FILE *f = fopen(csv, "r");
-  CHECK(f, "%s: no diagnostics %s", scene, csv);
   static char text[1 << 20];
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  text[n] = 0;
-  fclose(f);
+  CHECK(vx_test_read_file(csv, text, sizeof text) >= 0, "%s: no diagnostics %s", scene, csv);
   remove(csv);
   const char *hdr = strstr(text, "\nstep,");
   CHECK(hdr, "%s: no CSV header", scene);
@@ -54,8 +42,9 @@ static int check_scene(const char *scene, int rings) {
         c_ring);
   const char *first = strchr(hdr, '\n') + 1, *last = first;
   for (const char *p = first; (p = strchr(p, '\n')) && p[1]; ++p) last = p + 1;
-  double e0 = field(first, c_elem), e1 = field(last, c_elem), a0 = field(first, c_alpha), a1 = field(last, c_alpha);
-  double rx = field(last, c_ring), step = field(last, 0);
+  double e0 = vx_test_csv_field(first, c_elem), e1 = vx_test_csv_field(last, c_elem);
+  double a0 = vx_test_csv_field(first, c_alpha), a1 = vx_test_csv_field(last, c_alpha);
+  double rx = vx_test_csv_field(last, c_ring), step = vx_test_csv_field(last, 0);
   CHECK(step == 102 && isfinite(rx) && e1 > e0 && a1 <= 3.0 * a0, "%s: last row step %g, %s %g, elements %g -> %g, max|alpha| %g -> %g",
         scene, step, ring_col, rx, e0, e1, a0, a1);
   printf("  ok: %s with a launched ring: 102 steps, %g -> %g elements, max|alpha| x%.2f\n", scene, e0, e1, a1 / a0);

@@ -5,6 +5,7 @@
 #ifndef VX_TEST_RUN_H
 #define VX_TEST_RUN_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,33 @@ static inline int vx_test_shell(const char *cmd, char *out, size_t cap) {
   out[n] = 0;
   int st = pclose(p);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The file at path into buf (NUL-terminated, cut at cap); the bytes read, or -1 when it cannot be opened. */
+static inline long vx_test_read_file(const char *path, char *buf, size_t cap) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  size_t n = fread(buf, 1, cap - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  return (long)n;
+}
+
+/* A diagnostics CSV's text (vortexfmm --diag): the row of step k (the line after the header whose
+ * first field is k), or NULL; field j (0-based) of a line as a number (NaN when absent). */
+static inline const char *vx_test_csv_row(const char *text, long long k) {
+  char key[32];
+  snprintf(key, sizeof key, "\n%lld,", k);
+  const char *hdr = strstr(text, "\nstep,");
+  const char *r = strstr(hdr ? hdr : text, key);
+  return r ? r + 1 : NULL;
+}
+static inline double vx_test_csv_field(const char *line, int j) {
+  for (int i = 0; i < j && line; ++i) {
+    line = strchr(line, ',');
+    if (line) ++line;
+  }
+  return line ? strtod(line, NULL) : NAN;
 }
 
 #ifdef VX_BINARY_DIR /* tests/CMakeLists.txt defines it for every test */

@@ -14,16 +14,6 @@
 
 #define N_SCENES 24
 
-/* The whole file at path into buf (cap bytes); 0, or -1. */
-static int slurp(const char *path, char *buf, size_t cap) {
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  size_t n = fread(buf, 1, cap - 1, f);
-  buf[n] = 0;
-  fclose(f);
-  return 0;
-}
-
 /* A line of text that sets a numerical key (numerics.h's bits), or NULL. */
 static const char *numerical_key(const char *text) {
   static char key[64];
@@ -48,7 +38,7 @@ int main(void) {
   int rings = 0, viscous = 0;
   for (int i = 0; i < N_SCENES; ++i) {
     snprintf(path, sizeof path, "%s/s%03d.scene", dir, i);
-    if (slurp(path, text, sizeof text)) { FAIL("%s not written", path); continue; }
+    if (vx_test_read_file(path, text, sizeof text) < 0) { FAIL("%s not written", path); continue; }
     const char *k = numerical_key(text);
     EXPECT(!k, "%s sets the numerical key '%s'", path, k ? k : "");
     vx_scene s;
@@ -61,7 +51,7 @@ int main(void) {
     viscous += s.reynolds > 0.0;
     if (i < 3) {
       snprintf(path, sizeof path, "%s/s%03d.scene", dir2, i);
-      if (slurp(path, text2, sizeof text2) || strcmp(text, text2)) FAIL("scene %d differs between --n %d and --n 3", i, N_SCENES);
+      if (vx_test_read_file(path, text2, sizeof text2) < 0 || strcmp(text, text2)) FAIL("scene %d differs between --n %d and --n 3", i, N_SCENES);
     }
   }
   EXPECT(rings > N_SCENES && viscous > 0 && viscous < N_SCENES, "%d rings, %d viscous scenes in %d", rings, viscous, N_SCENES);

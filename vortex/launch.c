@@ -99,7 +99,7 @@ int vx_launch_scene(const vx_scene *sc, const vx_launch *L, int k, vx_scene *one
   double around = 2.0 * VX_PI * t.radius / t.n_around, n = ceil(2.0 * VX_PI * r.radius / around);
   r.n_around = n < 8.0 ? 8 : n > 65536.0 ? 65536 : (int)n;
   if (t.layers > 0) {
-    double ext = t.core_extent > 0.0 ? t.core_extent : (t.profile == VX_CORE_UNIFORM ? 1.0 : 2.0);
+    double ext = vx_ring_extent(&t);
     double h = t.core * ext / (t.layers + 0.5), l = floor(r.core * ext / h); /* the template's core: its layers */
     r.layers = l < 1.0 ? 1 : l > 64.0 ? 64 : (int)l;
   }

@@ -76,10 +76,6 @@ static double scene_omega(const vx_scene *s, double sigma) {
   return w;
 }
 
-static double ring_extent(const vx_ring *r) {
-  return r->core_extent > 0.0 ? r->core_extent : (r->profile == VX_CORE_UNIFORM ? 1.0 : 2.0);
-}
-
 /* Elements on a lattice of spacing h after remeshing: each ring's centreline length times the nodes
  * of its cross-section, a disc of the core's support (2a for a Gaussian core) widened by the
  * remeshing stencil's reach (a fit to the element counts of remeshed rings). */
@@ -137,7 +133,7 @@ static void discretise_rings(vx_scene *s, double h) {
       r->n_around = (int)fmin(fmax(n, 8.0), (double)(1 << 24));
     }
     if (!(r->given & VX_GIVEN_LAYERS)) {
-      double l = ceil(ring_extent(r) * r->core / h - 0.5);
+      double l = ceil(vx_ring_extent(r) * r->core / h - 0.5);
       r->layers = (int)fmin(fmax(l, 1.0), 64.0);
     }
   }
@@ -235,7 +231,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
     for (int i = 0; i < s->n_rings; ++i) {
       const vx_ring *r = &s->rings[i];
       sp = fmax(sp, 2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp) / r->n_around);
-      if (r->layers > 0) sp = fmax(sp, r->core * ring_extent(r) / (r->layers + 0.5));
+      if (r->layers > 0) sp = fmax(sp, r->core * vx_ring_extent(r) / (r->layers + 0.5));
     }
     sigma = s->sigma_factor * sp;
   }

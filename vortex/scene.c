@@ -112,6 +112,10 @@ static double rng_normal(uint64_t *s) {
   return sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * VX_PI * u2);
 }
 
+double vx_ring_extent(const vx_ring *r) {
+  return r->core_extent > 0.0 ? r->core_extent : (r->profile == VX_CORE_UNIFORM ? 1.0 : 2.0);
+}
+
 long long vx_ring_elements(const vx_ring *r) {
   long long cross = 1 + (long long)r->layer_points * r->layers * (r->layers + 1) / 2;
   return (long long)r->n_around * cross;
@@ -231,7 +235,7 @@ static void ring_elements(const vx_ring *r, int ri, vx_particles *out, size_t *e
   const double *n = r->axis;
   /* cross-section: annulus l spans [(l-½)h, (l+½)h] (l = 0: the disc of radius h/2) */
   int L = r->layers;
-  double ext = r->core_extent > 0.0 ? r->core_extent : (r->profile == VX_CORE_UNIFORM ? 1.0 : 2.0);
+  double ext = vx_ring_extent(r);
   double h = L > 0 ? r->core * ext / (L + 0.5) : 0.0;
   double lrad[65], lgam[65];
   for (int l = 0; l <= L; ++l) {

@@ -215,6 +215,9 @@ int vx_scene_user_dir(char *out, size_t len);
  * 0, or -1 with err (out of memory, or a count over the int range). */
 int vx_particles_generate(const vx_scene *s, long long n_tracers, vx_particles *out, char *err, size_t errlen);
 void vx_particles_free(vx_particles *p);
+/* The outer edge of a ring's discretised cross-section in core radii: core_extent, or when 0 the
+ * profile's own (2 for a Gaussian core, 1 for a uniform one). */
+double vx_ring_extent(const vx_ring *r);
 /* Elements of one ring: n_around · (1 + layer_points·layers(layers+1)/2). */
 long long vx_ring_elements(const vx_ring *r);
 /* The σ a run of this scene uses when no σ is given: scene.sigma, else sigma_factor · spacing. */

@@ -173,6 +173,13 @@ void vx_control_rates_for_dt(double dt, double dt_new, double *relax, int *remes
   }
 }
 
+/* The largest step whose diffusion one remeshing kernel can apply, c² = ν dt/h² <= VX_REMESH_C2_MAX
+ * (remesh.h); 0 when inviscid (no limit). */
+static double viscous_dt_max(const vx_sim_params *p) {
+  double hh = sim_lattice_h(p), nu = p->viscosity;
+  return nu > 0.0 && hh > 0.0 ? VX_REMESH_C2_MAX * hh * hh / nu : 0.0;
+}
+
 int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen) {
   vx_health h;
   int rc = vx_sim_health(s, &h, msg, msglen);
@@ -190,9 +197,9 @@ int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen) {
              dt, lcfl, VX_SIM_LCFL_MAX, VX_SIM_LCFL_MAX / h.max_gradu);
     return 1;
   }
-  if (nu > 0.0 && hh > 0.0 && nu * dt / (hh * hh) > VX_REMESH_C2_MAX) {
-    snprintf(msg, msglen, "dt = %g is too large for viscosity %g on lattice spacing %g: use dt <= %.3g", dt, nu, hh,
-             VX_REMESH_C2_MAX * hh * hh / nu);
+  double dv = viscous_dt_max(&s->prm);
+  if (dv > 0.0 && dt > dv) {
+    snprintf(msg, msglen, "dt = %g is too large for viscosity %g on lattice spacing %g: use dt <= %.3g", dt, nu, hh, dv);
     return 1;
   }
   return 0;
@@ -202,12 +209,7 @@ int vx_sim_dt_limit(vx_sim *s, double *dt_max, char *err, size_t errlen) {
   vx_health h;
   if (vx_sim_health(s, &h, err, errlen) < 0) return -1;
   /* a smoothed core's centre turns as a solid body: |∇u| (Frobenius) = ω/√2 there */
-  double lim = vx_numerics_dt_max(sqrt(2.0) * h.max_gradu);
-  double hh = sim_lattice_h(&s->prm), nu = s->prm.viscosity;
-  if (nu > 0.0 && hh > 0.0) {
-    double c2 = VX_REMESH_C2_MAX * hh * hh / nu;
-    lim = lim > 0.0 ? fmin(lim, c2) : c2;
-  }
-  *dt_max = lim;
+  double lim = vx_numerics_dt_max(sqrt(2.0) * h.max_gradu), dv = viscous_dt_max(&s->prm);
+  *dt_max = lim > 0.0 && dv > 0.0 ? fmin(lim, dv) : fmax(lim, dv);
   return 0;
 }
