@@ -85,7 +85,18 @@ static int check_overrides(void) {
   char line[1024];
   vx_numerics_describe(&s, line, sizeof line);
   CHECK(strstr(line, "numerics (resolution normal)") && strstr(line, "\nwarning: dt 0.05"), "describe: '%s'", line);
-  printf("  ok: given keys kept; remeshing off, sigma < h, nu under the floor and dt*omega > 2 without substeps warned\n");
+  snprintf(text, sizeof text, "integrator = rk2\ndt = 0.004\nlcfl = 0\n%s", kTwo);
+  if (parse(text, &s)) return 1;
+  CHECK(strstr(s.numerics.warnings, "above rk2's 0.46"), "no warning for dt*omega 0.7 with rk2: '%s'", s.numerics.warnings);
+  vx_scene e;
+  snprintf(text, sizeof text, "integrator = euler\nstretching = classical\n%s", kTwo);
+  if (parse(text, &e) || parse(kTwo, &s)) return 1;
+  CHECK(e.dt * e.numerics.omega <= 0.0064 && e.dt * e.numerics.omega > 0.0064 / 2.0 && e.stretching == VX_STRETCH_CLASSICAL &&
+            s.stretching == VX_STRETCH_TRANSPOSE,
+        "euler: dt*omega %g (want within 0.0064 / 2..1); stretching given %d, derived %d", e.dt * e.numerics.omega, e.stretching,
+        s.stretching);
+  printf("  ok: given keys kept; remeshing off, sigma < h, nu under the floor, dt*omega > 2 without substeps and over rk2's "
+         "limit warned; euler's dt derived within its limit; the transpose stretching unless given\n");
   return 0;
 }
 
@@ -158,7 +169,16 @@ static int check_running_dt(void) {
   CHECK(sim, "create: %s", err);
   int bad = run_to(sim, 2 * sc.dt);
   double lim = 0.0, dt0 = sc.dt;
-  if (!bad) bad = vx_sim_dt_limit(sim, &lim, err, sizeof err) != 0;
+  if (!bad) bad = vx_sim_dt_limit(sim, VX_RK4, &lim, err, sizeof err) != 0;
+  double lim_rk2 = 0.0, lim_euler = 0.0;
+  if (!bad) bad = vx_sim_dt_limit(sim, VX_RK2, &lim_rk2, err, sizeof err) || vx_sim_dt_limit(sim, VX_EULER, &lim_euler, err, sizeof err);
+  /* the scene's dt suits RK4 and RK2; Euler's growth asks for a step a few dozen times smaller */
+  if (!bad && !(lim_rk2 > dt0 && lim_euler < dt0 / 20.0 && vx_numerics_dt_adjust(dt0, lim_euler) <= lim_euler)) {
+    FAIL("integrator limits: dt %g, rk4 %g, rk2 %g, euler %g", dt0, lim, lim_rk2, lim_euler);
+    bad = 1;
+  } else if (!bad)
+    printf("  ok: the scene's dt %g within RK2's limit %.4g; Euler's %.3g makes it %g\n", dt0, lim_rk2, lim_euler,
+           vx_numerics_dt_adjust(dt0, lim_euler));
   vx_health h0, h1;
   if (!bad) bad = vx_sim_health(sim, &h0, err, sizeof err) != 0;
   double dt4 = vx_numerics_dt_adjust(4.0 * dt0, lim), dt16 = vx_numerics_dt_adjust(16.0 * dt0, lim);

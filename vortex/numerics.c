@@ -23,6 +23,7 @@ static const struct {
                 {"viscosity", VX_GIVEN_VISCOSITY},
                 {"lcfl", VX_GIVEN_LCFL},
                 {"conserve", VX_GIVEN_CONSERVE},
+                {"stretching", VX_GIVEN_STRETCHING},
                 {"n_around", VX_GIVEN_N_AROUND},
                 {"layers", VX_GIVEN_LAYERS},
                 {"layer_points", VX_GIVEN_LAYER_POINTS}};
@@ -53,7 +54,11 @@ double vx_numerics_omega(const vx_ring *r, double sigma) {
   return fabs(r->circulation) / (VX_PI * (r->core * r->core + sigma * sigma));
 }
 
-double vx_numerics_dt_max(double omega) { return omega > 0.0 ? VX_NUM_DT_OMEGA_MAX / omega : 0.0; }
+double vx_numerics_dt_omega_max(vx_integrator it) {
+  return it == VX_EULER ? 0.0064 : it == VX_RK2 ? 0.46 : VX_NUM_DT_OMEGA_MAX;
+}
+
+double vx_numerics_dt_max(double omega, vx_integrator it) { return omega > 0.0 ? vx_numerics_dt_omega_max(it) / omega : 0.0; }
 
 double vx_numerics_dt_adjust(double dt, double dt_max) {
   return dt_max > 0.0 && dt > dt_max ? vx_numerics_nice_down(dt_max) : dt;
@@ -90,7 +95,9 @@ static double expected_elements(const vx_scene *s, double h) {
 }
 
 /* The time step the rules give for smoothing radius sigma. */
-static double rule_dt(const vx_scene *s, double sigma) { return vx_numerics_nice_down(VX_NUM_DT_OMEGA / scene_omega(s, sigma)); }
+static double rule_dt(const vx_scene *s, double sigma) {
+  return vx_numerics_nice_down(fmin(VX_NUM_DT_OMEGA, vx_numerics_dt_omega_max(s->integrator)) / scene_omega(s, sigma));
+}
 
 /* The lattice spacing: the cores' resolution, coarsened until the budgets hold. */
 static double rule_h(const vx_scene *s, int *limited) {
@@ -148,11 +155,18 @@ static void warn(vx_numerics *n, const char *line) {
 static void check_overrides(const vx_scene *s, vx_numerics *n) {
   char line[256];
   double h = s->remesh_h > 0.0 ? s->remesh_h : n->sigma;
-  if (s->given & VX_GIVEN_DT && s->lcfl == 0.0 && s->dt * n->omega > VX_NUM_DT_OMEGA_MAX) {
-    snprintf(line, sizeof line, "dt %g is %.3g core turnovers (dt*omega, omega %.4g) with substeps off: above %g, expect a blow-up",
-             s->dt, s->dt * n->omega, n->omega, VX_NUM_DT_OMEGA_MAX);
+  double most = vx_numerics_dt_omega_max(s->integrator);
+  if (s->given & VX_GIVEN_DT && s->lcfl == 0.0 && s->dt * n->omega > most) {
+    snprintf(line, sizeof line, "dt %g is %.3g core turnovers (dt*omega, omega %.4g) with substeps off: above %s's %g, expect a blow-up",
+             s->dt, s->dt * n->omega, n->omega, vx_integrator_name(s->integrator), most);
     warn(n, line);
   }
+  if (s->order < VX_NUM_ORDER_MIN) {
+    snprintf(line, sizeof line, "order %d below %d: the far field's error breaks the flow down", s->order, VX_NUM_ORDER_MIN);
+    warn(n, line);
+  }
+  if (s->kernel == VX_KERNEL_SINGULAR)
+    warn(n, "the singular kernel has no core: neighbouring elements drive each other without bound, expect a blow-up");
   if (s->remesh_every > 0 && n->sigma / h < VX_NUM_SIGMA_H_MIN) {
     snprintf(line, sizeof line, "sigma %g below the lattice spacing %g: the blobs do not overlap and the remeshed field grows noisy",
              n->sigma, h);
@@ -192,10 +206,11 @@ static void derive_lone(vx_scene *s, vx_numerics *n) {
   if (!(s->given & VX_GIVEN_SIGMA)) s->sigma = VX_NUM_LONE_SIGMA * r->core;
   n->sigma = s->sigma > 0.0 ? s->sigma : s->sigma_factor * len / r->n_around;
   n->omega = scene_omega(s, n->sigma);
-  if (!(s->given & VX_GIVEN_DT)) s->dt = fmax(vx_numerics_nice_down(VX_NUM_LONE_DT_OMEGA / n->omega), VX_SCENE_DT_MIN);
+  if (!(s->given & VX_GIVEN_DT)) s->dt = fmax(vx_numerics_nice_down(fmin(VX_NUM_LONE_DT_OMEGA, vx_numerics_dt_omega_max(s->integrator)) / n->omega), VX_SCENE_DT_MIN);
   if (!(s->given & VX_GIVEN_RELAX)) s->relax = VX_NUM_LONE_RELAX;
   if (!(s->given & VX_GIVEN_REMESH_EVERY)) s->remesh_every = 0;
   if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_FULL;
+  if (!(s->given & VX_GIVEN_STRETCHING)) s->stretching = VX_STRETCH_TRANSPOSE;
   n->h = s->remesh_h;
   n->dt = s->dt;
   n->elements = (double)r->n_around * cross;
@@ -257,6 +272,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   if (!(s->given & VX_GIVEN_RELAX)) s->relax = VX_NUM_RELAX;
   if (!(s->given & VX_GIVEN_REMESH_DROP)) s->remesh_drop = VX_NUM_DROP;
   if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_FULL;
+  if (!(s->given & VX_GIVEN_STRETCHING)) s->stretching = VX_STRETCH_TRANSPOSE;
   if (!(s->given & VX_GIVEN_REMESH_COARSEN)) s->remesh_coarsen = n->nu_phys > 0.0 ? VX_NUM_COARSEN : 0.0;
   check_overrides(s, n);
   return 0;
@@ -283,9 +299,10 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
   else snprintf(lattice, sizeof lattice, "no remeshing (as given)");
   int w = snprintf(out, len,
                    "numerics (resolution %s): %s, sigma %.4g, dt %.3g (omega %.4g: dt*omega %.2f), %s, relax %g, drop %g, "
-                   "conserve %s, coarsen %g; about %.0f elements",
+                   "conserve %s, coarsen %g, %s stretching; about %.0f elements",
                    vx_resolution_name(n->resolution), lattice, n->sigma, s->dt, n->omega, s->dt * n->omega, visc, s->relax,
-                   s->remesh_drop, vx_conserve_name(s->conserve), s->remesh_coarsen, n->elements);
+                   s->remesh_drop, vx_conserve_name(s->conserve), s->remesh_coarsen, vx_stretching_name(s->stretching),
+                   n->elements);
   for (const char *p = n->warnings; *p && w > 0 && (size_t)w < len;) {
     const char *e = strchr(p, '\n');
     int k = e ? (int)(e - p) : (int)strlen(p);

@@ -10,14 +10,15 @@
  *            (elements / dt) fit the resolution's budgets (vx_numerics_budget)
  *   σ      = VX_NUM_SIGMA_H · h: neighbouring blobs overlap, so the remeshed field stays smooth
  *   ω      = max over rings of |Γ| / (π (a² + σ²)), the peak vorticity of a core smoothed by σ
- *   dt     = VX_NUM_DT_OMEGA / ω, rounded down to 1, 1.25, 1.6, 2, 2.5, 3.2, 4, 5, 6.4 or 8 × 10^k
+ *   dt     = VX_NUM_DT_OMEGA / ω (or the integrator's limit, if lower), rounded down to 1, 1.25, 1.6, 2, 2.5, 3.2, 4, 5, 6.4 or 8 × 10^k
  *            (2^i·5^j: whole steps to a round time);
  *            substeps (lcfl) guard the strain's peaks
  *   remesh every VX_NUM_REMESH_OMEGA / ω of time (whole steps; sooner when the diffusion number asks)
  *   ν      = max(the scene's own, floor); floor = VX_NUM_NU_FLOOR · ω h² for a flow that makes small
  *            scales (more than one ring, or a wavy centreline); a lone ring stays inviscid
  *   rings  n_around = 2πR(1 + amp)/h stations, layers so that the annuli are at most h wide
- *   and    relaxation 0.3 a step, drop 1e-3 of max|α|, conserve = full, the lattice coarsening with ν > 0
+ *   and    relaxation 0.3 a step, drop 1e-3 of max|α|, conserve = full, the lattice coarsening with ν > 0,
+ *          the transpose stretching (it keeps Σα exactly, and the impulse several times better)
  *   except a lone inviscid ring without a wave: no lattice (VX_NUM_LONE_*). */
 #ifndef VX_NUMERICS_H
 #define VX_NUMERICS_H
@@ -43,9 +44,15 @@ VX_EXTERN_C_BEGIN
 #define VX_NUM_LONE_SIGMA 2.0
 #define VX_NUM_LONE_DT_OMEGA 0.15
 #define VX_NUM_LONE_RELAX 0.1
-/* An override is reported as predicted unstable past these: dt·ω (substeps off), σ/h below this
- * (remeshing on), remeshing interval·ω. */
+/* An override is reported as predicted unstable past these: dt·ω (substeps off; VX_NUM_DT_OMEGA_MAX
+ * is RK4's, vx_numerics_dt_omega_max each integrator's), σ/h below this (remeshing on), remeshing
+ * interval·ω. */
 #define VX_NUM_DT_OMEGA_MAX 2.0
+/* The FMM's expansion order below which a flow breaks down: the far field's error drives it (the
+ * coarse leapfrog, t = 1: p = 0 blows up at t = 0.1, p = 2 gains 4 % energy and drifts 3.5e-2 of its
+ * impulse, p = 4 1.7e-3, p = 6 3.7e-4, p = 8 1.4e-4). The singular kernel, which has no core, is
+ * predicted unstable in any flow of rings (the coarse leapfrog blows up at t = 0.07). */
+#define VX_NUM_ORDER_MIN 4
 #define VX_NUM_SIGMA_H_MIN 1.0
 #define VX_NUM_REMESH_OMEGA_MAX 50.0
 
@@ -62,6 +69,7 @@ enum {
   VX_GIVEN_VISCOSITY = 1u << 8,
   VX_GIVEN_LCFL = 1u << 9,
   VX_GIVEN_CONSERVE = 1u << 10,
+  VX_GIVEN_STRETCHING = 1u << 11,
   VX_GIVEN_N_AROUND = 1u << 16,    /* ring keys */
   VX_GIVEN_LAYERS = 1u << 17,
   VX_GIVEN_LAYER_POINTS = 1u << 18
@@ -91,9 +99,15 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len);
 /* The largest of 1, 1.25, 1.6, 2, 2.5, 3.2, 4, 5, 6.4 and 8 × 10^k not above x > 0. */
 double vx_numerics_nice_down(double x);
 
-/* The time step the rules allow a running flow after a change: VX_NUM_DT_OMEGA_MAX / ω for rings of
+/* The most core turnovers dt·ω a step of integrator it may take. A core's centre turns as a solid body
+ * at ω/2, so a step rotates it by x = ω dt/2, and the integrator multiplies the radius by |g(ix)|:
+ * Euler √(1 + x²), RK2 √(1 + x⁴/4) (both grow), RK4 √(1 − x⁶/72 + x⁸/576) (damps up to x = 2√2).
+ * The growth over one turn (2π/x steps) is held under 1 %: Euler πx ≤ 0.01, dt·ω ≤ 0.0064; RK2
+ * πx³/4 ≤ 0.01, dt·ω ≤ 0.46; RK4 VX_NUM_DT_OMEGA_MAX (x = 1, damping 0.6 % a step). */
+double vx_numerics_dt_omega_max(vx_integrator it);
+/* The time step the rules allow a running flow: vx_numerics_dt_omega_max(it) / ω for rings of
  * peak vorticity omega (0 when omega is not positive: no limit). */
-double vx_numerics_dt_max(double omega);
+double vx_numerics_dt_max(double omega, vx_integrator it);
 /* A time step asked of a running flow whose limit is dt_max (vx_sim_dt_limit): dt itself within the
  * limit (or without one, dt_max <= 0), else the largest round step within it. */
 double vx_numerics_dt_adjust(double dt, double dt_max);

@@ -294,12 +294,12 @@ int vx_sim_health(vx_sim *s, vx_health *h, char *err, size_t errlen);
  * the diffusion limit holds); else 1 with a one-line warning in msg that names the
  * largest advisable dt. Uses the last evaluation's gradient (a reduction). -1 with msg on failure. */
 int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen);
-/* The largest time step the method's rules (numerics.h) allow the current flow: VX_NUM_DT_OMEGA_MAX
- * core turnovers, the peak vorticity taken as √2·max|∇u| of the last evaluation (a smoothed core's
+/* The largest time step the method's rules (numerics.h) allow the current flow stepped by integrator
+ * it: vx_numerics_dt_omega_max(it) core turnovers, the peak vorticity taken as √2·max|∇u| of the last evaluation (a smoothed core's
  * centre turns as a solid body), and with ν > 0 the diffusion limit of one remeshing kernel per
  * step; 0 when nothing limits it yet (no evaluation, inviscid). The window adjusts a larger dt to it.
  * 0, or -1 with err. */
-int vx_sim_dt_limit(vx_sim *s, double *dt_max, char *err, size_t errlen);
+int vx_sim_dt_limit(vx_sim *s, vx_integrator it, double *dt_max, char *err, size_t errlen);
 /* The relaxation factor and remeshing interval that keep their rates in time when the step changes
  * from dt to dt_new: both count steps, and the rate at which they act shapes a long run
  * (the reduced leapfrog's impulse over ten units at half the step: 5.4e-2 with the step's counts

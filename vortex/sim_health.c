@@ -205,11 +205,11 @@ int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen) {
   return 0;
 }
 
-int vx_sim_dt_limit(vx_sim *s, double *dt_max, char *err, size_t errlen) {
+int vx_sim_dt_limit(vx_sim *s, vx_integrator it, double *dt_max, char *err, size_t errlen) {
   vx_health h;
   if (vx_sim_health(s, &h, err, errlen) < 0) return -1;
   /* a smoothed core's centre turns as a solid body: |∇u| (Frobenius) = ω/√2 there */
-  double lim = vx_numerics_dt_max(sqrt(2.0) * h.max_gradu), dv = viscous_dt_max(&s->prm);
+  double lim = vx_numerics_dt_max(sqrt(2.0) * h.max_gradu, it), dv = viscous_dt_max(&s->prm);
   *dt_max = lim > 0.0 && dv > 0.0 ? fmin(lim, dv) : fmax(lim, dv);
   return 0;
 }

@@ -7,16 +7,17 @@
 
 #include <stdio.h>
 
-/* A time step above what the method's rules allow the flow (vx_sim_dt_limit) becomes the largest
- * round one within it, and the screen says so. */
+/* A time step above what the method's rules allow the flow under the integrator asked for
+ * (vx_sim_dt_limit) becomes the largest round one within it, and the screen says so. */
 static void limit_dt(app *a) {
   char err[256];
   double lim;
-  if (vx_sim_dt_limit(a->sim, &lim, err, sizeof err)) { app_message(a, "dt not checked: %s", err); return; }
+  vx_integrator it = (vx_integrator)a->set.integrator;
+  if (vx_sim_dt_limit(a->sim, it, &lim, err, sizeof err)) { app_message(a, "dt not checked: %s", err); return; }
   double dt = vx_numerics_dt_adjust(a->set.dt, lim);
   if (dt == a->set.dt) return;
-  app_message(a, "dt %g is more than this flow's cores allow (%g turnovers a step at most): dt %g instead", a->set.dt,
-              VX_NUM_DT_OMEGA_MAX, dt);
+  app_message(a, "dt %g is more than this flow's cores allow with %s (%g turnovers a step at most): dt %g instead", a->set.dt,
+              vx_integrator_name(it), vx_numerics_dt_omega_max(it), dt);
   a->set.dt = dt;
 }
 
@@ -28,6 +29,19 @@ static int sigma_refused(app *a) {
   if (p->remesh_every <= 0 || !(h > 0.0) || a->set.sigma >= VX_NUM_SIGMA_H_MIN * h) return 0;
   app_message(a, "sigma %g refused: below the lattice spacing %g the blobs do not overlap and the remeshed field grows noisy",
               a->set.sigma, h);
+  return 1;
+}
+
+/* An expansion order below VX_NUM_ORDER_MIN and the singular kernel are refused (numerics.h: the flow
+ * breaks down); 1 when refused, with the reason on screen. */
+static int order_refused(app *a) {
+  if (a->set.order >= VX_NUM_ORDER_MIN) return 0;
+  app_message(a, "order p = %d refused: below %d the far field's error breaks the flow down", a->set.order, VX_NUM_ORDER_MIN);
+  return 1;
+}
+static int kernel_refused(app *a) {
+  if (a->set.kernel != VX_KERNEL_SINGULAR) return 0;
+  app_message(a, "kernel singular refused: without a core neighbouring elements drive each other without bound");
   return 1;
 }
 
@@ -45,7 +59,7 @@ static void apply_physics(app *a) {
       app_message(a, __VA_ARGS__);                           \
     }                                                        \
   }
-  if (s->dt != c->dt) limit_dt(a);
+  if (s->dt != c->dt || s->integrator != c->integrator) limit_dt(a);
   APPLY(dt, vx_sim_set_dt(a->sim, s->dt, err, sizeof err), "dt = %g (from the next step)", s->dt)
   APPLY(integrator, vx_sim_set_integrator(a->sim, (vx_integrator)s->integrator, err, sizeof err), "integrator %s",
         vx_integrator_name((vx_integrator)s->integrator))
@@ -55,8 +69,10 @@ static void apply_physics(app *a) {
         vx_stretching_name((vx_stretching)s->stretching))
   if (s->sigma != c->sigma && sigma_refused(a)) s->sigma = c->sigma;
   APPLY(sigma, vx_sim_set_sigma(a->sim, s->sigma, err, sizeof err), "sigma = %g", s->sigma)
+  if (s->kernel != c->kernel && kernel_refused(a)) s->kernel = c->kernel;
   APPLY(kernel, vx_sim_set_kernel(a->sim, (vx_kernel)s->kernel, err, sizeof err), "kernel %s",
         vx_kernel_name((vx_kernel)s->kernel))
+  if (s->order != c->order && order_refused(a)) s->order = c->order;
   APPLY(order, vx_sim_set_order(a->sim, s->order, err, sizeof err), "expansion order p = %d", s->order)
   APPLY(direct, vx_sim_set_direct(a->sim, s->direct), "%s", s->direct ? "direct summation (O(N^2))" : "FMM")
   APPLY(viscosity, vx_sim_set_viscosity(a->sim, s->viscosity, err, sizeof err), "viscosity %g (at each remeshing)",
