@@ -40,7 +40,9 @@ Criteria (every run: EXE --headless --scene F --backend B --t-end T --diag F.csv
       (vortex/sim.h), reported with its last stderr line; another exit status is an error
   (2) linear impulse: |I - I0| <= 1e-3 max(|I0|, sum |Gamma| pi R^2)
   (3) max|alpha| <= 3 x its value in the first row
-  (4) energy never rising: E - min(E so far) <= 1e-3 |E0| (rows without an energy are skipped)
+  (4) energy never rising: E - min(E so far) <= 5e-3 |E0| (rows without an energy are skipped); the
+      tolerance is the diagnostic's own wander on a ring that holds: the shipped single_ring, inviscid,
+      swings by 3.5e-3 E0 over t = 10 on the GPU, while every breakdown seen rises past 2e-2
   (5) no wall-time limit (--timeout: SIGTERM, the program finalizes its CSV, then SIGKILL) and no crash (a signal)
 Result: pass, or the run's outcome (fail: ran to T with a criterion broken; blow-up; timeout;
 crash; error) with its first failure, the earliest in time of every criterion broken (a run-level
@@ -63,7 +65,7 @@ from pathlib import Path
 
 CONFIGS = ("coaxial", "side-by-side", "chasing", "oblique", "head-on", "off-axis")
 ROWS = 200           # diagnostics rows a run aims at
-TOL_I, TOL_ALPHA, TOL_E = 1e-3, 3.0, 1e-3
+TOL_I, TOL_ALPHA, TOL_E = 1e-3, 3.0, 5e-3
 
 
 def add(a, b): return [x + y for x, y in zip(a, b)]
