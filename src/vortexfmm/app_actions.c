@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "launch.h"
+#include "numerics.h"
 
 /* The rings launched so far (app.launched), after the scene's own: each as it was launched (its centre
  * where it started from, not where it has travelled), so that the saved scene starts with it too. As
@@ -69,6 +70,19 @@ static void save_scene(app *a) {
   else app_message(a, "scene saved as %s", path);
 }
 
+/* A launched ring whose core turns faster than the step allows (a thinner core or a stronger
+ * circulation than the scene's: numerics.h, vx_numerics_dt_max with the running σ and integrator)
+ * lowers dt for the next batch of steps, and the screen says so. */
+static void limit_dt_for_ring(app *a, const vx_ring *r) {
+  const vx_sim_params *p = vx_sim_params_get(a->sim);
+  double lim = vx_numerics_dt_max(vx_numerics_omega(r, p->sigma), p->integrator);
+  double dt = vx_numerics_dt_adjust(a->set.dt, lim);
+  if (dt == a->set.dt) return;
+  app_message(a, "ring %d launched: its core turns faster than dt %g allows (%g turnovers a step at most): dt %g instead",
+              vx_sim_n_rings(a->sim) - 1, a->set.dt, vx_numerics_dt_omega_max(p->integrator), dt);
+  a->set.dt = dt;
+}
+
 /* A ring launched from the camera's eye along its view (vortex/launch.h) with the panel's radius,
  * circulation and core; the particles grow in place (no restart) and the renderer follows at the
  * hand-over, as after a remeshing. */
@@ -98,6 +112,7 @@ static void launch_ring(app *a, const char *how) {
   app_colour_rings_changed(a);
   app_message(a, "ring %d launched%s: +%d elements, +%d tracers (%.1f ms); Shift+L removes it", vx_sim_n_rings(a->sim) - 1, how,
               vx_sim_n_elements(a->sim) - ne, vx_sim_n_tracers(a->sim) - nt, a->ms_launch);
+  limit_dt_for_ring(a, &one.rings[0]);
 }
 
 /* The last launched ring taken out again (sim.h: vx_sim_remove_ring says what that means after a remeshing). */
