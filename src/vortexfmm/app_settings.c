@@ -45,6 +45,15 @@ static int kernel_refused(app *a) {
   return 1;
 }
 
+/* A viscosity below the floor the scene's lattice carries (numerics.h) runs, with a warning: the
+ * flow's small scales go unresolved and the impulse drifts. */
+static void warn_below_floor(app *a) {
+  double floor = a->scene.numerics.nu_floor;
+  if (!(a->set.viscosity < floor) || a->set.remesh_every <= 0) return;
+  app_message(a, "viscosity %g (at each remeshing): below the %.3g this lattice carries, its small scales go unresolved "
+              "and the impulse drifts", a->set.viscosity, floor);
+}
+
 /* Physics the vx_sim setters change at once. Failures revert the setting and say why on screen. */
 static void apply_physics(app *a) {
   char err[512];
@@ -75,8 +84,10 @@ static void apply_physics(app *a) {
   if (s->order != c->order && order_refused(a)) s->order = c->order;
   APPLY(order, vx_sim_set_order(a->sim, s->order, err, sizeof err), "expansion order p = %d", s->order)
   APPLY(direct, vx_sim_set_direct(a->sim, s->direct), "%s", s->direct ? "direct summation (O(N^2))" : "FMM")
+  int nu_changed = s->viscosity != c->viscosity;
   APPLY(viscosity, vx_sim_set_viscosity(a->sim, s->viscosity, err, sizeof err), "viscosity %g (at each remeshing)",
         s->viscosity)
+  if (nu_changed && c->viscosity == s->viscosity) warn_below_floor(a);
   APPLY(remesh_coarsen, vx_sim_set_coarsen(a->sim, s->remesh_coarsen, err, sizeof err), "%s %g spacings of the doubled one",
         s->remesh_coarsen > 0 ? "the lattice coarsens once the field's scale is" : "a fixed lattice: remesh_coarsen",
         s->remesh_coarsen)
