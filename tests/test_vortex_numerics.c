@@ -95,8 +95,16 @@ static int check_overrides(void) {
             s.stretching == VX_STRETCH_TRANSPOSE,
         "euler: dt*omega %g (want within 0.0064 / 2..1); stretching given %d, derived %d", e.dt * e.numerics.omega, e.stretching,
         s.stretching);
+  char run[512];
+  vx_numerics_check_run(&s, s.dt, s.integrator, s.lcfl, s.order, s.kernel, run, sizeof run);
+  CHECK(!run[0], "the scene's own run warned: '%s'", run);
+  vx_numerics_check_run(&s, s.dt, VX_EULER, 0.5, 2, VX_KERNEL_SINGULAR, run, sizeof run);
+  CHECK(strstr(run, "above euler's 0.0064") && strstr(run, "with substeps") && strstr(run, "order 2 below 4") &&
+            strstr(run, "singular kernel"),
+        "the command line's euler with substeps, order 2 and singular kernel: '%s'", run);
   printf("  ok: given keys kept; remeshing off, sigma < h, nu under the floor, dt*omega > 2 without substeps and over rk2's "
-         "limit warned; euler's dt derived within its limit; the transpose stretching unless given\n");
+         "limit warned; euler's dt derived within its limit; the transpose stretching unless given; the command line's "
+         "euler, order and kernel warned\n");
   return 0;
 }
 

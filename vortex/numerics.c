@@ -151,22 +151,30 @@ static void warn(vx_numerics *n, const char *line) {
   snprintf(n->warnings + u, sizeof n->warnings - u, "%s%s", u ? "\n" : "", line);
 }
 
+/* The time step against the integrator's limit (checked when dt_check), the order and the kernel. */
+static void check_method(int dt_check, double dt, vx_integrator it, double lcfl, int order, vx_kernel kernel, vx_numerics *n) {
+  char line[256];
+  /* substeps hold dt·max|∇u| to lcfl, i.e. dt·ω to √2·lcfl at a core's centre */
+  double most = vx_numerics_dt_omega_max(it), turn = dt * n->omega;
+  if (lcfl > 0.0) turn = fmin(turn, sqrt(2.0) * lcfl);
+  if (dt_check && turn > most) {
+    snprintf(line, sizeof line, "dt %g is %.3g core turnovers a step (dt*omega, omega %.4g%s): above %s's %g, expect a blow-up", dt,
+             turn, n->omega, lcfl > 0.0 ? ", with substeps" : ", substeps off", vx_integrator_name(it), most);
+    warn(n, line);
+  }
+  if (order < VX_NUM_ORDER_MIN) {
+    snprintf(line, sizeof line, "order %d below %d: the far field's error breaks the flow down", order, VX_NUM_ORDER_MIN);
+    warn(n, line);
+  }
+  if (kernel == VX_KERNEL_SINGULAR)
+    warn(n, "the singular kernel has no core: neighbouring elements drive each other without bound, expect a blow-up");
+}
+
 /* The overrides the rules predict unstable. */
 static void check_overrides(const vx_scene *s, vx_numerics *n) {
   char line[256];
   double h = s->remesh_h > 0.0 ? s->remesh_h : n->sigma;
-  double most = vx_numerics_dt_omega_max(s->integrator);
-  if (s->given & VX_GIVEN_DT && s->lcfl == 0.0 && s->dt * n->omega > most) {
-    snprintf(line, sizeof line, "dt %g is %.3g core turnovers (dt*omega, omega %.4g) with substeps off: above %s's %g, expect a blow-up",
-             s->dt, s->dt * n->omega, n->omega, vx_integrator_name(s->integrator), most);
-    warn(n, line);
-  }
-  if (s->order < VX_NUM_ORDER_MIN) {
-    snprintf(line, sizeof line, "order %d below %d: the far field's error breaks the flow down", s->order, VX_NUM_ORDER_MIN);
-    warn(n, line);
-  }
-  if (s->kernel == VX_KERNEL_SINGULAR)
-    warn(n, "the singular kernel has no core: neighbouring elements drive each other without bound, expect a blow-up");
+  check_method(s->given & VX_GIVEN_DT, s->dt, s->integrator, s->lcfl, s->order, s->kernel, n);
   if (s->remesh_every > 0 && n->sigma / h < VX_NUM_SIGMA_H_MIN) {
     snprintf(line, sizeof line, "sigma %g below the lattice spacing %g: the blobs do not overlap and the remeshed field grows noisy",
              n->sigma, h);
@@ -309,4 +317,16 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
     w += snprintf(out + w, len - (size_t)w, "\nwarning: %.*s", k, p);
     p += k + (e ? 1 : 0);
   }
+}
+
+void vx_numerics_check_run(const vx_scene *s, double dt, vx_integrator it, double lcfl, int order, vx_kernel kernel, char *out,
+                           size_t len) {
+  out[0] = 0;
+  if (!s->numerics.derived) return;
+  vx_numerics n = s->numerics;
+  n.warnings[0] = 0;
+  int dt_check = dt != s->dt || it != s->integrator || lcfl != s->lcfl;
+  check_method(dt_check, dt, it, lcfl, order != s->order ? order : VX_NUM_ORDER_MIN,
+               kernel != s->kernel ? kernel : VX_KERNEL_GAUSS, &n);
+  snprintf(out, len, "%s", n.warnings);
 }

@@ -93,6 +93,12 @@ double vx_numerics_omega(const vx_ring *r, double sigma);
  * one-line err (a contradiction: both viscosity and reynolds). */
 int vx_numerics_derive(vx_scene *s, char *err, size_t errlen);
 
+/* The command line's changes to a derived scene's run (dt, integrator, substeps, order, kernel: what
+ * the run uses, where it differs from the scene's) checked as the scene's own overrides are: the
+ * warning lines, '\n'-separated, in out ("" when none or when the scene was not derived). */
+void vx_numerics_check_run(const vx_scene *s, double dt, vx_integrator it, double lcfl, int order, vx_kernel kernel, char *out,
+                           size_t len);
+
 /* What was chosen and why, as lines "numerics: ..." for a run's preamble and the window's panel. */
 void vx_numerics_describe(const vx_scene *s, char *out, size_t len);
 

@@ -147,6 +147,12 @@ static void say_run(const batch *b, const char *path) {
     if (next) *next++ = 0;
     if (!b->o->quiet || !strncmp(line, "warning: ", 9)) fprintf(stderr, PROG ": %s\n", line);
   }
+  vx_numerics_check_run(&b->sc, P->dt, P->integrator, P->lcfl, P->direct ? b->sc.order : P->order, P->kernel, num, sizeof num);
+  for (char *line = num, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    fprintf(stderr, PROG ": warning: %s (the command line's)\n", line);
+  }
 }
 
 /* The diagnostics CSV grows under a temporary name beside FILE (rows flushed) and is renamed at the
