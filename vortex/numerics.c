@@ -55,7 +55,7 @@ double vx_numerics_omega(const vx_ring *r, double sigma) {
 }
 
 double vx_numerics_dt_omega_max(vx_integrator it) {
-  return it == VX_EULER ? 0.0064 : it == VX_RK2 ? 0.46 : VX_NUM_DT_OMEGA_MAX;
+  return it == VX_EULER ? VX_NUM_DT_OMEGA_MAX_EULER : it == VX_RK2 ? VX_NUM_DT_OMEGA_MAX_RK2 : VX_NUM_DT_OMEGA_MAX;
 }
 
 double vx_numerics_dt_max(double omega, vx_integrator it) { return omega > 0.0 ? vx_numerics_dt_omega_max(it) / omega : 0.0; }
@@ -214,7 +214,8 @@ static void derive_lone(vx_scene *s, vx_numerics *n) {
   if (!(s->given & VX_GIVEN_SIGMA)) s->sigma = VX_NUM_LONE_SIGMA * r->core;
   n->sigma = s->sigma > 0.0 ? s->sigma : s->sigma_factor * len / r->n_around;
   n->omega = scene_omega(s, n->sigma);
-  if (!(s->given & VX_GIVEN_DT)) s->dt = fmax(vx_numerics_nice_down(fmin(VX_NUM_LONE_DT_OMEGA, vx_numerics_dt_omega_max(s->integrator)) / n->omega), VX_SCENE_DT_MIN);
+  double turns = fmin(VX_NUM_LONE_DT_OMEGA, vx_numerics_dt_omega_max(s->integrator));
+  if (!(s->given & VX_GIVEN_DT)) s->dt = fmax(vx_numerics_nice_down(turns / n->omega), VX_SCENE_DT_MIN);
   if (!(s->given & VX_GIVEN_RELAX)) s->relax = VX_NUM_LONE_RELAX;
   if (!(s->given & VX_GIVEN_REMESH_EVERY)) s->remesh_every = 0;
   if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_FULL;

@@ -48,6 +48,8 @@ VX_EXTERN_C_BEGIN
  * is RK4's, vx_numerics_dt_omega_max each integrator's), σ/h below this (remeshing on), remeshing
  * interval·ω. */
 #define VX_NUM_DT_OMEGA_MAX 2.0
+#define VX_NUM_DT_OMEGA_MAX_RK2 0.46      /* vx_numerics_dt_omega_max says why */
+#define VX_NUM_DT_OMEGA_MAX_EULER 0.0064
 /* The FMM's expansion order below which a flow breaks down: the far field's error drives it (the
  * coarse leapfrog, t = 1: p = 0 blows up at t = 0.1, p = 2 gains 4 % energy and drifts 3.5e-2 of its
  * impulse, p = 4 1.7e-3, p = 6 3.7e-4, p = 8 1.4e-4). The singular kernel, which has no core, is
