@@ -287,6 +287,20 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   return 0;
 }
 
+/* Each line of warnings as "\nwarning: LINE SUFFIX" into out. */
+static void warning_lines(const char *warnings, const char *suffix, char *out, size_t len) {
+  size_t w = 0;
+  if (len) out[0] = 0;
+  for (const char *p = warnings; *p && w < len;) {
+    const char *e = strchr(p, '\n');
+    int k = e ? (int)(e - p) : (int)strlen(p);
+    int m = snprintf(out + w, len - w, "\nwarning: %.*s%s", k, p, suffix);
+    if (m < 0) break;
+    w += (size_t)m;
+    p += k + (e ? 1 : 0);
+  }
+}
+
 void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
   const vx_numerics *n = &s->numerics;
   if (!n->derived) { snprintf(out, len, "numerics: as given (a scene built in code)"); return; }
@@ -312,12 +326,7 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
                    vx_resolution_name(n->resolution), lattice, n->sigma, s->dt, n->omega, s->dt * n->omega, visc, s->relax,
                    s->remesh_drop, vx_conserve_name(s->conserve), s->remesh_coarsen, vx_stretching_name(s->stretching),
                    n->elements);
-  for (const char *p = n->warnings; *p && w > 0 && (size_t)w < len;) {
-    const char *e = strchr(p, '\n');
-    int k = e ? (int)(e - p) : (int)strlen(p);
-    w += snprintf(out + w, len - (size_t)w, "\nwarning: %.*s", k, p);
-    p += k + (e ? 1 : 0);
-  }
+  if (w > 0 && (size_t)w < len) warning_lines(n->warnings, "", out + w, len - (size_t)w);
 }
 
 void vx_numerics_check_run(const vx_scene *s, double dt, vx_integrator it, double lcfl, int order, vx_kernel kernel, char *out,
@@ -329,5 +338,5 @@ void vx_numerics_check_run(const vx_scene *s, double dt, vx_integrator it, doubl
   int dt_check = dt != s->dt || it != s->integrator || lcfl != s->lcfl;
   check_method(dt_check, dt, it, lcfl, order != s->order ? order : VX_NUM_ORDER_MIN,
                kernel != s->kernel ? kernel : VX_KERNEL_GAUSS, &n);
-  snprintf(out, len, "%s", n.warnings);
+  warning_lines(n.warnings, " (the command line's)", out, len);
 }

@@ -96,8 +96,9 @@ double vx_numerics_omega(const vx_ring *r, double sigma);
 int vx_numerics_derive(vx_scene *s, char *err, size_t errlen);
 
 /* The command line's changes to a derived scene's run (dt, integrator, substeps, order, kernel: what
- * the run uses, where it differs from the scene's) checked as the scene's own overrides are: the
- * warning lines, '\n'-separated, in out ("" when none or when the scene was not derived). */
+ * the run uses, where it differs from the scene's) checked as the scene's own overrides are: lines
+ * "\nwarning: ... (the command line's)" in out, to follow vx_numerics_describe's ("" when none or
+ * when the scene was not derived). */
 void vx_numerics_check_run(const vx_scene *s, double dt, vx_integrator it, double lcfl, int order, vx_kernel kernel, char *out,
                            size_t len);
 

@@ -139,19 +139,17 @@ static void say_run(const batch *b, const char *path) {
             vx_sim_remesh_stats(sim)->h, vx_sim_n_elements(sim), P->viscosity > 0 ? "" : ", inviscid");
   if (P->viscosity > 0) fprintf(stderr, ", viscosity %g", P->viscosity);
   fprintf(stderr, "\n");
-  /* what the method chose and why (numerics.h); under --quiet the warnings only */
-  char num[1024];
+  /* what the method chose and why (numerics.h), and the command line's changes checked as the
+   * scene's overrides are; under --quiet the warnings only */
+  char num[2048];
   vx_numerics_describe(&b->sc, num, sizeof num);
+  size_t u = strlen(num);
+  vx_numerics_check_run(&b->sc, P->dt, P->integrator, P->lcfl, P->direct ? b->sc.order : P->order, P->kernel, num + u,
+                        sizeof num - u);
   for (char *line = num, *next; line && *line; line = next) {
     next = strchr(line, '\n');
     if (next) *next++ = 0;
     if (!b->o->quiet || !strncmp(line, "warning: ", 9)) fprintf(stderr, PROG ": %s\n", line);
-  }
-  vx_numerics_check_run(&b->sc, P->dt, P->integrator, P->lcfl, P->direct ? b->sc.order : P->order, P->kernel, num, sizeof num);
-  for (char *line = num, *next; line && *line; line = next) {
-    next = strchr(line, '\n');
-    if (next) *next++ = 0;
-    fprintf(stderr, PROG ": warning: %s (the command line's)\n", line);
   }
 }
 
