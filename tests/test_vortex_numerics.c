@@ -2,7 +2,8 @@
  *  1. the shipped physics-only scenes derive the blocks their validated runs were tuned to: leapfrog
  *     the design paper's (σ = a, h = a/1.5, dt 0.002, remeshing every 25 steps, ν = 6.0e-4) with
  *     relaxation 0.1, single_ring the lone ring's (no lattice, σ = 2a, dt 0.002, relaxation 0.1);
- *  2. a key the scene gives is kept, and the overrides the rules predict unstable are warned;
+ *  2. a key the scene gives is kept (the relaxation follows a given remeshing interval), and the
+ *     overrides the rules predict unstable are warned;
  *  3. reynolds sets the viscosity (with viscosity it is a contradiction), the resolution's budgets
  *     bound the elements, a wavy lone ring gets a lattice and the floor;
  *  4. a saved scene reads back with the same numerics and no warning;
@@ -69,10 +70,16 @@ static int check_overrides(void) {
             s.numerics.elements / s.dt <= 1.6e7 * 1.0001 && !s.numerics.warnings[0],
         "given dt and relax: dt %g relax %g every %d (want %d) limited %d work %g warnings '%s'", s.dt, s.relax,
         s.remesh_every, every, s.numerics.limited, s.numerics.elements / s.dt, s.numerics.warnings);
+  /* the relaxation follows the remeshing interval: the same amount between two remeshings */
+  snprintf(text, sizeof text, "remesh_every = 8\n%s", kTwo);
+  if (parse(text, &s)) return 1;
+  CHECK(s.remesh_every == 8 && fabs(s.relax - VX_NUM_RELAX_REMESH / 8.0) < 1e-15, "remesh_every 8: relax %g (want %g)", s.relax,
+        VX_NUM_RELAX_REMESH / 8.0);
   snprintf(text, sizeof text, "remesh_every = 0\nviscosity = 0\n%s", kTwo);
   if (parse(text, &s)) return 1;
   CHECK(strstr(s.numerics.warnings, "remeshing off in a flow of several rings"), "no warning for remeshing off: '%s'",
         s.numerics.warnings);
+  CHECK(s.relax > 0.0 && s.relax <= VX_NUM_RELAX_REMESH / 20.0, "remeshing off: relax %g (the rule's interval)", s.relax);
   snprintf(text, sizeof text, "sigma = 0.01\nviscosity = 1e-5\n%s", kTwo);
   if (parse(text, &s)) return 1;
   CHECK(strstr(s.numerics.warnings, "below the lattice spacing") &&

@@ -272,13 +272,14 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   }
   n->nu_floor = makes_small_scales(s) ? VX_NUM_NU_FLOOR * n->omega * h * h : 0.0;
   if (!(s->given & VX_GIVEN_VISCOSITY)) s->viscosity = fmax(n->nu_phys, n->nu_floor);
+  double k = fmax(1.0, floor(VX_NUM_REMESH_OMEGA / (n->omega * s->dt) + 0.5));
   if (!(s->given & VX_GIVEN_REMESH_EVERY)) {
-    double k = floor(VX_NUM_REMESH_OMEGA / (n->omega * s->dt) + 0.5);
     /* the diffusion one remeshing applies stays within the remeshing kernel's limit */
     double kmax = s->viscosity > 0.0 ? floor(VX_REMESH_C2_MAX * h * h / (s->viscosity * s->dt)) : k;
     s->remesh_every = (int)fmax(1.0, fmin(fmin(k, kmax), (double)VX_SCENE_EVERY_MAX));
   }
-  if (!(s->given & VX_GIVEN_RELAX)) s->relax = VX_NUM_RELAX;
+  /* the same relaxation between two remeshings, whatever their interval (without remeshing, the rule's) */
+  if (!(s->given & VX_GIVEN_RELAX)) s->relax = fmin(1.0, VX_NUM_RELAX_REMESH / (s->remesh_every > 0 ? s->remesh_every : k));
   if (!(s->given & VX_GIVEN_REMESH_DROP)) s->remesh_drop = VX_NUM_DROP;
   if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_FULL;
   if (!(s->given & VX_GIVEN_STRETCHING)) s->stretching = VX_STRETCH_TRANSPOSE;
