@@ -2,7 +2,7 @@
 """Stability sweep: random ring scenes from a fixed distribution, each run in batch mode and judged.
 
     python3 scripts/sweep.py --backend cuda --n 200 --seed 1 --jobs 4           # a GPU sweep, t = 10
-    OMP_NUM_THREADS=1 python3 scripts/sweep.py --reduced --backend cpu --n 20   # a CPU sweep, t = 2
+    OMP_NUM_THREADS=1 python3 scripts/sweep.py --reduced --backend cpu --n 20   # a CPU sweep: 1-2 rings, t = 2
     python3 scripts/sweep.py --dry-run --n 20                                   # scenes and commands only
 
 Scenes use physical keys only: each ring's radius, core, circulation, centre, axis and centreline
@@ -31,8 +31,9 @@ Distribution (scene i of seed S draws from random.Random("S:i"), so a scene does
                are not in the format), amp uniform in [0.01, 0.1] (amplitude <= 0.1 R), m in 2..8, phase uniform
   viscosity    per scene with probability 1/2; Re = max|Gamma|/nu log-uniform in [200, 5000] (the key reynolds)
   placement    the centres' mean at (0.5, 0.5, 0.5)
---reduced (the CPU sweep) writes `resolution = coarse` and makes --t-end 2 the default; the
-distribution is the same.
+--reduced (the CPU sweep) writes `resolution = coarse` and makes --t-end 2 and --max-rings 2 the
+defaults: small scenes of 1 or 2 rings (with --max-rings M the count is uniform in 1..M; the other
+draws are the same, so M = 4 gives the full distribution's scenes).
 
 Criteria (every run: EXE --headless --scene F --backend B --t-end T --diag F.csv --diag-time T/200
 --tracers 0 --quiet, about 200 rows; I, max|alpha|, E from the diagnostics CSV):
@@ -141,10 +142,10 @@ def place(config, rings, d, e1, rng):
     return {"gap": gap, "offset": shift}
 
 
-def draw_scene(seed, i, resolution):
+def draw_scene(seed, i, resolution, max_rings=4):
     """Scene i of seed: (scene text, record of its draws)."""
     rng = random.Random(f"{seed}:{i}")
-    n = rng.randint(1, 4)
+    n = rng.randint(1, max_rings)
     config = "single" if n == 1 else rng.choice(CONFIGS)
     thick = rng.random() < 0.5
     lo, hi = (0.06, 0.2) if thick else (0.02, 0.06)
@@ -326,13 +327,20 @@ def main():
     ap.add_argument("--timeout", type=float, default=3600.0, help="wall seconds a run may take (default 3600)")
     ap.add_argument("--resolution", choices=("coarse", "normal", "fine"), default=None,
                     help="the scenes' key resolution (default normal; coarse with --reduced)")
-    ap.add_argument("--reduced", action="store_true", help="resolution coarse and --t-end 2 by default (a CPU sweep)")
+    ap.add_argument("--max-rings", type=int, choices=(1, 2, 3, 4), default=None,
+                    help="rings a scene draws at most (default 4; 2 with --reduced)")
+    ap.add_argument("--reduced", action="store_true",
+                    help="resolution coarse, --t-end 2 and --max-rings 2 by default (a CPU sweep of small scenes)")
     ap.add_argument("--dry-run", action="store_true", help="write the scenes and commands.sh only")
+    ap.add_argument("--min-pass", type=int, default=0,
+                    help="exit 1 when fewer scenes pass (a regression check: the pass count it measured)")
     args = ap.parse_args()
     if args.t_end is None:
         args.t_end = 2.0 if args.reduced else 10.0
     if args.resolution is None:
         args.resolution = "coarse" if args.reduced else "normal"
+    if args.max_rings is None:
+        args.max_rings = 2 if args.reduced else 4
     root = Path(__file__).resolve().parent.parent
     exe = args.exe or next((str(p) for p in (root / "build/vortexfmm", root / "build-cpu/vortexfmm") if p.exists()),
                            str(root / "build/vortexfmm"))
@@ -340,7 +348,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     jobs = []
     for i in range(args.n):
-        text, rec = draw_scene(args.seed, i, args.resolution)
+        text, rec = draw_scene(args.seed, i, args.resolution, args.max_rings)
         scene = out / f"s{i:03d}.scene"
         scene.write_text(text)
         csv_path = out / f"s{i:03d}.csv"
@@ -348,7 +356,7 @@ def main():
                "--diag", str(csv_path), "--diag-time", f"{args.t_end / ROWS:g}", "--tracers", "0", "--quiet"]
         jobs.append({"rec": rec, "scene": scene, "csv": csv_path, "cmd": cmd})
     (out / "commands.sh").write_text("#!/bin/sh\n" + "".join(" ".join(j["cmd"]) + "\n" for j in jobs))
-    dist_line = "1-4 rings, R 0.1-0.4, a/R 0.02-0.2, |Gamma| 0.5-2, six configurations, waves amp <= 0.1 R m 2-8, Re 200-5000 or inviscid"
+    dist_line = f"1-{args.max_rings} rings, R 0.1-0.4, a/R 0.02-0.2, |Gamma| 0.5-2, six configurations, waves amp <= 0.1 R m 2-8, Re 200-5000 or inviscid"
     if args.dry_run:
         for j in jobs:
             print(f"{j['scene'].name}: {summary_of(j['rec'])}")
@@ -365,6 +373,10 @@ def main():
             jl.flush()
             print(f"{r['scene']}: {r['result']} {r['first_failure']} ({r['wall_s']:.1f} s)", file=sys.stderr)
     write_summary(results, args, out, dist_line)
+    n_pass = sum(r["result"] == "pass" for r in results)
+    if n_pass < args.min_pass:
+        print(f"sweep: {n_pass} of {len(results)} scenes pass, fewer than --min-pass {args.min_pass}", file=sys.stderr)
+        return 1
     return 0
 
 
