@@ -71,10 +71,13 @@ static int check_overrides(void) {
         "given dt and relax: dt %g relax %g every %d (want %d) limited %d work %g warnings '%s'", s.dt, s.relax,
         s.remesh_every, every, s.numerics.limited, s.numerics.elements / s.dt, s.numerics.warnings);
   /* the relaxation follows the remeshing interval: the same amount between two remeshings */
-  snprintf(text, sizeof text, "remesh_every = 8\n%s", kTwo);
+  snprintf(text, sizeof text, "remesh_every = 10\n%s", kTwo);
   if (parse(text, &s)) return 1;
-  CHECK(s.remesh_every == 8 && fabs(s.relax - VX_NUM_RELAX_REMESH / 8.0) < 1e-15, "remesh_every 8: relax %g (want %g)", s.relax,
-        VX_NUM_RELAX_REMESH / 8.0);
+  CHECK(s.remesh_every == 10 && fabs(s.relax - VX_NUM_RELAX_REMESH / 10.0) < 1e-15, "remesh_every 10: relax %g (want %g)", s.relax,
+        VX_NUM_RELAX_REMESH / 10.0);
+  snprintf(text, sizeof text, "remesh_every = 4\n%s", kTwo);
+  if (parse(text, &s)) return 1;
+  CHECK(s.relax == VX_NUM_RELAX_MAX, "remesh_every 4: relax %g (want the cap %g)", s.relax, VX_NUM_RELAX_MAX);
   snprintf(text, sizeof text, "remesh_every = 0\nviscosity = 0\n%s", kTwo);
   if (parse(text, &s)) return 1;
   CHECK(strstr(s.numerics.warnings, "remeshing off in a flow of several rings"), "no warning for remeshing off: '%s'",

@@ -279,7 +279,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
     s->remesh_every = (int)fmax(1.0, fmin(fmin(k, kmax), (double)VX_SCENE_EVERY_MAX));
   }
   /* the same relaxation between two remeshings, whatever their interval (without remeshing, the rule's) */
-  if (!(s->given & VX_GIVEN_RELAX)) s->relax = fmin(1.0, VX_NUM_RELAX_REMESH / (s->remesh_every > 0 ? s->remesh_every : k));
+  if (!(s->given & VX_GIVEN_RELAX)) s->relax = fmin(VX_NUM_RELAX_MAX, VX_NUM_RELAX_REMESH / (s->remesh_every > 0 ? s->remesh_every : k));
   if (!(s->given & VX_GIVEN_REMESH_DROP)) s->remesh_drop = VX_NUM_DROP;
   if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_FULL;
   if (!(s->given & VX_GIVEN_STRETCHING)) s->stretching = VX_STRETCH_TRANSPOSE;
