@@ -87,7 +87,8 @@ static void put_ring(FILE *f, const vx_ring *r) {
   put_vec(f, "centre", r->centre);
   put_vec(f, "axis", r->axis);
   fprintf(f, "phase = %s\nperturb_amp = %s\nperturb_mode = %d\n", num(n1, r->phase), num(n2, r->perturb_amp), r->perturb_mode);
-  fprintf(f, "tracers = %d\ntracer_spread = %s\n", r->tracers, num(n1, r->tracer_spread));
+  fprintf(f, "tracers = %d\n", r->tracers);
+  if (r->tracer_spread >= 0.0) fprintf(f, "tracer_spread = %s\n", num(n1, r->tracer_spread));
 }
 
 int vx_scene_write(const char *path, const vx_scene *s, const char *comment, char *err, size_t errlen) {

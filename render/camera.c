@@ -69,17 +69,31 @@ static void orient(rd_camera *c, const double back[3]) {
   memcpy(c->home_rot, c->rot, sizeof c->rot);
 }
 
-void rd_camera_init(rd_camera *c, const double centre[3], double radius) {
+void rd_camera_init_axis(rd_camera *c, const double centre[3], double radius, const double axis[3]) {
   memset(c, 0, sizeof *c);
   c->fovy_deg = 40.0;
   if (!(radius > 0.0) || !isfinite(radius)) radius = 0.5;
   /* distance at which the sphere fills the height, with some margin */
   c->dist = 1.25 * radius / sin(0.5 * c->fovy_deg * VX_PI / 180.0);
   for (int i = 0; i < 3; ++i) c->target[i] = isfinite(centre[i]) ? centre[i] : 0.0;
-  /* eye towards -x, a little above (+y) and behind (-z): z runs left to right, rings seen obliquely */
-  double back[3] = {-1.0, 0.3, -0.65};
+  double n[3] = {axis[0], axis[1], axis[2]};
+  if (!(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0.0) || !isfinite(n[0] + n[1] + n[2])) n[0] = n[1] = 0.0, n[2] = 1.0;
+  normalize3(n);
+  /* the side: towards -x and a little above, without its part along the axis */
+  double side[3] = {-1.0, 0.3, 0.0};
+  double k = side[0] * n[0] + side[1] * n[1] + side[2] * n[2];
+  for (int i = 0; i < 3; ++i) side[i] -= k * n[i];
+  if (side[0] * side[0] + side[1] * side[1] + side[2] * side[2] < 1e-6) side[0] = 0.0, side[1] = 1.0, side[2] = 0.0;
+  normalize3(side);
+  double sn = sqrt(1.0 - RD_CAMERA_AXIS_COS * RD_CAMERA_AXIS_COS), back[3];
+  for (int i = 0; i < 3; ++i) back[i] = sn * side[i] - RD_CAMERA_AXIS_COS * n[i];
   normalize3(back);
   orient(c, back);
+}
+
+void rd_camera_init(rd_camera *c, const double centre[3], double radius) {
+  const double z[3] = {0.0, 0.0, 1.0};
+  rd_camera_init_axis(c, centre, radius, z);
 }
 
 int rd_camera_look_at(rd_camera *c, const double eye[3], const double target[3]) {

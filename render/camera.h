@@ -20,6 +20,11 @@ typedef struct {
 /* A camera framing a sphere (centre, radius), seen from the side and a little above, the world's
  * z axis pointing right (vortex rings that travel along z cross the screen). That is the home view. */
 void rd_camera_init(rd_camera *c, const double centre[3], double radius);
+/* The same three-quarter view about a direction of travel `axis` (unit): the eye RD_CAMERA_AXIS_COS
+ * of the way behind, so rings travelling along it are ellipses of that aspect and cross the screen,
+ * and the rest from the side (towards -x) and a little above (+y). That is the home view. */
+#define RD_CAMERA_AXIS_COS 0.38
+void rd_camera_init_axis(rd_camera *c, const double centre[3], double radius, const double axis[3]);
 /* Look from eye at target, the world's y up (z when looking along y); the field of view is kept.
  * That becomes the home view. 0, or -1 (camera unchanged) when eye is target or not finite. */
 int rd_camera_look_at(rd_camera *c, const double eye[3], const double target[3]);

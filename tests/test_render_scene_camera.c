@@ -2,7 +2,8 @@
  * frames, CPU backend): one ring seen from camera_position -x (side-on) is a vertical band, from
  * -z (along its axis) a round ring; with camera_follow = on a target set off the ring is moved onto
  * it (the ring drawn at the image centre), with off it is not; the scenes are found by name through
- * --scene-dir. And the shipped leapfrog opens side-on: two bands, one per ring, with a gap between.
+ * --scene-dir. Without camera keys a ring, and the shipped leapfrog, open on the three-quarter view
+ * about their direction of travel: ellipses, dark within.
  * The values these checks give on Mesa llvmpipe stand beside each threshold. Skipped (77) only when EGL gives no
  * OpenGL context (the program's own answer). Run: ctest -R render_scene_camera */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
@@ -16,6 +17,7 @@ VX_TEST_RENDER_OFF_MAIN
 #include <stdlib.h>
 #include <string.h>
 
+#include "camera.h"
 #include "png_file.h"
 #include "test_run.h"
 
@@ -71,7 +73,8 @@ static void check_ring_views(void) {
   if (write_ring_scene("side", "camera_position = -1 0.5 0.5\ncamera_target = 0.5 0.5 0.5") ||
       write_ring_scene("axial", "camera_position = 0.5 0.5 -1\ncamera_target = 0.5 0.5 0.5") ||
       write_ring_scene("follow", "camera_position = -1 0.5 0.75\ncamera_target = 0.5 0.5 0.75\ncamera_follow = on") ||
-      write_ring_scene("nofollow", "camera_position = -1 0.5 0.75\ncamera_target = 0.5 0.5 0.75\ncamera_follow = off")) {
+      write_ring_scene("nofollow", "camera_position = -1 0.5 0.75\ncamera_target = 0.5 0.5 0.75\ncamera_follow = off") ||
+      write_ring_scene("home", "")) {
     FAIL("cannot write the scenes into %s", dir);
     return;
   }
@@ -93,27 +96,55 @@ static void check_ring_views(void) {
   if (!(m[3].cx < 100.0 - 20.0)) FAIL("camera_follow = off: the ring should be left of centre (x %.1f px)", m[3].cx);
 }
 
-/* The shipped leapfrog, frame 0: side-on (tall, narrow), two bands with a dark gap between. */
-static void check_leapfrog(void) {
-  char png[1200];
-  int rc = render("leapfrog", "480x270", "--tracers 20000", png, sizeof png);
-  if (rc != 0) { FAIL("leapfrog: exit %d:\n%s", rc, out); return; }
-  moments m;
-  double *cols = NULL;
-  if (image_moments(png, &m, &cols) || !cols) { free(cols); return; }
-  /* the two bands: the brightest column on each side of the centre of brightness, and the darkest between */
-  int c = (int)m.cx, l = 0, r = c;
+/* The light across the row through an image's centre of brightness (rows cy ± 3): the brightest on
+ * each side of cx, and the least between them over the fainter: a ring seen obliquely is an ellipse,
+ * lit on both sides and dark within. */
+static int row_dip(const char *png, const moments *m, double *dip) {
+  unsigned char *rgb;
+  char err[512];
+  int w, h;
+  if (vx_png_read(png, &rgb, &w, &h, err, sizeof err)) { FAIL("%s", err); return -1; }
+  double *cols = calloc((size_t)w, sizeof *cols);
+  if (!cols) { free(rgb); FAIL("out of memory"); return -1; }
+  for (int y = (int)m->cy - 3; y <= (int)m->cy + 3; ++y)
+    for (int x = 0; x < w && y >= 0 && y < h; ++x) {
+      const unsigned char *p = rgb + 3 * ((size_t)y * w + x);
+      cols[x] += fmax(0.0, 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2] - 15.0);
+    }
+  int c = (int)m->cx, l = 0, r = c;
   for (int x = 0; x < c; ++x) if (cols[x] > cols[l]) l = x;
-  for (int x = c; x < m.w; ++x) if (cols[x] > cols[r]) r = x;
-  int g = l;
-  for (int x = l; x <= r; ++x) if (cols[x] < cols[g]) g = x;
-  double dip = cols[g] / fmin(cols[l], cols[r]);
-  printf("  leapfrog: spread %.1f x %.1f px; bands at x = %d and %d px, between them %.2f of the fainter\n", m.sx, m.sy, l, r, dip);
-  /* measured: spread ratio 0.43 (an oblique view would show a round blob, one fuzzy torus);
-   * bands 32 px apart with 0.56 of the fainter band's light between them */
-  if (!(m.sx < 0.5 * m.sy)) FAIL("leapfrog does not open side-on (spread %.1f x %.1f px)", m.sx, m.sy);
-  if (!(r - l > 20 && dip < 0.65)) FAIL("leapfrog: no two separate rings (bands %d px apart, gap %.2f)", r - l, dip);
+  for (int x = c; x < w; ++x) if (cols[x] > cols[r]) r = x;
+  double least = cols[l];
+  for (int x = l; x <= r; ++x) least = fmin(least, cols[x]);
+  *dip = least / fmax(1e-9, fmin(cols[l], cols[r]));
   free(cols);
+  free(rgb);
+  return 0;
+}
+
+/* A ring without camera keys, and the shipped leapfrog (which gives none), frame 0: the home view
+ * about the direction of travel, a three-quarter view: ellipses, RD_CAMERA_AXIS_COS wide over high
+ * for one ring, lit on both sides and dark within. */
+static void check_home_views(void) {
+  char png[1200];
+  moments m;
+  double dip;
+  int rc = render("home", "200x200", "", png, sizeof png);
+  if (rc != 0) { FAIL("home: exit %d:\n%s", rc, out); return; }
+  if (image_moments(png, &m, NULL) || row_dip(png, &m, &dip)) return;
+  printf("  home     spread %.1f x %.1f px (ratio %.2f), the middle %.2f of the sides\n", m.sx, m.sy, m.sx / m.sy, dip);
+  /* measured: ratio 0.38, the middle 0.00 of the sides */
+  if (!(m.sx > 0.3 * m.sy && m.sx < 0.5 * m.sy)) FAIL("a ring without camera keys: spread %.1f x %.1f px, not an ellipse "
+                                                      "about %.2f wide over high", m.sx, m.sy, RD_CAMERA_AXIS_COS);
+  if (!(dip < 0.5)) FAIL("a ring without camera keys: its middle is %.2f of its sides, not a ring seen obliquely", dip);
+  rc = render("leapfrog", "480x270", "--tracers 20000", png, sizeof png);
+  if (rc != 0) { FAIL("leapfrog: exit %d:\n%s", rc, out); return; }
+  if (image_moments(png, &m, NULL) || row_dip(png, &m, &dip)) return;
+  printf("  leapfrog spread %.1f x %.1f px (ratio %.2f), the middle %.2f of the sides\n", m.sx, m.sy, m.sx / m.sy, dip);
+  /* measured: ratio 0.53 (the two rings side by side on the screen), the middle 0.00 of the sides */
+  if (!(m.sx > 0.3 * m.sy && m.sx < 0.8 * m.sy && dip < 0.5))
+    FAIL("leapfrog does not open on two rings seen obliquely (spread %.1f x %.1f px, middle %.2f of the sides)", m.sx, m.sy,
+         dip);
 }
 
 int main(void) {
@@ -126,7 +157,7 @@ int main(void) {
   }
   if (rc != 0) { printf("FAIL: the probe failed (exit %d):\n%s", rc, out); return EXIT_FAILURE; }
   check_ring_views();
-  check_leapfrog();
+  check_home_views();
   if (failures) { printf("%d check(s) failed (files kept in %s)\n", failures, dir); return EXIT_FAILURE; }
   char cmd[1100];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

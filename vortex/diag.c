@@ -56,6 +56,7 @@ void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const in
   }
   d->max_alpha = sqrt(m2);
   d->energy = vel ? vx_energy(n, pos, alpha, vel) : NAN;
+  d->dye_near = NAN;
   for (int r = 0; r < n_rings; ++r) {
     double in = sqrt(rimp[r][0] * rimp[r][0] + rimp[r][1] * rimp[r][1] + rimp[r][2] * rimp[r][2]);
     for (int i = 0; i < 3; ++i) {

@@ -104,7 +104,7 @@ int vx_launch_scene(const vx_scene *sc, const vx_launch *L, int k, vx_scene *one
     r.layers = l < 1.0 ? 1 : l > 64.0 ? 64 : (int)l;
   }
   r.tracers = (int)L->tracers;
-  r.tracer_spread = t.tracer_spread * r.radius / t.radius;
+  r.tracer_spread = t.tracer_spread >= 0.0 ? t.tracer_spread * r.radius / t.radius : -1.0; /* < 0: the core, as the template's */
   one->rings[0] = r;
   return 0;
 }

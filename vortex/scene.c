@@ -54,7 +54,7 @@ void vx_ring_init(vx_ring *r) {
   r->centre[0] = r->centre[1] = r->centre[2] = 0.5;
   r->axis[2] = 1.0;
   r->tracers = 0;
-  r->tracer_spread = 0.05;
+  r->tracer_spread = -1.0; /* the core radius */
 }
 
 void vx_scene_init(vx_scene *s) {
@@ -111,6 +111,8 @@ static double rng_normal(uint64_t *s) {
   double u1 = rng_uniform(s), u2 = rng_uniform(s);
   return sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * VX_PI * u2);
 }
+
+double vx_ring_tracer_spread(const vx_ring *r) { return r->tracer_spread >= 0.0 ? r->tracer_spread : r->core; }
 
 double vx_ring_extent(const vx_ring *r) {
   return r->core_extent > 0.0 ? r->core_extent : (r->profile == VX_CORE_UNIFORM ? 1.0 : 2.0);
@@ -288,16 +290,17 @@ static int ring_tracers(const vx_scene *s, int ri, long long count, vx_particles
   double e1[3], e2[3];
   ring_frame(r->axis, e1, e2);
   const size_t t0 = *t;
+  const double spread = vx_ring_tracer_spread(r);
   for (long long q = 0; q < count; ++q, ++*t) {
     double phi = 2.0 * VX_PI * rng_uniform(&st);
-    double g1 = rng_normal(&st) * r->tracer_spread, g2 = rng_normal(&st) * r->tracer_spread;
+    double g1 = rng_normal(&st) * spread, g2 = rng_normal(&st) * spread;
     double Rk = r->radius * (1.0 + r->perturb_amp * cos(r->perturb_mode * phi));
     for (int i = 0; i < 3; ++i) {
       double eri = cos(phi) * e1[i] + sin(phi) * e2[i];
       out->pos[3 * *t + i] = r->centre[i] + (Rk + g1) * eri + g2 * r->axis[i];
     }
   }
-  const double half = r->radius * (1.0 + fabs(r->perturb_amp)) + 6.0 * r->tracer_spread;
+  const double half = r->radius * (1.0 + fabs(r->perturb_amp)) + 6.0 * spread;
   if (tracers_in_space_order(out->pos + 3 * t0, *t - t0, r->centre, half)) {
     snprintf(err, errlen, "out of memory ordering %zu tracers", *t - t0);
     return -1;

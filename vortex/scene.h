@@ -72,7 +72,8 @@ typedef struct {
   double perturb_amp;     /* radial displacement amp·R·cos(perturb_mode·φ) of the centreline */
   int perturb_mode;
   int tracers;            /* passive tracers seeded around this ring */
-  double tracer_spread;   /* standard deviation of their distance from the centreline */
+  double tracer_spread;   /* standard deviation of their offset from the centreline in each direction of
+                             the cross-section; < 0: the core radius (vx_ring_tracer_spread) */
   unsigned given;         /* the ring's numerical keys the scene gave (numerics.h, VX_GIVEN_N_AROUND...) */
 } vx_ring;
 
@@ -218,6 +219,9 @@ void vx_particles_free(vx_particles *p);
 /* The outer edge of a ring's discretised cross-section in core radii: core_extent, or when 0 the
  * profile's own (2 for a Gaussian core, 1 for a uniform one). */
 double vx_ring_extent(const vx_ring *r);
+/* The ring's tracer spread: as given, or where the scene leaves it out the core radius a, so the dye
+ * lies in and around the core, where a smoke ring's smoke is. */
+double vx_ring_tracer_spread(const vx_ring *r);
 /* Elements of one ring: n_around · (1 + layer_points·layers(layers+1)/2). */
 long long vx_ring_elements(const vx_ring *r);
 /* The σ a run of this scene uses when no σ is given: scene.sigma, else sigma_factor · spacing. */

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "accuracy.h"
+#include "passage.h"
 #include "scene.h"
 #include "sim.h"
 
@@ -233,6 +234,10 @@ typedef struct {
   int n_rings, n_added, substeps;
   vx_sim_params prm;        /* the parameters in effect */
   vx_remesh_stats remesh;
+  vx_passages passages;     /* leapfrog passages of the states taken (the status line's count) */
+  double passage_wall;      /* app_now() of the last count */
+  double *ring_buf;         /* host copy of the elements for the count */
+  size_t cap_ring_buf;
 } app_shown;
 
 /* Frames per second the window draws while the simulation thread runs a batch and nothing else

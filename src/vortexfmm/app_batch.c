@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
@@ -48,7 +49,31 @@ typedef struct {
   app_series acc_ms;     /* ms: capture (host), snapshot (GPU, main stream), direct sum */
   int ring_cols;         /* ring columns of the CSV: the scene's rings and the launches to come */
   double ms_launch;      /* the ring launched before this step: its wall time (ms); 0: none */
+  vx_passages passages;  /* the CSV's passages and dye_near (passage.h) */
+  float *labels;         /* the ring of each of the scene's tracers (vx_tracer_rings) */
+  double *tpos;          /* the tracers' positions at a row */
+  int n_scene_tracers;   /* tracers the scene seeded (launched rings' come after them) */
 } batch;
+
+/* A row's passages so far and, with tracers, the share of the dye near its ring (passage.h). */
+static int row_passages(batch *b, vx_diag *d) {
+  vx_passages_update(&b->passages, d);
+  d->passages = b->passages.count;
+  int nt = vx_sim_n_tracers(b->sim);
+  if (b->n_scene_tracers <= 0 || nt < b->n_scene_tracers) return 0;
+  char err[256];
+  if (!b->labels) {
+    b->labels = malloc(sizeof(float) * (size_t)b->n_scene_tracers);
+    if (!b->labels) { fprintf(stderr, PROG ": out of host memory for the tracers' rings\n"); return 1; }
+    vx_tracer_rings(&b->sc, b->n_scene_tracers, b->labels);
+  }
+  double *p = realloc(b->tpos, sizeof(double) * 3 * (size_t)nt);
+  if (!p) { fprintf(stderr, PROG ": out of host memory for the tracers' positions\n"); return 1; }
+  b->tpos = p;
+  if (vx_sim_get_tracers(b->sim, b->tpos, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+  d->dye_near = vx_dye_near(d, b->n_scene_tracers, b->tpos, b->labels);
+  return 0;
+}
 
 /* The scene file a restarted run came from, for the diagnostics' scene_path (the checkpoint keeps
  * the scene's name, not its file): the file --scene NAME finds under the saved name, when that file
@@ -187,6 +212,7 @@ static int open_outputs(batch *b) {
   if (b->dfa.f && !o->restart) { /* a restarted run's rows continue after the checkpoint's step */
     vx_diag d;
     if (vx_diag_compute(b->sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+    if (row_passages(b, &d)) return 1;
     d.acc_cols = o->accuracy_every > 0;
     vx_diag_pad_rings(&d, b->ring_cols);
     vx_diag_csv_row(b->dfa.f, &d);
@@ -250,6 +276,7 @@ static int after_step(batch *b, long long k) {
   if (b->dfa.f && (k % b->every == 0 || k == b->steps || b->ms_launch > 0.0)) { /* a launch's step has its row */
     vx_diag d;
     if (vx_diag_compute(b->sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+    if (row_passages(b, &d)) return 1;
     vx_diag_pad_rings(&d, b->ring_cols);
     d.ms_launch = b->ms_launch;
     d.acc_cols = o->accuracy_every > 0;
@@ -409,6 +436,8 @@ int app_run_batch(const app_batch_options *o) {
   b.every = o->diag_every > 0 ? o->diag_every : b.sc.diag_every;
   if (o->diag_time > 0) b.every = (long long)fmax(1.0, floor(o->diag_time / P->dt + 0.5));
   b.vtk_every = o->vtk_every > 0 ? o->vtk_every : b.every;
+  vx_passages_reset(&b.passages);
+  b.n_scene_tracers = vx_sim_n_tracers(b.sim);
   if (check_paths(&b, path) || restart_ahead(&b)) {
     vx_sim_destroy(b.sim);
     return 2;
@@ -431,6 +460,8 @@ int app_run_batch(const app_batch_options *o) {
   }
   app_series_free(&b.st);
   app_series_free(&b.acc_ms);
+  free(b.labels);
+  free(b.tpos);
   vx_acc_destroy(b.acc);
   vx_vtk_series_destroy(b.vtk);
   if (b.dfa.f && vx_afile_commit(&b.dfa, err, sizeof err)) {

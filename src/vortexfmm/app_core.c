@@ -51,8 +51,8 @@ int app_init(app *a, const app_options *o, int window, char *err, size_t errlen)
   a->set.running = !o->paused;
   a->set.follow = o->follow || sc.camera.follow == 1;
   a->set.vsync = !o->no_vsync;
-  a->set.show_panel = 1;
-  a->set.show_hud = 1;
+  a->set.show_panel = 0; /* a quiet screen: the status line only; Tab and U open the rest */
+  a->set.show_hud = 0;
   vx_sim_params prm = app_sim_params(&sc, &o->ov);
   prm.verbose = 0;
   app_cpu_tracers(a, &sc, &prm);

@@ -5,6 +5,7 @@
 #include "app.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,12 +95,14 @@ int app_scene_index(app *a, const char *path, const vx_scene *sc) {
   return a->n_scenes++;
 }
 
-/* The view the scene opens on (and C returns to): its camera keys, rd_camera_init's home view
- * around the elements' bounding sphere for what they leave out. */
+/* The view the scene opens on (and C returns to): its camera keys, rd_camera_init_axis's home view
+ * about the rings' direction of travel (vx_scene_travel) around the elements' bounding sphere for what they leave out. */
 void app_scene_camera(app *a) {
   const vx_scene_camera *k = &a->scene.camera;
   const double *target = k->has_target ? k->target : a->centre;
-  rd_camera_init(&a->cam, target, a->radius);
+  vx_travel tr;
+  vx_scene_travel(&a->scene, &tr);
+  rd_camera_init_axis(&a->cam, target, a->radius, tr.dir);
   /* an eye on the elements' centroid (no camera_target) has no direction: the home view stays */
   if (k->has_position) rd_camera_look_at(&a->cam, k->position, target);
 }

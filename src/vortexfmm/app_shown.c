@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "diag.h"
 
 /* buf holds at least bytes (grown, never shrunk; its contents are not kept). 0, or -1 with err. */
 static int reserve(void **buf, size_t *cap, size_t bytes, char *err, size_t errlen) {
@@ -37,6 +38,25 @@ static int copy_particles(app_shown *s, char *err, size_t errlen) {
   return 0;
 }
 
+/* The leapfrog passages of the state taken (passage.h), from its rings' centroids at most every
+ * APP_PASSAGE_PERIOD_S of wall time: a passage takes far longer than that at any speed the window
+ * steps, so none is missed. A failed copy skips the count (it is a readout, not the run). */
+#define APP_PASSAGE_PERIOD_S 0.05
+static void count_passages(app *a) {
+  app_shown *s = &a->shown;
+  double now = app_now();
+  if (s->n_rings < 2 || a->blown_up || now - s->passage_wall < APP_PASSAGE_PERIOD_S) return;
+  s->passage_wall = now;
+  int n = vx_sim_n_elements(a->sim);
+  char err[256];
+  if (reserve((void **)&s->ring_buf, &s->cap_ring_buf, sizeof(double) * 6 * (size_t)n + 1, err, sizeof err)) return;
+  if (vx_sim_get_elements(a->sim, s->ring_buf, s->ring_buf + 3 * (size_t)n, err, sizeof err)) return;
+  vx_diag d;
+  vx_diag_from_arrays(n, s->ring_buf, s->ring_buf + 3 * (size_t)n, vx_sim_rings(a->sim), vx_sim_n_rings(a->sim), NULL, &d);
+  d.t = s->t;
+  vx_passages_update(&s->passages, &d);
+}
+
 /* The readouts shown beside the particles (a setting applied between two steps shows at once). */
 static void take_readouts(app *a) {
   app_shown *s = &a->shown;
@@ -48,6 +68,7 @@ static void take_readouts(app *a) {
   s->substeps = vx_sim_last_stats(sim)->substeps;
   s->prm = *vx_sim_params_get(sim);
   s->remesh = *vx_sim_remesh_stats(sim);
+  count_passages(a);
 }
 
 int app_shown_take(app *a, int copy, char *err, size_t errlen) {
@@ -72,5 +93,6 @@ int app_shown_take(app *a, int copy, char *err, size_t errlen) {
 void app_shown_free(app_shown *s) {
   free(s->pos);
   free(s->alpha);
+  free(s->ring_buf);
   memset(s, 0, sizeof *s);
 }

@@ -118,6 +118,7 @@ int app_sim_start(app *a, int si, const vx_scene *sc, const vx_sim_params *prm, 
   a->scene = *sc;
   a->set.resolution = sc->resolution;
   a->n_launched = 0;
+  vx_passages_reset(&a->shown.passages);
   app_colour_reset(a);
   a->t_offset = 0.0;
   a->steps_offset = 0;

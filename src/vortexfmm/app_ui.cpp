@@ -71,16 +71,10 @@ int app_ui_wants_mouse(void) { return g_ui && ImGui::GetIO().WantCaptureMouse; }
 int app_ui_wants_keyboard(void) { return g_ui && ImGui::GetIO().WantCaptureKeyboard; }
 
 /* While recording: a red dot, the time since it started, the video's length and its file. */
-static void recording_badge(app *a, float disp_w) {
-  ImGui::SetNextWindowPos(ImVec2(0.5f * disp_w, 10 * g_scale), ImGuiCond_Always, ImVec2(0.5f, 0));
-  ImGui::SetNextWindowBgAlpha(0.6f);
-  ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
-                       ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs;
-  if (!ImGui::Begin("recording", NULL, f)) {
-    ImGui::End();
-    return;
-  }
+/* The recording's part of the status line: a red dot, the time and where the frames go. */
+static void recording_status(app *a) {
   float r = 0.4f * ImGui::GetTextLineHeight();
+  ImGui::SameLine();
   ImVec2 p = ImGui::GetCursorScreenPos();
   ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x + r, p.y + 0.5f * ImGui::GetTextLineHeight()), r,
                                               IM_COL32(230, 30, 30, 255));
@@ -91,9 +85,32 @@ static void recording_badge(app *a, float disp_w) {
   long long n = rd_record_frames(rec);
   ImGui::Text("REC %02d:%02d  %s  (%lld frames, %.1f s of video)", secs / 60, secs % 60, rd_record_target(rec), n,
               (double)n / (a->opt.fps > 0 ? a->opt.fps : 30.0));
-  ImGui::End();
 }
 
+/* The status line, all the window shows by default: simulated time, the leapfrog passages where
+ * the scene has coaxial rings, the frame rate, whether it runs, the recording, and the keys. */
+static void status_line(app *a) {
+  char line[256];
+  int w = snprintf(line, sizeof line, "t = %.3f", a->shown.t);
+  const vx_passages *ps = &a->shown.passages;
+  if (a->shown.n_rings >= 2 && w > 0)
+    w += snprintf(line + w, sizeof line - (size_t)w, "   %lld passage%s", ps->count, ps->count == 1 ? "" : "s");
+  double ms = app_frames_median(&a->frames_hud);
+  if (w > 0 && a->frames_hud.n > 0 && ms > 0) snprintf(line + w, sizeof line - (size_t)w, "   %.0f fps", 1000.0 / ms);
+  ImGui::TextUnformatted(line);
+  if (a->halt[0]) {
+    ImGui::SameLine();
+    ImGui::TextColored(kRed, "  stopped (R resets)");
+  } else if (!a->set.running && !a->pace.in_flight) {
+    ImGui::SameLine();
+    ImGui::TextColored(kGrey, "  paused: Space runs");
+  }
+  if (g_window && app_record_active(a)) recording_status(a);
+  if (g_window && !a->set.show_hud) {
+    ImGui::SameLine();
+    ImGui::TextColored(kGrey, "  H keys, Tab panel, U details");
+  }
+}
 
 /* The pace of the simulation: steps per second over the last batches and the time of one step,
  * beside the render loop's frame rate on the line above (with the simulation thread the two are
@@ -180,6 +197,8 @@ static void hud_histogram(const app *a, const rd_stats *rs) {
     ImGui::Text("B: %d histogram cells (level %d)", rs->n_boxes, rs->boxes_level);
 }
 
+/* The status line, top right, and below it the engine's details when they are on (U; always in a
+ * headless image with --hud). */
 static void hud(app *a, float disp_w) {
   const vx_sim_params *P = &a->shown.prm;
   const rd_stats *rs = rd_get_stats(a->rd);
@@ -191,6 +210,12 @@ static void hud(app *a, float disp_w) {
     ImGui::End();
     return;
   }
+  status_line(a);
+  if (g_window && !a->set.show_hud) {
+    ImGui::End();
+    return;
+  }
+  ImGui::Separator();
   char ft[128];
   app_frames_text(&a->frames_hud, ft, sizeof ft);
   ImGui::TextUnformatted(ft);
@@ -325,9 +350,8 @@ static void colour_legend(app *a, float disp_h) {
 static void build(app *a) {
   float w = ImGui::GetIO().DisplaySize.x, h = ImGui::GetIO().DisplaySize.y;
   if (g_window && a->set.show_panel) app_ui_panel(a, h);
-  if (a->set.show_hud || !g_window) hud(a, w);
+  hud(a, w);
   if (g_window && a->set.show_help) help(a, w, h);
-  if (g_window && app_record_active(a)) recording_badge(a, w);
   colour_legend(a, h);
   if (a->message[0] && app_now() < a->message_until) {
     ImGui::SetNextWindowPos(ImVec2(0.5f * w, h - 12 * g_scale), ImGuiCond_Always, ImVec2(0.5f, 1.0f));
