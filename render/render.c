@@ -27,6 +27,7 @@ rd_style rd_style_default(void) {
   s.fraction = 0.25f;
   s.point_size = 2.5f;
   s.intensity = 0.9f;
+  s.depth_cue = 0.5f;
   s.tracer_rgb[0] = 0.55f; s.tracer_rgb[1] = 0.75f; s.tracer_rgb[2] = 1.0f;
   s.tint = RD_TINT_PLAIN;
   s.value_lo = 0.0f;
@@ -85,6 +86,7 @@ static void find_uniforms(rd_renderer *r) {
   r->u_pts.ref_depth = glGetUniformLocation(p, "u_ref_depth");
   r->u_pts.color = glGetUniformLocation(p, "u_color");
   r->u_pts.intensity = glGetUniformLocation(p, "u_intensity");
+  r->u_pts.depth_cue = glGetUniformLocation(p, "u_depth_cue");
   r->u_pts.tint = glGetUniformLocation(p, "u_tint");
   r->u_pts.palette = glGetUniformLocation(p, "u_palette");
   r->u_pts.stops = glGetUniformLocation(p, "u_stops");

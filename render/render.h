@@ -55,6 +55,11 @@ typedef struct {
  * colour map rd_tracer_map_rgb, value_lo .. value_hi spanning it. */
 typedef enum { RD_TINT_PLAIN = 0, RD_TINT_CATEGORY = 1, RD_TINT_MAP = 2 } rd_tint;
 
+/* The depth over which the depth cue changes a tracer's colour by the factor e^depth_cue, as a share
+ * of the orbit distance: the radius the home view frames at its distance (camera.c: 1.25 r /
+ * sin 20°, r = 0.27 of the distance). */
+#define RD_DEPTH_SPAN 0.27f
+
 /* How things look; rd_style_default() gives the paper-like defaults. */
 typedef struct {
   float fraction;       /* share of the tracers drawn, (0, 1] (paper: 2^14 of 2^18) */
@@ -62,6 +67,9 @@ typedef struct {
   float intensity;      /* colour one tracer adds in an image 720 pixels high (additive blending, before
                            tone mapping); scaled with the image's pixel count so the look keeps */
   float tracer_rgb[3];
+  float depth_cue;      /* near tracers brighter, far ones fainter: a tracer d nearer than the orbit
+                           target adds exp(depth_cue·d / (RD_DEPTH_SPAN·orbit distance)) times its colour
+                           (0: off), so the near side of a ring reads in front of its far side */
   int tint;             /* rd_tint */
   float value_lo, value_hi; /* RD_TINT_MAP: the values at the ends of the colour map */
   int opacity;          /* 1: ray-counted opacity modulates the points; 0: plain additive points */

@@ -82,6 +82,7 @@ static int draw_points(rd_renderer *r, const rd_camera *cam, const rd_style *s, 
     glUniformMatrix4fv(r->u_pts.proj, 1, GL_FALSE, dv->proj);
     glUniform1f(r->u_pts.size, s->point_size * dv->scale);
     glUniform1f(r->u_pts.ref_depth, (float)cam->dist);
+    glUniform1f(r->u_pts.depth_cue, s->depth_cue / (RD_DEPTH_SPAN * (float)cam->dist));
     glUniform3fv(r->u_pts.color, 1, s->tracer_rgb);
     set_tint_uniforms(r, s);
     /* the same look at any image size: a point covers the same pixels, an image of h pixels has

@@ -31,7 +31,7 @@ typedef struct {
  * last, the opacity image's cache, the last frame's stats. */
 struct rd_renderer {
   GLuint prog_points, prog_elements, prog_composite, prog_boxes;
-  struct { GLint view, proj, size, ref_depth, color, intensity, tint, palette, stops, nstops, range; } u_pts;
+  struct { GLint view, proj, size, ref_depth, color, intensity, depth_cue, tint, palette, stops, nstops, range; } u_pts;
   struct { GLint view, proj, size, ref_depth, alpha_ref, stops, nstops; } u_el;
   struct { GLint points, opacity, use_opacity, keep_hue, gain, glow, glow_rgb, exposure, bg; } u_cmp;
   struct { GLint view_proj, color; } u_box;

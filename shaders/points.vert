@@ -8,6 +8,7 @@ uniform mat4 u_view;
 uniform mat4 u_proj;
 uniform float u_size;                   // diameter in pixels at the orbit distance
 uniform float u_ref_depth;              // the orbit distance
+uniform float u_depth_cue;              // per unit of depth: nearer than the orbit target brighter (render.h)
 uniform int u_tint;                     // 0 plain (u_color), 1 category (u_palette[w]), 2 map (u_stops)
 uniform vec3 u_color;
 uniform vec3 u_palette[8];
@@ -41,4 +42,5 @@ void main() {
     v_color = u_color;
   }
   if (u_tint != 0) v_color *= luminance(u_color) / max(luminance(v_color), 0.05);
+  v_color *= exp(clamp(u_depth_cue * (u_ref_depth + v.z), -4.0, 4.0));
 }

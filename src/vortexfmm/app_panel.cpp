@@ -210,6 +210,7 @@ static void look_section(app *a) {
   if (!ImGui::CollapsingHeader("Look")) return;
   ImGui::SliderFloat("point size", &st->point_size, 0.5f, 16.0f, "%.1f px");
   ImGui::SliderFloat("intensity", &st->intensity, 0.005f, 4.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderFloat("depth cue", &st->depth_cue, 0.0f, 2.0f, "%.2f");
   const char *modes[APP_COLOURS];
   for (int c = 0; c < APP_COLOURS; ++c) modes[c] = app_colour_name(c);
   ImGui::Combo("tracer colour (K)", &s->colour, modes, APP_COLOURS);

@@ -109,6 +109,8 @@ static void usage_render(FILE *f) {
           "  --fraction F            share of the tracers drawn, (0, 1] (default: about 65536 of them)\n"
           "  --point-size PX         tracer sprite diameter in pixels (default 2.5)\n"
           "  --intensity I           colour one tracer adds at 720 pixels high (default 0.9)\n"
+          "  --depth-cue K           near tracers brighter, far ones fainter: e^K across the framed depth (default\n"
+          "                          0.5; 0: off)\n"
           "  --no-opacity            plain additive points, without the ray-counted opacity pass\n"
           "  --gain G                opacity = 1 - exp(-G * ray count) (default 0.15)\n"
           "  --glow G                density glow (default 0.6)\n"

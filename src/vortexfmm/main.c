@@ -72,7 +72,7 @@ typedef struct {
   int hud, paused, no_vsync, follow, fraction_given;
   const char *render_opt; /* first rendering-only option seen (an error in batch mode) */
   /* look */
-  double fraction, point_size, intensity, gain, glow;
+  double fraction, point_size, intensity, gain, glow, depth_cue;
   const char *colour;
   long long samples, blur, op_scale;
   int no_opacity, elements, boxes, no_cube, interop_off;
@@ -188,6 +188,7 @@ static int run_render(const opts *o) {
   if (o->fraction_given) s.fraction = (float)o->fraction;
   if (o->point_size > 0) s.point_size = (float)o->point_size;
   if (o->intensity > 0) s.intensity = (float)o->intensity;
+  if (o->depth_cue >= 0) s.depth_cue = (float)o->depth_cue;
   if (o->gain > 0) s.gain = (float)o->gain;
   if (o->glow >= 0) s.glow = (float)o->glow;
   if (o->samples > 0) s.samples = (int)o->samples;
@@ -212,7 +213,7 @@ static void opts_default(opts *o) {
   o->steps = o->diag_every = o->frames = o->steps_per_frame = o->vtk_every = -1;
   o->energy_max = 131072;
   o->opacity_level = 6;
-  o->fraction = o->point_size = o->intensity = o->gain = o->glow = -1.0;
+  o->fraction = o->point_size = o->intensity = o->gain = o->glow = o->depth_cue = -1.0;
   o->samples = o->blur = o->op_scale = -1;
   o->fps = 30.0;
   o->png_level = -1;
@@ -246,7 +247,7 @@ static int missing_value(const char *a) {
   static const char *known[] = {"--scene", "--diag", "--integrator", "--backend", "--precision", "--kernel",
                                 "--stretching", "--steps", "--diag-every", "--diag-time", "--tracers", "--seed", "--order",
                                 "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
-                                "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity",
+                                "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity", "--depth-cue",
                                 "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop", "--remesh-coarsen",
                                 "--viscosity", "--conserve", "--resolution", "--t-end", "--lcfl", "--tracer-every", "--vtk-dir", "--vtk-every",
                                 "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
@@ -415,6 +416,9 @@ static int parse_render_option(opts *o, const char *a, const char *v) {
     if (vx_cli_real(v, &o->fraction) || !(o->fraction > 0 && o->fraction <= 1))
       return fail_usage("bad value for --fraction: '%s' (expected a number in (0, 1])", v);
     o->fraction_given = 1;
+  } else if (!strcmp(a, "--depth-cue")) {
+    if (vx_cli_real(v, &o->depth_cue) || !(o->depth_cue >= 0 && o->depth_cue <= 4))
+      return fail_usage("bad value for --depth-cue: '%s' (expected a number in [0, 4])", v);
   } else if (!strcmp(a, "--point-size") || !strcmp(a, "--intensity") || !strcmp(a, "--gain") || !strcmp(a, "--glow")) {
     int glow = !strcmp(a, "--glow");
     if (vx_cli_real(v, &d) || !(glow ? d >= 0 : d > 0) || d > 1e3)
