@@ -98,10 +98,7 @@ static void status_line(app *a) {
   double ms = app_frames_median(&a->frames_hud);
   if (w > 0 && a->frames_hud.n > 0 && ms > 0) snprintf(line + w, sizeof line - (size_t)w, "   %.0f fps", 1000.0 / ms);
   ImGui::TextUnformatted(line);
-  if (a->halt[0]) {
-    ImGui::SameLine();
-    ImGui::TextColored(kRed, "  stopped (R resets)");
-  } else if (!a->set.running && !a->pace.in_flight) {
+  if (!a->halt[0] && !a->set.running && !a->pace.in_flight) {
     ImGui::SameLine();
     ImGui::TextColored(kGrey, "  paused: Space runs");
   }
@@ -110,6 +107,7 @@ static void status_line(app *a) {
     ImGui::SameLine();
     ImGui::TextColored(kGrey, "  H keys, Tab panel, U details");
   }
+  if (a->halt[0]) ImGui::TextColored(kRed, "stopped: %s (R resets)", a->halt); /* why, until a reset */
 }
 
 /* The pace of the simulation: steps per second over the last batches and the time of one step,
@@ -135,7 +133,7 @@ static void hud_pace(app *a) {
 static void hud_sim(app *a) {
   const vx_sim_params *P = &a->shown.prm;
   if (a->halt[0]) {
-    ImGui::TextColored(kRed, "%s (R resets)", a->halt);
+    /* the status line above says why it stopped */
   } else if (a->steps_last > 0) {
     char remesh[32] = "";
     if (P->remesh_every > 0 || a->ms_remesh > 0) snprintf(remesh, sizeof remesh, "  remesh %.1f", a->ms_remesh);
