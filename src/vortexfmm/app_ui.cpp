@@ -129,17 +129,16 @@ static void hud_pace(app *a) {
                 app_now() - a->pace.batch_t0, APP_IDLE_FPS);
 }
 
-/* The HUD's simulation lines: step timings by phase, or why nothing steps; stability; remeshing. */
+/* The HUD's simulation lines: step timings by phase, or that it is paused (why it stopped is the
+ * status line's); stability; remeshing. */
 static void hud_sim(app *a) {
   const vx_sim_params *P = &a->shown.prm;
-  if (a->halt[0]) {
-    /* the status line above says why it stopped */
-  } else if (a->steps_last > 0) {
+  if (!a->halt[0] && a->steps_last > 0) {
     char remesh[32] = "";
     if (P->remesh_every > 0 || a->ms_remesh > 0) snprintf(remesh, sizeof remesh, "  remesh %.1f", a->ms_remesh);
     ImGui::Text("sim %.1f ms (%d step%s): tree %.1f  far %.1f  near %.1f  integrate %.1f%s", a->ms_step, a->steps_last,
                 a->steps_last > 1 ? "s" : "", a->ms_tree, a->ms_far, a->ms_near, a->ms_integrate, remesh);
-  } else if (!a->pace.in_flight) {
+  } else if (!a->halt[0] && !a->pace.in_flight) {
     ImGui::TextColored(kGrey, "sim paused (Space runs, N steps)");
   }
   if (!a->halt[0]) hud_pace(a);
