@@ -55,13 +55,14 @@ typedef struct {
   int n_scene_tracers;   /* tracers the scene seeded (launched rings' come after them) */
 } batch;
 
-/* A row's passages so far and, at the first row and at each row that counts a passage, with tracers,
- * the share of the dye near its ring (passage.h): the tracers are copied to the host only then. */
+/* A row's passages so far and, at step 0 and at each row that counts a passage, with tracers, the
+ * share of the dye near its ring (passage.h): the tracers are copied to the host only then, and a
+ * restarted run's rows are those of the run it continues. */
 static int row_passages(batch *b, vx_diag *d) {
-  int first = b->labels == NULL, passed = vx_passages_update(&b->passages, d) > 0;
+  int passed = vx_passages_update(&b->passages, d) > 0;
   d->passages = b->passages.count;
   int nt = vx_sim_n_tracers(b->sim);
-  if (!(first || passed) || b->n_scene_tracers <= 0 || nt < b->n_scene_tracers) return 0;
+  if (!(d->step == 0 || passed) || b->n_scene_tracers <= 0 || nt < b->n_scene_tracers) return 0;
   char err[256];
   if (!b->labels) {
     b->labels = malloc(sizeof(float) * (size_t)b->n_scene_tracers);
