@@ -80,10 +80,15 @@ static double get_f64(ck_in *r) {
  * Version 4 adds tracer_every (i32) to the parameters and the tracer step under way to the state
  * (3 i32, f64; its y0 and acc after the rings while one is under way); older files load with 1 and
  * none, the scheme they were run with. Version 5 adds remesh_coarsen (f64); older files load with it 0,
- * the fixed lattice they were run on. */
+ * the fixed lattice they were run on. Version 6 adds dye_release (f64) to the parameters and the dye
+ * release's state to the state (CK_DYE_BYTES); older files load with it off and no sources, as they ran. */
+#define CK_DYE_SLOTS 16                             /* sources a file holds: a scene's rings */
+#define CK_DYE_SOURCE_BYTES (3 * 4 + 9 * 8)         /* first, count, perturb_mode; centre, axis, radius, amp, spread */
+#define CK_DYE_BYTES (8 + 8 + 4 + CK_DYE_SLOTS * CK_DYE_SOURCE_BYTES) /* seed, released, n_rings, the slots */
 #define CK_FIXED_BYTES(version)                                                                                  \
   ((size_t)(CK_FIXED_BYTES_V1 + ((version) >= 2 ? 4 : 0) + ((version) >= 3 ? 24 : 0) + ((version) >= 4 ? 4 + 20 : 0) + \
-            ((version) >= 5 ? 8 : 0)))
+            ((version) >= 5 ? 8 : 0) + ((version) >= 6 ? 8 + CK_DYE_BYTES : 0)))
+_Static_assert(VX_SCENE_MAX_RINGS <= CK_DYE_SLOTS, "a scene's rings must fit the checkpoint's dye sources");
 
 static void put_meta(ck_out *o, const vx_ckpt_meta *m) {
   memset(o->p + o->n, 0, 64);
@@ -118,6 +123,7 @@ static void put_params(ck_out *o, const vx_sim_params *p) {
   for (int c = 0; c < 3; ++c) put_f64(o, p->remesh_origin[c]);
   put_i32(o, p->tracer_every);
   put_f64(o, p->remesh_coarsen);
+  put_f64(o, p->dye_release);
 }
 static void get_params(ck_in *r, vx_sim_params *p, uint32_t version) {
   memset(p, 0, sizeof *p);
@@ -135,6 +141,33 @@ static void get_params(ck_in *r, vx_sim_params *p, uint32_t version) {
     for (int c = 0; c < 3; ++c) p->remesh_origin[c] = get_f64(r);
   p->tracer_every = version >= 4 ? get_i32(r) : 1;
   if (version >= 5) p->remesh_coarsen = get_f64(r);
+  if (version >= 6) p->dye_release = get_f64(r);
+}
+
+/* The dye release's state: its seed, count and sources, in CK_DYE_SLOTS slots (the unused ones 0). */
+static void put_dye(ck_out *o, const vx_dye_state *d) {
+  put_le(o, d->seed, 8), put_i64(o, d->released), put_i32(o, d->n_rings);
+  for (int i = 0; i < CK_DYE_SLOTS; ++i) {
+    vx_tracer_source q;
+    if (i < d->n_rings) q = d->ring[i];
+    else memset(&q, 0, sizeof q);
+    put_i32(o, q.first), put_i32(o, q.count), put_i32(o, q.perturb_mode);
+    for (int c = 0; c < 3; ++c) put_f64(o, q.centre[c]);
+    for (int c = 0; c < 3; ++c) put_f64(o, q.axis[c]);
+    put_f64(o, q.radius), put_f64(o, q.perturb_amp), put_f64(o, q.spread);
+  }
+}
+static void get_dye(ck_in *r, vx_dye_state *d) {
+  memset(d, 0, sizeof *d);
+  d->seed = get_le(r, 8), d->released = get_i64(r), d->n_rings = get_i32(r);
+  for (int i = 0; i < CK_DYE_SLOTS; ++i) {
+    vx_tracer_source q;
+    q.first = get_i32(r), q.count = get_i32(r), q.perturb_mode = get_i32(r);
+    for (int c = 0; c < 3; ++c) q.centre[c] = get_f64(r);
+    for (int c = 0; c < 3; ++c) q.axis[c] = get_f64(r);
+    q.radius = get_f64(r), q.perturb_amp = get_f64(r), q.spread = get_f64(r);
+    if (i < VX_SCENE_MAX_RINGS) d->ring[i] = q;
+  }
 }
 
 static void put_state(ck_out *o, const vx_sim_state *s) {
@@ -145,6 +178,7 @@ static void put_state(ck_out *o, const vx_sim_state *s) {
   put_i64(o, R->count), put_i32(o, R->n_before), put_i32(o, R->n_nodes), put_i32(o, R->n_after);
   put_f64(o, R->c2), put_f64(o, R->h), put_f64(o, R->ms);
   put_i32(o, s->tr_m), put_i32(o, s->tr_steps), put_i32(o, s->tr_stage), put_f64(o, s->tr_h);
+  put_dye(o, &s->dye);
 }
 static void get_state(ck_in *r, vx_sim_state *s, uint32_t version) {
   memset(s, 0, sizeof *s);
@@ -155,6 +189,7 @@ static void get_state(ck_in *r, vx_sim_state *s, uint32_t version) {
   R->count = get_i64(r), R->n_before = get_i32(r), R->n_nodes = get_i32(r), R->n_after = get_i32(r);
   R->c2 = get_f64(r), R->h = get_f64(r), R->ms = get_f64(r);
   if (version >= 4) s->tr_m = get_i32(r), s->tr_steps = get_i32(r), s->tr_stage = get_i32(r), s->tr_h = get_f64(r);
+  if (version >= 6) get_dye(r, &s->dye);
 }
 
 /* Payload bytes of the particle arrays for these counts. */
@@ -408,8 +443,36 @@ static int check_params(const char *path, const vx_sim_params *p, char *err, siz
   return 0;
 }
 
+/* The dye release: its count, and sources as a scene's rings give them, each holding the rows after
+ * the one before (the tracers' count is the simulation's to check). */
+static int check_dye(const char *path, const vx_dye_state *d, char *err, size_t errlen) {
+  if (bad_int(path, "dye sources", d->n_rings, 0, VX_SCENE_MAX_RINGS, err, errlen) ||
+      bad_int(path, "dye releases", d->released, 0, LLONG_MAX, err, errlen))
+    return -1;
+  long long end = 0;
+  for (int i = 0; i < d->n_rings; ++i) {
+    const vx_tracer_source *q = &d->ring[i];
+    double n2 = q->axis[0] * q->axis[0] + q->axis[1] * q->axis[1] + q->axis[2] * q->axis[2];
+    char field[64];
+#define CK_DYE_FIELD(name) (snprintf(field, sizeof field, "dye source %d's %s", i, name), field)
+    if (bad_int(path, CK_DYE_FIELD("first tracer"), q->first, end, end, err, errlen) ||
+        bad_int(path, CK_DYE_FIELD("tracers"), q->count, 0, VX_SCENE_TRACERS_MAX, err, errlen) ||
+        bad_real(path, CK_DYE_FIELD("radius"), q->radius, VX_SCENE_LEN_MIN, VX_SCENE_LEN_MAX, err, errlen) ||
+        bad_real(path, CK_DYE_FIELD("spread"), q->spread, 0.0, VX_SCENE_LEN_MAX, err, errlen) ||
+        bad_real(path, CK_DYE_FIELD("perturb_amp"), q->perturb_amp, 0.0, 0.5, err, errlen) ||
+        bad_int(path, CK_DYE_FIELD("perturb_mode"), q->perturb_mode, 0, 1 << 20, err, errlen) ||
+        bad_real(path, CK_DYE_FIELD("axis length squared"), n2, 1.0 - 1e-9, 1.0 + 1e-9, err, errlen))
+      return -1;
+    for (int c = 0; c < 3; ++c)
+      if (bad_real(path, CK_DYE_FIELD("centre"), q->centre[c], -VX_SCENE_LEN_MAX, VX_SCENE_LEN_MAX, err, errlen)) return -1;
+#undef CK_DYE_FIELD
+    end += q->count;
+  }
+  return 0;
+}
+
 /* The counters: non-negative, finite, the time that of the steps taken, the tracer step under way
- * one that tracer_every can have. */
+ * one that tracer_every can have, the dye release one a scene gives. */
 static int check_state(const char *path, const vx_sim_state *s, const vx_sim_params *p, char *err, size_t errlen) {
   const vx_remesh_stats *R = &s->remesh;
   if (bad_int(path, "step", s->steps, 0, LLONG_MAX, err, errlen) || bad_real(path, "time", s->t, 0.0, CK_FINITE_MAX, err, errlen) ||
@@ -434,6 +497,7 @@ static int check_state(const char *path, const vx_sim_state *s, const vx_sim_par
     snprintf(w, sizeof w, "%.17g, %lld steps of dt %g", want, s->steps, p->dt);
     return damaged(path, "time", v, w, err, errlen);
   }
+  if (check_dye(path, &s->dye, err, errlen)) return -1;
   if (s->tr_steps == 0) return 0;
   return bad_int(path, "tracer step's span", s->tr_m, 2, 4, err, errlen) ||
                  bad_int(path, "tracer step's element steps", s->tr_steps, 1, s->tr_m - 1, err, errlen) ||

@@ -5,7 +5,8 @@
  *   header, 32 bytes: magic "VXFMMCKP", u32 format version (VX_CKPT_VERSION; 1 is read too), u32 0,
  *                     u64 payload bytes, u64 FNV-1a 64 of the payload
  *   payload:          the scene's name (64 bytes, NUL-padded) and seed, the run's steps and diag_every;
- *                     every vx_sim_params field but verbose; the vx_sim_state counters;
+ *                     every vx_sim_params field but verbose; the vx_sim_state counters and the dye
+ *                     release's sources and count (vx_dye_state, 16 slots);
  *                     n_elem, n_tracer; positions f64[3(n_elem+n_tracer)] (elements, then tracers),
  *                     strengths f64[3 n_elem], rings i32[n_elem]; while the tracers' own step is under
  *                     way (vx_sim_params.tracer_every, the state's tr_steps > 0) its y0 and acc,
@@ -26,7 +27,7 @@
 VX_EXTERN_C_BEGIN
 
 #define VX_CKPT_MAGIC "VXFMMCKP"
-#define VX_CKPT_VERSION 5u
+#define VX_CKPT_VERSION 6u
 #define VX_CKPT_HEADER_BYTES 32
 
 /* What the checkpoint keeps of the run around the simulation. */

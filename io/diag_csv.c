@@ -29,6 +29,7 @@ void vx_diag_csv_preamble(FILE *f, const vx_scene *sc, const vx_sim_params *p, i
   fprintf(f, "# remesh_origin = %.17g %.17g %.17g\n", p->remesh_origin[0], p->remesh_origin[1], p->remesh_origin[2]);
   fprintf(f, "# viscosity = %.17g\n# lcfl = %.17g\n# tracer_every = %d\n# verbose = %d\n", p->viscosity, p->lcfl,
           p->tracer_every > 1 ? p->tracer_every : 1, p->verbose);
+  fprintf(f, "# dye_release = %.17g\n", p->dye_release);
   fprintf(f, "# tracers = %d\n# tracers_override = %lld\n# elements = %d\n", n_tracers, p->tracers, n_elem);
   fprintf(f, "# rings = %d\n# seed = %llu\n", sc->n_rings, (unsigned long long)sc->seed);
 }

@@ -96,7 +96,8 @@ static const char *global_keys[] = {"name", "kernel", "sigma", "sigma_factor", "
                                     "order", "leaf_size", "solver", "backend", "precision", "steps", "diag_every",
                                     "seed", "relax", "relax_every", "remesh_every", "remesh_h", "remesh_drop", "remesh_coarsen",
                                     "viscosity", "lcfl", "conserve", "description", "camera_position", "camera_target",
-                                    "camera_follow", "remesh_origin", "tracer_every", "resolution", "reynolds", NULL};
+                                    "camera_follow", "remesh_origin", "tracer_every", "resolution", "reynolds", "dye_release",
+                                    NULL};
 static const char *ring_keys[] = {"circulation", "radius", "core", "profile", "core_extent", "n_around", "layers",
                                   "layer_points", "centre", "axis", "phase", "perturb_amp", "perturb_mode", "tracers",
                                   "tracer_spread", NULL};
@@ -190,6 +191,13 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
     s->tracer_every = m;
     return 0;
   }
+  if (!strcmp(k, "dye_release")) {
+    char want[96];
+    snprintf(want, sizeof want, "expected 0 (off) or a lifetime in [%g, %g]", VX_SCENE_DT_MIN, VX_SCENE_LIFE_MAX);
+    if (get_double(c, k, v, 0.0, 0, &s->dye_release, want)) return -1;
+    const double T = s->dye_release;
+    return T != 0.0 && !(T >= VX_SCENE_DT_MIN && T <= VX_SCENE_LIFE_MAX) ? bad(c, k, v, want) : 0;
+  }
   if (!strcmp(k, "resolution"))
     return vx_resolution_from_name(v, &s->resolution) ? bad(c, k, v, "expected coarse, normal or fine") : 0;
   if (!strcmp(k, "reynolds")) return get_range(c, k, v, 1e-3, 1e12, &s->reynolds);
@@ -275,7 +283,7 @@ static int check_rings(vx_scene *s, const char *name, char *err, size_t errlen) 
 static int parse_text(const char *text, const char *name, vx_scene *s, char *err, size_t errlen) {
   vx_scene_init(s);
   pctx c = {name, 0, err, errlen};
-  unsigned global_seen = 0, ring_seen = 0;
+  unsigned long long global_seen = 0, ring_seen = 0; /* a bit a key */
   int in_ring = 0;
   const char *p = text;
   if (!strncmp(p, "\xEF\xBB\xBF", 3)) p += 3; /* a UTF-8 byte-order mark (some Windows editors write one) */
@@ -329,8 +337,8 @@ static int parse_text(const char *text, const char *name, vx_scene *s, char *err
         snprintf(err, errlen, "scene %s line %d: unknown key '%s'", name, c.line, k);
       return -1;
     }
-    unsigned *seen = in_ring ? &ring_seen : &global_seen;
-    unsigned bit = 1u << (in_ring ? ri : gi);
+    unsigned long long *seen = in_ring ? &ring_seen : &global_seen;
+    unsigned long long bit = 1ull << (in_ring ? ri : gi);
     if (*seen & bit) {
       snprintf(err, errlen, "scene %s line %d: duplicate key '%s'", name, c.line, k);
       return -1;
@@ -349,6 +357,10 @@ static int parse_text(const char *text, const char *name, vx_scene *s, char *err
   char why[256];
   if (vx_numerics_derive(s, why, sizeof why)) {
     snprintf(err, errlen, "scene %s: %s", name, why);
+    return -1;
+  }
+  if (vx_dye_release_check(s->dye_release, s->dt, s->tracer_every, s->integrator, why, sizeof why)) {
+    snprintf(err, errlen, "scene %s: %s", name, why); /* against the derived dt */
     return -1;
   }
   return check_rings(s, name, err, errlen); /* the derived layers against the radius */

@@ -1,7 +1,7 @@
 /* scene_write.c — a vx_scene written back in the text format of assets/README.md (scene.h):
- * every global key (the description and camera keys when the scene sets them), then one [ring]
- * section per ring with every ring key, each number in the shortest of %.15g, %.16g and %.17g that
- * reads back to the same double (0.03, not 0.029999999999999999). Load → write → load gives an
+ * every global key (the description, dye_release and camera keys when the scene sets them), then one
+ * [ring] section per ring with every ring key, each number in the shortest of %.15g, %.16g and %.17g
+ * that reads back to the same double (0.03, not 0.029999999999999999). Load → write → load gives an
  * equal scene (the path aside) and a second write the same bytes. Written atomically
  * (io/atomic_file.h). */
 #include "numerics.h"
@@ -75,6 +75,7 @@ static void put_globals(FILE *f, const vx_scene *s) {
           num(n2, s->remesh_drop), num(n3, s->viscosity));
   fprintf(f, "remesh_coarsen = %s\n", num(n4, s->remesh_coarsen));
   if (s->has_remesh_origin) put_vec(f, "remesh_origin", s->remesh_origin);
+  if (s->dye_release > 0.0) fprintf(f, "dye_release = %s\n", num(n1, s->dye_release));
   put_camera(f, &s->camera);
 }
 

@@ -47,6 +47,11 @@ rd_style rd_style_default(void) {
   s.show_boxes = 0;
   s.show_cube = 1;
   s.interop = 1;
+  s.show_tracers = 1;
+  s.show_iso = 0;
+  s.iso_level = 0.3f;
+  s.iso_opacity = 0.6f;
+  s.iso_rgb[0] = 1.0f; s.iso_rgb[1] = 0.55f; s.iso_rgb[2] = 0.28f;
   return s;
 }
 
@@ -152,6 +157,10 @@ rd_renderer *rd_create(char *err, size_t errlen) {
   glGenVertexArrays(1, &r->vao_empty); /* the composite's full-screen triangle needs no attributes */
   box_vao(r);
   glGenQueries(2, r->query);
+  if (rd_iso_create(r, err, errlen)) {
+    rd_destroy(r);
+    return NULL;
+  }
   if (rd_gl_check("creating the renderer's buffers", err, errlen)) {
     rd_destroy(r);
     return NULL;
@@ -165,6 +174,7 @@ void rd_destroy(rd_renderer *r) {
   if (!r) return;
   /* CUDA registrations go before the GL objects they refer to */
   rd_gpu_destroy(r->gpu);
+  rd_iso_destroy(r);
   for (int s = 0; s < RD_SLOTS; ++s) {
     if (r->pts[s].vbo) glDeleteBuffers(1, &r->pts[s].vbo);
     if (r->pts[s].vao) glDeleteVertexArrays(1, &r->pts[s].vao);

@@ -89,6 +89,11 @@ typedef struct {
   int boxes_level;      /* 1..histogram level (the octree's finest level: its leaves); 0: the histogram's */
   int show_cube;        /* wireframe of the histogram cube */
   int interop;          /* 1: CUDA–GL interop when the particles are on the device; 0: copy path */
+  int show_tracers;     /* 0: the dye is not drawn (nor its opacity): the isosurface alone */
+  int show_iso;         /* the isosurface of the field handed by rd_set_field, lit, over the dye */
+  float iso_level;      /* its level as a share of the field's maximum, (0, 1) */
+  float iso_opacity;    /* how much of the picture behind the surface it covers, (0, 1] */
+  float iso_rgb[3];
 } rd_style;
 
 rd_style rd_style_default(void);
@@ -115,6 +120,9 @@ typedef struct {
   int boxes_level;      /* level of the histogram cells drawn by show_boxes (capped in count; 0: none) */
   int n_boxes;          /* how many of them */
   int opacity_w, opacity_h;
+  double t_iso;         /* the isosurface's triangles made from the field (GPU: until the mapping ends) */
+  long n_iso;           /* its triangles drawn */
+  rd_path iso_path;     /* how they were made: on the host, by CUDA into the mapped buffer, or via the host */
   char notice[400];     /* last one-line notice (e.g. the interop fall-back), "" if none */
 } rd_stats;
 
@@ -142,6 +150,20 @@ int rd_set_particles(rd_renderer *r, const rd_particles *p, const rd_style *s, c
 int rd_build_hist(rd_renderer *r, int levels, char *err, size_t errlen);
 /* Use a histogram made elsewhere (e.g. the engine's, fmm_occupancy); it is copied. */
 int rd_set_hist(rd_renderer *r, const rd_hist *h, char *err, size_t errlen);
+
+/* A scalar field on the n x n x n nodes of the cube lo + [0, side]^3 (x fastest, then y, then z),
+ * in host or device memory, and its maximum: the isosurface's source (e.g. |ω| from vortex/vort_grid.h).
+ * It is read by the next rd_draw that shows the surface (so it must stay where it is until then);
+ * NULL forgets it. 0, or -1 with err. */
+typedef struct {
+  const float *values;
+  int n;
+  double lo[3];
+  double side;
+  float vmax;
+  int on_device;
+} rd_field;
+int rd_set_field(rd_renderer *r, const rd_field *f, char *err, size_t errlen);
 
 /* Draw one frame into framebuffer fbo (0: the window's) of w x h pixels; pixel_scale multiplies
  * point sizes (HiDPI). 0, or -1 with err (a GL error names the pass). */

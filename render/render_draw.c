@@ -2,7 +2,8 @@
  *   1. tracers as additive sprites into a float (RGBA16F) target;
  *   2. composite into the output framebuffer: points reset by the opacity texture, glow, tone map
  *      (shaders/composite.frag, the design paper §3.2);
- *   3. overlays with alpha blending: elements coloured by |α|, the non-empty histogram cells (B;
+ *   3. the isosurface of the field handed in (render_iso.c), lit, blended over the picture;
+ *   4. overlays with alpha blending: elements coloured by |α|, the non-empty histogram cells (B;
  *      at most RD_BOXES_MAX of them), cube outline.
  * The GPU time of the passes comes from a timer query read two frames later, never waited for. */
 #include <stdio.h>
@@ -44,12 +45,6 @@ static void set_tint_uniforms(rd_renderer *r, const rd_style *s) {
   glUniform2f(r->u_pts.range, s->value_lo, s->value_hi);
 }
 
-/* What the passes of one draw share: the camera's matrices and the pixel scale. */
-typedef struct {
-  float view[16], proj[16], vp[16];
-  float scale;
-} draw_view;
-
 /* The GPU time of the passes: the query of two frames ago is read when ready (never waited for);
  * this frame's query begins. Returns its slot. */
 static int gpu_timer_begin(rd_renderer *r) {
@@ -68,13 +63,13 @@ static int gpu_timer_begin(rd_renderer *r) {
 }
 
 /* Pass 1: the tracers, additive, into the HDR target. */
-static int draw_points(rd_renderer *r, const rd_camera *cam, const rd_style *s, const draw_view *dv, int w, int h, char *err,
+static int draw_points(rd_renderer *r, const rd_camera *cam, const rd_style *s, const rd_draw_view *dv, int w, int h, char *err,
                        size_t errlen) {
   glBindFramebuffer(GL_FRAMEBUFFER, r->hdr_fbo);
   glViewport(0, 0, w, h);
   glClearColor(0, 0, 0, 0);
   glClear(GL_COLOR_BUFFER_BIT);
-  if (r->pts[RD_SLOT_TRACERS].count > 0) {
+  if (r->pts[RD_SLOT_TRACERS].count > 0 && s->show_tracers) {
     glEnable(GL_BLEND);
     glBlendFunc(GL_ONE, GL_ONE);
     glUseProgram(r->prog_points);
@@ -123,8 +118,8 @@ static int draw_composite(rd_renderer *r, const rd_style *s, unsigned fbo, int u
   return rd_gl_check("the composite pass", err, errlen);
 }
 
-/* Pass 3: the overlays, alpha-blended: histogram cells and the root cube, then the vortex elements. */
-static int draw_overlays(rd_renderer *r, const rd_camera *cam, const rd_style *s, const draw_view *dv, char *err,
+/* Pass 4: the overlays, alpha-blended: histogram cells and the root cube, then the vortex elements. */
+static int draw_overlays(rd_renderer *r, const rd_camera *cam, const rd_style *s, const rd_draw_view *dv, char *err,
                          size_t errlen) {
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
@@ -169,7 +164,7 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   if (ensure_hdr(r, w, h, err, errlen) || rd_prepare_frame(r, cam, s, w, h, &use_opacity, err, errlen)) return -1;
   double t0 = vx_clock_ms();
   int q = gpu_timer_begin(r);
-  draw_view dv;
+  rd_draw_view dv;
   rd_camera_matrices(cam, (double)w / h, dv.view, dv.proj, dv.vp);
   dv.scale = pixel_scale > 0 ? pixel_scale : 1.0f;
   glDisable(GL_DEPTH_TEST);
@@ -177,7 +172,7 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   glDisable(GL_SCISSOR_TEST);
   glEnable(GL_PROGRAM_POINT_SIZE);
   int rc = draw_points(r, cam, s, &dv, w, h, err, errlen) || draw_composite(r, s, fbo, use_opacity, w, h, err, errlen) ||
-                   draw_overlays(r, cam, s, &dv, err, errlen)
+                   rd_iso_draw(r, cam, s, &dv, fbo, w, h, err, errlen) || draw_overlays(r, cam, s, &dv, err, errlen)
                ? -1
                : 0;
   glBindVertexArray(0);

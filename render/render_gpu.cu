@@ -21,7 +21,7 @@
 
 struct rd_gpu {
   int device;
-  cudaGraphicsResource_t buf[RD_SLOTS];
+  cudaGraphicsResource_t buf[RD_BUFS];
   cudaGraphicsResource_t tex;
   void *staging;           /* float4 points of the copy path */
   size_t c_staging;
@@ -33,8 +33,8 @@ struct rd_gpu {
   size_t c_scratch;
   unsigned mapped_slots;   /* the point buffers rd_gpu_map mapped (a bit a slot) */
   int tex_mapped;          /* and the opacity texture */
-  float4 *slot_ptr[RD_SLOTS];
-  size_t slot_size[RD_SLOTS];
+  float4 *slot_ptr[RD_BUFS];
+  size_t slot_size[RD_BUFS];
   cudaArray_t tex_arr;
 };
 
@@ -170,7 +170,7 @@ fail:
 
 extern "C" void rd_gpu_destroy(rd_gpu *g) {
   if (!g) return;
-  for (int s = 0; s < RD_SLOTS; ++s) rd_gpu_unregister_buffer(g, s);
+  for (int s = 0; s < RD_BUFS; ++s) rd_gpu_unregister_buffer(g, s);
   rd_gpu_unregister_texture(g);
   cudaFree(g->staging);
   cudaFree(g->bins);
@@ -226,23 +226,23 @@ extern "C" void rd_gpu_unregister_texture(rd_gpu *g) {
  * share). */
 static int mapped_list(const rd_gpu *g, unsigned slots, int tex, cudaGraphicsResource_t *res) {
   int n = 0;
-  for (int s = 0; s < RD_SLOTS; ++s)
+  for (int s = 0; s < RD_BUFS; ++s)
     if (slots & (1u << s)) res[n++] = g->buf[s];
   if (tex) res[n++] = g->tex;
   return n;
 }
 
 extern "C" int rd_gpu_map(rd_gpu *g, unsigned slots, int tex, char *err, size_t errlen) {
-  cudaGraphicsResource_t res[RD_SLOTS + 1];
+  cudaGraphicsResource_t res[RD_BUFS + 1];
   if (g->mapped_slots || g->tex_mapped) { snprintf(err, errlen, "the renderer's CUDA resources are mapped already"); return -1; }
-  for (int s = 0; s < RD_SLOTS; ++s)
-    if ((slots & (1u << s)) && !g->buf[s]) { snprintf(err, errlen, "point buffer %d is not registered with CUDA", s); return -1; }
+  for (int s = 0; s < RD_BUFS; ++s)
+    if ((slots & (1u << s)) && !g->buf[s]) { snprintf(err, errlen, "GL buffer %d is not registered with CUDA", s); return -1; }
   if (tex && !g->tex) { snprintf(err, errlen, "opacity texture is not registered with CUDA"); return -1; }
   int n = mapped_list(g, slots, tex, res);
   if (n == 0) return 0;
   VX_CUR(cudaGraphicsMapResources(n, res, 0));
   g->mapped_slots = slots, g->tex_mapped = tex;
-  for (int s = 0; s < RD_SLOTS; ++s)
+  for (int s = 0; s < RD_BUFS; ++s)
     if (slots & (1u << s)) VX_CU(cudaGraphicsResourceGetMappedPointer((void **)&g->slot_ptr[s], &g->slot_size[s], g->buf[s]));
   if (tex) VX_CU(cudaGraphicsSubResourceGetMappedArray(&g->tex_arr, g->tex, 0, 0));
   return 0;
@@ -252,7 +252,7 @@ fail:
 }
 
 extern "C" int rd_gpu_unmap(rd_gpu *g, char *err, size_t errlen) {
-  cudaGraphicsResource_t res[RD_SLOTS + 1];
+  cudaGraphicsResource_t res[RD_BUFS + 1];
   int n = mapped_list(g, g->mapped_slots, g->tex_mapped, res);
   g->mapped_slots = 0, g->tex_mapped = 0;
   if (n == 0) return 0;
@@ -260,6 +260,17 @@ extern "C" int rd_gpu_unmap(rd_gpu *g, char *err, size_t errlen) {
   if (e == cudaSuccess) return 0;
   if (err) snprintf(err, errlen, "CUDA error: %s (cudaGraphicsUnmapResources)", cudaGetErrorString(e));
   return -1;
+}
+
+extern "C" void *rd_gpu_mapped_buffer(rd_gpu *g, int slot, size_t *bytes) {
+  if (!g || slot < 0 || slot >= RD_BUFS || !(g->mapped_slots & (1u << slot))) return NULL;
+  *bytes = g->slot_size[slot];
+  return g->slot_ptr[slot];
+}
+
+extern "C" int rd_gpu_download(void *host, const void *d_src, size_t bytes, char *err, size_t errlen) {
+  VX_CUR(cudaMemcpy(host, d_src, bytes, cudaMemcpyDeviceToHost));
+  return 0;
 }
 
 extern "C" int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value,

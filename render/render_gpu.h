@@ -16,14 +16,15 @@ VX_EXTERN_C_BEGIN
 
 typedef struct rd_gpu rd_gpu;
 
-enum { RD_SLOT_TRACERS = 0, RD_SLOT_ELEMENTS = 1, RD_SLOTS = 2 };
+/* The registered GL buffers: the two point slots, then the isosurface's triangles (RD_BUF_MESH). */
+enum { RD_SLOT_TRACERS = 0, RD_SLOT_ELEMENTS = 1, RD_SLOTS = 2, RD_BUF_MESH = 2, RD_BUFS = 3 };
 
 /* CUDA state of one renderer; NULL (and a reason in err) when no CUDA device is usable. */
 rd_gpu *rd_gpu_create(char *err, size_t errlen);
 /* Unregisters whatever is still registered: call while the GL context is current. */
 void rd_gpu_destroy(rd_gpu *g);
 
-/* Register GL buffer vbo (float4 points) for a slot, replacing a previous registration.
+/* Register GL buffer vbo (float4 points, or the mesh's vertices) for a slot (0 .. RD_BUFS-1), replacing a previous registration.
  * -1 with err when the driver refuses (no interop: Mesa, another GPU, remote display). */
 int rd_gpu_register_buffer(rd_gpu *g, int slot, unsigned vbo, char *err, size_t errlen);
 void rd_gpu_unregister_buffer(rd_gpu *g, int slot);
@@ -38,6 +39,10 @@ void rd_gpu_unregister_texture(rd_gpu *g);
  * mapped). */
 int rd_gpu_map(rd_gpu *g, unsigned slots, int tex, char *err, size_t errlen);
 int rd_gpu_unmap(rd_gpu *g, char *err, size_t errlen);
+/* The device address and size in bytes of buffer `slot` while rd_gpu_map has it mapped; NULL when not. */
+void *rd_gpu_mapped_buffer(rd_gpu *g, int slot, size_t *bytes);
+/* bytes from device memory to the host (the copy paths). 0, or -1 with err. */
+int rd_gpu_download(void *host, const void *d_src, size_t bytes, char *err, size_t errlen);
 
 /* Pack m points from device positions into float4 (x, y, z, w): point i is particle
  * first + i * n / m (an even subset of n particles); w = |alpha of that particle| when d_alpha is

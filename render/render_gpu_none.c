@@ -33,6 +33,14 @@ int rd_gpu_unmap(rd_gpu *g, char *err, size_t errlen) {
   if (!err) return -1;
   return none(err, errlen);
 }
+void *rd_gpu_mapped_buffer(rd_gpu *g, int slot, size_t *bytes) {
+  (void)g; (void)slot; (void)bytes;
+  return NULL;
+}
+int rd_gpu_download(void *host, const void *d_src, size_t bytes, char *err, size_t errlen) {
+  (void)host; (void)d_src; (void)bytes;
+  return none(err, errlen);
+}
 int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value, rd_real real,
                        int first, int n, int m, float *host, char *err, size_t errlen) {
   (void)g; (void)slot; (void)d_pos; (void)d_alpha; (void)d_value; (void)real; (void)first; (void)n; (void)m; (void)host;

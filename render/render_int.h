@@ -5,7 +5,8 @@
  *   render_opacity.c  the opacity image (CUDA into a registered texture, CUDA via the host, or the
  *                     host), the frame's one interop mapping, what a frame prepares before drawing
  *   render_boxes.c    the non-empty histogram cells drawn as wireframe boxes
- *   render_draw.c     the draw passes: points, composite, overlays */
+ *   render_iso.c      the isosurface of the field handed in: its triangles, lit, over the picture
+ *   render_draw.c     the draw passes: points, composite, isosurface, overlays */
 #ifndef RD_RENDER_INT_H
 #define RD_RENDER_INT_H
 
@@ -74,8 +75,31 @@ struct rd_renderer {
   float *host_op, *host_tmp;
   size_t cap_host_op, cap_host_tmp;
 
+  /* the isosurface (render_iso.c) */
+  GLuint prog_iso, prog_iso_blend, vao_mesh, vbo_mesh, iso_fbo, iso_tex, iso_depth;
+  struct { GLint view_proj, eye, light, rgb; } u_iso;
+  struct { GLint image, opacity; } u_isob;
+  int iso_w, iso_h;
+  size_t cap_mesh;       /* triangles the mesh buffer holds */
+  size_t mesh_need;      /* triangles the last surface made by CUDA had (the buffer grows to it) */
+  long n_mesh;           /* triangles in it */
+  int mesh_registered;
+  int mesh_pending;      /* interop: made by the next draw inside the frame's one mapping */
+  rd_field field;        /* handed last (values NULL: none) */
+  long long field_version, mesh_version;
+  float mesh_level;      /* the absolute level the mesh was made at */
+  struct rd_iso_gpu *iso_gpu;
+  float *host_mesh, *host_field;
+  size_t cap_host_mesh, cap_host_field;
+
   rd_stats stats;
 };
+
+/* What the passes of one draw share: the camera's matrices and the pixel scale. */
+typedef struct {
+  float view[16], proj[16], vp[16];
+  float scale;
+} rd_draw_view;
 
 /* *p holds at least `bytes` (grown by realloc, never shrunk). 0, or -1 with err. */
 int rd_grow(void **p, size_t *cap, size_t bytes, char *err, size_t errlen);
@@ -86,6 +110,17 @@ void rd_notice(rd_renderer *r, const char *msg);
  * cells shown (render_opacity.c). *use_opacity: the composite reads the opacity image. 0, or -1. */
 int rd_prepare_frame(rd_renderer *r, const rd_camera *cam, const rd_style *s, int w, int h, int *use_opacity, char *err,
                      size_t errlen);
+/* The isosurface (render_iso.c): its programs and buffers made (rd_iso_create) and freed; before a
+ * frame's mapping, its triangles made now on the host or left pending for the mapping
+ * (rd_iso_prepare); inside it, made by CUDA into the mapped buffer (rd_iso_interop); its pass
+ * (rd_iso_draw). 0, or -1 with err. */
+int rd_iso_create(rd_renderer *r, char *err, size_t errlen);
+void rd_iso_destroy(rd_renderer *r);
+int rd_iso_prepare(rd_renderer *r, const rd_style *s, char *err, size_t errlen);
+int rd_iso_interop(rd_renderer *r, char *err, size_t errlen);
+int rd_iso_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, const rd_draw_view *dv, unsigned fbo, int w, int h,
+                char *err, size_t errlen);
+
 /* The box instances of the non-empty cells at level lb or the deepest coarser level with at most
  * RD_BOXES_MAX of them, rebuilt when the histogram or lb changed (render_boxes.c). 0, or -1. */
 int rd_update_boxes(rd_renderer *r, int lb, char *err, size_t errlen);

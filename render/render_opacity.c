@@ -104,12 +104,14 @@ static int compute_opacity(rd_renderer *r, const rd_ray_params *p, int blur, rd_
 }
 
 /* This frame's CUDA writes into GL objects in one mapping (each map and unmap hands the GPU between
- * the two contexts): the point buffers rd_set_particles left pending, and the opacity image op when
- * it is due on the interop path (else NULL). */
+ * the two contexts): the point buffers rd_set_particles left pending, the opacity image op when
+ * it is due on the interop path (else NULL), and the isosurface's triangles when rd_iso_prepare left
+ * them pending. */
 static int interop_writes(rd_renderer *r, const rd_ray_params *op, int blur, char *err, size_t errlen) {
   unsigned slots = 0;
   for (int k = 0; k < RD_SLOTS; ++k)
     if (r->pts[k].pending) slots |= 1u << k;
+  if (r->mesh_pending) slots |= 1u << RD_BUF_MESH;
   r->stats.t_interop = 0.0;
   if (!slots && !op) return 0;
   double t0 = vx_clock_ms();
@@ -124,6 +126,7 @@ static int interop_writes(rd_renderer *r, const rd_ray_params *op, int blur, cha
                             NULL, err, errlen);
   }
   if (!rc && op) rc = compute_opacity(r, op, blur, RD_PATH_INTEROP, err, errlen);
+  if (!rc && r->mesh_pending) rc = rd_iso_interop(r, err, errlen);
   if (rd_gpu_unmap(r->gpu, rc ? NULL : err, errlen) && !rc) rc = -1;
   r->stats.t_interop = vx_clock_ms() - t0;
   return rc;
@@ -136,7 +139,7 @@ int rd_prepare_frame(rd_renderer *r, const rd_camera *cam, const rd_style *s, in
                      size_t errlen) {
   int blur = 0, due = 0;
   rd_ray_params op;
-  *use_opacity = s->opacity && r->hist_valid && r->hist_total > 0;
+  *use_opacity = s->opacity && s->show_tracers && r->hist_valid && r->hist_total > 0;
   r->stats.opacity_fresh = 0;
   if (!*use_opacity) {
     r->stats.opacity_path = RD_PATH_NONE;
@@ -145,6 +148,7 @@ int rd_prepare_frame(rd_renderer *r, const rd_camera *cam, const rd_style *s, in
     return -1;
   }
   rd_path opath = due ? opacity_path(r, s) : RD_PATH_NONE;
+  if (rd_iso_prepare(r, s, err, errlen)) return -1;
   if (interop_writes(r, opath == RD_PATH_INTEROP ? &op : NULL, blur, err, errlen)) return -1;
   if (due && opath != RD_PATH_INTEROP && compute_opacity(r, &op, blur, opath, err, errlen)) return -1;
   if (s->show_boxes && r->hist_valid && rd_update_boxes(r, s->boxes_level, err, errlen)) return -1;

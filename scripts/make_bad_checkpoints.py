@@ -3,7 +3,7 @@
 
 Each is tests/bad_inputs/ok.ckpt with one field set to a value no run can have and the payload's
 FNV-1a 64 checksum recomputed, so that the file passes the checksum and reaches the checks by
-meaning (io/checkpoint.c). The layout is io/checkpoint.h's, every format version (1 to 5) read.
+meaning (io/checkpoint.c). The layout is io/checkpoint.h's, every format version (1 to 6) read.
     scripts/make_bad_checkpoints.py [DIR]      (DIR: tests/bad_inputs, where ok.ckpt is)
 """
 import math
@@ -19,12 +19,18 @@ PARAMS = [("backend", "<i", 1), ("precision", "<i", 1), ("order", "<i", 1), ("le
           ("tracers", "<q", 1), ("relax", "<d", 1), ("relax_every", "<i", 1), ("remesh_every", "<i", 1),
           ("remesh_h", "<d", 1), ("remesh_drop", "<d", 1), ("viscosity", "<d", 1), ("lcfl", "<d", 1),
           ("conserve", "<i", 2), ("origin_x", "<d", 3), ("origin_y", "<d", 3), ("origin_z", "<d", 3),
-          ("tracer_every", "<i", 4), ("remesh_coarsen", "<d", 5)]
+          ("tracer_every", "<i", 4), ("remesh_coarsen", "<d", 5), ("dye_release", "<d", 6)]
+# the dye release's state (io/checkpoint.c put_dye): seed, count, sources, then 16 source slots
+DYE_SOURCE = [("first", "<i"), ("count", "<i"), ("perturb_mode", "<i"), ("centre_x", "<d"), ("centre_y", "<d"),
+              ("centre_z", "<d"), ("axis_x", "<d"), ("axis_y", "<d"), ("axis_z", "<d"), ("radius", "<d"),
+              ("perturb_amp", "<d"), ("spread", "<d")]
+DYE = [("dye_seed", "<Q", 6), ("dye_released", "<q", 6), ("dye_sources", "<i", 6)] + \
+      [(f"dye_source[{i}].{name}", fmt, 6) for i in range(16) for name, fmt in DYE_SOURCE]
 STATE = [("t", "<d", 1), ("steps", "<q", 1), ("n_rings", "<i", 1), ("since_remesh", "<d", 1),
          ("steps_since_remesh", "<i", 1), ("amax0", "<d", 1), ("max_gradu", "<d", 1), ("remesh_count", "<q", 1),
          ("n_before", "<i", 1), ("n_nodes", "<i", 1), ("n_after", "<i", 1), ("c2", "<d", 1), ("h", "<d", 1),
-         ("ms", "<d", 1), ("tr_m", "<i", 4), ("tr_steps", "<i", 4), ("tr_stage", "<i", 4), ("tr_h", "<d", 4),
-         ("n_elem", "<i", 1), ("n_tracer", "<i", 1)]
+         ("ms", "<d", 1), ("tr_m", "<i", 4), ("tr_steps", "<i", 4), ("tr_stage", "<i", 4), ("tr_h", "<d", 4)] + DYE + \
+        [("n_elem", "<i", 1), ("n_tracer", "<i", 1)]
 
 
 def fnv1a(data):

@@ -3,12 +3,14 @@
  *   (a) N steps straight through, and N/2 steps + checkpoint file + restart + N/2 steps, give
  *       bit-identical particle arrays, rings and diagnostics after every step, in double and float,
  *       on a ring that remeshes (every 3 steps, viscous: the element count changes), relaxes (every
- *       2 steps) and splits steps into substeps (lcfl), checkpointed between two remeshings;
+ *       2 steps), splits steps into substeps (lcfl) and releases its dye continuously (dye_release),
+ *       checkpointed between two remeshings;
  *   (b) a truncated file, a flipped payload byte, a wrong magic, a wrong version, trailing bytes,
  *       absurd counts (with a valid checksum) and a missing file are each refused by name; so are,
  *       behind a valid checksum, fields no run can have (diag_every 0, 2^31-1 rings, a negative
- *       ring index, a negative step, a NaN position), and a FIFO, in the library and in the program
- *       (exit 2), without blocking (an alarm() watchdog); files of the previous format versions load;
+ *       ring index, a negative step, a NaN position, a dye source's negative radius), and a FIFO, in
+ *       the library and in the program (exit 2), without blocking (an alarm() watchdog); files of the
+ *       previous format versions load;
  *   (c) an unwritable checkpoint path is an error, in the library and in the program;
  *   (d) the program: --checkpoint-every then --restart reproduce the diagnostics rows of an
  *       uninterrupted run (all columns but the wall-clock ones), in double and float; a restart
@@ -61,6 +63,7 @@ static vx_sim *make_sim(vx_precision prec, char *err, size_t errlen) {
   p.viscosity = 1e-3;
   p.lcfl = tracer_every > 1 ? 0.0 : 0.5;
   p.tracer_every = tracer_every;
+  p.dye_release = 0.2; /* about 3 of the 20 tracers a step: each released at least once in N_STEPS */
   return vx_sim_create(&p, &sc, err, errlen);
 }
 
@@ -219,10 +222,15 @@ static void refuse_field(const char *what, const unsigned char *b, size_t n, siz
   free(c);
 }
 
+/* The dye release's state, the last of the state (io/checkpoint.c, CK_DYE_BYTES): seed, count,
+ * sources, then 16 slots of 3 i32 and 9 f64 (first, count, perturb_mode; centre, axis, radius,
+ * perturb_amp, spread). */
+#define DYE_BYTES (8 + 8 + 4 + 16 * (3 * 4 + 9 * 8))
+
 /* Fields of a sound layout and checksum that no run can have, each refused by meaning. at: the
- * file offset of the counts (the state's 112 bytes before them, the arrays after them). */
+ * file offset of the counts (the state's 112 bytes and the dye's before them, the arrays after them). */
 static void meaning_refusals(const unsigned char *b, size_t n, size_t at, int ne) {
-  const size_t state = at - 112, meta = VX_CKPT_HEADER_BYTES;
+  const size_t dye = at - DYE_BYTES, state = dye - 112, meta = VX_CKPT_HEADER_BYTES;
   uint64_t nan_bits = 0x7ff8000000000000ULL;
   refuse_field("diag_every 0", b, n, meta + 80, 8, 0, "diag_every 0 (expected an integer in 1..2147483647)");
   refuse_field("2^31-1 rings", b, n, state + 16, 4, 0x7fffffffu, "rings 2147483647 (expected an integer in 0..256)");
@@ -230,6 +238,12 @@ static void meaning_refusals(const unsigned char *b, size_t n, size_t at, int ne
   refuse_field("a negative ring index", b, n, n - 4 * (size_t)ne + 4, 4, (uint32_t)-1, "element 1's ring -1 (expected 0..0");
   refuse_field("a negative step", b, n, state + 8, 8, (uint64_t)-1, "step -1 (expected an integer >= 0)");
   refuse_field("a NaN position", b, n, at + 8 + 8 * 4, 8, nan_bits, "element 1's position y nan (expected a finite number)");
+  const double minus_one = -1.0;
+  uint64_t minus_one_bits;
+  memcpy(&minus_one_bits, &minus_one, sizeof minus_one_bits);
+  refuse_field("a dye source's negative radius", b, n, dye + 20 + 12 + 6 * 8, 8, minus_one_bits,
+               "dye source 0's radius -1 (expected a number in [1e-06, 1000])");
+  refuse_field("a dye source's rows not from 0", b, n, dye + 20, 4, 3, "dye source 0's first tracer 3 (expected an integer in 0..0)");
 }
 
 static void on_alarm(int sig) {
@@ -261,18 +275,22 @@ static void fifo_refused(int program) {
   remove(path);
 }
 
-/* Older files load, each without the fields later versions added: version 5 remesh_coarsen (the
- * last parameter), version 4 tracer_every (the parameter before it) and the tracer step's counters
- * (the last of the state), version 3 the lattice origin (after conserve). They load with what such
- * runs had: a fixed lattice, tracer_every 1, the origin at 0. */
+/* Older files load, each without the fields later versions added: version 6 dye_release (the last
+ * parameter) and the dye release's state (the last of the state), version 5 remesh_coarsen (the
+ * parameter before it), version 4 tracer_every (the one before that) and the tracer step's counters
+ * (before the dye's), version 3 the lattice origin (after conserve). They load with what such runs
+ * had: the dye seeded once, a fixed lattice, tracer_every 1, the origin at 0. */
 static size_t cut_spans(const unsigned char *b, size_t n, int version, unsigned char *c) {
   const size_t at = VX_CKPT_HEADER_BYTES + 64 + 3 * 8 + 108; /* meta; parameters up to conserve */
-  const size_t origin = 24, every = 4, coarsen = 8, state = 92, tr = 20;
-  size_t span_at[4], span_len[4], k = 0, m = 0, from = 0;
+  const size_t origin = 24, every = 4, coarsen = 8, dye_release = 8, state = 92, tr = 20;
+  const size_t state_at = at + origin + every + coarsen + dye_release;
+  size_t span_at[6], span_len[6], k = 0, m = 0, from = 0;
   if (version <= 2) span_at[k] = at, span_len[k++] = origin;
   if (version <= 3) span_at[k] = at + origin, span_len[k++] = every;
   if (version <= 4) span_at[k] = at + origin + every, span_len[k++] = coarsen;
-  if (version <= 3) span_at[k] = at + origin + every + coarsen + state, span_len[k++] = tr;
+  if (version <= 5) span_at[k] = at + origin + every + coarsen, span_len[k++] = dye_release;
+  if (version <= 3) span_at[k] = state_at + state, span_len[k++] = tr;
+  if (version <= 5) span_at[k] = state_at + state + tr, span_len[k++] = DYE_BYTES;
   for (size_t i = 0; i < k; ++i) {
     memcpy(c + m, b + from, span_at[i] - from);
     m += span_at[i] - from, from = span_at[i] + span_len[i];
@@ -291,6 +309,7 @@ static void older_version(const unsigned char *b, size_t n, int version) {
   char path[1100], err[512];
   snprintf(path, sizeof path, "%s.v%d", ck_path, version);
   spit(path, c, nc);
+  /* s5: the file as written, in the current version */
   vx_sim *s = vx_ckpt_load(path, NULL, err, sizeof err), *s5 = s ? vx_ckpt_load(ck_path, NULL, err, sizeof err) : NULL;
   if (!s || !s5) FAIL("a version-%d file: %s", version, err);
   else {
@@ -298,13 +317,17 @@ static void older_version(const unsigned char *b, size_t n, int version) {
     const double *o = p->remesh_origin, *o5 = p5->remesh_origin;
     int zero = o[0] == 0.0 && o[1] == 0.0 && o[2] == 0.0, kept = o[0] == o5[0] && o[1] == o5[1] && o[2] == o5[2];
     int every = version >= 4 ? p5->tracer_every : 1;
-    if (o5[0] == 0.0 || (version == 2 ? !zero : !kept) || p->tracer_every != every || p->remesh_coarsen != 0.0 ||
+    double coarsen = version >= 5 ? p5->remesh_coarsen : 0.0;
+    if (o5[0] == 0.0 || (version == 2 ? !zero : !kept) || p->tracer_every != every || p->remesh_coarsen != coarsen ||
         !(p5->remesh_coarsen > 0.0))
-      FAIL("a version-%d file: origin %g %g %g (the version-5 file's %g), tracer_every %d (expected %d), remesh_coarsen %g "
-           "(the version-5 file's %g)", version, o[0], o[1], o[2], o5[0], p->tracer_every, every, p->remesh_coarsen,
-           p5->remesh_coarsen);
-    else printf("(b) a version-%d file loads, tracer_every %d, the lattice origin %g %g %g, remesh_coarsen 0 (version 5 keeps "
-                "%g %g %g and %g)\n", version, p->tracer_every, o[0], o[1], o[2], o5[0], o5[1], o5[2], p5->remesh_coarsen);
+      FAIL("a version-%d file: origin %g %g %g (the current file's %g), tracer_every %d (expected %d), remesh_coarsen %g "
+           "(expected %g)", version, o[0], o[1], o[2], o5[0], p->tracer_every, every, p->remesh_coarsen, coarsen);
+    else if (p->dye_release != 0.0 || vx_sim_dye(s)->n_rings != 0 || !(p5->dye_release > 0.0) || vx_sim_dye(s5)->n_rings != 1)
+      FAIL("a version-%d file: dye_release %g with %d sources (expected 0 and none; the current file's %g and %d)", version,
+           p->dye_release, vx_sim_dye(s)->n_rings, p5->dye_release, vx_sim_dye(s5)->n_rings);
+    else printf("(b) a version-%d file loads, tracer_every %d, the lattice origin %g %g %g, remesh_coarsen %g, the dye seeded "
+                "once (the current version keeps %g %g %g, %g and dye_release %g)\n", version, p->tracer_every, o[0], o[1], o[2],
+                p->remesh_coarsen, o5[0], o5[1], o5[2], p5->remesh_coarsen, p5->dye_release);
   }
   if (s) vx_sim_destroy(s);
   if (s5) vx_sim_destroy(s5);
@@ -339,7 +362,7 @@ static void refusals(void) {
   expect_refused("a wrong magic", c, n, "bad magic");
   memcpy(c, b, n);
   put32(c + 8, 99);
-  expect_refused("a wrong version", c, n, "format version 99, this program reads versions 1 to 5");
+  expect_refused("a wrong version", c, n, "format version 99, this program reads versions 1 to 6");
   memcpy(c, b, n);
   memset(c + n, 0, 8);
   expect_refused("trailing bytes", c, n + 8, "8 bytes after the end of the checkpoint");
@@ -354,6 +377,7 @@ static void refusals(void) {
   expect_refused("counts that do not match the size", c, n, "does not match");
   meaning_refusals(b, n, at, ne);
   expect_refused("a missing file", NULL, 0, "cannot open");
+  older_version(b, n, 5);
   older_version(b, n, 4);
   older_version(b, n, 3);
   older_version(b, n, 2);
@@ -409,7 +433,8 @@ static void program(const char *prec) {
   if (!f) { FAIL("cannot write %s", scene); return; }
   int bad = fprintf(f, "name = ckpt_cli\nkernel = gauss\nsigma = 0.05\ndt = 0.03\nbackend = cpu\nintegrator = rk2\norder = 6\n"
              "leaf_size = 16\nrelax = 0.3\nrelax_every = 2\nremesh_every = 3\nremesh_h = 0\nremesh_coarsen = 0\nconserve = off\n"
-             "viscosity = 0.001\nlcfl = 0.5\nsteps = 10\ndiag_every = 1\n[ring]\nn_around = 32\nlayers = 0\ntracers = 20\n") < 0;
+             "viscosity = 0.001\nlcfl = 0.5\ndye_release = 0.15\nsteps = 10\ndiag_every = 1\n[ring]\nn_around = 32\nlayers = 0\n"
+             "tracers = 20\n") < 0;
   bad |= fclose(f) != 0;
   if (bad) { FAIL("cannot write %s", scene); return; }
   remove("ckpt_cli.ckpt");

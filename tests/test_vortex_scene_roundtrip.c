@@ -1,7 +1,7 @@
 /* test_vortex_scene_roundtrip.c — vx_scene_write: every scene of assets/ and a scene overriding
- * every long-run key, a description and camera keys (and odd numbers: a non-unit axis, 0.1+0.2, 1e-300) goes load → write → load
- * → write; the two written files must be byte-identical and the two loaded scenes equal in every
- * field (the path aside). Numbers are written in the fewest digits that read back exactly (0.03, not
+ * every long-run key, dye_release, a description and camera keys (and odd numbers: a non-unit axis,
+ * 0.1+0.2, 1e-300) goes load → write → load → write; the two written files must be byte-identical
+ * and the two loaded scenes equal in every field (the path aside). Numbers are written in the fewest digits that read back exactly (0.03, not
  * 0.029999999999999999; 0.1+0.2 keeps its 17). vx_scene_set_tracers must generate the tracers a
  * count override does.
  * CPU, fast. Run: ctest -R scene_roundtrip */
@@ -33,7 +33,7 @@ static const char *scene_diff(const vx_scene *a, const vx_scene *b) {
   CMP(kernel); CMP(sigma); CMP(sigma_factor); CMP(dt); CMP(integrator); CMP(stretching); CMP(order); CMP(leaf_size);
   CMP(direct); CMP(backend); CMP(precision); CMP(steps); CMP(diag_every); CMP(seed); CMP(relax); CMP(relax_every);
   CMP(remesh_every); CMP(remesh_h); CMP(has_remesh_origin); CMP3(remesh_origin); CMP(remesh_drop);
-  CMP(remesh_coarsen); CMP(viscosity); CMP(lcfl); CMP(tracer_every); CMP(n_rings);
+  CMP(remesh_coarsen); CMP(viscosity); CMP(lcfl); CMP(tracer_every); CMP(dye_release); CMP(n_rings);
   for (int i = 0; i < a->n_rings; ++i)
     if (ring_diff(&a->rings[i], &b->rings[i])) return ring_diff(&a->rings[i], &b->rings[i]);
   return NULL;
@@ -77,7 +77,7 @@ static const char *OVERRIDES =
     "precision = float\nsteps = 123\ndiag_every = 7\nseed = 18446744073709551615\n"
     "relax = 0.25\nrelax_every = 3\nremesh_every = 7\nremesh_h = 0.0123456789\nremesh_drop = 0.002\nremesh_coarsen = 2.5\n"
     "remesh_origin = 0.5 0.30000000000000004 -2\n"
-    "viscosity = 1e-300\nlcfl = 0.1\ntracer_every = 2\n"
+    "viscosity = 1e-300\nlcfl = 0.1\ntracer_every = 2\ndye_release = 1.7000000000000002\n"
     "description = two rings = one test, with = signs\ncamera_position = -1 0.30000000000000004 1e-300\n"
     "camera_follow = off\n"
     "[ring]\ncirculation = -1.1\nradius = 0.31\ncore = 0.05\nprofile = uniform\nn_around = 33\nlayers = 2\n"
@@ -123,7 +123,9 @@ static void check_short_numbers(const char *dir) {
   for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i)
     if (!strstr(t, want[i])) { FAIL("short: the written scene has no line '%s':\n%s", want[i] + 1, t); ok = 0; }
   if (strstr(t, "99999999") || strstr(t, "00000001")) { FAIL("short: a number in more digits than it needs:\n%s", t); ok = 0; }
-  if (ok) printf("  ok: numbers written in their shortest exact form (dt = 0.03, 0.30000000000000004 kept)\n");
+  if (strstr(t, "dye_release")) { FAIL("short: dye_release written for a scene without it:\n%s", t); ok = 0; }
+  if (ok) printf("  ok: numbers written in their shortest exact form (dt = 0.03, 0.30000000000000004 kept); no dye_release "
+                 "where the scene has none\n");
   free(t);
 }
 
@@ -154,7 +156,7 @@ int main(void) {
   if (!roundtrip(path, dir, "overrides", &s)) {
     if (s.relax != 0.25 || s.relax_every != 3 || s.remesh_every != 7 || s.remesh_h != 0.0123456789 ||
         s.remesh_drop != 0.002 || s.remesh_coarsen != 2.5 || !s.has_remesh_origin || s.remesh_origin[1] != 0.1 + 0.2 || s.viscosity != 1e-300 ||
-        s.lcfl != 0.1 || s.tracer_every != 2 || s.dt != 0.1 + 0.2 ||
+        s.lcfl != 0.1 || s.tracer_every != 2 || s.dt != 0.1 + 0.2 || s.dye_release != 1.7000000000000002 ||
         s.seed != 18446744073709551615ull || strcmp(s.name, "long run") || s.rings[1].axis[2] != -1.0)
       FAIL("overrides: a long-run key or number did not survive the round trip");
     else printf("  ok: overrides: long-run keys and numbers kept exactly\n");

@@ -99,13 +99,15 @@ void vx_scene_remesh_origin(const vx_scene *s, double o[3]) {
 
 /* ------------------------------------------------------------------ generation */
 
-/* splitmix64 (Steele, Lea, Flood 2014): small, fast and reproducible on every platform. */
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+/* splitmix64 (Steele, Lea, Flood 2014): small, fast and reproducible on every platform. Its output
+ * function, a bijection of 64-bit words that mixes every bit into every other, also keys the
+ * counter-based streams of vx_tracer_redraw. */
+static uint64_t rng_mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
+static uint64_t rng_next(uint64_t *s) { return rng_mix(*s += 0x9e3779b97f4a7c15ull); }
 static double rng_uniform(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-53; }
 static double rng_normal(uint64_t *s) {
   double u1 = rng_uniform(s), u2 = rng_uniform(s);
@@ -190,6 +192,60 @@ void vx_scene_set_tracers(vx_scene *s, long long n) {
   if (s->n_rings <= 0) return;
   tracer_split(s, n, per);
   for (int i = 0; i < s->n_rings; ++i) s->rings[i].tracers = (int)per[i];
+}
+
+int vx_dye_release_check(double T, double dt, int tracer_every, vx_integrator it, char *err, size_t errlen) {
+  if (T == 0.0) return 0;
+  if (!(T >= VX_SCENE_DT_MIN && T <= VX_SCENE_LIFE_MAX)) {
+    snprintf(err, errlen, "dye_release %g must be 0 (off) or a lifetime in [%g, %g]", T, VX_SCENE_DT_MIN, VX_SCENE_LIFE_MAX);
+    return -1;
+  }
+  const int m = it == VX_EULER || tracer_every < 1 ? 1 : tracer_every;
+  if (T < m * dt) { /* a step's block, ⌈N·H/T⌉ tracers, would hold some twice */
+    snprintf(err, errlen, "dye_release %g is shorter than one tracer step (%d x dt %g): each tracer must live at least a step", T,
+             m, dt);
+    return -1;
+  }
+  return 0;
+}
+
+int vx_tracer_sources(const vx_scene *s, long long n_tracers, vx_tracer_source src[VX_SCENE_MAX_RINGS]) {
+  long long nt = 0, per[VX_SCENE_MAX_RINGS], first = 0;
+  for (int i = 0; i < s->n_rings; ++i) nt += s->rings[i].tracers;
+  if (s->n_rings <= 0) return 0;
+  tracer_split(s, n_tracers >= 0 ? n_tracers : nt, per);
+  for (int i = 0; i < s->n_rings; ++i) {
+    const vx_ring *r = &s->rings[i];
+    vx_tracer_source *q = &src[i];
+    memset(q, 0, sizeof *q);
+    memcpy(q->centre, r->centre, sizeof q->centre);
+    memcpy(q->axis, r->axis, sizeof q->axis);
+    q->radius = r->radius, q->perturb_amp = r->perturb_amp, q->spread = vx_ring_tracer_spread(r);
+    q->perturb_mode = r->perturb_mode;
+    q->first = (int)first, q->count = (int)per[i];
+    first += per[i];
+  }
+  return s->n_rings;
+}
+
+/* One tracer of source q from the stream st: an angle φ uniform around the centreline, Gaussian offsets
+ * of standard deviation `spread` along the centreline's outward normal and along the axis. The one home
+ * of the seeding's formula (vx_particles_generate, vx_tracer_redraw). */
+static void tracer_draw(const vx_tracer_source *q, const double e1[3], const double e2[3], uint64_t *st, double p[3]) {
+  double phi = 2.0 * VX_PI * rng_uniform(st);
+  double g1 = rng_normal(st) * q->spread, g2 = rng_normal(st) * q->spread;
+  double Rk = q->radius * (1.0 + q->perturb_amp * cos(q->perturb_mode * phi));
+  for (int i = 0; i < 3; ++i) {
+    double eri = cos(phi) * e1[i] + sin(phi) * e2[i];
+    p[i] = q->centre[i] + (Rk + g1) * eri + g2 * q->axis[i];
+  }
+}
+
+void vx_tracer_redraw(const vx_tracer_source *src, uint64_t seed, long long q, long long generation, double p[3]) {
+  double e1[3], e2[3];
+  ring_frame(src->axis, e1, e2);
+  uint64_t st = rng_mix(rng_mix(rng_mix(seed + 0x9e3779b97f4a7c15ull) ^ (uint64_t)q) ^ (uint64_t)generation);
+  tracer_draw(src, e1, e2, &st, p);
 }
 
 /* One tracer's place in tracers_in_space_order: its Morton key, then its seeding index. */
@@ -280,29 +336,18 @@ static void ring_elements(const vx_ring *r, int ri, vx_particles *out, size_t *e
   }
 }
 
-/* The `count` tracers of ring ri from row *t on (*t advanced past them): uniform around the ring,
- * Gaussian in its cross-section (the ring's own stream of the scene's seed), then in spatial order
+/* The tracers of ring ri (source q) into their rows of out: uniform around the ring, Gaussian in its
+ * cross-section (tracer_draw, the ring's own stream of the scene's seed), then in spatial order
  * (tracers_in_space_order). 0, or -1 with err (out of memory). */
-static int ring_tracers(const vx_scene *s, int ri, long long count, vx_particles *out, size_t *t, char *err,
-                        size_t errlen) {
-  const vx_ring *r = &s->rings[ri];
+static int ring_tracers(const vx_scene *s, int ri, const vx_tracer_source *q, vx_particles *out, char *err, size_t errlen) {
   uint64_t st = s->seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull * (uint64_t)(ri + 1);
   double e1[3], e2[3];
-  ring_frame(r->axis, e1, e2);
-  const size_t t0 = *t;
-  const double spread = vx_ring_tracer_spread(r);
-  for (long long q = 0; q < count; ++q, ++*t) {
-    double phi = 2.0 * VX_PI * rng_uniform(&st);
-    double g1 = rng_normal(&st) * spread, g2 = rng_normal(&st) * spread;
-    double Rk = r->radius * (1.0 + r->perturb_amp * cos(r->perturb_mode * phi));
-    for (int i = 0; i < 3; ++i) {
-      double eri = cos(phi) * e1[i] + sin(phi) * e2[i];
-      out->pos[3 * *t + i] = r->centre[i] + (Rk + g1) * eri + g2 * r->axis[i];
-    }
-  }
-  const double half = r->radius * (1.0 + fabs(r->perturb_amp)) + 6.0 * spread;
-  if (tracers_in_space_order(out->pos + 3 * t0, *t - t0, r->centre, half)) {
-    snprintf(err, errlen, "out of memory ordering %zu tracers", *t - t0);
+  ring_frame(q->axis, e1, e2);
+  double *pos = out->pos + 3 * ((size_t)out->n_elem + (size_t)q->first);
+  for (int k = 0; k < q->count; ++k) tracer_draw(q, e1, e2, &st, pos + 3 * (size_t)k);
+  const double half = q->radius * (1.0 + fabs(q->perturb_amp)) + 6.0 * q->spread;
+  if (tracers_in_space_order(pos, (size_t)q->count, q->centre, half)) {
+    snprintf(err, errlen, "out of memory ordering %d tracers", q->count);
     return -1;
   }
   return 0;
@@ -320,8 +365,8 @@ int vx_particles_generate(const vx_scene *s, long long n_tracers, vx_particles *
     snprintf(err, errlen, "%lld elements + %lld tracers is over the supported 2^30", ne, nt);
     return -1;
   }
-  long long per[VX_SCENE_MAX_RINGS];
-  tracer_split(s, nt, per);
+  vx_tracer_source src[VX_SCENE_MAX_RINGS];
+  vx_tracer_sources(s, nt, src);
 
   out->n_elem = (int)ne;
   out->n_tracer = (int)nt;
@@ -336,9 +381,8 @@ int vx_particles_generate(const vx_scene *s, long long n_tracers, vx_particles *
   double spacing = 0.0;
   size_t e = 0;
   for (int ri = 0; ri < s->n_rings; ++ri) ring_elements(&s->rings[ri], ri, out, &e, &spacing);
-  size_t t = (size_t)ne;
   for (int ri = 0; ri < s->n_rings; ++ri)
-    if (ring_tracers(s, ri, per[ri], out, &t, err, errlen)) {
+    if (ring_tracers(s, ri, &src[ri], out, err, errlen)) {
       vx_particles_free(out);
       return -1;
     }

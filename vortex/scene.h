@@ -45,6 +45,9 @@ VX_EXTERN_C_BEGIN
 #define VX_SCENE_EXTENT_MAX 10.0
 #define VX_SCENE_FACTOR_MIN 1e-3 /* sigma_factor */
 #define VX_SCENE_FACTOR_MAX 1e3
+/* dye_release, a tracer's lifetime: 0 (off) or in [VX_SCENE_DT_MIN, VX_SCENE_LIFE_MAX] time units, and
+ * at least one tracer step (vx_dye_release_check) */
+#define VX_SCENE_LIFE_MAX 1e6
 /* Counts and intervals, for the scene's keys and the command line's options alike (and a checkpoint's
  * saved run): leaf_size / --leaf-size, relax_every, remesh_every and their options, tracers. */
 #define VX_SCENE_LEAF_MAX (1 << 20)
@@ -139,6 +142,7 @@ typedef struct {
   double viscosity;
   double lcfl;            /* substep target dt·max|∇u| (default 0.5; 0: off) */
   int tracer_every;       /* element steps one tracer step spans: 1 (default), 2 or 4 */
+  double dye_release;     /* > 0: each tracer lives this long, then is seeded again (vx_sim_params.dye_release) */
   int conserve;           /* vx_conserve_mode (conserve.h): off, axial, full */
   vx_resolution resolution; /* the key resolution (normal by default) */
   double reynolds;        /* > 0: the key reynolds, Γmax/ν (the viscosity it implies) */
@@ -151,6 +155,34 @@ typedef struct {
 /* The element steps one tracer step may span (the scene key tracer_every, --tracer-every, the panel;
  * vx_sim_params.tracer_every, docs/MATH.md §15): 1, 2 or 4. */
 static inline int vx_tracer_every_ok(long m) { return m == 1 || m == 2 || m == 4; }
+
+/* dye_release T (the scene key, --dye-release, the panel; vx_sim_params.dye_release) against the
+ * tracer step's longest span H = tracer_every·dt (dt with Euler, whose tracers ride every call): 0
+ * when T is 0 (off) or a lifetime in [VX_SCENE_DT_MIN, VX_SCENE_LIFE_MAX] of at least H, so that a
+ * step releases each tracer at most once; else -1 with a one-line err naming the key. */
+int vx_dye_release_check(double T, double dt, int tracer_every, vx_integrator it, char *err, size_t errlen);
+
+/* Where one ring's tracers are seeded: its starting centreline (centre, unit axis, radius and
+ * centreline wave), the spread of the dye about it, and its tracers' rows of the tracer block.
+ * vx_particles_generate seeds them from it; a continuous release (vx_sim_params.dye_release) seeds
+ * them again from it, around where the ring started, whatever it has done since. */
+typedef struct {
+  double centre[3];
+  double axis[3];         /* unit */
+  double radius, perturb_amp, spread;
+  int perturb_mode;
+  int first, count;       /* its tracers: rows first .. first + count - 1 of the tracer block */
+} vx_tracer_source;
+
+/* The tracer sources of the scene's rings for n_tracers tracers in all (>= 0: shared among the rings
+ * as vx_particles_generate shares an override; -1: the rings' own counts), in ring order; returns the
+ * number of rings. */
+int vx_tracer_sources(const vx_scene *s, long long n_tracers, vx_tracer_source src[VX_SCENE_MAX_RINGS]);
+/* A fresh position p of tracer q (one of src's rows) at its release number `generation` (>= 1; the
+ * seeding is number 0): drawn as vx_particles_generate draws it (an angle uniform around the
+ * centreline, a Gaussian offset across it, the same code), from a counter-based stream keyed by
+ * (seed, q, generation) alone, so that any release can be drawn again in any order. */
+void vx_tracer_redraw(const vx_tracer_source *src, uint64_t seed, long long q, long long generation, double p[3]);
 
 /* Particles generated from a scene: elements first, then tracers (host arrays, owned). */
 typedef struct {

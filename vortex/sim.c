@@ -162,6 +162,7 @@ void vx_sim_destroy(vx_sim *s) {
   free(s->ring);
   free(s->host);
   free(s->added);
+  free(s->dye_rows);
   free(s);
 }
 
@@ -260,7 +261,10 @@ vx_sim *vx_sim_create_from_state(const vx_sim_params *prm, const vx_sim_state *s
   sim_energy_restart(s); /* the checkpoint keeps no energy: the watch starts again here */
   s->max_gradu = st->max_gradu; /* have_grad stays 0: no gradient of these particles yet, keep the measured value */
   s->rstats = st->remesh;
-  if (sim_restore_tracer_step(s, st, err, errlen)) { vx_sim_destroy(s); return NULL; }
+  if (sim_restore_tracer_step(s, st, err, errlen) || sim_dye_set(s, &st->dye, err, errlen)) {
+    vx_sim_destroy(s);
+    return NULL;
+  }
   return s;
 }
 
@@ -278,6 +282,7 @@ int vx_sim_export_state(vx_sim *s, vx_sim_state *st, char *err, size_t errlen) {
   st->max_gradu = s->max_gradu;
   st->remesh = s->rstats;
   st->tr_m = s->tr_m, st->tr_steps = s->tr_steps, st->tr_stage = s->tr_stage, st->tr_h = s->tr_h;
+  st->dye = s->dye;
   return 0;
 }
 
@@ -287,7 +292,11 @@ vx_sim *vx_sim_create(const vx_sim_params *prm, const vx_scene *scene, char *err
   vx_sim_params p = *prm;
   if (!(p.sigma > 0.0)) p.sigma = vx_scene_sigma(scene, P.spacing);
   vx_sim *s = vx_sim_create_from(&p, P.n_elem, P.n_tracer, P.pos, P.alpha, P.ring, err, errlen);
-  if (s) s->n_rings = scene->n_rings;
+  if (s) {
+    s->n_rings = scene->n_rings;
+    s->dye.seed = scene->seed; /* where the tracers just seeded are seeded again (sim_dye.c) */
+    s->dye.n_rings = vx_tracer_sources(scene, prm->tracers, s->dye.ring);
+  }
   vx_particles_free(&P);
   return s;
 }

@@ -6,9 +6,10 @@
  *
  * State lives in backend memory: host arrays on the cpu backend, device arrays on the cuda
  * backend (allocated once, grown only when counts grow; a step makes no host↔device copy of
- * particle arrays). Each stage is ONE engine call: targets = [elements, tracers] (one contiguous
- * array, elements first), sources = the elements. The getters copy state to the host on demand,
- * for diagnostics and tests.
+ * particle arrays, but for the few tracers a continuous dye release seeds again, vx_dye_state).
+ * Each stage is ONE engine call: targets = [elements, tracers] (one contiguous array, elements
+ * first), sources = the elements. The getters copy state to the host on demand, for diagnostics and
+ * tests.
  *
  *   vx_sim *s = vx_sim_create(&prm, &scene, err, sizeof err);
  *   for (...) { if (vx_sim_step(s, err, sizeof err)) ...; }
@@ -65,7 +66,32 @@ typedef struct {
                              evaluations riding in the elements' first and last calls, the elements'
                              other calls without them (docs/MATH.md §15); 0 or 1: they ride in every
                              call of the elements' scheme. Euler: always every call */
+  double dye_release;     /* > 0: a continuous release of the dye, each of the scene's tracers living about
+                             this long (time units) before it is seeded again where its ring started
+                             (vx_dye_state); 0: off, the tracers seeded once. At least one tracer step
+                             (vx_dye_release_check) */
 } vx_sim_params;
+
+/* The continuous dye release (vx_sim_params.dye_release = T): where the scene's tracers are seeded
+ * again, and how far the release has gone. At the end of each completed tracer step of span H (never
+ * inside one, so its RK4 state stays whole) the next vx_dye_block(N, H, T) of the sources' N tracers
+ * are released in turn: the k-th release (k = 0, 1, 2, ...) puts tracer q = k mod N back at
+ * vx_tracer_redraw(its source, seed, q, k div N + 1), around its ring's starting centreline with the
+ * seeding's spread, in its ring's block of rows (so its ring colour stays). Tracers of rings launched
+ * since (after the N) are left alone. The schedule depends on nothing but the spans of the tracer
+ * steps taken and `released`, which a checkpoint keeps. */
+typedef struct {
+  uint64_t seed;            /* the scene's tracer seed */
+  int n_rings;              /* sources; 0: nothing to release (a simulation built from bare particles) */
+  vx_tracer_source ring[VX_SCENE_MAX_RINGS];
+  long long released;       /* releases so far */
+} vx_dye_state;
+
+/* The tracers released at the end of a tracer step of span H (time units) with lifetime T: ⌈N·H/T⌉,
+ * at most N; 0 when T, N or H is not positive. */
+long long vx_dye_block(long long n, double span, double lifetime);
+/* The sources' tracers N (rows 0 .. N-1 of the tracer block). */
+int vx_dye_tracers(const vx_dye_state *d);
 
 /* A tracer step of tracer_every element steps spans fewer (halved) while its H·max|∇u| would pass
  * this: the tracers' RK4 on a core's rotation rate Ω <= max|∇u|/√2 then turns them by at most 0.5 rad
@@ -191,6 +217,7 @@ typedef struct {
   const double *tr_y0, *tr_acc; /* its tracers' y0 and acc (host, 3*n_tracer each) for
                                    vx_sim_create_from_state when tr_steps > 0; vx_sim_export_state
                                    leaves them NULL (vx_sim_tracer_step copies them out) */
+  vx_dye_state dye;         /* the continuous release's sources and count (n_rings 0: none) */
 } vx_sim_state;
 
 /* The counters of the current state (max|∇u| measured first, as vx_sim_check does). 0, or -1 with err. */
@@ -261,6 +288,15 @@ int vx_sim_set_coarsen(vx_sim *s, double ratio, char *err, size_t errlen); /* re
 int vx_sim_set_lcfl(vx_sim *s, double lcfl, char *err, size_t errlen);
 /* Viscosity ν >= 0 (> 0 needs remeshing on). */
 int vx_sim_set_viscosity(vx_sim *s, double nu, char *err, size_t errlen);
+/* The dye's lifetime T (vx_sim_params.dye_release; 0: stop releasing): from the end of the tracer step
+ * under way; the round of releases goes on where it stands. */
+int vx_sim_set_dye_release(vx_sim *s, double T, char *err, size_t errlen);
+/* The release's sources and count (vx_dye_state): those of the scene for vx_sim_create, none for
+ * vx_sim_create_from, the saved ones for vx_sim_create_from_state. */
+const vx_dye_state *vx_sim_dye(const vx_sim *s);
+/* Give a simulation built around another's particles (an engine rebuild) that one's release. 0, or -1
+ * with err (sources that do not fit the tracers). */
+int vx_sim_set_dye(vx_sim *s, const vx_dye_state *d, char *err, size_t errlen);
 /* Check a set of parameters without applying them (the rules the setters apply). 0, or -1 with err. */
 int vx_sim_params_check(const vx_sim_params *p, char *err, size_t errlen);
 

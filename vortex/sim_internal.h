@@ -4,6 +4,7 @@
  *   sim_params.c   parameters: from a scene, validation, the engine's parameters, the setters
  *   sim_step.c     a step: its engine calls, Runge–Kutta stages and substeps
  *   sim_tracers.c  the tracers' own RK4 step over several element steps (docs/MATH.md §15)
+ *   sim_dye.c      the continuous dye release between tracer steps (vx_sim_params.dye_release)
  *   sim_control.c  long-run control: relaxation, remeshing, lattice coarsening, the invariants' correction
  *   sim_rings.c    rings added while running and removed again
  *   sim_health.c   the blow-up rule, the energy watch, velocities on demand, dt advice */
@@ -78,6 +79,10 @@ struct vx_sim {
   int tr_m;                  /* m of the tracer step under way */
   int tr_steps, tr_stage;    /* element steps and tracer stages done in it (0, 0: none under way) */
   double tr_h;               /* the size of its element steps */
+  /* the continuous dye release (sim_dye.c): its sources and count, and the host rows of a block */
+  vx_dye_state dye;
+  void *dye_rows;
+  size_t c_dye_rows;
 };
 
 static inline double sim_now_ms(void) { return vx_clock_ms(); }
@@ -120,6 +125,11 @@ int sim_tracers_settle_move(vx_sim *s, int back, char *err, size_t errlen);
 void sim_tracers_settle(vx_sim *s);
 int sim_tracer_step_begin(vx_sim *s, int m, double dt, char *err, size_t errlen);
 int sim_restore_tracer_step(vx_sim *s, const vx_sim_state *st, char *err, size_t errlen);
+
+/* sim_dye.c: after a completed tracer step of span H, the block of tracers due seeded again; the
+ * release's sources set (checked against the tracers) */
+int sim_dye_release(vx_sim *s, double span, char *err, size_t errlen);
+int sim_dye_set(vx_sim *s, const vx_dye_state *d, char *err, size_t errlen);
 
 /* sim_control.c */
 int sim_relax_strengths(vx_sim *s, char *err, size_t errlen);

@@ -31,6 +31,7 @@ vx_sim_params vx_sim_params_from_scene(const vx_scene *sc) {
   p.viscosity = sc->viscosity;
   p.lcfl = sc->lcfl;
   p.tracer_every = sc->tracer_every;
+  p.dye_release = sc->dye_release;
   p.conserve = sc->conserve;
   return p;
 }
@@ -62,6 +63,7 @@ static int check_control(const vx_sim_params *p, char *err, size_t errlen) {
     return -1;
   }
   if (!(p->viscosity >= 0.0 && isfinite(p->viscosity))) { snprintf(err, errlen, "viscosity %g must be >= 0", p->viscosity); return -1; }
+  if (vx_dye_release_check(p->dye_release, p->dt, p->tracer_every, p->integrator, err, errlen)) return -1;
   double h = sim_lattice_h(p);
   if (p->remesh_every > 0 && !(h > 0.0)) {
     snprintf(err, errlen, "remeshing needs a lattice spacing: set remesh_h (the %s kernel has no sigma)", vx_kernel_name(p->kernel));

@@ -243,8 +243,11 @@ static int run_stages(vx_sim *s, double dt, int may_relax, double *t_eval, char 
     }
     if (j >= 0 && sim_tracer_stage(s, j, err, errlen)) return -1;
   }
-  if (m > 1 && ++s->tr_steps == m) s->tr_steps = s->tr_stage = 0;
+  int tracer_step_done = m == 1; /* the tracers rode every call: their step is this one */
+  if (m > 1 && ++s->tr_steps == m) s->tr_steps = s->tr_stage = 0, tracer_step_done = 1;
   if (m > 1 && sim_tracers_settle_move(s, 0, err, errlen)) return -1; /* to the current time */
+  /* the dye due is released between tracer steps, never inside one (sim_dye.c) */
+  if (tracer_step_done && s->prm.dye_release > 0.0 && sim_dye_release(s, m > 1 ? m * s->tr_h : dt, err, errlen)) return -1;
   s->have_grad = s->prm.stretching != VX_STRETCH_NONE;
   return 0;
 }

@@ -53,6 +53,7 @@ typedef struct {
   double relax, remesh_h, remesh_drop, remesh_coarsen, viscosity, lcfl;
   int relax_every, remesh_every;
   int tracer_every;                                       /* -1: the scene's; 1, 2 or 4 */
+  double dye_release;                                     /* < 0: the scene's; the dye's lifetime (0: off) */
 } app_overrides;
 
 void app_overrides_init(app_overrides *ov);
@@ -177,6 +178,7 @@ typedef struct {
   const long long *launch_steps; /* --launch-ring: a ring launched from the camera in the frame that */
   int n_launch;                  /* takes each of these steps, before its steps */
   int colour;               /* app_colour (--colour); -1: ring for a scene of several rings, else plain */
+  int iso_grid;             /* --iso-grid: the vorticity surface's nodes a side; 0: the backend's default */
   /* (tracer colours: see app_colour below) */
   int sim_thread;           /* window, cpu backend: steps on their own thread; -1 (auto): unless --frames,
                                --screenshot or --record asks for a frame per batch of steps */
@@ -265,6 +267,7 @@ typedef struct {
   double dt, sigma;
   int integrator, stretching, kernel, order, direct;
   int tracer_every;         /* element steps one tracer step spans (vx_sim_params.tracer_every): 1, 2, 4 */
+  double dye_release;       /* the dye's lifetime (vx_sim_params.dye_release; 0: seeded once) */
   /* long-run control, applied at once (vx_sim_set_relax / _remesh / _coarsen / _viscosity) */
   double relax, remesh_h, remesh_drop, remesh_coarsen, viscosity, lcfl;
   int relax_every, remesh_every;
@@ -281,8 +284,16 @@ typedef struct {
   int opacity_level;
   int follow, vsync, show_panel, show_help, show_hud;
   int colour;               /* app_colour of the tracers (K cycles; style.tint and the values follow) */
+  int iso_grid;             /* the vorticity surface's grid, nodes a side (APP_ISO_GRID_MIN..MAX; 0: default) */
   rd_style style;
 } app_settings;
+
+/* The vorticity surface's grid: nodes a side (--iso-grid, the panel), and the defaults, which keep
+ * it within a few milliseconds a frame on each backend (docs/BENCHMARKS.md). */
+#define APP_ISO_GRID_MIN 16
+#define APP_ISO_GRID_MAX 256
+#define APP_ISO_GRID_CUDA 128
+#define APP_ISO_GRID_CPU 64
 
 /* The launched rings the app keeps for a saved scene (app.launched): as many as a scene holds. */
 #define APP_MAX_LAUNCHED VX_SCENE_MAX_RINGS
@@ -361,6 +372,12 @@ typedef struct app {
   float tc_range[2];        /* the map's range (the colour bar's labels) */
   double tc_range_wall;     /* when it was last measured (app_now) */
   vx_travel travel;         /* the scene's direction of travel (height) */
+  /* the vorticity surface (app_iso.c): |ω| of the state shown on a grid, handed to the renderer */
+  struct vx_vort_grid *iso;
+  int iso_on_device;        /* where iso's grid lives */
+  long long iso_state;      /* state_version it was made from (-1: none) */
+  int iso_n;                /* and its nodes a side */
+  double ms_iso_grid;       /* the last grid's wall time */
   /* recording (app_record.c) */
   rd_recorder *rec_video, *rec_png;
   rd_readback *rec_rb;
@@ -374,7 +391,7 @@ typedef struct app {
 typedef enum {
   APP_KEY_MOUSE = 0, /* a mouse binding: listed, handled by the mouse callbacks */
   APP_KEY_RUN, APP_KEY_STEP, APP_KEY_RESET, APP_KEY_CAMERA, APP_KEY_FOLLOW, APP_KEY_OPACITY, APP_KEY_ELEMENTS,
-  APP_KEY_COLOUR, APP_KEY_BOXES, APP_KEY_CUBE, APP_KEY_DIRECT, APP_KEY_POINTS_UP, APP_KEY_POINTS_DOWN,
+  APP_KEY_COLOUR, APP_KEY_ISO, APP_KEY_BOXES, APP_KEY_CUBE, APP_KEY_DIRECT, APP_KEY_POINTS_UP, APP_KEY_POINTS_DOWN,
   APP_KEY_MORE_DRAWN, APP_KEY_FEWER_DRAWN, APP_KEY_ZOOM_IN, APP_KEY_ZOOM_OUT, APP_KEY_VSYNC, APP_KEY_HUD,
   APP_KEY_PANEL, APP_KEY_HELP, APP_KEY_SCREENSHOT, APP_KEY_RECORD, APP_KEY_SAVE_SCENE, APP_KEY_UNLAUNCH,
   APP_KEY_LAUNCH, APP_KEY_QUIT
@@ -434,6 +451,13 @@ int app_colour_default(const app *a, const vx_scene *sc);
  * when the state or the mode changed (on the simulation's backend). A mode that cannot be shown
  * (vorticity with stretching off) falls back to plain with a message. 0, or -1 with err. */
 int app_colour_prepare(app *a, rd_particles *p, char *err, size_t errlen);
+
+/* app_iso.c. The I key's cycle of the vorticity surface: with the dye, alone, off. */
+void app_iso_cycle(rd_style *st);
+/* The elements' |ω| of the state shown on the surface's grid, to the renderer (rd_set_field), when the
+ * surface is shown and the state or the grid changed; made on the simulation's backend. 0, or -1 with err. */
+int app_iso_hand(app *a, char *err, size_t errlen);
+void app_iso_free(app *a);
 
 /* app_record.c. Start recording w x h frames into a video and/or PNG frames (either may be NULL);
  * Ctrl-C / SIGTERM are caught until it stops. 0, or -1 with err. */

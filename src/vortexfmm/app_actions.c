@@ -32,6 +32,7 @@ static void scene_from_settings(const app *a, vx_scene *sc) {
   sc->kernel = (vx_kernel)s->kernel, sc->sigma = s->sigma, sc->dt = s->dt;
   sc->integrator = (vx_integrator)s->integrator, sc->stretching = (vx_stretching)s->stretching;
   sc->tracer_every = s->tracer_every;
+  sc->dye_release = s->dye_release;
   sc->order = s->order, sc->leaf_size = s->leaf, sc->direct = s->direct;
   sc->backend = (vx_backend)s->backend, sc->precision = (vx_precision)s->precision;
   sc->relax = s->relax, sc->relax_every = s->relax_every, sc->lcfl = s->lcfl;

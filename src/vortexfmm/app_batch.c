@@ -165,6 +165,7 @@ static void say_run(const batch *b, const char *path) {
     fprintf(stderr, "; remeshing every %d steps on h=%g (%d elements after the first)%s", P->remesh_every,
             vx_sim_remesh_stats(sim)->h, vx_sim_n_elements(sim), P->viscosity > 0 ? "" : ", inviscid");
   if (P->viscosity > 0) fprintf(stderr, ", viscosity %g", P->viscosity);
+  if (P->dye_release > 0) fprintf(stderr, "; dye released continuously, each tracer living %g", P->dye_release);
   fprintf(stderr, "\n");
   /* what the method chose and why (numerics.h), and the command line's changes checked as the
    * scene's overrides are; under --quiet the warnings only */

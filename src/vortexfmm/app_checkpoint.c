@@ -104,6 +104,7 @@ static int check_overrides(const app_overrides *ov, const vx_sim *s, const vx_ck
       {"--viscosity", ov->viscosity >= 0, ov->viscosity, p->viscosity},
       {"--lcfl", ov->lcfl >= 0, ov->lcfl, p->lcfl},
       {"--tracer-every", ov->tracer_every > 0, ov->tracer_every, p->tracer_every},
+      {"--dye-release", ov->dye_release >= 0, ov->dye_release, p->dye_release},
       {"--conserve", ov->conserve >= 0, ov->conserve, p->conserve},
   };
   for (size_t i = 0; i < sizeof num / sizeof num[0]; ++i) {
@@ -132,6 +133,7 @@ static void scene_of(const vx_sim *s, const vx_ckpt_meta *m, vx_scene *sc) {
   sc->remesh_h = p->remesh_h, sc->remesh_drop = p->remesh_drop, sc->viscosity = p->viscosity, sc->lcfl = p->lcfl;
   sc->conserve = p->conserve, sc->remesh_coarsen = p->remesh_coarsen;
   sc->tracer_every = p->tracer_every > 0 ? p->tracer_every : 1;
+  sc->dye_release = p->dye_release;
 }
 
 int app_ckpt_restart(const char *file, const app_overrides *ov, vx_sim **sim, vx_scene *sc, char *err, size_t errlen) {

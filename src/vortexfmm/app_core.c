@@ -53,6 +53,7 @@ int app_init(app *a, const app_options *o, int window, char *err, size_t errlen)
   a->set.vsync = !o->no_vsync;
   a->set.show_panel = 0; /* a quiet screen: the status line only; Tab and U open the rest */
   a->set.show_hud = 0;
+  a->set.iso_grid = o->iso_grid;
   vx_sim_params prm = app_sim_params(&sc, &o->ov);
   prm.verbose = 0;
   app_cpu_tracers(a, &sc, &prm);
@@ -86,6 +87,7 @@ void app_shutdown(app *a) {
   vx_acc_destroy(a->acc); /* waits for a direct sum in flight */
   a->acc = NULL;
   app_colour_free(a); /* device buffers go before the simulation (and its device) */
+  app_iso_free(a);
   vx_sim_destroy(a->sim);
   a->sim = NULL;
   app_shown_free(&a->shown);

@@ -150,6 +150,7 @@ static int hand_to_renderer(app *a, int readable, char *err, size_t errlen) {
     a->up_interop = st->interop;
     a->up_colour = colour;
   }
+  if (app_iso_hand(a, err, errlen)) return -1;
   if (!a->blown_up && (st->opacity || st->show_boxes || st->show_cube) && hand_hist(a, readable, err, errlen)) return -1;
   a->ms_upload = 1e3 * (app_now() - t0);
   a->ms_follow = 0.0;
@@ -176,7 +177,7 @@ static int wants_sim(const app *a) {
   const app_settings *s = &a->set, *c = &a->cur;
   if (a->act_step || a->act_reset || a->act_save_scene || a->act_launch || a->act_unlaunch || !s->running) return 1;
   return s->dt != c->dt || s->sigma != c->sigma || s->integrator != c->integrator || s->stretching != c->stretching ||
-         s->tracer_every != c->tracer_every ||
+         s->tracer_every != c->tracer_every || s->dye_release != c->dye_release ||
          s->kernel != c->kernel || s->order != c->order || s->direct != c->direct || s->relax != c->relax ||
          s->relax_every != c->relax_every || s->lcfl != c->lcfl || s->remesh_every != c->remesh_every ||
          s->remesh_h != c->remesh_h || s->remesh_drop != c->remesh_drop || s->viscosity != c->viscosity ||

@@ -22,6 +22,7 @@ static const app_key KEYS[] = {
     {"O", "ray-counted opacity on / off", APP_KEY_OPACITY, {GLFW_KEY_O, 0, 0}, 0, 0},
     {"E", "vortex elements coloured by |alpha| on / off", APP_KEY_ELEMENTS, {GLFW_KEY_E, 0, 0}, 0, 0},
     {"K", "tracer colour: plain, ring, speed, vorticity, height", APP_KEY_COLOUR, {GLFW_KEY_K, 0, 0}, 0, 0},
+    {"I", "vorticity surface: with the dye, alone, off", APP_KEY_ISO, {GLFW_KEY_I, 0, 0}, 0, 0},
     {"B", "histogram cells on / off (their level in the HUD)", APP_KEY_BOXES, {GLFW_KEY_B, 0, 0}, 0, 0},
     {"X", "the octree's root cube on / off", APP_KEY_CUBE, {GLFW_KEY_X, 0, 0}, 0, 0},
     {"D", "FMM / direct summation", APP_KEY_DIRECT, {GLFW_KEY_D, 0, 0}, 0, 0},

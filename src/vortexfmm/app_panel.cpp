@@ -182,6 +182,10 @@ static void particles_section(app *a) {
   int nt = (int)s->tracers;
   if (ImGui::InputInt("tracers (Enter)", &nt, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && nt >= 0) s->tracers = nt;
   hint("New tracers are seeded at the next reset (R).");
+  input_double("dye release (Enter)", &s->dye_release);
+  hint("Continuous dye: each tracer lives this long (time units), then is seeded again around where its ring\n"
+       "started, so smoke keeps streaming from there and the rings' wake shows. From the next tracer step;\n"
+       "0: the tracers are seeded once.");
   ImGui::SliderFloat("drawn fraction", &s->style.fraction, 1e-4f, 1.0f, "%.4f", ImGuiSliderFlags_Logarithmic);
   if (a->pending[0]) ImGui::TextColored(kYellow, "%s", a->pending);
 }
@@ -202,6 +206,23 @@ static void launch_section(app *a) {
   ImGui::TextColored(kGrey, "%d launched", a->shown.n_added);
   hint("Remove last takes out the newest launched ring's elements (after a remeshing: the lattice nodes its "
        "elements weighed most in) and its tracers.");
+}
+
+/* The vorticity surface (I): shown with or without the dye, its level, how much it hides, its grid. */
+static void iso_controls(app_settings *s) {
+  rd_style *st = &s->style;
+  bool on = st->show_iso != 0, dye = st->show_tracers != 0;
+  if (ImGui::Checkbox("vorticity surface (I)", &on)) st->show_iso = on;
+  hint("The surface |omega| = level * max|omega| of the vortex elements' field (smoothed by their core sigma) on a "
+       "grid, made again at each step: the picture researchers make offline, drawn live.");
+  if (!on) { st->show_tracers = 1; return; }
+  ImGui::SameLine();
+  if (ImGui::Checkbox("dye", &dye)) st->show_tracers = dye;
+  ImGui::SliderFloat("surface level", &st->iso_level, 0.02f, 0.95f, "%.2f of max");
+  ImGui::SliderFloat("surface opacity", &st->iso_opacity, 0.05f, 1.0f, "%.2f");
+  ImGui::ColorEdit3("surface colour", st->iso_rgb, ImGuiColorEditFlags_NoInputs);
+  int n = s->iso_grid > 0 ? s->iso_grid : (s->backend == VX_BACKEND_CUDA ? APP_ISO_GRID_CUDA : APP_ISO_GRID_CPU);
+  if (ImGui::SliderInt("surface grid", &n, APP_ISO_GRID_MIN, APP_ISO_GRID_MAX, "%d^3")) s->iso_grid = n;
 }
 
 static void look_section(app *a) {
@@ -239,6 +260,7 @@ static void look_section(app *a) {
   bool el = st->show_elements != 0, bx = st->show_boxes != 0, cu = st->show_cube != 0, io = st->interop != 0;
   if (ImGui::Checkbox("elements by |alpha| (E)", &el)) st->show_elements = el;
   if (el) ImGui::SliderFloat("element size", &st->element_size, 0.5f, 16.0f, "%.1f px");
+  iso_controls(s);
   if (ImGui::Checkbox("histogram cells (B)", &bx)) st->show_boxes = bx;
   char why[200];
   snprintf(why, sizeof why, "The non-empty cells of the histogram at the octree's leaf level, or at the deepest coarser "

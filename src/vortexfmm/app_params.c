@@ -16,6 +16,7 @@ void app_overrides_init(app_overrides *ov) {
   ov->conserve = -1;
   ov->resolution = -1;
   ov->tracer_every = -1;
+  ov->dye_release = -1.0;
 }
 
 vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
@@ -49,5 +50,6 @@ vx_sim_params app_sim_params(vx_scene *sc, const app_overrides *ov) {
   if (ov->viscosity >= 0) prm.viscosity = ov->viscosity;
   if (ov->lcfl >= 0) prm.lcfl = ov->lcfl;
   if (ov->tracer_every > 0) prm.tracer_every = ov->tracer_every;
+  if (ov->dye_release >= 0) prm.dye_release = ov->dye_release;
   return prm;
 }

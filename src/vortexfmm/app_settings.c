@@ -74,6 +74,10 @@ static void apply_physics(app *a) {
         vx_integrator_name((vx_integrator)s->integrator))
   APPLY(tracer_every, vx_sim_set_tracer_every(a->sim, s->tracer_every, err, sizeof err),
         "tracers: one RK4 step of %d element step%s", s->tracer_every, s->tracer_every == 1 ? "" : "s")
+  APPLY(dye_release, vx_sim_set_dye_release(a->sim, s->dye_release, err, sizeof err),
+        s->dye_release > 0 ? "dye released continuously, each tracer living %g (from the next tracer step)"
+                           : "dye release off (%g): the tracers are no longer seeded again",
+        s->dye_release)
   APPLY(stretching, vx_sim_set_stretching(a->sim, (vx_stretching)s->stretching, err, sizeof err), "stretching %s",
         vx_stretching_name((vx_stretching)s->stretching))
   if (s->sigma != c->sigma && sigma_refused(a)) s->sigma = c->sigma;

@@ -21,6 +21,7 @@ static void settings_from_sim(app *a) {
   s->sigma = p->sigma;
   s->integrator = (int)p->integrator;
   s->tracer_every = p->tracer_every > 1 ? p->tracer_every : 1;
+  s->dye_release = p->dye_release;
   s->stretching = (int)p->stretching;
   s->kernel = (int)p->kernel;
   s->order = p->order;
@@ -45,6 +46,7 @@ static void params_from_settings(vx_sim_params *prm, const app_settings *s) {
   prm->sigma = s->sigma;
   prm->integrator = (vx_integrator)s->integrator;
   prm->tracer_every = s->tracer_every;
+  prm->dye_release = s->dye_release;
   prm->stretching = (vx_stretching)s->stretching;
   prm->kernel = (vx_kernel)s->kernel;
   prm->order = s->order;
@@ -196,6 +198,7 @@ int app_sim_rebuild(app *a, char *err, size_t errlen) {
   const vx_sim_added *added = vx_sim_added_rings(a->sim, &na);
   char e2[256];
   if (na && vx_sim_set_added_rings(s, added, na, e2, sizeof e2)) app_message(a, "launched rings kept, not removable: %s", e2);
+  if (vx_sim_set_dye(s, vx_sim_dye(a->sim), e2, sizeof e2)) app_message(a, "the dye is no longer released: %s", e2);
   a->t_offset += vx_sim_time(a->sim);
   a->steps_offset += vx_sim_steps_done(a->sim);
   vx_sim_destroy(a->sim);

@@ -186,6 +186,9 @@ static void hud_histogram(const app *a, const rd_stats *rs) {
                 a->hist_octree ? "(the octree's bin[])" : "(binned again, not the octree's)");
   else
     ImGui::Text("points: %s   opacity off", rd_path_name(rs->points_path));
+  if (st->show_iso && rs->iso_path != RD_PATH_NONE)
+    ImGui::Text("vorticity surface: %ld triangles at %.2f of max|omega|, grid %d^3 %.1f ms, triangles %.1f ms (%s)",
+                rs->n_iso, st->iso_level, a->iso_n, a->ms_iso_grid, rs->t_iso, rd_path_name(rs->iso_path));
   if (!st->show_boxes || rs->boxes_level <= 0) return;
   int want = st->boxes_level > 0 && st->boxes_level < rs->hist_levels ? st->boxes_level : rs->hist_levels;
   if (rs->boxes_level < want)

@@ -73,6 +73,9 @@ typedef struct {
   const char *render_opt; /* first rendering-only option seen (an error in batch mode) */
   /* look */
   double fraction, point_size, intensity, gain, glow, depth_cue;
+  double iso;               /* --iso LEVEL: the vorticity surface at that share of max|ω| (< 0: off) */
+  long long iso_grid;       /* --iso-grid N: its grid's nodes a side (0: the backend's default) */
+  int iso_only;             /* --iso-only: the surface without the dye */
   const char *colour;
   long long samples, blur, op_scale;
   int no_opacity, elements, boxes, no_cube, interop_off;
@@ -199,6 +202,9 @@ static int run_render(const opts *o) {
   if (o->boxes) s.show_boxes = 1;
   if (o->no_cube) s.show_cube = 0;
   if (o->interop_off) s.interop = 0;
+  if (o->iso > 0) s.show_iso = 1, s.iso_level = (float)o->iso;
+  if (o->iso_only) s.show_iso = 1, s.show_tracers = 0;
+  ao.iso_grid = (int)o->iso_grid;
   ao.style = s;
   ao.colour = -1;
   if (o->colour && (ao.colour = app_colour_from_name(o->colour)) < 0)
@@ -213,7 +219,7 @@ static void opts_default(opts *o) {
   o->steps = o->diag_every = o->frames = o->steps_per_frame = o->vtk_every = -1;
   o->energy_max = 131072;
   o->opacity_level = 6;
-  o->fraction = o->point_size = o->intensity = o->gain = o->glow = o->depth_cue = -1.0;
+  o->fraction = o->point_size = o->intensity = o->gain = o->glow = o->depth_cue = o->iso = -1.0;
   o->samples = o->blur = o->op_scale = -1;
   o->fps = 30.0;
   o->png_level = -1;
@@ -235,6 +241,7 @@ static int parse_flag(opts *o, const char *a) {
               : !strcmp(a, "--elements")   ? &o->elements
               : !strcmp(a, "--boxes")      ? &o->boxes
               : !strcmp(a, "--no-cube")    ? &o->no_cube
+              : !strcmp(a, "--iso-only")   ? &o->iso_only
                                            : NULL;
   if (!flag) return 0;
   *flag = 1;
@@ -247,9 +254,9 @@ static int missing_value(const char *a) {
   static const char *known[] = {"--scene", "--diag", "--integrator", "--backend", "--precision", "--kernel",
                                 "--stretching", "--steps", "--diag-every", "--diag-time", "--tracers", "--seed", "--order",
                                 "--leaf-size", "--energy-max", "--dt", "--sigma", "--frames", "--steps-per-frame",
-                                "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity", "--depth-cue",
+                                "--size", "--png-dir", "--screenshot", "--fraction", "--point-size", "--intensity", "--depth-cue", "--iso", "--iso-grid",
                                 "--relax", "--relax-every", "--remesh-every", "--remesh-h", "--remesh-drop", "--remesh-coarsen",
-                                "--viscosity", "--conserve", "--resolution", "--t-end", "--lcfl", "--tracer-every", "--vtk-dir", "--vtk-every",
+                                "--viscosity", "--conserve", "--resolution", "--t-end", "--lcfl", "--tracer-every", "--dye-release", "--vtk-dir", "--vtk-every",
                                 "--checkpoint", "--checkpoint-every", "--restart", "--accuracy-every",
                                 "--gain", "--glow", "--ray-samples", "--blur", "--opacity-scale",
                                 "--opacity-level", "--interop", "--record", "--fps", "--png-level", "--scene-dir",
@@ -368,6 +375,11 @@ static int parse_physics_option(opts *o, const char *a, const char *v) {
     if (vx_cli_int(v, 1, 4, &x) || !vx_tracer_every_ok((long)x))
       return fail_usage("bad value for --tracer-every: '%s' (expected 1, 2 or 4)", v);
     o->ov.tracer_every = (int)x;
+  } else if (!strcmp(a, "--dye-release")) { /* 0: off; its tracer step's bound is vx_sim_params_check's */
+    if (vx_cli_real(v, &d) || !(d == 0 || (d >= VX_SCENE_DT_MIN && d <= VX_SCENE_LIFE_MAX)))
+      return fail_usage("bad value for --dye-release: '%s' (expected 0 (off) or a lifetime in [%g, %g])", v, VX_SCENE_DT_MIN,
+                        VX_SCENE_LIFE_MAX);
+    o->ov.dye_release = d;
   } else if (!strcmp(a, "--relax-every") || !strcmp(a, "--remesh-every")) {
     int every = !strcmp(a, "--relax-every");
     if (vx_cli_int(v, every ? 1 : 0, VX_SCENE_EVERY_MAX, &x))
@@ -416,6 +428,13 @@ static int parse_render_option(opts *o, const char *a, const char *v) {
     if (vx_cli_real(v, &o->fraction) || !(o->fraction > 0 && o->fraction <= 1))
       return fail_usage("bad value for --fraction: '%s' (expected a number in (0, 1])", v);
     o->fraction_given = 1;
+  } else if (!strcmp(a, "--iso")) {
+    if (vx_cli_real(v, &o->iso) || !(o->iso > 0 && o->iso < 1))
+      return fail_usage("bad value for --iso: '%s' (expected a share of max|vorticity| in (0, 1), e.g. 0.3)", v);
+  } else if (!strcmp(a, "--iso-grid")) {
+    if (vx_cli_int(v, APP_ISO_GRID_MIN, APP_ISO_GRID_MAX, &x))
+      return fail_usage("bad value for --iso-grid: '%s' (expected an integer in %d..%d)", v, APP_ISO_GRID_MIN, APP_ISO_GRID_MAX);
+    o->iso_grid = x;
   } else if (!strcmp(a, "--depth-cue")) {
     if (vx_cli_real(v, &o->depth_cue) || !(o->depth_cue >= 0 && o->depth_cue <= 4))
       return fail_usage("bad value for --depth-cue: '%s' (expected a number in [0, 4])", v);

@@ -35,6 +35,12 @@ typedef struct {
   int kind, since; /* the field's type, the first format version that has it */
 } field;
 
+/* One source of the dye release's state (io/checkpoint.c, put_dye): first, count, perturb_mode; centre,
+ * axis, radius, perturb_amp, spread. A file holds 16 of them. */
+#define DYE_SOURCE {F_I32, 6}, {F_I32, 6}, {F_I32, 6}, {F_F64, 6}, {F_F64, 6}, {F_F64, 6}, {F_F64, 6}, {F_F64, 6}, \
+                   {F_F64, 6}, {F_F64, 6}, {F_F64, 6}, {F_F64, 6}
+#define DYE_SOURCES_4 DYE_SOURCE, DYE_SOURCE, DYE_SOURCE, DYE_SOURCE
+
 /* The payload's fixed fields in file order (io/checkpoint.c: put_meta, put_params, put_state, then
  * the two counts). */
 static const field k_fields[] = {
@@ -44,9 +50,12 @@ static const field k_fields[] = {
     {F_I64, 1}, {F_F64, 1}, {F_I32, 1}, {F_I32, 1},                                /* tracers relax relax_every remesh_every */
     {F_F64, 1}, {F_F64, 1}, {F_F64, 1}, {F_F64, 1},                                /* remesh_h drop viscosity lcfl */
     {F_I32, 2}, {F_F64, 3}, {F_F64, 3}, {F_F64, 3}, {F_I32, 4}, {F_F64, 5},       /* conserve origin tracer_every coarsen */
+    {F_F64, 6},                                                                    /* dye_release */
     {F_F64, 1}, {F_I64, 1}, {F_I32, 1}, {F_F64, 1}, {F_I32, 1}, {F_F64, 1}, {F_F64, 1}, /* t steps rings since.. amax0 gradu */
     {F_I64, 1}, {F_I32, 1}, {F_I32, 1}, {F_I32, 1}, {F_F64, 1}, {F_F64, 1}, {F_F64, 1}, /* remesh stats */
     {F_I32, 4}, {F_I32, 4}, {F_I32, 4}, {F_F64, 4},                                /* tracer step: m, steps, stage, h */
+    {F_I64, 6}, {F_I64, 6}, {F_I32, 6},                                            /* dye: seed, released, sources */
+    DYE_SOURCES_4, DYE_SOURCES_4, DYE_SOURCES_4, DYE_SOURCES_4,
     {F_I32, 1}, {F_I32, 1},                                                        /* n_elem, n_tracer */
 };
 #define N_FIELDS (sizeof k_fields / sizeof k_fields[0])
@@ -105,6 +114,7 @@ static void make_valid(void) {
   p.backend = VX_BACKEND_CPU;
   p.order = 4;
   p.tracer_every = 2;
+  p.dye_release = 0.1;
   char err[512], path[] = "/tmp/fuzz_checkpoint_XXXXXX";
   vx_sim *s = vx_sim_create(&p, &sc, err, sizeof err);
   int fd = mkstemp(path);
