@@ -71,6 +71,16 @@ void rd_notice(rd_renderer *r, const char *msg) {
   fprintf(stderr, "vortexfmm: %s\n", msg);
 }
 
+int rd_interop_register(rd_renderer *r, int slot, unsigned vbo, const char *fallback) {
+  char gerr[256], msg[512];
+  if (!r->gpu || r->interop_failed) return 0;
+  if (rd_gpu_register_buffer(r->gpu, slot, vbo, gerr, sizeof gerr) == 0) return 1;
+  r->interop_failed = 1;
+  snprintf(msg, sizeof msg, "CUDA-GL interop unavailable (%.200s); %.200s", gerr, fallback);
+  rd_notice(r, msg);
+  return 0;
+}
+
 /* A point buffer's vertex array: one float4 attribute (x, y, z, w). */
 static void point_vao(point_buf *b) {
   glGenVertexArrays(1, &b->vao);

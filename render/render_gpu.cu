@@ -7,7 +7,6 @@
  * unmap hands the GPU between the CUDA and GL contexts, a cost paid once a frame rather than once
  * a resource.
  * Build: part of vxrender when CMake finds nvcc. */
-#include <cub/block/block_reduce.cuh>
 #include <cuda_runtime.h>
 #include <cuda_gl_interop.h>
 #include <stdint.h>
@@ -16,6 +15,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "cuda_reduce.cuh"
 #include "fmm.h"
 #include "render_gpu.h"
 
@@ -46,21 +46,6 @@ static int reduce_blocks(long long n) { int b = blocks_for(n); return b < kReduc
 
 /* ------------------------------------------------------------------ kernels */
 
-/* The reductions' block step, one home for the three below: v reduced over a block of kThreads by
- * op, the result in thread 0 (CUB's warp shuffles, then shared memory). Its storage is reused by
- * the next call, hence the barrier. */
-struct rd_min { template <typename V> __device__ V operator()(V a, V b) const { return b < a ? b : a; } };
-struct rd_max { template <typename V> __device__ V operator()(V a, V b) const { return b > a ? b : a; } };
-struct rd_add { template <typename V> __device__ V operator()(V a, V b) const { return a + b; } };
-template <typename V, typename Op>
-__device__ static V rd_block_reduce(V v, Op op) {
-  typedef cub::BlockReduce<V, kThreads> block_reduce;
-  __shared__ typename block_reduce::TempStorage tmp;
-  const V r = block_reduce(tmp).Reduce(v, op);
-  __syncthreads();
-  return r;
-}
-
 template <typename T>
 __global__ void rd_pack_kernel(const T *pos, const T *alpha, const float *value, int first, int n, int m, float4 *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -75,18 +60,6 @@ __global__ void rd_pack_kernel(const T *pos, const T *alpha, const float *value,
   out[i] = make_float4((float)pos[3 * s], (float)pos[3 * s + 1], (float)pos[3 * s + 2], w);
 }
 
-/* Doubles as unsigned keys whose integer order is the numeric order (for atomicMin / atomicMax). */
-__device__ static inline unsigned long long rd_order_key(double v) {
-  unsigned long long b = (unsigned long long)__double_as_longlong(v);
-  return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
-}
-static double rd_key_value(unsigned long long k) {
-  unsigned long long b = (k >> 63) ? (k & 0x7fffffffffffffffull) : ~k;
-  double v;
-  memcpy(&v, &b, sizeof v);
-  return v;
-}
-
 /* keys[0..2] = min, keys[3..5] = max of the coordinates (keys preset to the extremes). Each thread
  * strides over the points, each block reduces in shared memory and makes one atomic a key (a warp
  * each made six on the same six words: 200 000 for a million points). */
@@ -95,12 +68,12 @@ __global__ void rd_bbox_kernel(const T *pos, int n, unsigned long long *keys) {
   unsigned long long mn[3] = {~0ull, ~0ull, ~0ull}, mx[3] = {0ull, 0ull, 0ull};
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
     for (int k = 0; k < 3; ++k) {
-      unsigned long long v = rd_order_key((double)pos[3 * (size_t)i + k]);
+      unsigned long long v = vx_order_key((double)pos[3 * (size_t)i + k]);
       mn[k] = v < mn[k] ? v : mn[k];
       mx[k] = v > mx[k] ? v : mx[k];
     }
   for (int k = 0; k < 3; ++k) {
-    const unsigned long long a = rd_block_reduce(mn[k], rd_min()), b = rd_block_reduce(mx[k], rd_max());
+    const unsigned long long a = vx_block_reduce<kThreads>(mn[k], vx_min_op()), b = vx_block_reduce<kThreads>(mx[k], vx_max_op());
     if (threadIdx.x == 0) atomicMin(&keys[k], a), atomicMax(&keys[3 + k], b);
   }
 }
@@ -122,7 +95,7 @@ __global__ void rd_total_kernel(const int *bins, size_t cells, unsigned long lon
   unsigned long long v = 0ull;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < cells; i += (size_t)gridDim.x * blockDim.x)
     v += (unsigned long long)bins[i];
-  const unsigned long long t = rd_block_reduce(v, rd_add());
+  const unsigned long long t = vx_block_reduce<kThreads>(v, vx_add_op());
   if (threadIdx.x == 0 && t) atomicAdd(total, t);
 }
 
@@ -133,7 +106,7 @@ __global__ void rd_sum_kernel(const T *pos, int n, double *sum) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
     for (int k = 0; k < 3; ++k) v[k] += (double)pos[3 * (size_t)i + k];
   for (int k = 0; k < 3; ++k) {
-    const double t = rd_block_reduce(v[k], rd_add());
+    const double t = vx_block_reduce<kThreads>(v[k], vx_add_op());
     if (threadIdx.x == 0) atomicAdd(&sum[k], t);
   }
 }
@@ -334,8 +307,8 @@ extern "C" int rd_gpu_hist_build(rd_gpu *g, const void *d_pos, rd_real real, int
   VX_CUR(cudaMemcpy(keys, g->scratch, sizeof keys, cudaMemcpyDeviceToHost));
   double mn[3], mx[3];
   for (int k = 0; k < 3; ++k) {
-    mn[k] = rd_key_value(keys[k]);
-    mx[k] = rd_key_value(keys[3 + k]);
+    mn[k] = vx_key_value(keys[k]);
+    mx[k] = vx_key_value(keys[3 + k]);
   }
   if (!isfinite(mn[0] + mn[1] + mn[2] + mx[0] + mx[1] + mx[2]) || oct_root_cube(mn, mx, lo, side)) {
     snprintf(err, errlen, "particle positions are not finite: cannot bin them");

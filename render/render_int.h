@@ -103,6 +103,9 @@ typedef struct {
 
 /* *p holds at least `bytes` (grown by realloc, never shrunk). 0, or -1 with err. */
 int rd_grow(void **p, size_t *cap, size_t bytes, char *err, size_t errlen);
+/* Register GL buffer vbo for interop buffer `slot` (render_gpu.h); when the driver refuses, the renderer
+ * stays on its copy paths for good, said once with `fallback`. 1 when registered, else 0. */
+int rd_interop_register(rd_renderer *r, int slot, unsigned vbo, const char *fallback);
 /* A one-line notice: kept for the HUD (rd_stats.notice) and printed on stderr. */
 void rd_notice(rd_renderer *r, const char *msg);
 

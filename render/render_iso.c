@@ -75,17 +75,8 @@ static int reserve_mesh(rd_renderer *r, size_t tris, int want_interop, char *err
     if (rd_gl_check("allocating the isosurface's buffer", err, errlen)) return -1;
     r->cap_mesh = cap;
   }
-  if (want_interop && !r->mesh_registered && !r->interop_failed) {
-    char gerr[256];
-    if (rd_gpu_register_buffer(r->gpu, RD_BUF_MESH, r->vbo_mesh, gerr, sizeof gerr) == 0) {
-      r->mesh_registered = 1;
-    } else {
-      char msg[400];
-      r->interop_failed = 1;
-      snprintf(msg, sizeof msg, "CUDA-GL interop unavailable (%.200s); the isosurface goes through the host", gerr);
-      rd_notice(r, msg);
-    }
-  }
+  if (want_interop && !r->mesh_registered)
+    r->mesh_registered = rd_interop_register(r, RD_BUF_MESH, r->vbo_mesh, "the isosurface goes through the host");
   return 0;
 }
 

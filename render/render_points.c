@@ -23,17 +23,7 @@ static int reserve_points(rd_renderer *r, int slot, int m, int want_interop, cha
     if (rd_gl_check("allocating a point buffer", err, errlen)) return -1;
     b->cap = cap;
   }
-  if (want_interop && !b->registered && r->gpu && !r->interop_failed) {
-    char gerr[256];
-    if (rd_gpu_register_buffer(r->gpu, slot, b->vbo, gerr, sizeof gerr) == 0) {
-      b->registered = 1;
-    } else {
-      char msg[400];
-      r->interop_failed = 1;
-      snprintf(msg, sizeof msg, "CUDA-GL interop unavailable (%.200s); drawing through a device->host copy", gerr);
-      rd_notice(r, msg);
-    }
-  }
+  if (want_interop && !b->registered) b->registered = rd_interop_register(r, slot, b->vbo, "drawing through a device->host copy");
   return 0;
 }
 

@@ -9,13 +9,13 @@
  *
  * tests/gpu_test_iso.c compares every output with the CPU twin. Build: part of vxvortex when CMake
  * finds nvcc. */
-#include <cub/block/block_reduce.cuh>
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cuda_check.h"
+#include "cuda_reduce.cuh"
 #include "vort_grid.h"
 
 static const int kThreads = 256;
@@ -25,30 +25,6 @@ static const int kRowThreads = 128;   /* the blur's blocks: one row of nodes alo
 static int reduce_blocks(long long n) {
   long long b = (n + kThreads - 1) / kThreads;
   return b < kReduceBlocks ? (int)b : kReduceBlocks;
-}
-
-/* Doubles as unsigned keys whose integer order is the numeric order (for atomicMin / atomicMax). */
-__device__ static inline unsigned long long vx_order_key(double v) {
-  unsigned long long b = (unsigned long long)__double_as_longlong(v);
-  return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
-}
-__device__ static inline double vx_key_value(unsigned long long k) {
-  unsigned long long b = (k >> 63) ? (k & 0x7fffffffffffffffull) : ~k;
-  return __longlong_as_double((long long)b);
-}
-
-struct vx_min_op { template <typename V> __device__ V operator()(V a, V b) const { return b < a ? b : a; } };
-struct vx_max_op { template <typename V> __device__ V operator()(V a, V b) const { return b > a ? b : a; } };
-
-/* v reduced over a block of kThreads by op, the result in thread 0. Its storage is reused by the
- * next call, hence the barrier. */
-template <typename V, typename Op>
-__device__ static V vx_block_reduce(V v, Op op) {
-  typedef cub::BlockReduce<V, kThreads> block_reduce;
-  __shared__ typename block_reduce::TempStorage tmp;
-  const V r = block_reduce(tmp).Reduce(v, op);
-  __syncthreads();
-  return r;
 }
 
 /* keys[0..2] = min, keys[3..5] = max of the coordinates (preset to the extremes): each thread
@@ -63,7 +39,7 @@ __global__ void vx_vort_bbox_kernel(const T *pos, int n, unsigned long long *key
       mx[c] = v > mx[c] ? v : mx[c];
     }
   for (int c = 0; c < 3; ++c) {
-    const unsigned long long a = vx_block_reduce(mn[c], vx_min_op()), b = vx_block_reduce(mx[c], vx_max_op());
+    const unsigned long long a = vx_block_reduce<kThreads>(mn[c], vx_min_op()), b = vx_block_reduce<kThreads>(mx[c], vx_max_op());
     if (threadIdx.x == 0) atomicMin(&keys[c], a), atomicMax(&keys[3 + c], b);
   }
 }
@@ -115,7 +91,7 @@ __global__ void vx_vort_mag_kernel(vx_vort_geom *g, const float *comp, float *ma
     mag[i] = m;
     v = m > v ? m : v;
   }
-  const float b = vx_block_reduce(v, vx_max_op());
+  const float b = vx_block_reduce<kThreads>(v, vx_max_op());
   if (threadIdx.x == 0) atomicMax(&g->vmax_bits, __float_as_uint(b));
 }
 
