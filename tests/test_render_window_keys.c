@@ -1,5 +1,6 @@
 /* test_render_window_keys.c — the window's keys as a person presses them: the program runs in a
- * real window under a virtual X server (xvfb-run, Mesa) and xdotool types into it: M starts a
+ * real window under a virtual X server (xvfb-run, Mesa) and xdotool types into it: I shows the vorticity
+ * surface (recorded with the dye from then on), M starts a
  * recording, M again stops it, L launches a ring, Ctrl+S saves the scene, Q quits. Then: the program
  * exits 0, said "recording …", "ring 1 launched" and "scene saved as …", the video plays in ffprobe
  * with at least one frame of the window's size, and the saved scene holds the launched ring after
@@ -46,6 +47,7 @@ static int run_session(const char *dir) {
            "w=$(timeout 60 xdotool search --sync --name \"^vortexfmm - \" | head -n 1); "
            "if [ -z \"$w\" ]; then echo \"test: no window\"; kill $pid; wait $pid; cat log; exit 9; fi; "
            "until_log \"press H for help\"; xdotool windowfocus --sync $w; "
+           "xdotool key --window $w i; until_log \"vorticity surface: over the dye\" || echo \"test: I unanswered\"; "
            "xdotool key --window $w m; until_log \"vortexfmm: recording \" || echo \"test: M unanswered\"; sleep 3; "
            "xdotool key --window $w m; until_log \"vortexfmm: recorded \" || echo \"test: second M unanswered\"; "
            "xdotool key --window $w l; until_log \"ring 1 launched\" || echo \"test: L unanswered\"; "

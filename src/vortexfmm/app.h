@@ -452,8 +452,8 @@ int app_colour_default(const app *a, const vx_scene *sc);
  * (vorticity with stretching off) falls back to plain with a message. 0, or -1 with err. */
 int app_colour_prepare(app *a, rd_particles *p, char *err, size_t errlen);
 
-/* app_iso.c. The I key's cycle of the vorticity surface: with the dye, alone, off. */
-void app_iso_cycle(rd_style *st);
+/* app_iso.c. The I key's cycle of the vorticity surface: with the dye, alone, off (said on screen). */
+void app_iso_cycle(app *a);
 /* The elements' |ω| of the state shown on the surface's grid, to the renderer (rd_set_field), when the
  * surface is shown and the state or the grid changed; made on the simulation's backend. 0, or -1 with err. */
 int app_iso_hand(app *a, char *err, size_t errlen);

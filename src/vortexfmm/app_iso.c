@@ -8,13 +8,17 @@
 
 #include "vort_grid.h"
 
-void app_iso_cycle(rd_style *st) {
+void app_iso_cycle(app *a) {
+  rd_style *st = &a->set.style;
   if (!st->show_iso) {
-    st->show_iso = 1, st->show_tracers = 1; /* with the dye */
+    st->show_iso = 1, st->show_tracers = 1;
+    app_message(a, "vorticity surface: over the dye (I again: alone)");
   } else if (st->show_tracers) {
-    st->show_tracers = 0; /* alone */
+    st->show_tracers = 0;
+    app_message(a, "vorticity surface: alone (I again: off)");
   } else {
-    st->show_iso = 0, st->show_tracers = 1; /* off */
+    st->show_iso = 0, st->show_tracers = 1;
+    app_message(a, "vorticity surface: off");
   }
 }
 

@@ -72,7 +72,7 @@ static void key_action(app *a, app_key_action act) {
     case APP_KEY_OPACITY: st->opacity = !st->opacity; break;
     case APP_KEY_ELEMENTS: st->show_elements = !st->show_elements; break;
     case APP_KEY_COLOUR: s->colour = (s->colour + 1) % APP_COLOURS; break;
-    case APP_KEY_ISO: app_iso_cycle(st); break;
+    case APP_KEY_ISO: app_iso_cycle(a); break;
     case APP_KEY_BOXES: st->show_boxes = !st->show_boxes; break;
     case APP_KEY_CUBE: st->show_cube = !st->show_cube; break;
     case APP_KEY_DIRECT: s->direct = !s->direct; break;
