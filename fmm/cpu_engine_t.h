@@ -366,24 +366,36 @@ oom:
   return -1;
 }
 
+/* The direct sum over all pairs: the sources gathered once into SoA, then each target's pairs in the
+ * near field's simd loop (cpu_target_pairs: the same kernel and terms as a leaf's P2P). */
 int VXF(fmm_cpu_direct)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
-  (void)err; (void)errlen;
   const fmm_params *P = &ctx->prm;
   int ns = io->n_src, nt = io->n_tgt, want_grad = P->gradient && io->grad, kernel = (int)P->kernel;
   int n_grad = (io->n_grad > 0 && io->n_grad < nt) ? io->n_grad : nt;
   const vx_real *sp = (const vx_real *)io->src_pos, *sa = (const vx_real *)io->src_str, *tp = (const vx_real *)io->tgt_pos;
   vx_real *vel = (vx_real *)io->vel, *grad = (vx_real *)io->grad, sigma = (vx_real)P->sigma;
   double t0 = omp_get_wtime();
-#pragma omp parallel for schedule(dynamic, 64)
+  if (vx_buf_reserve(&ctx->src_sorted, 6 * sizeof(vx_real) * ((size_t)ns + 1))) {
+    snprintf(err, errlen, "out of memory for the direct sum's sources (N=%d)", ns);
+    return -1;
+  }
+  vx_real *sb = (vx_real *)ctx->src_sorted.ptr;
+  VXF(cpu_soa) src = {sb, sb + ns, sb + 2 * (size_t)ns, sb + 3 * (size_t)ns, sb + 4 * (size_t)ns, sb + 5 * (size_t)ns};
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < ns; ++j) {
+    src.x[j] = sp[vx_off3(j, 0)], src.y[j] = sp[vx_off3(j, 1)], src.z[j] = sp[vx_off3(j, 2)];
+    src.ax[j] = sa[vx_off3(j, 0)], src.ay[j] = sa[vx_off3(j, 1)], src.az[j] = sa[vx_off3(j, 2)];
+  }
+  const fmm_simd simd = fmm_cpu_simd();
+#pragma omp parallel for schedule(dynamic, 16)
   for (int i = 0; i < nt; ++i) {
-    vx_real u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    vx_real x = tp[vx_off3(i, 0)], y = tp[vx_off3(i, 1)], z = tp[vx_off3(i, 2)];
     int gk = want_grad && i < n_grad;
-    for (int j = 0; j < ns; ++j)
-      VXF(pair_bs)(kernel, sigma, x - sp[vx_off3(j, 0)], y - sp[vx_off3(j, 1)], z - sp[vx_off3(j, 2)], sa[vx_off3(j, 0)],
-                   sa[vx_off3(j, 1)], sa[vx_off3(j, 2)], u, gk ? gr : NULL);
-    for (int c = 0; c < 3; ++c) vel[vx_off3(i, c)] = u[c] * (vx_real)VX_INV4PI;
-    if (gk) for (int c = 0; c < 9; ++c) grad[vx_off9(i, c)] = gr[c] * (vx_real)VX_INV4PI;
+    vx_real acc[15], u[3] = {0, 0, 0}, gr[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    VXF(cpu_target_pairs)(simd, kernel, gk, 0, tp[vx_off3(i, 0)], tp[vx_off3(i, 1)], tp[vx_off3(i, 2)], &src, ns, sigma,
+                          VX_R(0.0), acc);
+    VXF(cpu_add_pairs)(acc, gk, u, gr);
+    for (int c = 0; c < 3; ++c) vel[vx_off3(i, c)] = u[c];
+    if (gk) for (int c = 0; c < 9; ++c) grad[vx_off9(i, c)] = gr[c];
   }
   if (st) {
     memset(st, 0, sizeof *st);
