@@ -2,7 +2,8 @@
  * rendered through EGL (Mesa's device or surfaceless platform on machines without a GPU, NVIDIA's
  * device platform on GPU servers) into PNG frames, which must be non-empty, change from frame to
  * frame, and equal --screenshot; and the ray-counted opacity pass must brighten the densest image
- * region relative to the pass disabled, more than it brightens a sparse region.
+ * region relative to the pass disabled, more than it brightens a sparse region; and --iso --iso-only must
+ * draw the vorticity surface without the dye.
  * If EGL gives no context here (the program's own answer, exit 1: nothing else counts, so a crash
  * fails), the runs go through `xvfb-run -a` (EGL's default display on X11); with neither, the test
  * is skipped (77). Runs the program built beside the tests (CPU backend).
@@ -148,6 +149,29 @@ int main(void) {
       FAIL("no sparse lit block found");
     }
   }
+
+  /* 3. the vorticity surface alone (--iso --iso-only): the rings' cores drawn in the surface's warm colour,
+   * and none of the dye (ring 1's is blue, the surface has none) */
+  image iso;
+  memset(&iso, 0, sizeof iso);
+  char iso_path[1200];
+  snprintf(iso_path, sizeof iso_path, "%s/iso.png", dir);
+  snprintf(args, sizeof args, "--headless %s --frames 1 --quiet --iso 0.3 --iso-only --screenshot '%s'", kScene, iso_path);
+  if (run(args) != 0) FAIL("surface run: %s", out);
+  if (!load(iso_path, &iso)) {
+    long warm = 0, blue[2] = {0, 0};
+    for (size_t k = 0; k < (size_t)iso.w * iso.h; ++k) {
+      const unsigned char *q = iso.rgb + 3 * k, *d = on.rgb ? on.rgb + 3 * k : q;
+      warm += q[0] > q[1] + 20 && q[1] > q[2] + 10 && q[0] > 60;
+      blue[0] += d[2] > d[0] + 30;
+      blue[1] += q[2] > q[0] + 30;
+    }
+    printf("  the surface alone: %ld warm pixels, %ld blue (the dye's ring 1: %ld with the dye)\n", warm, blue[1], blue[0]);
+    if (warm < iso.w * iso.h / 100) FAIL("the vorticity surface is (nearly) absent: %ld warm pixels", warm);
+    if (blue[1] > blue[0] / 50 || blue[0] < 100) FAIL("the dye is drawn with --iso-only (%ld blue pixels, %ld with the dye)", blue[1], blue[0]);
+  }
+  free(iso.rgb);
+  remove(iso_path);
 
   for (int f = 0; f < 3; ++f) {
     free(fr[f].rgb);
