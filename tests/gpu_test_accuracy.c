@@ -4,7 +4,7 @@
  * once from device arrays by two readouts of the same seed: the same sample, the same snapshot of
  * the engine's values (exactly: both convert the same numbers to double), the direct-sum reference
  * within |gpu - cpu| <= atol + rtol·|cpu| (summation order and fused multiply-adds differ), and
- * the figure to the same relative tolerance. Then the readout of a leapfrog simulation on the
+ * the figure to the same relative tolerance. Then the readout of a merger simulation on the
  * cuda backend at p = 8 and p = 2: the larger error at p = 2 for u and grad u, as on the CPU
  * (tests/test_vortex_accuracy.c). Exits 77 (skipped) when no CUDA device is usable.
  * Run: ctest -L gpu -R accuracy --output-on-failure */
@@ -88,11 +88,11 @@ static void twin_case(vx_precision prec, vx_kernel kernel, int with_grad) {
   for (int k = 0; k < 4; ++k) { free(h[k]); vx_device_free(d[k]); }
 }
 
-/* The readout of one leapfrog step on the cuda backend at order p. */
+/* The readout of one merger step on the cuda backend at order p. */
 static int sim_case(int order, vx_acc_result *r) {
   char err[256];
   vx_scene sc;
-  if (vx_scene_load(VX_ASSETS_DIR "/leapfrog.scene", &sc, err, sizeof err)) { FAIL("scene: %s", err); return -1; }
+  if (vx_scene_load(VX_ASSETS_DIR "/merger.scene", &sc, err, sizeof err)) { FAIL("scene: %s", err); return -1; }
   for (int k = 0; k < sc.n_rings; ++k) sc.rings[k].n_around = 64;
   vx_sim_params p = vx_sim_params_from_scene(&sc);
   vx_test_one_tree(&p);
@@ -105,7 +105,7 @@ static int sim_case(int order, vx_acc_result *r) {
   else if (vx_acc_request(a, s) || vx_sim_step(s, err, sizeof err) || vx_acc_poll(a, 1, r, err, sizeof err) != 1)
     FAIL("step or readout: %s", err);
   else {
-    printf("cuda leapfrog p = %d: err_u_l2 %.3e p99 %.3e, err_gu_l2 %.3e p99 %.3e; snapshot %.4f ms, direct %.3f ms\n", order,
+    printf("cuda merger p = %d: err_u_l2 %.3e p99 %.3e, err_gu_l2 %.3e p99 %.3e; snapshot %.4f ms, direct %.3f ms\n", order,
            r->u_l2, r->u_p99, r->g_l2, r->g_p99, r->ms_capture_gpu, r->ms_direct);
     rc = 0;
   }

@@ -4,7 +4,7 @@
  *      histograms, with and without blur: |gpu - cpu| <= atol + rtol |cpu| at every pixel;
  *   2. binning: rd_gpu_hist_build on device points = rd_hist_build_cpu on the same points (double and
  *      float, 50 000 and 300 001 points), and rd_gpu_centroid = the host's mean;
- *   3. headless images (EGL device platform): the leapfrog scene on the cuda backend drawn through
+ *   3. headless images (EGL device platform): the merger scene on the cuda backend drawn through
  *      CUDA–GL interop (points into a registered VBO, opacity into a registered texture) equals the
  *      same state drawn through the device -> host copy path, and equals the cpu backend's initial
  *      state drawn through the host path, within a small pixel tolerance; the opacity textures agree.
@@ -189,7 +189,7 @@ static void test_images(void) {
   if (!r) { FAIL("%s", err); rd_headless_destroy(hl); return; }
   char path[1024];
   vx_scene sc;
-  if (vx_scene_find("leapfrog", VX_ASSETS_DIR, NULL, path, sizeof path, err, sizeof err) || vx_scene_load(path, &sc, err, sizeof err)) {
+  if (vx_scene_find("merger", VX_ASSETS_DIR, NULL, path, sizeof path, err, sizeof err) || vx_scene_load(path, &sc, err, sizeof err)) {
     FAIL("%s", err);
     rd_destroy(r);
     rd_headless_destroy(hl);

@@ -5,7 +5,7 @@
  *   2. vx_values_range_gpu = vx_values_range_cpu (exactly) on random values with NaN and Inf mixed in;
  *   3. rd_gpu_pack_points puts each tracer's value into w (and its position into xyz) of the
  *      point it packs, the even subset k = i n / m, as the host path does;
- *   4. the whole path on a simulation: the leapfrog scene (2048 tracers) one Euler step on the cuda
+ *   4. the whole path on a simulation: the merger scene (2048 tracers) one Euler step on the cuda
  *      and on the cpu backend, vx_tracer_values of speed, vorticity and height agree (the two
  *      engines' FMM differs by rounding only).
  * Run on a GPU machine: ctest --test-dir build -L gpu -R render_colour --output-on-failure */
@@ -142,7 +142,7 @@ static int sim_values(vx_backend b, float *out[3], int *nt) {
   vx_sim *s = NULL;
   float *d = NULL;
   int rc = -1;
-  if (vx_scene_find("leapfrog", VX_ASSETS_DIR, NULL, path, sizeof path, err, sizeof err) ||
+  if (vx_scene_find("merger", VX_ASSETS_DIR, NULL, path, sizeof path, err, sizeof err) ||
       vx_scene_load(path, &sc, err, sizeof err))
     return -1;
   vx_sim_params p = vx_sim_params_from_scene(&sc);

@@ -54,6 +54,7 @@ static int check_scene(const char *scene, int rings) {
 int main(void) {
   check_scene("single_ring", 1);
   check_scene("leapfrog", 2);
+  check_scene("merger", 2);
   check_scene("headon", 2);
   check_scene("oblique", 2);
   check_scene("leapfrog_big", 2);

@@ -167,7 +167,7 @@ int main(void) {
     if (l.n < 300 || r.n < 300) FAIL("--colour %s: few coloured pixels (%ld, %ld)", others[i], l.n, r.n);
     free(im);
   }
-  if (run("--headless --scene leapfrog --frames 1 --colour rainbow") != 2 || !strstr(out, "bad value for --colour"))
+  if (run("--headless --scene merger --frames 1 --colour rainbow") != 2 || !strstr(out, "bad value for --colour"))
     FAIL("--colour rainbow is not refused with exit 2 and a message:\n%s", out);
   free(ring);
   free(dflt);

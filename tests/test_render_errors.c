@@ -52,16 +52,16 @@ int main(void) {
   char args[4096];
 
   /* the window without a display */
-  expect("env -u DISPLAY -u WAYLAND_DISPLAY", "--scene leapfrog", 2, "no display", "--headless");
+  expect("env -u DISPLAY -u WAYLAND_DISPLAY", "--scene merger", 2, "no display", "--headless");
   /* mode and option errors */
-  expect("", "--headless --scene leapfrog --frames 2 --steps 5", 2, "--steps is for the batch mode", NULL);
-  expect("", "--headless --scene leapfrog --png-dir /tmp/x", 2, "--png-dir is for rendering", NULL);
-  expect("", "--headless --scene leapfrog --frames 1 --size 12x5000000", 2, "bad value for --size", NULL);
-  expect("", "--headless --scene leapfrog --frames 0", 2, "bad value for --frames", NULL);
-  expect("", "--headless --scene leapfrog --frames 1 --interop maybe", 2, "bad value for --interop", NULL);
+  expect("", "--headless --scene merger --frames 2 --steps 5", 2, "--steps is for the batch mode", NULL);
+  expect("", "--headless --scene merger --png-dir /tmp/x", 2, "--png-dir is for rendering", NULL);
+  expect("", "--headless --scene merger --frames 1 --size 12x5000000", 2, "bad value for --size", NULL);
+  expect("", "--headless --scene merger --frames 0", 2, "bad value for --frames", NULL);
+  expect("", "--headless --scene merger --frames 1 --interop maybe", 2, "bad value for --interop", NULL);
 
   /* the answer the skip below relies on, forced (VX_EGL names no platform): one line, exit 1 */
-  snprintf(args, sizeof args, "--headless --scene leapfrog %s", tiny);
+  snprintf(args, sizeof args, "--headless --scene merger %s", tiny);
   expect("VX_EGL=none", args, 1, "vortexfmm: " VX_TEST_NO_EGL_LINE, "VX_EGL=none");
 
   /* headless cases: is there a context at all? Only EGL's "no context" skips them */
@@ -74,7 +74,7 @@ int main(void) {
     FAIL("the headless probe 'vortexfmm %s' failed otherwise than for want of an EGL context: exit %d, output:\n%s", args, rc, out);
     return EXIT_FAILURE;
   }
-  snprintf(args, sizeof args, "--headless --scene leapfrog --backend cpu --tracers 64 --size 64x64 --frames 1");
+  snprintf(args, sizeof args, "--headless --scene merger --backend cpu --tracers 64 --size 64x64 --frames 1");
   rc = run("", args);
   if (rc != 0) FAIL("'vortexfmm %s': exit %d, output:\n%s", args, rc, out);
   int mesa = rc == 0 && strstr(out, "Mesa") != NULL;
@@ -100,7 +100,7 @@ int main(void) {
     FAIL("cannot copy the shaders from %s/../shaders", VX_ASSETS_DIR);
   } else {
     snprintf(env, sizeof env, "VX_SHADER_DIR='%s'", dir);
-    snprintf(args, sizeof args, "--headless --scene leapfrog %s", tiny);
+    snprintf(args, sizeof args, "--headless --scene merger %s", tiny);
     expect(env, args, 1, "shader composite.frag failed to compile", "log");
     snprintf(env, sizeof env, "VX_SHADER_DIR='%s/missing'", dir);
     expect(env, args, 1, "/missing: cannot open points.vert", NULL);
@@ -113,7 +113,7 @@ int main(void) {
 
   /* OpenGL too old (Mesa can pretend) */
   if (mesa) {
-    snprintf(args, sizeof args, "--headless --scene leapfrog %s", tiny);
+    snprintf(args, sizeof args, "--headless --scene merger %s", tiny);
     expect("MESA_GL_VERSION_OVERRIDE=3.1", args, 1, "OpenGL 3.3 core or newer is needed", "3.1");
   } else {
     printf("  (not Mesa: the old-OpenGL case is not checked)\n");

@@ -1,4 +1,4 @@
-/* test_render_headless.c — `vortexfmm --headless --frames N` end to end: the leapfrog scene is
+/* test_render_headless.c — `vortexfmm --headless --frames N` end to end: the merger scene is
  * rendered through EGL (Mesa's device or surfaceless platform on machines without a GPU, NVIDIA's
  * device platform on GPU servers) into PNG frames, which must be non-empty, change from frame to
  * frame, and equal --screenshot; and the ray-counted opacity pass must brighten the densest image
@@ -56,7 +56,7 @@ static double block_mean(const image *im, int bx, int by, int b) {
   return s / (b * b);
 }
 
-static const char *kScene = "--scene leapfrog --backend cpu --tracers 8192 --integrator euler --size 480x270 --intensity 0.7";
+static const char *kScene = "--scene merger --backend cpu --tracers 8192 --integrator euler --size 480x270 --intensity 0.7";
 
 int main(void) {
   char dir[] = "/tmp/vx_render_headless_XXXXXX";
@@ -65,7 +65,7 @@ int main(void) {
 
   /* can we render headless here, and how? */
   snprintf(shot, sizeof shot, "%s/probe.png", dir);
-  snprintf(args, sizeof args, "--headless --scene leapfrog --backend cpu --tracers 64 --size 64x64 --frames 1 --quiet --screenshot '%s'", shot);
+  snprintf(args, sizeof args, "--headless --scene merger --backend cpu --tracers 64 --size 64x64 --frames 1 --quiet --screenshot '%s'", shot);
   int rc = vx_test_headless_probe(args, &prefix, out, sizeof out);
   if (rc == 77) {
     printf("SKIP: no headless OpenGL here: neither EGL (device / surfaceless platform) nor xvfb-run gives a context "

@@ -417,7 +417,7 @@ static void unit_x264(void) {
 
 /* ------------------------------------------------------------------ end to end */
 
-static const char *kScene = "--scene leapfrog --backend cpu --tracers 2048 --integrator euler --size 160x96";
+static const char *kScene = "--scene merger --backend cpu --tracers 2048 --integrator euler --size 160x96";
 
 /* vortexfmm recording (argv after the binary) in the background, output into log; encoder: its
  * $VX_RECORD_ENCODER (NULL: the default choice). */
@@ -561,7 +561,7 @@ static void e2e(void) {
     else if (w != 160 || h != 96) FAIL("%s is %dx%d", png, w, h);
     free(rgb);
   }
-  snprintf(args, sizeof args, "--headless --scene leapfrog --record x.mp4"); /* no --frames: the batch mode */
+  snprintf(args, sizeof args, "--headless --scene merger --record x.mp4"); /* no --frames: the batch mode */
   if (run(args) != 2 || !strstr(out, "--record")) FAIL("--record in batch mode was not refused: %s", out);
   /* b. interrupted mid-way */
   if (prefix[0]) {
@@ -656,7 +656,7 @@ int main(int argc, char **argv) {
   printf("recorder unit checks passed (files in %s)\n", dir);
 
   char args[1024];
-  snprintf(args, sizeof args, "--headless --scene leapfrog --backend cpu --tracers 64 --size 64x64 --frames 1 --quiet "
+  snprintf(args, sizeof args, "--headless --scene merger --backend cpu --tracers 64 --size 64x64 --frames 1 --quiet "
                               "--screenshot '%s/probe.png'", dir);
   int rc = run(args);
   if (rc != 0 && !no_egl_context(rc, out)) {

@@ -2,7 +2,7 @@
  * frames, CPU backend): one ring seen from camera_position -x (side-on) is a vertical band, from
  * -z (along its axis) a round ring; with camera_follow = on a target set off the ring is moved onto
  * it (the ring drawn at the image centre), with off it is not; the scenes are found by name through
- * --scene-dir. Without camera keys a ring, and the shipped leapfrog, open on the three-quarter view
+ * --scene-dir. Without camera keys a ring, and the shipped merger, open on the three-quarter view
  * about their direction of travel: ellipses, dark within; the depth cue brightens the ring's near side.
  * The values these checks give on Mesa llvmpipe stand beside each threshold. Skipped (77) only when EGL gives no
  * OpenGL context (the program's own answer). Run: ctest -R render_scene_camera */
@@ -148,7 +148,7 @@ static void check_depth_cue(void) {
   if (!(on < 0.92 * off)) FAIL("the depth cue does not brighten the near side: far/near %.3f with it, %.3f without", on, off);
 }
 
-/* A ring without camera keys, and the shipped leapfrog (which gives none), frame 0: the home view
+/* A ring without camera keys, and the shipped merger (which gives none), frame 0: the home view
  * about the direction of travel, a three-quarter view: ellipses, RD_CAMERA_AXIS_COS wide over high
  * for one ring, lit on both sides and dark within. */
 static void check_home_views(void) {
@@ -164,20 +164,20 @@ static void check_home_views(void) {
                                                       "about %.2f wide over high", m.sx, m.sy, RD_CAMERA_AXIS_COS);
   if (!(dip < 0.5)) FAIL("a ring without camera keys: its middle is %.2f of its sides, not a ring seen obliquely", dip);
   check_depth_cue();
-  rc = render("leapfrog", "480x270", "--tracers 20000", png, sizeof png);
-  if (rc != 0) { FAIL("leapfrog: exit %d:\n%s", rc, out); return; }
+  rc = render("merger", "480x270", "--tracers 20000", png, sizeof png);
+  if (rc != 0) { FAIL("merger: exit %d:\n%s", rc, out); return; }
   if (image_moments(png, &m, NULL) || row_dip(png, &m, &dip)) return;
-  printf("  leapfrog spread %.1f x %.1f px (ratio %.2f), the middle %.2f of the sides\n", m.sx, m.sy, m.sx / m.sy, dip);
+  printf("  merger spread %.1f x %.1f px (ratio %.2f), the middle %.2f of the sides\n", m.sx, m.sy, m.sx / m.sy, dip);
   /* measured: ratio 0.52 (the two rings side by side on the screen), the middle 0.00 of the sides */
   if (!(m.sx > 0.3 * m.sy && m.sx < 0.8 * m.sy && dip < 0.5))
-    FAIL("leapfrog does not open on two rings seen obliquely (spread %.1f x %.1f px, middle %.2f of the sides)", m.sx, m.sy,
+    FAIL("merger does not open on two rings seen obliquely (spread %.1f x %.1f px, middle %.2f of the sides)", m.sx, m.sy,
          dip);
 }
 
 int main(void) {
   if (!mkdtemp(dir)) { printf("FAIL: cannot make a temporary directory\n"); return EXIT_FAILURE; }
   char png[1200];
-  int rc = render("leapfrog", "64x64", "--tracers 64", png, sizeof png);
+  int rc = render("merger", "64x64", "--tracers 64", png, sizeof png);
   if (vx_test_no_egl(rc, out)) {
     printf("SKIP: EGL gives no OpenGL context here:\n%s", out);
     return 77;

@@ -31,11 +31,11 @@ static double lit_share(const unsigned char *rgb, int w, int x0, int y0, int x1,
   return all ? (double)lit / all : 0.0;
 }
 
-/* The window on the CPU backend without --tracers runs leapfrog with 16384 of its 262144 tracers
+/* The window on the CPU backend without --tracers runs merger with 16384 of its 262144 tracers
  * and says so (src/vortexfmm/app_sim.c, app_cpu_tracers); --tracers keeps the count asked for (the run above). */
 static void cpu_tracer_count(void) {
   int rc = vx_test_run_program("xvfb-run -a -s '-screen 0 1024x768x24'",
-                               "--scene leapfrog --backend cpu --integrator euler --size 320x200 --frames 1", out, sizeof out);
+                               "--scene merger --backend cpu --integrator euler --size 320x200 --frames 1", out, sizeof out);
   if (rc != 0) { FAIL("window run without --tracers: exit %d\n%s", rc, out); return; }
   if (!strstr(out, "cpu backend: 16384 of the scene's 262144 tracers")) FAIL("no note of the CPU tracer count in:\n%s", out);
   if (!strstr(out, "10010 elements, 16384 tracers")) FAIL("the scene did not start with 16384 tracers:\n%s", out);
@@ -52,7 +52,7 @@ int main(void) {
   char shot[1200], args[4096];
   snprintf(shot, sizeof shot, "%s/window.png", dir);
   snprintf(args, sizeof args,
-           "--scene leapfrog --backend cpu --tracers 8192 --integrator euler --size 800x600 --frames 4 --screenshot '%s'",
+           "--scene merger --backend cpu --tracers 8192 --integrator euler --size 800x600 --frames 4 --screenshot '%s'",
            shot);
   int rc = vx_test_run_program("xvfb-run -a -s '-screen 0 1024x768x24'", args, out, sizeof out);
   printf("%s", out);

@@ -1,6 +1,6 @@
 /* test_render_window_thread.c — the window on the cpu backend runs the steps on a thread of their
  * own and keeps drawing while a step of seconds is in flight. Under a virtual X server (xvfb-run,
- * Mesa) the window runs leapfrog (6940 elements, 65536 tracers, RK4, the tracers in every call
+ * Mesa) the window runs merger (6940 elements, 65536 tracers, RK4, the tracers in every call
  * with --tracer-every 1: FMM steps of about a second on two cores; 4096 tracers under the
  * sanitizers, whose steps take ten times longer) with --sim-thread on for a number of frames. The
  * steps must be long against a loaded frame: with short ones a busy frame comes near 0.6 of a step
@@ -35,10 +35,10 @@ VX_TEST_RENDER_OFF_MAIN
 #define W 1024
 #define H 640
 #ifdef __SANITIZE_ADDRESS__ /* CI's sanitizer stage: its program's steps are ten times longer (2.7 s) */
-#define SCENE "--scene leapfrog --backend cpu --tracers 4096 --integrator rk4 --tracer-every 1 --size 1024x640"
+#define SCENE "--scene merger --backend cpu --tracers 4096 --integrator rk4 --tracer-every 1 --size 1024x640"
 #define FRAMES 150
 #else
-#define SCENE "--scene leapfrog --backend cpu --tracers 65536 --integrator rk4 --tracer-every 1 --size 1024x640"
+#define SCENE "--scene merger --backend cpu --tracers 65536 --integrator rk4 --tracer-every 1 --size 1024x640"
 #define FRAMES 60
 #endif
 #define MIN_FPS 5.0        /* frames per second while steps ran */
@@ -132,7 +132,7 @@ static int check_keys(const char *dir) {
            "w=$(timeout 60 xdotool search --sync --name \"^vortexfmm - \" | head -n 1); "
            "if [ -z \"$w\" ]; then echo \"test: no window\"; kill $pid; wait $pid; cat log; exit 9; fi; "
            "until_log \"press H for help\"; xdotool windowfocus --sync $w; sleep 1; "
-           "t0=$(date +%%s%%N); xdotool key --window $w r; until_log \"reset: leapfrog\" || echo \"test: R unanswered\"; "
+           "t0=$(date +%%s%%N); xdotool key --window $w r; until_log \"reset: merger\" || echo \"test: R unanswered\"; "
            "echo \"test: reset answered after $(( ($(date +%%s%%N) - t0) / 1000000 )) ms\"; "
            "xdotool key --window $w l; until_log \"ring 2 launched\" || echo \"test: L unanswered\"; "
            "xdotool key --window $w shift+l; until_log \"launched ring removed\" || echo \"test: Shift+L unanswered\"; "

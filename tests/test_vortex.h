@@ -36,12 +36,12 @@ static inline void vx_test_one_ring(vx_scene *sc, const char *name, int n_around
   sc->rings[0].tracers = tracers;
 }
 
-/* The shipped leapfrog scene cut to 2 x 64 stations (1024 elements) with `tracers` tracers, CPU,
+/* The shipped merger scene cut to 2 x 64 stations (1024 elements) with `tracers` tracers, CPU,
  * double, order p, no remeshing or viscosity, the rest the scene's: *sc and *p to create it from.
  * 0, or -1 and err. */
 static inline int vx_test_small_leapfrog_setup(vx_scene *sc, vx_sim_params *p, int order, int direct, int tracers,
                                                char *err, size_t errlen) {
-  if (vx_scene_load(VX_ASSETS_DIR "/leapfrog.scene", sc, err, errlen)) return -1;
+  if (vx_scene_load(VX_ASSETS_DIR "/merger.scene", sc, err, errlen)) return -1;
   for (int r = 0; r < sc->n_rings; ++r) { /* 64 stations of 1 + 7 elements: the layout the thresholds were measured on */
     sc->rings[r].n_around = 64;
     sc->rings[r].layers = 1;

@@ -1,7 +1,7 @@
 /* test_vortex_accuracy.c — the live accuracy readout (vortex/accuracy.h) measures the simulation's
  * own evaluation:
  *  1. The figure's definitions on known numbers (relative L2, 99th percentile by nearest rank).
- *  2. The leapfrog scene cut to 2 x 64 stations (1024 elements), 4096 tracers, CPU, double, stepped once at p = 8 and
+ *  2. The merger scene cut to 2 x 64 stations (1024 elements), 4096 tracers, CPU, double, stepped once at p = 8 and
  *     once at p = 2, the readout armed for the step's first engine call: at p = 2 it must report a
  *     larger error, for the velocity and for the gradient, each within its measured band.
  *  3. Cross-checks of one capture against independent computations: the reference at a few

@@ -120,7 +120,7 @@ int main(void) {
 
   /* the window needs a display: without one, a one-line pointer to --headless (exit 2) */
   if (unsetenv("DISPLAY") || unsetenv("WAYLAND_DISPLAY")) { printf("FAIL: unsetenv\n"); return EXIT_FAILURE; }
-  expect("--scene leapfrog", 2, "no display to open a window on (DISPLAY is not set); run with --headless");
+  expect("--scene merger", 2, "no display to open a window on (DISPLAY is not set); run with --headless");
   snprintf(args, sizeof args, "--headless --scene '%s'", bad);
   expect(args, 2, "line 5: unknown key 'radios'");
   expect("--headless --scene no_such_scene", 2, "scene 'no_such_scene' not found");
@@ -130,7 +130,7 @@ int main(void) {
   expect(args, 2, "bad value for --integrator: 'rk3'");
   snprintf(args, sizeof args, "--headless --scene '%s' --backend gpu", tiny);
   expect(args, 2, "bad value for --backend: 'gpu'");
-  expect("--headless --scene leapfrog --frobnicate", 2, "unknown option '--frobnicate'");
+  expect("--headless --scene merger --frobnicate", 2, "unknown option '--frobnicate'");
   expect("--headless", 2, "--scene is required");
   /* --version: one line on stdout, the version and the commit, exit 0 */
   expect("--version", 0, "(commit ");

@@ -1,5 +1,5 @@
 /* test_vortex_numerics.c — the method's own numerics (vortex/numerics.h), CPU:
- *  1. the shipped physics-only scenes derive the blocks their validated runs were tuned to: leapfrog
+ *  1. the shipped physics-only scenes derive the blocks their validated runs were tuned to: merger
  *     the design paper's (σ = a, h = a/1.5, dt 0.002, remeshing every 25 steps, ν = 6.0e-4) with
  *     relaxation 0.1, single_ring the lone ring's (no lattice, σ = 2a, dt 0.002, relaxation 0.1);
  *  2. a key the scene gives is kept (the relaxation follows a given remeshing interval), and the
@@ -37,15 +37,15 @@ static int near(double a, double b, double rel) { return fabs(a - b) <= rel * fa
 
 static int check_shipped(void) {
   vx_scene s;
-  if (load("leapfrog", &s)) return 1;
+  if (load("merger", &s)) return 1;
   CHECK(near(s.sigma, 0.03, 1e-12) && near(s.remesh_h, 0.02, 1e-12) && s.dt == 0.002 && s.remesh_every == 25 &&
             s.relax == 0.1 && s.relax_every == 1 && near(s.viscosity, 6.0e-4, 0.01) && s.conserve == 2 &&
             s.remesh_coarsen == 0.0 && s.remesh_drop == 1e-3,
-        "leapfrog derived sigma %g h %g dt %g every %d relax %g nu %g conserve %d coarsen %g drop %g", s.sigma, s.remesh_h, s.dt,
+        "merger derived sigma %g h %g dt %g every %d relax %g nu %g conserve %d coarsen %g drop %g", s.sigma, s.remesh_h, s.dt,
         s.remesh_every, s.relax, s.viscosity, s.conserve, s.remesh_coarsen, s.remesh_drop);
   CHECK(s.rings[0].layers == 3 && s.rings[0].n_around == 95 && !s.numerics.warnings[0] && !s.numerics.limited,
-        "leapfrog rings: %d layers, %d stations, warnings '%s'", s.rings[0].layers, s.rings[0].n_around, s.numerics.warnings);
-  printf("  ok: leapfrog derives the paper's block (sigma 0.03, h 0.02, dt 0.002, every 25, relax 0.1, nu %.3g)\n",
+        "merger rings: %d layers, %d stations, warnings '%s'", s.rings[0].layers, s.rings[0].n_around, s.numerics.warnings);
+  printf("  ok: merger derives the paper's block (sigma 0.03, h 0.02, dt 0.002, every 25, relax 0.1, nu %.3g)\n",
          s.viscosity);
   if (load("single_ring", &s)) return 1;
   CHECK(s.remesh_every == 0 && near(s.sigma, 0.06, 1e-12) && s.dt == 0.002 && s.relax == 0.1 && s.viscosity == 0.0 &&
@@ -155,7 +155,7 @@ static int check_physics_keys(void) {
 
 static int check_saved(void) {
   vx_scene s, r;
-  if (load("leapfrog", &s)) return 1;
+  if (load("merger", &s)) return 1;
   char path[1024];
   snprintf(path, sizeof path, "%s/test_vortex_numerics_%d.scene", VX_BINARY_DIR, (int)getpid());
   CHECK(vx_scene_write(path, &s, NULL, err, sizeof err) == 0, "write: %s", err);
@@ -165,7 +165,7 @@ static int check_saved(void) {
   CHECK(r.sigma == s.sigma && r.remesh_h == s.remesh_h && r.dt == s.dt && r.remesh_every == s.remesh_every &&
             r.viscosity == s.viscosity && r.relax == s.relax && r.remesh_coarsen == s.remesh_coarsen &&
             r.rings[1].n_around == s.rings[1].n_around && r.rings[1].layers == s.rings[1].layers && !r.numerics.warnings[0],
-        "saved leapfrog reads back differently (warnings '%s')", r.numerics.warnings);
+        "saved merger reads back differently (warnings '%s')", r.numerics.warnings);
   printf("  ok: a saved scene reads back with the same numerics, no warning\n");
   return 0;
 }

@@ -1,6 +1,6 @@
 /* test_vortex_passive.c — passive tracers leave the elements' dynamics alone (vortex/sim_step.c: the
  * elements' engine calls run on the elements' own tree, the tracers' in calls of their own;
- * docs/MATH.md §15). The leapfrog scene cut to 2 x 64 stations (1024 elements), CPU, double, p = 8,
+ * docs/MATH.md §15). The merger scene cut to 2 x 64 stations (1024 elements), CPU, double, p = 8,
  * relaxation every step as shipped, four RK4 steps: with 4096 tracers riding every stage
  * (tracer_every 1) or their own RK4 step over 4 (tracer_every 4), the elements' positions and
  * strengths equal those of the run without tracers to the bit: calls that put the elements on the

@@ -19,7 +19,7 @@ static void rates(double dt, double dt_new, double f, int k, double *f2, int *k2
 int main(void) {
   double f;
   int k;
-  /* the leapfrog scene's controls (relax 0.3 a step, remeshing every 25 steps at dt 0.002) */
+  /* the merger scene's controls (relax 0.3 a step, remeshing every 25 steps at dt 0.002) */
   rates(0.002, 0.001, 0.3, 25, &f, &k);
   EXPECT(fabs(f - (1.0 - sqrt(0.7))) < 1e-15 && k == 50, "halved: f %.17g (want 1 - sqrt(0.7)), K %d (want 50)", f, k);
   const double pull = pow(1.0 - f, 1000.0) / pow(0.7, 500.0); /* what is left of the misalignment after one time unit */

@@ -175,7 +175,8 @@ int main(void) {
   check_origin("remesh_origin = 1 -2 0.125\n[ring]\ncentre = 0.25 0.5 0.5\n", 1.0, -2.0, 0.125);
   printf("assets:\n");
   check_asset("single_ring", 126 * 19, 65536, 1); /* derived: stations a/2 apart, two annuli */
-  check_asset("leapfrog", 2 * 95 * 37, 1 << 18, 2); /* derived: stations h apart, three annuli */
+  check_asset("leapfrog", 2 * 256, 1 << 17, 2);
+  check_asset("merger", 2 * 95 * 37, 1 << 18, 2); /* derived: stations h apart, three annuli */
   check_asset("headon", 4096, 1 << 17, 2);
   check_asset("oblique", 4096, 1 << 17, 2);
   check_asset("leapfrog_big", 1 << 15, 1 << 20, 2);
@@ -228,7 +229,7 @@ int main(void) {
       FAIL("missing file: '%s'", err);
     else printf("  ok: %s\n", err);
     char out[1024];
-    if (vx_scene_find("leapfrog", VX_ASSETS_DIR, NULL, out, sizeof out, err, sizeof err) || !strstr(out, "leapfrog.scene"))
+    if (vx_scene_find("merger", VX_ASSETS_DIR, NULL, out, sizeof out, err, sizeof err) || !strstr(out, "merger.scene"))
       FAIL("scene lookup by name: %s", err);
     if (vx_scene_find("no_such_scene", VX_ASSETS_DIR, NULL, out, sizeof out, err, sizeof err) == 0 || !strstr(err, "not found"))
       FAIL("lookup of a missing scene: '%s'", err);

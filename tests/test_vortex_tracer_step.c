@@ -1,6 +1,6 @@
 /* test_vortex_tracer_step.c — the tracers' own step (vx_sim_params.tracer_every, docs/MATH.md §15):
  * one classical RK4 step of m element steps, its four evaluations riding in the elements' first and
- * last calls. The leapfrog scene cut to 2 x 64 stations (1024 elements) with 1024 tracers, CPU,
+ * last calls. The merger scene cut to 2 x 64 stations (1024 elements) with 1024 tracers, CPU,
  * double, RK4, direct summation (each target's sum is its own, whichever targets share the call):
  *   (a) the elements are the same to the bit with m = 1, 2 and 4: only the tracers change;
  *   (b) after 8 steps of dt = 0.002 the tracers of m = 2 and 4 lie within a bound of those of m = 1,
