@@ -22,6 +22,7 @@ VX_TEST_RENDER_OFF_MAIN
 #include <unistd.h>
 
 #include "png_file.h"
+#include "test_hue.h"
 #include "test_run.h"
 
 static char out[65536];
@@ -38,22 +39,6 @@ static const char *kScene =
     "centre = 0.41827 0.5 0.62575\naxis = -0.54490 0 0.83832\ntracers = 4096\ntracer_spread = 0.04\n";
 
 static int run(const char *args) { return vx_test_run_program("", args, out, sizeof out); }
-
-/* Hue in degrees of a pixel coloured enough to have one (brightest channel >= 60, saturation >=
- * 0.25, so the dark blue background and grey wireframe are left out); -1 otherwise. */
-static double hue_of(const unsigned char *p) {
-  double r = p[0], g = p[1], b = p[2];
-  double mx = fmax(r, fmax(g, b)), mn = fmin(r, fmin(g, b)), c = mx - mn;
-  if (mx < 60.0 || c < 0.25 * mx) return -1.0;
-  double h = mx == r ? fmod((g - b) / c, 6.0) : mx == g ? (b - r) / c + 2.0 : (r - g) / c + 4.0;
-  h *= 60.0;
-  return h < 0.0 ? h + 360.0 : h;
-}
-
-static double hue_dist(double a, double b) {
-  double d = fabs(a - b);
-  return d > 180.0 ? 360.0 - d : d;
-}
 
 typedef struct {
   long n;
@@ -73,7 +58,7 @@ static cluster side_hues(const unsigned char *rgb, int left) {
   for (int y = 0; y < H; ++y)
     for (int x = 0; x < W; ++x) {
       if (left ? x >= W / 2 - MARGIN : x <= W / 2 + MARGIN) continue;
-      double v = hue_of(rgb + 3 * ((size_t)y * W + x));
+      double v = vx_test_hue(rgb + 3 * ((size_t)y * W + x));
       if (v < 0.0) continue;
       h[c.n++] = v;
       sx += cos(v * 3.14159265358979323846 / 180.0);
@@ -81,7 +66,7 @@ static cluster side_hues(const unsigned char *rgb, int left) {
     }
   if (c.n > 0) {
     c.mean = fmod(atan2(sy, sx) * 180.0 / 3.14159265358979323846 + 360.0, 360.0);
-    for (long i = 0; i < c.n; ++i) h[i] = hue_dist(h[i], c.mean);
+    for (long i = 0; i < c.n; ++i) h[i] = vx_test_hue_dist(h[i], c.mean);
     qsort(h, (size_t)c.n, sizeof(double), cmp_double);
     c.p95 = h[(long)(0.95 * (double)(c.n - 1))];
   }
@@ -111,7 +96,7 @@ static unsigned char *render(const char *dir, const char *scene, const char *ext
 static int separated(const char *name, const unsigned char *rgb, cluster *l, cluster *r) {
   *l = side_hues(rgb, 1);
   *r = side_hues(rgb, 0);
-  double d = hue_dist(l->mean, r->mean);
+  double d = vx_test_hue_dist(l->mean, r->mean);
   printf("  %-8s left: %5ld px, hue %5.1f +- %4.1f (95%%); right: %5ld px, hue %5.1f +- %4.1f; means %5.1f apart\n", name,
          l->n, l->mean, l->p95, r->n, r->mean, r->p95, d);
   return l->n >= 300 && r->n >= 300 && d >= 90.0 && l->p95 < 0.5 * d && r->p95 < 0.5 * d;
@@ -147,15 +132,15 @@ int main(void) {
   /* measured (Mesa llvmpipe): ring 0 hue 22.8 +- 3.2 (95 %), ring 1 214.4 +- 2.4, 168 degrees apart;
    * plain: both 221.5, 0.2 apart; height: 194 and 37, 157 apart */
   if (ring && !separated("ring", ring, &l, &r)) FAIL("--colour ring: the two rings' hues are not two separated clusters");
-  if (ring && !(hue_dist(l.mean, r.mean) >= 120.0 && l.p95 < 12.0 && r.p95 < 12.0))
-    FAIL("--colour ring: clusters too close or too wide (%.1f apart, +- %.1f, +- %.1f)", hue_dist(l.mean, r.mean), l.p95, r.p95);
-  if (ring && !(hue_dist(l.mean, 25.0) < 20.0 && hue_dist(r.mean, 215.0) < 20.0))
+  if (ring && !(vx_test_hue_dist(l.mean, r.mean) >= 120.0 && l.p95 < 12.0 && r.p95 < 12.0))
+    FAIL("--colour ring: clusters too close or too wide (%.1f apart, +- %.1f, +- %.1f)", vx_test_hue_dist(l.mean, r.mean), l.p95, r.p95);
+  if (ring && !(vx_test_hue_dist(l.mean, 25.0) < 20.0 && vx_test_hue_dist(r.mean, 215.0) < 20.0))
     FAIL("--colour ring: ring 0 is not orange (hue ~25) and ring 1 not blue (~215): %.1f, %.1f", l.mean, r.mean);
   if (ring && dflt && memcmp(ring, dflt, 3 * (size_t)W * H)) FAIL("a two-ring scene is not coloured by ring by default");
   if (plain && separated("plain", plain, &l, &r)) FAIL("--colour plain: separated hues (the check cannot tell colours apart)");
   if (height) {
     separated("height", height, &l, &r);
-    if (!(hue_dist(l.mean, r.mean) >= 60.0)) FAIL("--colour height: the rings' hues are only %.1f degrees apart", hue_dist(l.mean, r.mean));
+    if (!(vx_test_hue_dist(l.mean, r.mean) >= 60.0)) FAIL("--colour height: the rings' hues are only %.1f degrees apart", vx_test_hue_dist(l.mean, r.mean));
   }
   const char *others[] = {"speed", "vorticity"};
   for (int i = 0; i < 2; ++i) {

@@ -255,7 +255,7 @@ static void look_section(app *a) {
   if (s->opacity_level == 1) s->opacity_level = 2;
   hint("Cells per axis 2^level, binned again from the particles each time they move (default 6). 0: the octree's own "
        "finest-level bin[] (the paper's), read from the engine after an FMM step, no binning of its own; a smoothing "
-       "kernel may cap that level low (the leapfrog scene: level 2).");
+       "kernel may cap that level low (the merger scene: level 2).");
   ImGui::ColorEdit3("background", st->bg_rgb, ImGuiColorEditFlags_NoInputs);
   bool el = st->show_elements != 0, bx = st->show_boxes != 0, cu = st->show_cube != 0, io = st->interop != 0;
   if (ImGui::Checkbox("elements by |alpha| (E)", &el)) st->show_elements = el;

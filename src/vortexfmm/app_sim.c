@@ -97,7 +97,7 @@ static int measure_state(app *a, char *err, size_t errlen) {
 
 /* The window's tracer count on the CPU backend: a scene's own count (no --tracers, no panel value)
  * above APP_CPU_TRACERS becomes APP_CPU_TRACERS, and the screen says so. The scenes are sized for
- * the GPU (leapfrog: 262 144 tracers, seconds per RK4 step on two cores; docs/BENCHMARKS.md);
+ * the GPU (merger: 262 144 tracers, seconds per RK4 step on two cores; docs/BENCHMARKS.md);
  * headless images and batch runs keep the scene's count. */
 void app_cpu_tracers(app *a, const vx_scene *sc, vx_sim_params *prm) {
   const int cpu = prm->backend == VX_BACKEND_CPU || (prm->backend == VX_BACKEND_AUTO && !a->cuda_ok);
