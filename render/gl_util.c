@@ -69,6 +69,11 @@ void rd_gl_describe(char *out, size_t outlen) {
   snprintf(out, outlen, "OpenGL %s, %s", v ? v : "?", r ? r : "?");
 }
 
+int rd_gl_software(void) {
+  const char *r = (const char *)glGetString(GL_RENDERER);
+  return r && (strstr(r, "llvmpipe") || strstr(r, "softpipe") || strstr(r, "SwiftShader"));
+}
+
 char *rd_shader_text(const char *name, char *err, size_t errlen) {
   /* VX_SHADER_DIR (environment; a developer's setting): a directory holding the shader files
    * (points.vert, composite.frag, ...; the layout of shaders/), read at rd_create instead of the

@@ -134,6 +134,8 @@ typedef struct rd_renderer rd_renderer;
 int rd_gl_init(int is_egl, char *err, size_t errlen);
 /* "OpenGL 4.5 (Core Profile) Mesa 22.3.6, llvmpipe (LLVM 15.0.6, 256 bits)" */
 void rd_gl_describe(char *out, size_t outlen);
+/* 1 when the current context's OpenGL runs on the CPU (Mesa's llvmpipe or softpipe, SwiftShader). */
+int rd_gl_software(void);
 
 /* Shaders, buffers, textures; the CUDA side when a device is present. NULL with err on failure
  * (a shader that fails names its file and prints its log). */

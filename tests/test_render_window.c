@@ -42,6 +42,22 @@ static void cpu_tracer_count(void) {
   printf("  cpu backend without --tracers: 16384 of 262144 tracers, said: ok\n");
 }
 
+/* Under Xvfb OpenGL is Mesa's llvmpipe: the window lightens the opacity pass and says so
+ * (app_window.c, software_opacity), unless --ray-samples or --opacity-scale was given. */
+static void software_pass(void) {
+  const char *note = "software OpenGL: the opacity pass at 32 samples a ray on 1/4";
+  const char *base = "--scene leapfrog --backend cpu --tracers 256 --integrator euler --size 320x200 --frames 1";
+  char args[512];
+  int rc = vx_test_run_program("xvfb-run -a -s '-screen 0 1024x768x24'", base, out, sizeof out);
+  if (rc != 0) { FAIL("window run: exit %d\n%s", rc, out); return; }
+  if (!strstr(out, "llvmpipe")) { printf("  software opacity: not llvmpipe here, not checked\n"); return; }
+  if (!strstr(out, note)) FAIL("llvmpipe, but no lighter opacity pass said:\n%s", out);
+  snprintf(args, sizeof args, "%s --ray-samples 64", base);
+  rc = vx_test_run_program("xvfb-run -a -s '-screen 0 1024x768x24'", args, out, sizeof out);
+  if (rc != 0 || strstr(out, "software OpenGL")) FAIL("--ray-samples 64: exit %d, or the pass lightened anyway:\n%s", rc, out);
+  printf("  software opacity: lightened on llvmpipe and said, kept with --ray-samples: ok\n");
+}
+
 int main(void) {
   if (system("command -v xvfb-run > /dev/null 2>&1") != 0) {
     printf("SKIP: xvfb-run not found (Debian: xvfb xauth)\n");
@@ -83,6 +99,7 @@ int main(void) {
   remove(shot);
   rmdir(dir);
   cpu_tracer_count();
+  software_pass();
   return vx_test_end("window checks passed");
 }
 #endif /* VX_RENDER_OFF */

@@ -172,6 +172,7 @@ typedef struct {
   int opacity_level;        /* 0: the octree's finest level; else 2..8 */
   rd_style style;
   int fraction_given;       /* --fraction given (else chosen from the tracer count) */
+  int opacity_given;        /* --ray-samples or --opacity-scale given (else the window may lighten the pass) */
   const char *record;       /* the video file (--record FILE.mp4); window: recorded from its start */
   double fps;               /* frame rate of recorded videos (--fps; > 0) */
   int png_level;            /* zlib level of --png-dir frames, 0..9; -1: libpng's default */

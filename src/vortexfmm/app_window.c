@@ -296,6 +296,22 @@ static int close_window(window_run *W, int rc) {
   return rc;
 }
 
+/* Where OpenGL is software the ray-counted opacity pass at its defaults (64 samples a ray on half
+ * the window's pixels) costs more than the step on the same cores: the window's frame rate on two
+ * cores rises from 6 to 15 fps with it at 32 samples on a quarter (docs/BENCHMARKS.md). The window
+ * then starts there unless --ray-samples or --opacity-scale was given; the panel sets both. */
+#define APP_SOFT_SAMPLES 32
+#define APP_SOFT_DOWNSCALE 4
+static void software_opacity(app *a, const app_options *o) {
+  rd_style *s = &a->set.style;
+  if (o->opacity_given || !rd_gl_software() || s->samples <= APP_SOFT_SAMPLES) return;
+  s->samples = APP_SOFT_SAMPLES;
+  if (s->downscale < APP_SOFT_DOWNSCALE) s->downscale = APP_SOFT_DOWNSCALE;
+  if (!o->quiet)
+    fprintf(stderr, "vortexfmm: software OpenGL: the opacity pass at %d samples a ray on 1/%d of the window's size "
+                    "(--ray-samples, --opacity-scale, or the panel)\n", s->samples, s->downscale);
+}
+
 int app_run_window(const app_options *o) {
   const char *disp = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY"); /* main.c checked one is set */
   glfwSetErrorCallback(on_glfw_error);
@@ -313,6 +329,7 @@ int app_run_window(const app_options *o) {
   W.o = o, W.a = &a;
   int rc = app_init(&a, &wo, 1, err, sizeof err);
   if (!rc) rc = open_window(&W, err, sizeof err);
+  if (!rc) software_opacity(&a, o);
   if (!rc) rc = start_ui(&W, err, sizeof err);
   if (rc) {
     fprintf(stderr, "vortexfmm: %s\n", err);

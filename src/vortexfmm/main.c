@@ -186,6 +186,7 @@ static int run_render(const opts *o) {
   ao.follow = o->follow;
   ao.opacity_level = (int)o->opacity_level;
   ao.fraction_given = o->fraction_given;
+  ao.opacity_given = o->samples > 0 || o->op_scale > 0;
   ao.sim_thread = o->sim_thread;
   rd_style s = rd_style_default();
   if (o->fraction_given) s.fraction = (float)o->fraction;
