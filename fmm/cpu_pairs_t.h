@@ -10,7 +10,7 @@
 #define VX_ACC15 a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14
 
 /* g, h of one pair for cpu_pairs_k: the branch-free kernel where it vectorizes (kernel_gh_sel),
- * kernel_gh's branches for the Gaussian in double (gauss_vectorizes: its library erf does not);
+ * kernel_gh's branches for the Gaussian in double without a vector erf (gauss_vectorizes);
  * corrections (C): minus the singular kernel, the caller having kept only pairs within the cut-off. */
 static inline __attribute__((always_inline)) void VXF(cpu_pair_gh)(const int K, const int C, vx_real r2, vx_real sigma,
                                                                    vx_real *g, vx_real *h) {

@@ -42,8 +42,10 @@ typedef enum {
  * level is within 8 % of the fastest forced level at every N = 2^14..2^24, uniform and rings
  * (H100, float, p = 8), where 64 is up to 4.3x slower. On the CPU, whose pair loops vectorize, 256
  * is within 2 % of the fastest at 2^16..2^20 and 1.2-1.4x at 2^12-2^14 rings, where 64 is up to
- * 3.5x slower (docs/BENCHMARKS.md); where they do not (the Gaussian in double,
- * fmm_cpu_pairs_vectorize), a pair costs 5-10 times more and the leaves hold 64. */
+ * 3.5x slower (docs/BENCHMARKS.md); where a pair costs several times more (the Gaussian in
+ * double: 5-10 times without glibc's vector erf, fmm_cpu_pairs_vectorize, and still 2-4 times with
+ * it) the leaves hold 64: with the vector erf, 2.5x faster than 256 at 4096 ring points and 3.5x at
+ * 65 536 uniform ones (docs/BENCHMARKS.md). */
 #define VX_LEAF_CPU 256
 #define VX_LEAF_CPU_SCALAR 64
 #define VX_LEAF_GPU 256
@@ -321,7 +323,7 @@ typedef enum { FMM_SIMD_BASELINE = 0, FMM_SIMD_AVX2 = 1, FMM_SIMD_AVX512 = 2 } f
 fmm_simd fmm_cpu_simd(void);
 const char *fmm_simd_name(fmm_simd s);
 /* 1 when the CPU engine's pair loops vectorize for this kernel and precision (all but the Gaussian
- * in double, whose library erf they call). */
+ * in double where the host has no vector erf: pair.h). */
 int fmm_cpu_pairs_vectorize(vx_kernel kernel, vx_precision precision);
 /* Cut-off radius r_c: beyond it the kernel's velocity (and, with gradient set, its gradient)
  * deviates from the singular one by at most tol, relatively (docs/MATH.md §10). 0 for the singular

@@ -59,10 +59,11 @@ VX_HD static inline vx_real VXF(erf_with_exp)(vx_real x, vx_real e) {
 #endif
 }
 
-/* 1 where this precision's Gaussian vectorizes on the host (erf_with_exp and exp_nonpos without
- * library calls: float); the CPU's pair loops keep kernel_gh's branches for the other. */
+/* 1 where this precision's Gaussian vectorizes on the host: float (erf_with_exp and exp_nonpos
+ * without library calls), and double where libmvec's vector erf and exp are declared (pair.h); the
+ * CPU's pair loops keep kernel_gh's branches otherwise. */
 static inline int VXF(gauss_vectorizes)(void) {
-#if defined(VX_FLOAT_INST)
+#if defined(VX_FLOAT_INST) || defined(VX_HOST_VECTOR_ERF)
   return 1;
 #else
   return 0;

@@ -2,7 +2,7 @@
  * the CPU backend with 4096 of its tracers:
  *  1. a batch run to T_END (about halfway between the 20th and 21st passage) counts 20 leapfrog
  *     passages (vortex/passage.h) and they are clean: the rings stay on their common axis, their
- *     radii within 0.065 of 0.3 (the leapfrog's own swing is 0.06) and the energy within 4e-3 (the
+ *     radii within 0.065 of 0.3 (the leapfrog's own swing is 0.06) and the energy within 5e-3 (the
  *     relaxation's first adjustment); at every passage the share of the dye within half a radius of
  *     its own ring's centreline (the CSV's dye_near, vx_dye_near) is at least 0.5;
  *  2. a headless frame at T_END still shows two rings: coloured by ring, orange (ring 0) and blue
@@ -75,7 +75,7 @@ static void check_passages(const char *csv) {
   EXPECT(seen == PASSAGES && t_last < T_END - 0.03, "%lld passages, the last at t = %.3f (expected %d, before %.2f)", seen,
          t_last, PASSAGES, T_END - 0.03);
   EXPECT(off < 1e-4, "the rings left their common axis by %.2e", off);
-  EXPECT(dr < 0.065 && de < 4e-3, "the passages are not clean: radius off 0.3 by %.4f, energy by %.1e", dr, de);
+  EXPECT(dr < 0.065 && de < 5e-3, "the passages are not clean: radius off 0.3 by %.4f, energy by %.1e", dr, de);
 }
 
 typedef struct {
