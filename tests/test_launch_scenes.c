@@ -13,15 +13,6 @@
 #include "test_check.h"
 #include "test_run.h"
 
-/* Column index of name in the CSV header line hdr, or -1. */
-static int column(const char *hdr, const char *name) {
-  int i = 0;
-  size_t n = strlen(name);
-  for (const char *p = hdr; p; p = strchr(p, ','), p = p ? p + 1 : NULL, ++i)
-    if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\n' || p[n] == 0)) return i;
-  return -1;
-}
-
 static int check_scene(const char *scene, int rings) {
   char csv[1024], args[2048], out[16384];
   snprintf(csv, sizeof csv, "%s/test_launch_scenes_%d_%s.csv", VX_BINARY_DIR, (int)getpid(), scene);
@@ -37,7 +28,8 @@ static int check_scene(const char *scene, int rings) {
   ++hdr;
   char ring_col[32];
   snprintf(ring_col, sizeof ring_col, "ring%d_x", rings);
-  int c_elem = column(hdr, "n_elem"), c_alpha = column(hdr, "max_alpha"), c_ring = column(hdr, ring_col);
+  int c_elem = vx_test_csv_column(hdr, "n_elem"), c_alpha = vx_test_csv_column(hdr, "max_alpha");
+  int c_ring = vx_test_csv_column(hdr, ring_col);
   CHECK(c_elem >= 0 && c_alpha >= 0 && c_ring >= 0, "%s: columns n_elem %d max_alpha %d %s %d", scene, c_elem, c_alpha, ring_col,
         c_ring);
   const char *first = strchr(hdr, '\n') + 1, *last = first;

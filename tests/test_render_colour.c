@@ -21,8 +21,7 @@ VX_TEST_RENDER_OFF_MAIN
 #include <string.h>
 #include <unistd.h>
 
-#include "png_file.h"
-#include "test_hue.h"
+#include "test_image.h"
 #include "test_run.h"
 
 static char out[65536];
@@ -82,12 +81,9 @@ static unsigned char *render(const char *dir, const char *scene, const char *ext
            scene, W, H, extra, path);
   int rc = run(args);
   if (rc != 0) { FAIL("%s: exit %d:\n%s", name, rc, out); return NULL; }
-  unsigned char *rgb = NULL;
-  int w = 0, h = 0;
-  char err[512];
-  if (vx_png_read(path, &rgb, &w, &h, err, sizeof err)) { FAIL("%s: %s", name, err); return NULL; }
-  remove(path);
-  if (w != W || h != H) { FAIL("%s: %dx%d, expected %dx%d", name, w, h, W, H); free(rgb); return NULL; }
+  char why[512];
+  unsigned char *rgb = vx_test_png_take(path, W, H, why, sizeof why);
+  if (!rgb) FAIL("%s: %s", name, why);
   return rgb;
 }
 

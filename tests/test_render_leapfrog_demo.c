@@ -23,8 +23,7 @@ VX_TEST_RENDER_OFF_MAIN
 #include <string.h>
 #include <unistd.h>
 
-#include "png_file.h"
-#include "test_hue.h"
+#include "test_image.h"
 #include "test_run.h"
 
 static char out[65536];
@@ -33,14 +32,6 @@ static const int W = 480, H = 270;
 #define DT 0.003      /* the scene's step */
 #define PASSAGES 20
 #define T_END 2.74    /* passages at 0.07 + 0.1344 k: the 20th at 2.67, the 21st at 2.81 */
-
-static int column(const char *hdr, const char *name) {
-  int i = 0;
-  size_t n = strlen(name);
-  for (const char *p = hdr; p; p = strchr(p, ','), p = p ? p + 1 : NULL, ++i)
-    if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\n' || p[n] == 0)) return i;
-  return -1;
-}
 
 /* Part 1 on the CSV's rows. */
 static void check_passages(const char *csv) {
@@ -51,7 +42,7 @@ static void check_passages(const char *csv) {
   const char *names[] = {"time", "energy", "passages", "dye_near", "ring0_x", "ring0_y", "ring0_R", "ring1_x", "ring1_y", "ring1_R"};
   int c[10];
   for (int k = 0; k < 10; ++k)
-    if ((c[k] = column(hdr, names[k])) < 0) { FAIL("no column %s", names[k]); return; }
+    if ((c[k] = vx_test_csv_column(hdr, names[k])) < 0) { FAIL("no column %s", names[k]); return; }
   double e0 = NAN, t_last = NAN, near_min = 1.0, off = 0.0, dr = 0.0, de = 0.0;
   long long seen = 0;
   for (const char *r = strchr(hdr, '\n'); r && r[1]; r = strchr(r + 1, '\n')) {
@@ -117,12 +108,9 @@ static unsigned char *render(const char *dir, long steps, const char *extra, con
            "--steps-per-frame %ld --glow 0 --quiet %s --screenshot '%s'", W, H, steps > 0 ? 2 : 1, steps > 0 ? steps : 1, extra, path);
   int rc = vx_test_run_program("", args, out, sizeof out);
   if (rc != 0) { FAIL("%s: exit %d:\n%s", name, rc, out); return NULL; }
-  unsigned char *rgb = NULL;
-  int w = 0, h = 0;
-  char err[512];
-  if (vx_png_read(path, &rgb, &w, &h, err, sizeof err)) { FAIL("%s: %s", name, err); return NULL; }
-  remove(path);
-  if (w != W || h != H) { FAIL("%s: %dx%d, expected %dx%d", name, w, h, W, H); free(rgb); return NULL; }
+  char why[512];
+  unsigned char *rgb = vx_test_png_take(path, W, H, why, sizeof why);
+  if (!rgb) FAIL("%s: %s", name, why);
   return rgb;
 }
 

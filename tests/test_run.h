@@ -41,6 +41,14 @@ static inline const char *vx_test_csv_row(const char *text, long long k) {
   const char *r = strstr(hdr ? hdr : text, key);
   return r ? r + 1 : NULL;
 }
+/* The index of column name in the CSV header line hdr, or -1. */
+static inline int vx_test_csv_column(const char *hdr, const char *name) {
+  int i = 0;
+  size_t n = strlen(name);
+  for (const char *p = hdr; p; p = strchr(p, ','), p = p ? p + 1 : NULL, ++i)
+    if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\n' || p[n] == 0)) return i;
+  return -1;
+}
 static inline double vx_test_csv_field(const char *line, int j) {
   for (int i = 0; i < j && line; ++i) {
     line = strchr(line, ',');
