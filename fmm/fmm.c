@@ -15,8 +15,7 @@
 int fmm_leaf_size(const fmm_params *p) {
   if (p->leaf_size > 0) return p->leaf_size;
   if (p->backend == VX_BACKEND_CUDA) return VX_LEAF_GPU;
-  const int dear = p->kernel == VX_KERNEL_GAUSS && p->precision == VX_DOUBLE; /* fmm.h, VX_LEAF_CPU */
-  return fmm_cpu_pairs_vectorize(p->kernel, p->precision) && !dear ? VX_LEAF_CPU : VX_LEAF_CPU_SCALAR;
+  return p->kernel == VX_KERNEL_GAUSS && p->precision == VX_DOUBLE ? VX_LEAF_CPU_GAUSS_D : VX_LEAF_CPU;
 }
 
 fmm_params fmm_params_default(void) {

@@ -42,12 +42,12 @@ typedef enum {
  * level is within 8 % of the fastest forced level at every N = 2^14..2^24, uniform and rings
  * (H100, float, p = 8), where 64 is up to 4.3x slower. On the CPU, whose pair loops vectorize, 256
  * is within 2 % of the fastest at 2^16..2^20 and 1.2-1.4x at 2^12-2^14 rings, where 64 is up to
- * 3.5x slower (docs/BENCHMARKS.md); where a pair costs several times more (the Gaussian in
- * double: 5-10 times without glibc's vector erf, fmm_cpu_pairs_vectorize, and still 2-4 times with
- * it) the leaves hold 64: with the vector erf, 2.5x faster than 256 at 4096 ring points and 3.5x at
- * 65 536 uniform ones (docs/BENCHMARKS.md). */
+ * 3.5x slower (docs/BENCHMARKS.md); for the Gaussian in double, whose pair costs 2-4
+ * times float's with glibc's vector erf (pair.h) and 5-10 times without, the leaves hold 64: with
+ * the vector erf, 2.5x faster than 256 at 4096 ring points and 3.5x at 65 536 uniform ones
+ * (docs/BENCHMARKS.md). */
 #define VX_LEAF_CPU 256
-#define VX_LEAF_CPU_SCALAR 64
+#define VX_LEAF_CPU_GAUSS_D 64
 #define VX_LEAF_GPU 256
 
 /* fmm_params.reg_correct */
@@ -65,7 +65,7 @@ typedef struct {
   vx_precision precision;
   int order;              /* p: highest degree kept in the expansions, 0..VX_PMAX */
   int leaf_size;          /* mean sources per non-empty leaf the level choice aims at; 0 (the default):
-                             the backend's, VX_LEAF_GPU, VX_LEAF_CPU or VX_LEAF_CPU_SCALAR (fmm_leaf_size) */
+                             the backend's, VX_LEAF_GPU, VX_LEAF_CPU or VX_LEAF_CPU_GAUSS_D (fmm_leaf_size) */
   int levels;             /* 0: choose from leaf_size; otherwise the finest level, 2..VX_LMAX */
   int min_leaves;         /* the automatic level goes one level deeper while the leaves are fewer than
                              this (octree.h, oct_level_accept): 0 (the default) the backend's floor (the
