@@ -96,7 +96,7 @@ typedef struct {
                              §14); 0 (the default): the backend's (fmm_keep_move); < 0: never */
   int allow_direct;       /* non-zero, with the automatic level (levels = 0): fmm_evaluate sums directly
                              where the cost model predicts the direct sum faster than any FMM evaluation
-                             (fmm_cost_direct_pays; the small sets of elements alone, on the GPU); 0 (the
+                             (fmm_cost_direct_pays; the small sets of elements alone); 0 (the
                              default): always the FMM */
   int verbose;            /* non-zero: notices (level caps, fall-backs) on stderr */
 } fmm_params;
@@ -277,7 +277,7 @@ double fmm_cost_predict(const fmm_ctx *ctx, const fmm_io *io, int L, double t_ms
 /* Whether the direct sum of ns sources at nt targets (nt_grad of them with the gradient) is predicted
  * faster than the least any FMM evaluation costs with the unit costs in force for ctx's backend and
  * precision (the per-call and one level's cost, the tree's and the gather's per point): the one home of
- * fmm_params.allow_direct's choice. 0 where the units have no direct-sum costs (the CPU). */
+ * fmm_params.allow_direct's choice. 0 where the units have no direct-sum costs. */
 int fmm_cost_direct_pays(const fmm_ctx *ctx, long long ns, long long nt, long long nt_grad);
 /* Predicted ms per phase (t_ms[FMM_COST_PHASES]) of the work w with the unit costs u (ns) at order
  * p: expansions of order p have (p+1)^2 coefficients, so P2M and L2P scale as

@@ -426,7 +426,13 @@ static int test_direct(void) {
   char err[256];
   fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
   CHECK(ctx, "create: %s", err);
-  CHECK(!fmm_cost_direct_pays(ctx, 100, 100, 100), "no direct-sum units (the CPU's table): never the direct sum");
+  /* the CPU's table: an FMM evaluation costs at least 0.5 ms, a direct pair with the gradient 3.76 ns */
+  CHECK(fmm_cost_direct_pays(ctx, 256, 256, 256), "the CPU's table: 256 elements (0.25 ms directly) by the direct sum");
+  CHECK(!fmm_cost_direct_pays(ctx, 1024, 1024, 1024), "the CPU's table: 1024 elements (3.9 ms directly) by the FMM");
+  memset(&u, 0, sizeof u);
+  u.order = 8, u.call = 1e6;
+  fmm_cost_set(VX_BACKEND_CPU, VX_FLOAT, &u);
+  CHECK(!fmm_cost_direct_pays(ctx, 100, 100, 100), "no direct-sum units: never the direct sum");
   /* 1 ms an FMM evaluation at least; 0.02 / 0.01 ns a direct pair with / without the gradient */
   memset(&u, 0, sizeof u);
   u.order = 8, u.call = 1e6, u.direct_grad = 0.02, u.direct_vel = 0.01;
