@@ -25,16 +25,16 @@
  * --repeat 5` and `vortexfmm-bench --calibrate --precision double --repeat 3`. Its per-call cost and
  * direct-sum units (fmm_cost_direct_pays) from the scenes' Gaussian on rings, `vortexfmm-bench --dist
  * rings --kernel gauss --sigma 0.03 --vs-direct --repeat 7` at n = 128 … 1024 (and --no-gradient):
- * the smallest FMM evaluation takes 0.6 ms at p = 8, a direct pair 5.3 ns (double) or 3.8 ns
- * (float) with the gradient, 3.7 or 3.1 ns without, so a few hundred elements alone are summed
- * directly (the direct sum is the faster up to about 550 of them at p = 8, 1000 at p = 12). Fields in
- * fmm_cost_units order:
+ * an FMM evaluation of 512 points takes 1.2 ms (float) or 1.6 ms (double) at p = 8, a direct pair
+ * 3.8 ns (float) or 5.3 ns (double) with the gradient, 3.1 or 3.7 ns without; with call = 1 ms the
+ * model sums up to about 530 (float) or 440 (double) elements alone directly, where the direct sum
+ * is the faster up to about 550 at p = 8 and 1000 at p = 12. Fields in fmm_cost_units order:
  * order, tree_pt, tree_cell, p2m, m2m, m2l, l2l, l2p_grad, l2p_vel, p2p_grad, p2p_vel, p2p_nbr, other,
  * level, call, direct_grad, direct_vel. */
 static fmm_cost_units cost_tab[2][2] = {
     /* cpu: double, float */
-    {{8, 42.35, 0, 172.8, 780, 679.5, 1110, 371.9, 218.1, 0.9448, 0.7111, 52.25, 6.036, 0, 5e5, 5.33, 3.66},
-     {8, 40.8, 0, 121.1, 690.1, 652.7, 923, 300.9, 158.2, 0.4513, 0.2129, 54.92, 0.1936, 0, 5e5, 3.76, 3.07}},
+    {{8, 42.35, 0, 172.8, 780, 679.5, 1110, 371.9, 218.1, 0.9448, 0.7111, 52.25, 6.036, 0, 1e6, 5.33, 3.66},
+     {8, 40.8, 0, 121.1, 690.1, 652.7, 923, 300.9, 158.2, 0.4513, 0.2129, 54.92, 0.1936, 0, 1e6, 3.76, 3.07}},
     /* cuda: float from an H100's calibration, `vortexfmm-bench --backend cuda --precision float
      * --calibrate --repeat 5`, its runs fitted to whole evaluations (totals and level differences) by
      * `vortexfmm-bench --refit cost_cuda.txt --precision float`; the far field's translations come

@@ -81,13 +81,14 @@ static double get_f64(ck_in *r) {
  * (3 i32, f64; its y0 and acc after the rings while one is under way); older files load with 1 and
  * none, the scheme they were run with. Version 5 adds remesh_coarsen (f64); older files load with it 0,
  * the fixed lattice they were run on. Version 6 adds dye_release (f64) to the parameters and the dye
- * release's state to the state (CK_DYE_BYTES); older files load with it off and no sources, as they ran. */
+ * release's state to the state (CK_DYE_BYTES); older files load with it off and no sources, as they ran.
+ * Version 7 adds spread (f64); older files load with it 0, without core spreading, as they ran. */
 #define CK_DYE_SLOTS 16                             /* sources a file holds: a scene's rings */
 #define CK_DYE_SOURCE_BYTES (3 * 4 + 9 * 8)         /* first, count, perturb_mode; centre, axis, radius, amp, spread */
 #define CK_DYE_BYTES (8 + 8 + 4 + CK_DYE_SLOTS * CK_DYE_SOURCE_BYTES) /* seed, released, n_rings, the slots */
 #define CK_FIXED_BYTES(version)                                                                                  \
   ((size_t)(CK_FIXED_BYTES_V1 + ((version) >= 2 ? 4 : 0) + ((version) >= 3 ? 24 : 0) + ((version) >= 4 ? 4 + 20 : 0) + \
-            ((version) >= 5 ? 8 : 0) + ((version) >= 6 ? 8 + CK_DYE_BYTES : 0)))
+            ((version) >= 5 ? 8 : 0) + ((version) >= 6 ? 8 + CK_DYE_BYTES : 0) + ((version) >= 7 ? 8 : 0)))
 _Static_assert(VX_SCENE_MAX_RINGS <= CK_DYE_SLOTS, "a scene's rings must fit the checkpoint's dye sources");
 
 static void put_meta(ck_out *o, const vx_ckpt_meta *m) {
@@ -124,6 +125,7 @@ static void put_params(ck_out *o, const vx_sim_params *p) {
   put_i32(o, p->tracer_every);
   put_f64(o, p->remesh_coarsen);
   put_f64(o, p->dye_release);
+  put_f64(o, p->spread);
 }
 static void get_params(ck_in *r, vx_sim_params *p, uint32_t version) {
   memset(p, 0, sizeof *p);
@@ -142,6 +144,7 @@ static void get_params(ck_in *r, vx_sim_params *p, uint32_t version) {
   p->tracer_every = version >= 4 ? get_i32(r) : 1;
   if (version >= 5) p->remesh_coarsen = get_f64(r);
   if (version >= 6) p->dye_release = get_f64(r);
+  if (version >= 7) p->spread = get_f64(r);
 }
 
 /* The dye release's state: its seed, count and sources, in CK_DYE_SLOTS slots (the unused ones 0). */
@@ -429,6 +432,7 @@ static int check_params(const char *path, const vx_sim_params *p, char *err, siz
       bad_int(path, "relax_every", p->relax_every, p->relax > 0.0 ? 1 : 0, VX_SCENE_EVERY_MAX, err, errlen) ||
       bad_int(path, "remesh_every", p->remesh_every, 0, VX_SCENE_EVERY_MAX, err, errlen) ||
       bad_real(path, "viscosity", p->viscosity, 0.0, CK_VISCOSITY_MAX, err, errlen) ||
+      bad_real(path, "spread", p->spread, 0.0, 10.0, err, errlen) ||
       bad_int(path, "conserve", p->conserve, VX_CONSERVE_OFF, VX_CONSERVE_FULL, err, errlen))
     return -1;
   for (int c = 0; c < 3; ++c)

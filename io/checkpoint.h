@@ -27,7 +27,7 @@
 VX_EXTERN_C_BEGIN
 
 #define VX_CKPT_MAGIC "VXFMMCKP"
-#define VX_CKPT_VERSION 6u
+#define VX_CKPT_VERSION 7u
 #define VX_CKPT_HEADER_BYTES 32
 
 /* What the checkpoint keeps of the run around the simulation. */

@@ -86,7 +86,7 @@ REDUCED = {
     # cannot be reduced in steps: the step is set by σ and a passage by R, so a/R fixes the steps a
     # passage (about 450).
     "leapfrog_big": {"[ring]": {"n_around": "1024"}},
-    # Already CPU-sized (512 elements, about 12 ms a step on one thread): run as shipped.
+    # Already CPU-sized (504 elements, about 12 ms a step on one thread): run as shipped.
     "leapfrog": {},
 }
 

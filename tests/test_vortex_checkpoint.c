@@ -64,6 +64,7 @@ static vx_sim *make_sim(vx_precision prec, char *err, size_t errlen) {
   p.lcfl = tracer_every > 1 ? 0.0 : 0.5;
   p.tracer_every = tracer_every;
   p.dye_release = 0.2; /* about 3 of the 20 tracers a step: each released at least once in N_STEPS */
+  p.spread = 1.5;       /* kept by the file; remeshing on, so the cores do not spread */
   return vx_sim_create(&p, &sc, err, errlen);
 }
 
@@ -275,20 +276,22 @@ static void fifo_refused(int program) {
   remove(path);
 }
 
-/* Older files load, each without the fields later versions added: version 6 dye_release (the last
- * parameter) and the dye release's state (the last of the state), version 5 remesh_coarsen (the
+/* Older files load, each without the fields later versions added: version 7 spread (the last
+ * parameter), version 6 dye_release (the one before it) and the dye release's state (the last of the
+ * state), version 5 remesh_coarsen (the
  * parameter before it), version 4 tracer_every (the one before that) and the tracer step's counters
  * (before the dye's), version 3 the lattice origin (after conserve). They load with what such runs
  * had: the dye seeded once, a fixed lattice, tracer_every 1, the origin at 0. */
 static size_t cut_spans(const unsigned char *b, size_t n, int version, unsigned char *c) {
   const size_t at = VX_CKPT_HEADER_BYTES + 64 + 3 * 8 + 108; /* meta; parameters up to conserve */
-  const size_t origin = 24, every = 4, coarsen = 8, dye_release = 8, state = 92, tr = 20;
-  const size_t state_at = at + origin + every + coarsen + dye_release;
-  size_t span_at[6], span_len[6], k = 0, m = 0, from = 0;
+  const size_t origin = 24, every = 4, coarsen = 8, dye_release = 8, spread = 8, state = 92, tr = 20;
+  const size_t state_at = at + origin + every + coarsen + dye_release + spread;
+  size_t span_at[7], span_len[7], k = 0, m = 0, from = 0;
   if (version <= 2) span_at[k] = at, span_len[k++] = origin;
   if (version <= 3) span_at[k] = at + origin, span_len[k++] = every;
   if (version <= 4) span_at[k] = at + origin + every, span_len[k++] = coarsen;
   if (version <= 5) span_at[k] = at + origin + every + coarsen, span_len[k++] = dye_release;
+  if (version <= 6) span_at[k] = at + origin + every + coarsen + dye_release, span_len[k++] = spread;
   if (version <= 3) span_at[k] = state_at + state, span_len[k++] = tr;
   if (version <= 5) span_at[k] = state_at + state + tr, span_len[k++] = DYE_BYTES;
   for (size_t i = 0; i < k; ++i) {
@@ -322,7 +325,10 @@ static void older_version(const unsigned char *b, size_t n, int version) {
         !(p5->remesh_coarsen > 0.0))
       FAIL("a version-%d file: origin %g %g %g (the current file's %g), tracer_every %d (expected %d), remesh_coarsen %g "
            "(expected %g)", version, o[0], o[1], o[2], o5[0], p->tracer_every, every, p->remesh_coarsen, coarsen);
-    else if (p->dye_release != 0.0 || vx_sim_dye(s)->n_rings != 0 || !(p5->dye_release > 0.0) || vx_sim_dye(s5)->n_rings != 1)
+    else if (p->spread != 0.0 || p5->spread != 1.5)
+      FAIL("a version-%d file: spread %g (expected 0; the current file's %g, expected 1.5)", version, p->spread, p5->spread);
+    else if (version <= 5 &&
+             (p->dye_release != 0.0 || vx_sim_dye(s)->n_rings != 0 || !(p5->dye_release > 0.0) || vx_sim_dye(s5)->n_rings != 1))
       FAIL("a version-%d file: dye_release %g with %d sources (expected 0 and none; the current file's %g and %d)", version,
            p->dye_release, vx_sim_dye(s)->n_rings, p5->dye_release, vx_sim_dye(s5)->n_rings);
     else printf("(b) a version-%d file loads, tracer_every %d, the lattice origin %g %g %g, remesh_coarsen %g, the dye seeded "
@@ -362,7 +368,7 @@ static void refusals(void) {
   expect_refused("a wrong magic", c, n, "bad magic");
   memcpy(c, b, n);
   put32(c + 8, 99);
-  expect_refused("a wrong version", c, n, "format version 99, this program reads versions 1 to 6");
+  expect_refused("a wrong version", c, n, "format version 99, this program reads versions 1 to 7");
   memcpy(c, b, n);
   memset(c + n, 0, 8);
   expect_refused("trailing bytes", c, n + 8, "8 bytes after the end of the checkpoint");
@@ -377,6 +383,7 @@ static void refusals(void) {
   expect_refused("counts that do not match the size", c, n, "does not match");
   meaning_refusals(b, n, at, ne);
   expect_refused("a missing file", NULL, 0, "cannot open");
+  older_version(b, n, 6);
   older_version(b, n, 5);
   older_version(b, n, 4);
   older_version(b, n, 3);

@@ -8,13 +8,18 @@
  *     bound the elements, a wavy lone ring gets a lattice and the floor;
  *  4. a saved scene reads back with the same numerics and no warning;
  *  5. a running flow: dt 4x is within the limit and runs; dt 16x is lowered to the largest round step
- *     within it (the window's rule), and the flow runs on at that step. */
+ *     within it (the window's rule), and the flow runs on at that step;
+ *  6. thin rings derive vortex filaments (σ = a/√e, 2.4 stations a σ, the rule's dt and relaxation, no
+ *     lattice), the default leapfrog its block; a ring given layers keeps the lattice; the coarse
+ *     budget smooths the cores; a viscous filament flow spreads its cores, σ² growing by 4ν/e a unit
+ *     time over a short run. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "test_check.h"
+#include "conserve.h"
 #include "numerics.h"
 #include "scene.h"
 #include "sim.h"
@@ -216,6 +221,63 @@ static int check_running_dt(void) {
   return bad;
 }
 
+/* Two thin coaxial rings (a/R = 0.05) as a person writes them, with extra global and ring keys. */
+static int thin_pair(const char *global, const char *ring, vx_scene *s) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "%s\n[ring]\nradius = 0.3\ncore = 0.015\ncentre = 0.5 0.5 0.375\n%s\n[ring]\nradius = 0.3\ncore = 0.015\n"
+           "centre = 0.5 0.5 0.5\n",
+           global, ring);
+  return parse(text, s);
+}
+
+static int check_filaments(void) {
+  vx_scene s;
+  if (thin_pair("", "", &s)) return 1;
+  double sig = 0.015 / sqrt(exp(1.0)), dt = vx_numerics_nice_down(VX_NUM_FIL_DT_OMEGA * VX_PI * sig * sig);
+  int n = (int)ceil(2.0 * VX_PI * 0.3 * VX_NUM_FIL_PER_SIGMA / sig);
+  CHECK(s.numerics.filaments && s.rings[0].layers == 0 && s.rings[1].layers == 0 && near(s.sigma, sig, 1e-12) &&
+            s.rings[0].n_around == n && s.dt == dt && s.lcfl == 1.0 && s.remesh_every == 0 && s.conserve == VX_CONSERVE_OFF &&
+            s.viscosity == 0.0 && near(s.relax, 1.0 - exp(-VX_NUM_FIL_RELAX * dt / 0.09), 1e-12) && !s.numerics.warnings[0],
+        "thin pair: filaments %d layers %d sigma %g (want %g) stations %d (want %d) dt %g (want %g) lcfl %g every %d conserve %d "
+        "nu %g relax %g warnings '%s'",
+        s.numerics.filaments, s.rings[0].layers, s.sigma, sig, s.rings[0].n_around, n, s.dt, dt, s.lcfl, s.remesh_every,
+        s.conserve, s.viscosity, s.relax, s.numerics.warnings);
+  printf("  ok: thin rings derive filaments (sigma %.4g, %d stations, dt %g, relax %.3g, no lattice)\n", s.sigma, n, s.dt, s.relax);
+  vx_scene lf;
+  if (load("leapfrog", &lf)) return 1;
+  CHECK(lf.numerics.filaments && near(lf.sigma, 0.0297 / sqrt(exp(1.0)), 1e-12) && lf.rings[0].n_around == 252 && lf.dt == 0.0025 &&
+            near(lf.relax, 0.1767, 1e-3),
+        "leapfrog: filaments %d sigma %g stations %d dt %g relax %g", lf.numerics.filaments, lf.sigma, lf.rings[0].n_around, lf.dt,
+        lf.relax);
+  printf("  ok: leapfrog (layers = 0 at a/R = 0.1) derives sigma 0.018, 252 stations, dt 0.0025, relax 0.177\n");
+  if (thin_pair("", "layers = 2", &s)) return 1;
+  CHECK(!s.numerics.filaments && s.remesh_every > 0, "a ring given layers = 2: filaments %d, remesh_every %d", s.numerics.filaments,
+        s.remesh_every);
+  if (thin_pair("resolution = coarse", "", &s)) return 1;
+  double nmax, wmax;
+  vx_numerics_budget(VX_RES_COARSE, &nmax, &wmax);
+  CHECK(s.numerics.limited && s.sigma > sig && s.numerics.elements <= nmax && s.numerics.elements / s.dt <= wmax * 1.3,
+        "coarse: limited %d sigma %g elements %g work %g (budgets %g, %g)", s.numerics.limited, s.sigma, s.numerics.elements,
+        s.numerics.elements / s.dt, nmax, wmax);
+  printf("  ok: a ring given layers keeps the lattice; coarse smooths the cores to sigma %.4g (%g elements)\n", s.sigma,
+         s.numerics.elements);
+  if (thin_pair("reynolds = 1000\nbackend = cpu", "", &s)) return 1;
+  vx_sim_params p = vx_sim_params_from_scene(&s);
+  p.tracers = 0;
+  CHECK(s.viscosity == 1e-3 && p.spread == VX_NUM_FIL_SPREAD, "viscous filaments: nu %g spread %g", s.viscosity, p.spread);
+  vx_sim *sim = vx_sim_create(&p, &s, err, sizeof err);
+  CHECK(sim, "create: %s", err);
+  int bad = run_to(sim, 40 * s.dt);
+  double want = sqrt(sig * sig + VX_NUM_FIL_SPREAD * 1e-3 * vx_sim_time(sim)), got = vx_sim_params_get(sim)->sigma;
+  if (!bad && !near(got, want, 1e-9)) {
+    FAIL("core spreading: sigma %.9g at t = %g, want %.9g", got, vx_sim_time(sim), want);
+    bad = 1;
+  } else if (!bad) printf("  ok: the viscous filaments' sigma %.5g -> %.5g by t = %g (sigma^2 + 4 nu t/e)\n", sig, got, vx_sim_time(sim));
+  vx_sim_destroy(sim);
+  return bad;
+}
+
 int main(void) {
   printf("shipped scenes:\n");
   check_shipped();
@@ -227,5 +289,7 @@ int main(void) {
   check_saved();
   printf("a running flow's dt:\n");
   check_running_dt();
+  printf("thin rings as vortex filaments:\n");
+  check_filaments();
   return vx_test_end("numerics: all checks passed");
 }

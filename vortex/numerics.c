@@ -74,6 +74,9 @@ double vx_numerics_nice_down(double x) {
   return e;
 }
 
+/* A ring's centreline length. */
+static double ring_length(const vx_ring *r) { return 2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp); }
+
 /* The largest smoothed-core vorticity over the rings. */
 static double scene_omega(const vx_scene *s, double sigma) {
   double w = 0.0;
@@ -89,7 +92,7 @@ static double expected_elements(const vx_scene *s, double h) {
   for (int i = 0; i < s->n_rings; ++i) {
     const vx_ring *r = &s->rings[i];
     double reach = (r->profile == VX_CORE_UNIFORM ? r->core : 2.0 * r->core) + 1.2 * h;
-    n += 2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp) / h * VX_PI * reach * reach / (h * h);
+    n += ring_length(r) / h * VX_PI * reach * reach / (h * h);
   }
   return n;
 }
@@ -136,7 +139,7 @@ static void discretise_rings(vx_scene *s, double h) {
   for (int i = 0; i < s->n_rings; ++i) {
     vx_ring *r = &s->rings[i];
     if (!(r->given & VX_GIVEN_N_AROUND)) {
-      double n = ceil(2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp) / h);
+      double n = ceil(ring_length(r) / h);
       r->n_around = (int)fmin(fmax(n, 8.0), (double)(1 << 24));
     }
     if (!(r->given & VX_GIVEN_LAYERS)) {
@@ -205,7 +208,7 @@ static void derive_lone(vx_scene *s, vx_numerics *n) {
   vx_numerics_budget(s->resolution, &nmax, &wmax);
   if (!(r->given & VX_GIVEN_LAYERS)) r->layers = 2;
   long long cross = 1 + (long long)r->layer_points * r->layers * (r->layers + 1) / 2;
-  double len = 2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp);
+  double len = ring_length(r);
   if (!(r->given & VX_GIVEN_N_AROUND)) {
     double ds = fmax(VX_NUM_LONE_SPACING * r->core, len * cross / nmax);
     n->limited = ds > VX_NUM_LONE_SPACING * r->core;
@@ -223,6 +226,81 @@ static void derive_lone(vx_scene *s, vx_numerics *n) {
   n->h = s->remesh_h;
   n->dt = s->dt;
   n->elements = (double)r->n_around * cross;
+}
+
+/* Thin rings as vortex filaments (numerics.h): every ring thin (a/R at most VX_NUM_FIL_THIN) and none
+ * given layers > 0, or every ring given layers = 0. */
+static int filament_flow(const vx_scene *s) {
+  if (all_filaments(s)) return 1;
+  for (int i = 0; i < s->n_rings; ++i) {
+    const vx_ring *r = &s->rings[i];
+    if ((r->given & VX_GIVEN_LAYERS && r->layers != 0) || r->core > VX_NUM_FIL_THIN * r->radius) return 0;
+  }
+  return 1;
+}
+
+/* The stations the rule places on ring r at smoothing radius sigma. */
+static int filament_stations(const vx_ring *r, double sigma) {
+  return (int)fmin(fmax(ceil(ring_length(r) * VX_NUM_FIL_PER_SIGMA / sigma), 8.0), (double)(1 << 24));
+}
+
+/* The rule's time step for filaments of smoothing radius sigma and largest circulation gmax. */
+static double filament_dt(const vx_scene *s, double sigma, double gmax) {
+  double turns = s->integrator == VX_RK4 ? VX_NUM_FIL_DT_OMEGA : vx_numerics_dt_omega_max(s->integrator);
+  return fmax(vx_numerics_nice_down(turns * VX_PI * sigma * sigma / gmax), VX_SCENE_DT_MIN);
+}
+
+/* The filaments' σ: the thinnest core's, raised by 2 % at a time until the elements (the rule's
+ * stations on the rings without n_around) and the element-steps per unit time (at the given dt, or
+ * the rule's) fit the resolution's budgets. */
+static double filament_sigma(const vx_scene *s, double gmax, int *limited) {
+  double amin = INFINITY, nmax, wmax;
+  vx_numerics_budget(s->resolution, &nmax, &wmax);
+  for (int i = 0; i < s->n_rings; ++i) amin = fmin(amin, s->rings[i].core);
+  double sigma = amin / sqrt(exp(1.0));
+  *limited = 0;
+  for (int k = 0; k < 400; ++k, sigma *= 1.02) {
+    double n = 0.0;
+    for (int i = 0; i < s->n_rings; ++i) {
+      const vx_ring *r = &s->rings[i];
+      n += r->given & VX_GIVEN_N_AROUND ? r->n_around : filament_stations(r, sigma);
+    }
+    double dt = s->given & VX_GIVEN_DT ? s->dt : filament_dt(s, sigma, gmax);
+    if (n <= nmax && n / dt <= wmax) break;
+    *limited = 1;
+  }
+  return sigma;
+}
+
+static void derive_filaments(vx_scene *s, vx_numerics *n) {
+  double gmax = 0.0, strain = 0.0;
+  for (int i = 0; i < s->n_rings; ++i) {
+    const vx_ring *r = &s->rings[i];
+    gmax = fmax(gmax, fabs(r->circulation));
+    strain = fmax(strain, fabs(r->circulation) / (r->radius * r->radius));
+  }
+  if (!(s->given & VX_GIVEN_SIGMA)) s->sigma = filament_sigma(s, gmax, &n->limited);
+  for (int i = 0; i < s->n_rings; ++i) {
+    vx_ring *r = &s->rings[i];
+    if (!(r->given & VX_GIVEN_LAYERS)) r->layers = 0;
+    if (!(r->given & VX_GIVEN_N_AROUND) && s->sigma > 0.0) r->n_around = filament_stations(r, s->sigma);
+  }
+  n->filaments = 1;
+  double spacing = 0.0;
+  for (int i = 0; i < s->n_rings; ++i) spacing = fmax(spacing, ring_length(&s->rings[i]) / s->rings[i].n_around);
+  n->sigma = vx_scene_sigma(s, spacing);
+  n->omega = gmax / (VX_PI * n->sigma * n->sigma);
+  if (!(s->given & VX_GIVEN_DT)) s->dt = filament_dt(s, n->sigma, gmax);
+  if (!(s->given & VX_GIVEN_LCFL)) s->lcfl = 1.0;
+  if (!(s->given & VX_GIVEN_RELAX)) s->relax = 1.0 - exp(-VX_NUM_FIL_RELAX * strain * s->dt);
+  if (!(s->given & VX_GIVEN_RELAX_EVERY)) s->relax_every = 1;
+  if (!(s->given & VX_GIVEN_REMESH_EVERY)) s->remesh_every = 0;
+  if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_OFF;
+  if (!(s->given & VX_GIVEN_STRETCHING)) s->stretching = VX_STRETCH_TRANSPOSE;
+  if (!(s->given & VX_GIVEN_VISCOSITY)) s->viscosity = n->nu_phys;
+  n->h = s->remesh_h;
+  n->dt = s->dt;
+  for (int i = 0; i < s->n_rings; ++i) n->elements += (double)vx_ring_elements(&s->rings[i]);
 }
 
 int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
@@ -243,6 +321,11 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
     check_overrides(s, n);
     return 0;
   }
+  if (filament_flow(s)) {
+    derive_filaments(s, n);
+    check_overrides(s, n);
+    return 0;
+  }
   double h = rule_h(s, &n->limited);
   if (s->given & VX_GIVEN_REMESH_H && s->remesh_h > 0.0) h = s->remesh_h;
   if (!(s->given & VX_GIVEN_REMESH_H)) s->remesh_h = h;
@@ -254,7 +337,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
     double sp = 0.0;
     for (int i = 0; i < s->n_rings; ++i) {
       const vx_ring *r = &s->rings[i];
-      sp = fmax(sp, 2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp) / r->n_around);
+      sp = fmax(sp, ring_length(r) / r->n_around);
       if (r->layers > 0) sp = fmax(sp, r->core * vx_ring_extent(r) / (r->layers + 0.5));
     }
     sigma = s->sigma_factor * sp;
@@ -310,6 +393,8 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
   else if (s->viscosity > n->nu_phys && n->nu_floor > 0.0 && !(s->given & VX_GIVEN_VISCOSITY))
     snprintf(visc, sizeof visc, "viscosity %.3g (the lattice's floor %.3g = %g omega h^2, above the flow's own %.3g)", s->viscosity,
              n->nu_floor, VX_NUM_NU_FLOOR, n->nu_phys);
+  else if (n->filaments && s->remesh_every <= 0)
+    snprintf(visc, sizeof visc, "viscosity %.3g (the cores spread: sigma^2 grows by 4 nu/e a unit time)", s->viscosity);
   else snprintf(visc, sizeof visc, "viscosity %.3g", s->viscosity);
   char lattice[200];
   if (s->remesh_every > 0)
@@ -318,6 +403,11 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
              : n->limited               ? "the resolution's budget: the cores are smoothed"
                                         : "h = a_min/1.5",
              s->remesh_every);
+  else if (n->filaments)
+    snprintf(lattice, sizeof lattice, "vortex filaments, no remeshing (one element a station, the blob the core: %s)",
+             s->given & VX_GIVEN_SIGMA ? "sigma as given"
+             : n->limited             ? "the resolution's budget: the cores are smoothed"
+                                      : "sigma = a_min/sqrt(e)");
   else if (lone_ring(s, n->nu_phys) && !(s->given & VX_GIVEN_REMESH_EVERY))
     snprintf(lattice, sizeof lattice, "no remeshing (a lone ring%s)", n->limited ? "; the resolution's budget smooths its core" : "");
   else snprintf(lattice, sizeof lattice, "no remeshing (as given)");

@@ -20,7 +20,12 @@
  *   and    relaxation VX_NUM_RELAX_REMESH / remesh_every a step (0.1 at 25; at most 0.3), drop 1e-3 of max|α|,
  *          conserve = full, the lattice coarsening with ν > 0, the transpose stretching (it keeps Σα
  *          exactly, and the impulse several times better)
- *   except a lone inviscid ring without a wave: no lattice (VX_NUM_LONE_*). */
+ *   except a lone inviscid ring without a wave: no lattice (VX_NUM_LONE_*); and thin rings (every a/R
+ *   at most VX_NUM_FIL_THIN, or every ring given layers = 0) run as vortex filaments: one
+ *   element a station, the Gaussian blob the core (σ = a_min/√e: a blob on the centreline moves its ring
+ *   as a Gaussian core of a = √e σ), VX_NUM_FIL_PER_SIGMA stations a σ, dt = VX_NUM_FIL_DT_OMEGA πσ²/Γmax
+ *   with substeps, relaxation 1 − exp(−VX_NUM_FIL_RELAX max(Γ/R²) dt) a step, no lattice, no correction,
+ *   σ raised where the budgets ask, and a viscous flow's cores spreading (VX_NUM_FIL_*). */
 #ifndef VX_NUMERICS_H
 #define VX_NUMERICS_H
 
@@ -46,6 +51,19 @@ VX_EXTERN_C_BEGIN
 #define VX_NUM_LONE_SIGMA 2.0
 #define VX_NUM_LONE_DT_OMEGA 0.15
 #define VX_NUM_LONE_RELAX 0.1
+/* Thin rings as vortex filaments (the header comment): the thinnest a/R that still counts as
+ * thin (the stability sweep's thin cores, scripts/sweep.py); stations a σ (the default leapfrog's
+ * 2.4, where the blobs overlap smoothly along the filament); core turnovers dt·Γmax/(πσ²) a step with
+ * substeps (the filament scenes run at 2.5–3: a blob on a line does not turn about itself, the substeps
+ * hold dt·max|∇u|); the relaxation's rate in units of the rings' strain Γ/R² (the default leapfrog's
+ * 0.2 a step at dt 0.003 is 6.7 of them; 0.5 a step, 21, breaks its filaments down). */
+#define VX_NUM_FIL_THIN 0.06
+#define VX_NUM_FIL_PER_SIGMA 2.4
+#define VX_NUM_FIL_DT_OMEGA 3.0
+#define VX_NUM_FIL_RELAX 7.0
+/* A viscous filament flow spreads its cores (vx_sim_params.spread): σ² grows by this times ν a unit time,
+ * so that a = √e·σ follows a Gaussian core's a² = a0² + 4νt. */
+#define VX_NUM_FIL_SPREAD (4.0 / 2.718281828459045)
 /* An override is reported as predicted unstable past these: dt·ω (substeps off; VX_NUM_DT_OMEGA_MAX
  * is RK4's, vx_numerics_dt_omega_max each integrator's), σ/h below this (remeshing on), remeshing
  * interval·ω. */

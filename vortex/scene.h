@@ -95,7 +95,8 @@ typedef struct {
   double nu_phys;         /* the scene's own viscosity (viscosity or Γmax/reynolds; 0: inviscid) */
   double nu_floor;        /* the least viscosity the lattice carries for this flow (0: none needed) */
   double elements;        /* elements expected on the lattice */
-  int limited;            /* 1: the resolution's element or work budget set h, not the cores */
+  int limited;            /* 1: the resolution's element or work budget set h (or the filaments' σ), not the cores */
+  int filaments;          /* 1: the rings run as vortex filaments (numerics.h) */
   char warnings[512];     /* the overrides predicted unstable, one per line ("" when none) */
 } vx_numerics;
 

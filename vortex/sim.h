@@ -55,7 +55,10 @@ typedef struct {
   double remesh_coarsen;  /* > 0: the lattice follows the field (coarsen.h): h and σ double once the
                              field's scale on the lattice is this many spacings of the doubled lattice,
                              and the drop threshold is relative to the present max|α|; 0: off */
-  double viscosity;       /* kinematic viscosity ν >= 0, applied at each remeshing (needs remeshing) */
+  double viscosity;       /* kinematic viscosity ν >= 0, applied at each remeshing; with remeshing off,
+                             by core spreading (spread) */
+  double spread;          /* > 0: with remeshing off, viscosity spreads the cores: after each step σ² grows
+                             by spread·ν·dt (vortex filaments: 4/e, numerics.h VX_NUM_FIL_SPREAD); 0: none */
   int conserve;           /* the correction after each relaxation and drop threshold (conserve.h,
                              vx_conserve_mode): 0 off, 1 axial restores the impulse along its direction,
                              2 full restores W = Σα and I = ½Σx×α */

@@ -75,6 +75,22 @@ int sim_relax_strengths(vx_sim *s, char *err, size_t errlen) {
   return keep ? restore_invariants(s, m0, &s->cstats.di_relax, err, errlen) : 0;
 }
 
+/* ------------------------------------------------------------------ core spreading */
+
+/* With remeshing off a viscous flow's cores widen: σ² grows by spread·ν·dt a step (a Gaussian core's
+ * a² grows by 4ν a unit time, and a filament's blob moves its ring as a core of a = √e·σ, hence the
+ * filaments' spread 4/e). The engines take the new σ; the energy watch keeps its reference, since the
+ * energy a spreading core sheds is the flow's own loss. */
+int sim_spread_cores(vx_sim *s, double dt, char *err, size_t errlen) {
+  const vx_sim_params *p = &s->prm;
+  if (!(p->viscosity > 0.0) || p->remesh_every > 0 || !(p->spread > 0.0) || !(p->sigma > 0.0)) return 0;
+  vx_sim_params np = *p;
+  np.sigma = sqrt(p->sigma * p->sigma + p->spread * p->viscosity * dt);
+  if (sim_engine_update(s, &np, err, errlen)) return -1;
+  s->prm.sigma = np.sigma;
+  return 0;
+}
+
 /* ------------------------------------------------------------------ remeshing */
 
 /* Remeshing is due after this step: its interval is over, or the diffusion it owes would pass the

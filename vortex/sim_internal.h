@@ -134,6 +134,9 @@ int sim_dye_set(vx_sim *s, const vx_dye_state *d, char *err, size_t errlen);
 /* sim_control.c */
 int sim_relax_strengths(vx_sim *s, char *err, size_t errlen);
 int sim_remesh_due(const vx_sim *s);
+/* Core spreading after a step of dt (vx_sim_params.spread; nothing unless viscous with remeshing off).
+ * 0, or -1 with err. */
+int sim_spread_cores(vx_sim *s, double dt, char *err, size_t errlen);
 
 /* sim_health.c */
 int sim_energy_watch(vx_sim *s, char *err, size_t errlen);

@@ -2,6 +2,7 @@
  * validation, the engine parameters (fmm.h) they map to, and the setters that change them on a
  * running simulation, each checked before it takes effect. */
 #include "sim_internal.h"
+#include "numerics.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ vx_sim_params vx_sim_params_from_scene(const vx_scene *sc) {
   p.remesh_drop = sc->remesh_drop;
   p.remesh_coarsen = sc->remesh_coarsen;
   p.viscosity = sc->viscosity;
+  p.spread = sc->numerics.filaments ? VX_NUM_FIL_SPREAD : 0.0;
   p.lcfl = sc->lcfl;
   p.tracer_every = sc->tracer_every;
   p.dye_release = sc->dye_release;
@@ -69,11 +71,12 @@ static int check_control(const vx_sim_params *p, char *err, size_t errlen) {
     snprintf(err, errlen, "remeshing needs a lattice spacing: set remesh_h (the %s kernel has no sigma)", vx_kernel_name(p->kernel));
     return -1;
   }
-  if (p->viscosity > 0.0 && p->remesh_every <= 0) {
+  if (!(p->spread >= 0.0 && p->spread <= 10.0)) { snprintf(err, errlen, "core spreading %g must be in [0, 10]", p->spread); return -1; }
+  if (p->viscosity > 0.0 && p->remesh_every <= 0 && !(p->spread > 0.0)) {
     snprintf(err, errlen, "viscosity %g acts at remeshing: turn remeshing on (remesh_every > 0)", p->viscosity);
     return -1;
   }
-  if (p->viscosity > 0.0 && p->viscosity * p->dt / (h * h) > VX_REMESH_C2_MAX) {
+  if (p->viscosity > 0.0 && p->remesh_every > 0 && p->viscosity * p->dt / (h * h) > VX_REMESH_C2_MAX) {
     snprintf(err, errlen, "viscosity %g too large for dt %g and lattice spacing %g: nu*dt/h^2 = %.3g exceeds %.3g", p->viscosity,
              p->dt, h, p->viscosity * p->dt / (h * h), VX_REMESH_C2_MAX);
     return -1;

@@ -286,6 +286,7 @@ int vx_sim_step(vx_sim *s, char *err, size_t errlen) {
     if (!(s->prm.lcfl > 0.0) && vx_sim_check(s, &m, &bad, err, errlen)) return -1;
     if (vx_sim_remesh(s, err, errlen)) return step_failed(s, s->steps, "remeshing", err, errlen);
   }
+  if (sim_spread_cores(s, dt, err, errlen)) return step_failed(s, s->steps, "spreading the cores", err, errlen);
   double tw = sim_now_ms(); /* the watch's engine call counts as evaluation time */
   if (sim_energy_watch(s, err, errlen)) return step_failed(s, s->steps, "measuring the energy", err, errlen);
   t_eval += sim_now_ms() - tw;
