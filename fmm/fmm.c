@@ -347,8 +347,28 @@ int fmm_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const i
   return 0;
 }
 
+/* The first point of n (float or double host coordinates) with a non-finite coordinate, or -1. */
+static int non_finite_point(const void *pos, int n, int pos_float) {
+  for (size_t i = 0; i < 3 * (size_t)n; i++) {
+    const double v = pos_float ? (double)((const float *)pos)[i] : ((const double *)pos)[i];
+    if (!isfinite(v)) return (int)(i / 3);
+  }
+  return -1;
+}
+
 int fmm_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
   if (check_io(ctx, io, err, errlen)) return -1;
+  /* as the octree does: a non-finite point is an error, not a NaN spread through every sum */
+  const int pf = ctx->prm.precision == VX_FLOAT;
+  int bad;
+  if (!io->on_device && (bad = non_finite_point(io->src_pos, io->n_src, pf)) >= 0) {
+    snprintf(err, errlen, "source point %d has a non-finite coordinate", bad);
+    return -1;
+  }
+  if (!io->on_device && (bad = non_finite_point(io->tgt_pos, io->n_tgt, pf)) >= 0) {
+    snprintf(err, errlen, "target point %d has a non-finite coordinate", bad);
+    return -1;
+  }
   if (ctx->prm.backend == VX_BACKEND_CUDA) return fmm_gpu_direct(ctx, io, st, err, errlen);
   return ctx->prm.precision == VX_FLOAT ? fmm_cpu_direct_f(ctx, io, st, err, errlen)
                                         : fmm_cpu_direct_d(ctx, io, st, err, errlen);

@@ -219,7 +219,8 @@ void fmm_forget_level_choice(fmm_ctx *ctx);
  * On the CUDA backend the work is ordered after everything already queued on the default stream
  * and complete when the call returns. */
 int fmm_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, size_t errlen);
-/* The same quantities by direct summation over all pairs, same kernel: the reference. */
+/* The same quantities by direct summation over all pairs, same kernel: the reference. Host points
+ * with a non-finite coordinate are an error, as in the FMM's octree. */
 int fmm_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, size_t errlen);
 
 /* The last evaluation's finest-level target occupancy histogram (the design paper's bin[]):
