@@ -90,7 +90,7 @@ typedef struct {
   vx_resolution resolution;
   double h;               /* lattice spacing */
   double sigma;           /* smoothing radius */
-  double omega;           /* the largest core vorticity with that smoothing, Γ/(π(a² + σ²)) */
+  double omega;           /* the largest core vorticity with that smoothing, Γ/(π(a² + σ²)); filaments Γ/(πσ²) */
   double dt;
   double nu_phys;         /* the scene's own viscosity (viscosity or Γmax/reynolds; 0: inviscid) */
   double nu_floor;        /* the least viscosity the lattice carries for this flow (0: none needed) */
