@@ -174,10 +174,10 @@ void vx_control_rates_for_dt(double dt, double dt_new, double *relax, int *remes
 }
 
 /* The largest step whose diffusion one remeshing kernel can apply, c² = ν dt/h² <= VX_REMESH_C2_MAX
- * (remesh.h); 0 when inviscid (no limit). */
+ * (remesh.h); 0 when inviscid or without remeshing (no limit: the cores spread instead). */
 static double viscous_dt_max(const vx_sim_params *p) {
   double hh = sim_lattice_h(p), nu = p->viscosity;
-  return nu > 0.0 && hh > 0.0 ? VX_REMESH_C2_MAX * hh * hh / nu : 0.0;
+  return nu > 0.0 && hh > 0.0 && p->remesh_every > 0 ? VX_REMESH_C2_MAX * hh * hh / nu : 0.0;
 }
 
 int vx_sim_dt_advice(vx_sim *s, double dt, char *msg, size_t msglen) {
