@@ -433,7 +433,7 @@ static int check_params(const char *path, const vx_sim_params *p, char *err, siz
       bad_int(path, "remesh_every", p->remesh_every, 0, VX_SCENE_EVERY_MAX, err, errlen) ||
       bad_real(path, "viscosity", p->viscosity, 0.0, CK_VISCOSITY_MAX, err, errlen) ||
       bad_real(path, "spread", p->spread, 0.0, 10.0, err, errlen) ||
-      bad_int(path, "conserve", p->conserve, VX_CONSERVE_OFF, VX_CONSERVE_FULL, err, errlen))
+      bad_int(path, "conserve", p->conserve, VX_CONSERVE_OFF, VX_CONSERVE_RING, err, errlen))
     return -1;
   for (int c = 0; c < 3; ++c)
     if (bad_real(path, "remesh_origin", p->remesh_origin[c], -VX_SCENE_LEN_MAX, VX_SCENE_LEN_MAX, err, errlen)) return -1;

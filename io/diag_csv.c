@@ -38,7 +38,7 @@ void vx_diag_csv_header(FILE *f, int n_rings, int accuracy) {
   fprintf(f, "step,time,Ix,Iy,Iz,Ax,Ay,Az,Wx,Wy,Wz,max_alpha,energy,n_elem,sum_abs_alpha,max_gradu");
   for (int r = 0; r < n_rings && r < VX_SCENE_MAX_RINGS; ++r)
     fprintf(f, ",ring%d_x,ring%d_y,ring%d_z,ring%d_R", r, r, r, r);
-  fprintf(f, ",ms_step,ms_tree,ms_far,ms_near,ms_integrate,levels,ms_launch,sigma,lattice_h,passages,dye_near");
+  fprintf(f, ",ms_step,ms_tree,ms_far,ms_near,ms_integrate,levels,ms_launch,sigma,lattice_h,passages,dye_near,energy_sigma");
   if (accuracy) fprintf(f, ",acc_step,err_u_l2,err_u_p99,err_gu_l2,err_gu_p99,ms_acc_capture,ms_acc_snapshot_gpu,ms_acc_direct");
   fprintf(f, "\n");
   fflush(f);
@@ -55,7 +55,7 @@ void vx_diag_csv_row(FILE *f, const vx_diag *d) {
   const vx_step_stats *s = &d->stats;
   fprintf(f, ",%.4f,%.4f,%.4f,%.4f,%.4f,%d,%.4f", s->t_step, s->t_tree, s->t_far, s->t_near, s->t_integrate, s->levels,
           d->ms_launch);
-  fprintf(f, ",%.10g,%.10g,%lld,%.6g", d->sigma, d->lattice_h, d->passages, d->dye_near);
+  fprintf(f, ",%.10g,%.10g,%lld,%.6g,%.12g", d->sigma, d->lattice_h, d->passages, d->dye_near, d->energy_sigma);
   const vx_acc_result *a = &d->acc;
   if (d->acc_cols && a->n_u > 0)
     fprintf(f, ",%lld,%.4e,%.4e,%.4e,%.4e,%.4f,%.4f,%.4f", a->step, a->u_l2, a->u_p99, a->g_l2, a->g_p99, a->ms_capture,

@@ -202,7 +202,7 @@ static int set_global(pctx *c, vx_scene *s, const char *k, const char *v) {
     return vx_resolution_from_name(v, &s->resolution) ? bad(c, k, v, "expected coarse, normal or fine") : 0;
   if (!strcmp(k, "reynolds")) return get_range(c, k, v, 1e-3, 1e12, &s->reynolds);
   if (!strcmp(k, "conserve"))
-    return vx_conserve_from_name(v, &s->conserve) ? bad(c, k, v, "expected off, axial or full") : 0;
+    return vx_conserve_from_name(v, &s->conserve) ? bad(c, k, v, "expected off, axial, full or ring") : 0;
   if (!strcmp(k, "seed")) {
     char *end;
     errno = 0;

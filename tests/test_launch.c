@@ -263,7 +263,7 @@ static int check_batch_cli(void) {
   CHECK(vx_test_read_file(csv, text, sizeof text) >= 0, "no diagnostics %s", csv);
   remove(csv);
   const char *hdr = strstr(text, "\nstep,");
-  CHECK(hdr && strstr(hdr, ",ring1_x,") && strstr(hdr, ",levels,ms_launch,sigma,lattice_h,passages,dye_near\n"), "header without the launched ring's columns");
+  CHECK(hdr && strstr(hdr, ",ring1_x,") && strstr(hdr, ",levels,ms_launch,sigma,lattice_h,passages,dye_near,energy_sigma\n"), "header without the launched ring's columns");
   /* columns: n_elem 13, ring1_x 20, ms_launch 29 with two rings */
   const char *r0 = vx_test_csv_row(text, 0), *r2 = vx_test_csv_row(text, 2);
   CHECK(r0 && r2, "rows of steps 0 and 2 missing");

@@ -237,7 +237,7 @@ static int check_filaments(void) {
   double sig = 0.015 / sqrt(exp(1.0)), dt = vx_numerics_nice_down(VX_NUM_FIL_DT_OMEGA * VX_PI * sig * sig);
   int n = (int)ceil(2.0 * VX_PI * 0.3 * VX_NUM_FIL_PER_SIGMA / sig);
   CHECK(s.numerics.filaments && s.rings[0].layers == 0 && s.rings[1].layers == 0 && near(s.sigma, sig, 1e-12) &&
-            s.rings[0].n_around == n && s.dt == dt && s.lcfl == 1.0 && s.remesh_every == 0 && s.conserve == VX_CONSERVE_OFF &&
+            s.rings[0].n_around == n && s.dt == dt && s.lcfl == 1.0 && s.remesh_every == 0 && s.conserve == VX_CONSERVE_RING &&
             s.viscosity == 0.0 && near(s.relax, 1.0 - exp(-VX_NUM_FIL_RELAX * dt / 0.09), 1e-12) && !s.numerics.warnings[0],
         "thin pair: filaments %d layers %d sigma %g (want %g) stations %d (want %d) dt %g (want %g) lcfl %g every %d conserve %d "
         "nu %g relax %g warnings '%s'",

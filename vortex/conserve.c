@@ -48,11 +48,11 @@ static int solve3(const double J[3][3], const double *b, double *mu) {
 }
 
 const char *vx_conserve_name(int mode) {
-  return mode == VX_CONSERVE_AXIAL ? "axial" : mode == VX_CONSERVE_FULL ? "full" : "off";
+  return mode == VX_CONSERVE_AXIAL ? "axial" : mode == VX_CONSERVE_FULL ? "full" : mode == VX_CONSERVE_RING ? "ring" : "off";
 }
 
 int vx_conserve_from_name(const char *name, int *mode) {
-  for (int k = VX_CONSERVE_OFF; k <= VX_CONSERVE_FULL; ++k)
+  for (int k = VX_CONSERVE_OFF; k <= VX_CONSERVE_RING; ++k)
     if (!strcmp(name, vx_conserve_name(k))) { *mode = k; return 0; }
   return -1;
 }
@@ -84,7 +84,7 @@ int vx_conserve_solve(const double *m, const double *W0, const double *I0, vx_co
   double tr = C[0][0] + C[1][1] + C[2][2];
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) J[i][j] = (i == j ? tr : 0.0) - C[i][j];
-  if (mode == VX_CONSERVE_AXIAL) {
+  if (mode == VX_CONSERVE_AXIAL || mode == VX_CONSERVE_RING) { /* the ring mode: the axial one on a ring's block */
     if (solve_axial((const double(*)[3])J, m, I0, s0, tr, coef)) return 1;
     for (int i = 0; i < 3; ++i) coef[6 + i] = c[i];
     return 0;

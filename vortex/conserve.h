@@ -15,7 +15,12 @@
  * loses steadily (the weak fringe a drop threshold removes turns with the rings): λ = 0 and
  * μ = 2 (ΔI·n) n / (nᵀJn), so δα = |α| μ n×r is a circulation about the axis through c, solenoidal
  * wherever α is; the full mode's λ and transverse μ add strength across the vortex lines, which the
- * next relaxation partly turns back (docs/MATH.md §9). The per-element math is
+ * next relaxation partly turns back (docs/MATH.md §9). The ring mode is the axial mode on each ring's
+ * own block of elements, after each relaxation only: relaxation turns a curved filament's strengths
+ * towards the smoothed field, whose direction departs from the centreline where the curvature varies
+ * over σ (a wavy ring moves its impulse by 1–3 % in a few steps); restoring each ring's impulse along
+ * its own direction takes that out and leaves alone the impulse the rings exchange, which the flow
+ * does (sim_control.c; it needs the rings' elements in blocks: no remeshing). The per-element math is
  * conserve_t.h (CPU loops in conserve.c, CUDA kernels in conserve_gpu.cu); moments are summed in
  * double in a fixed order on both backends, so a run stays reproducible. Host code, C11 and C++. */
 #ifndef VX_CONSERVE_H
@@ -39,13 +44,14 @@ VX_EXTERN_C_BEGIN
 int vx_moments(vx_precision prec, int on_device, const void *pos, const void *alpha, int n, void *d_scratch,
                double *m, char *err, size_t errlen);
 /* Which invariants the correction restores (vx_sim_params.conserve). */
-typedef enum { VX_CONSERVE_OFF = 0, VX_CONSERVE_AXIAL = 1, VX_CONSERVE_FULL = 2 } vx_conserve_mode;
-/* "off", "axial", "full"; and back (0, or -1 for an unknown name). */
+typedef enum { VX_CONSERVE_OFF = 0, VX_CONSERVE_AXIAL = 1, VX_CONSERVE_FULL = 2, VX_CONSERVE_RING = 3 } vx_conserve_mode;
+/* "off", "axial", "full", "ring"; and back (0, or -1 for an unknown name). */
 const char *vx_conserve_name(int mode);
 int vx_conserve_from_name(const char *name, int *mode);
 
 /* The correction's coefficients coef = λ[3], μ[3], c[3] that bring the moments m to the invariants
- * W0 (3), I0 (3) (full) or to I0's component along I0 (axial). 0; 1 when no correction is possible
+ * W0 (3), I0 (3) (full) or to I0's component along I0 (axial; the ring mode is the axial mode on
+ * each ring's block, which the caller gives as the elements). 0; 1 when no correction is possible
  * (no strength; in the axial mode an impulse below 1e-6 of ½Σ|α|·L, L the rms distance from c — the
  * head-on rings' I0 = 0 has no direction; J singular: the elements on a line), coef then zero. */
 int vx_conserve_solve(const double *m, const double *W0, const double *I0, vx_conserve_mode mode, double *coef);

@@ -295,7 +295,8 @@ static void derive_filaments(vx_scene *s, vx_numerics *n) {
   if (!(s->given & VX_GIVEN_RELAX)) s->relax = 1.0 - exp(-VX_NUM_FIL_RELAX * strain * s->dt);
   if (!(s->given & VX_GIVEN_RELAX_EVERY)) s->relax_every = 1;
   if (!(s->given & VX_GIVEN_REMESH_EVERY)) s->remesh_every = 0;
-  if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_OFF;
+  /* each ring's impulse through its relaxations (conserve.h); the ring blocks need remeshing off */
+  if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = s->remesh_every > 0 ? VX_CONSERVE_OFF : VX_CONSERVE_RING;
   if (!(s->given & VX_GIVEN_STRETCHING)) s->stretching = VX_STRETCH_TRANSPOSE;
   if (!(s->given & VX_GIVEN_VISCOSITY)) s->viscosity = n->nu_phys;
   n->h = s->remesh_h;

@@ -24,7 +24,8 @@
  *   at most VX_NUM_FIL_THIN, or every ring given layers = 0) run as vortex filaments: one
  *   element a station, the Gaussian blob the core (σ = a_min/√e: a blob on the centreline moves its ring
  *   as a Gaussian core of a = √e σ), VX_NUM_FIL_PER_SIGMA stations a σ, dt = VX_NUM_FIL_DT_OMEGA πσ²/Γmax
- *   with substeps, relaxation 1 − exp(−VX_NUM_FIL_RELAX max(Γ/R²) dt) a step, no lattice, no correction,
+ *   with substeps, relaxation 1 − exp(−VX_NUM_FIL_RELAX max(Γ/R²) dt) a step, no lattice, each ring's impulse
+ *   restored after its relaxations (conserve ring),
  *   σ raised where the budgets ask, and a viscous flow's cores spreading (VX_NUM_FIL_*). */
 #ifndef VX_NUMERICS_H
 #define VX_NUMERICS_H

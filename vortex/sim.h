@@ -61,7 +61,8 @@ typedef struct {
                              by spread·ν·dt (vortex filaments: 4/e, numerics.h VX_NUM_FIL_SPREAD); 0: none */
   int conserve;           /* the correction after each relaxation and drop threshold (conserve.h,
                              vx_conserve_mode): 0 off, 1 axial restores the impulse along its direction,
-                             2 full restores W = Σα and I = ½Σx×α */
+                             2 full restores W = Σα and I = ½Σx×α, 3 ring restores each ring's impulse
+                             along its own direction after a relaxation (no remeshing) */
   double lcfl;            /* > 0: a step of dt is split into equal substeps so that each keeps
                              dt_sub·max|∇u| <= lcfl (at most VX_SIM_MAX_SUBSTEPS); 0: one step is one dt */
   int tracer_every;       /* 2 or 4: the tracers take one classical RK4 step of up to that many element

@@ -52,14 +52,63 @@ static int restore_invariants(vx_sim *s, const double *m0, double *sum_di, char 
   return 0;
 }
 
+/* One ring's block of elements and its moments before a relaxation (the ring mode). */
+typedef struct {
+  int first, count;
+  double m[VX_MOMENTS_N];
+} ring_block;
+
+/* The rings' blocks (the runs of one ring id among the elements; without remeshing, one a ring) and
+ * their moments, in a new array of *nb (NULL with *nb = 0: no elements). 0, or -1 with err. */
+static int ring_moments(vx_sim *s, ring_block **out, int *nb, char *err, size_t errlen) {
+  *out = NULL, *nb = 0;
+  int n = 0;
+  for (int i = 0; i < s->n_elem; ++i) n += i == 0 || s->ring[i] != s->ring[i - 1];
+  if (n == 0) return 0;
+  ring_block *b = (ring_block *)malloc((size_t)n * sizeof *b);
+  if (!b) { snprintf(err, errlen, "out of host memory for %d ring blocks", n); return -1; }
+  for (int i = 0, k = -1; i < s->n_elem; ++i) {
+    if (i == 0 || s->ring[i] != s->ring[i - 1]) b[++k].first = i, b[k].count = 0;
+    b[k].count++;
+  }
+  if (s->on_device && sim_buf_reserve(s, &s->cons, &s->c_cons, VX_CONSERVE_SCRATCH, err, errlen)) { free(b); return -1; }
+  for (int k = 0; k < n; ++k) {
+    size_t off = 3 * s->rs * (size_t)b[k].first;
+    if (vx_moments(s->prm.precision, s->on_device, (const char *)s->pos + off, (const char *)s->alpha + off, b[k].count, s->cons,
+                   b[k].m, err, errlen)) {
+      free(b);
+      return -1;
+    }
+  }
+  *out = b, *nb = n;
+  return 0;
+}
+
+/* The ring mode's correction: each block back to its own impulse along its own direction (the axial
+ * mode on the block); adds the relative impulse put back to *sum_di. Frees b. */
+static int restore_rings(vx_sim *s, ring_block *b, int nb, double *sum_di, char *err, size_t errlen) {
+  int rc = 0;
+  for (int k = 0; k < nb && !rc; ++k) {
+    size_t off = 3 * s->rs * (size_t)b[k].first;
+    double di = 0.0;
+    rc = vx_conserve(s->prm.precision, s->on_device, (const char *)s->pos + off, (char *)s->alpha + off, b[k].count, s->cons,
+                     b[k].m, b[k].m + 3, VX_CONSERVE_AXIAL, &di, err, errlen);
+    *sum_di += di;
+  }
+  free(b);
+  return rc;
+}
+
 /* Pedrizzetti's relaxation (stage_t.h, vx_relax) with the gradient just evaluated, then the
- * conservative correction of what it changed in W and I (prm.conserve). */
+ * conservative correction of what it changed in W and I, or in each ring's I (prm.conserve). */
 int sim_relax_strengths(vx_sim *s, char *err, size_t errlen) {
   double m0[VX_MOMENTS_N];
-  int keep = s->prm.conserve != VX_CONSERVE_OFF;
+  ring_block *rb = NULL;
+  int nb = 0, rings = s->prm.conserve == VX_CONSERVE_RING, keep = s->prm.conserve != VX_CONSERVE_OFF && !rings;
   if (keep && element_moments(s, m0, err, errlen)) return -1;
+  if (rings && ring_moments(s, &rb, &nb, err, errlen)) return -1;
   if (s->on_device) {
-    if (vx_gpu_relax(s->prm.precision, s->alpha, s->grad, s->n_elem, s->prm.relax, err, errlen)) return -1;
+    if (vx_gpu_relax(s->prm.precision, s->alpha, s->grad, s->n_elem, s->prm.relax, err, errlen)) { free(rb); return -1; }
   } else if (s->prm.precision == VX_FLOAT) {
     float *a = (float *)s->alpha, f = (float)s->prm.relax;
     const float *g = (const float *)s->grad;
@@ -72,6 +121,7 @@ int sim_relax_strengths(vx_sim *s, char *err, size_t errlen) {
     for (int t = 0; t < s->n_elem; ++t) vx_relax_d(s->prm.relax, g + 9 * (size_t)t, a + 3 * (size_t)t);
   }
   s->cstats.relaxations++;
+  if (rings) return restore_rings(s, rb, nb, &s->cstats.di_relax, err, errlen);
   return keep ? restore_invariants(s, m0, &s->cstats.di_relax, err, errlen) : 0;
 }
 

@@ -71,6 +71,11 @@ static int check_control(const vx_sim_params *p, char *err, size_t errlen) {
     snprintf(err, errlen, "remeshing needs a lattice spacing: set remesh_h (the %s kernel has no sigma)", vx_kernel_name(p->kernel));
     return -1;
   }
+  if (p->conserve == VX_CONSERVE_RING && p->remesh_every > 0) {
+    snprintf(err, errlen, "conserve ring keeps each ring's impulse in the ring's own elements, which remeshing mixes: "
+                          "with remeshing use conserve off, axial or full");
+    return -1;
+  }
   if (!(p->spread >= 0.0 && p->spread <= 10.0)) { snprintf(err, errlen, "core spreading %g must be in [0, 10]", p->spread); return -1; }
   if (p->viscosity > 0.0 && p->remesh_every <= 0 && !(p->spread > 0.0)) {
     snprintf(err, errlen, "viscosity %g acts at remeshing: turn remeshing on (remesh_every > 0)", p->viscosity);

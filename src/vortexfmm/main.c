@@ -338,7 +338,7 @@ static int parse_physics_option(opts *o, const char *a, const char *v) {
     o->ov.resolution = (int)r;
   } else if (!strcmp(a, "--conserve")) {
     if (vx_conserve_from_name(v, &o->ov.conserve))
-      return fail_usage("bad value for --conserve: '%s' (expected off, axial or full)", v);
+      return fail_usage("bad value for --conserve: '%s' (expected off, axial, full or ring)", v);
   } else if (!strcmp(a, "--stretching")) {
     vx_stretching st;
     if (vx_stretching_from_name(v, &st))
