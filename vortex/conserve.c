@@ -84,7 +84,7 @@ int vx_conserve_solve(const double *m, const double *W0, const double *I0, vx_co
   double tr = C[0][0] + C[1][1] + C[2][2];
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) J[i][j] = (i == j ? tr : 0.0) - C[i][j];
-  if (mode == VX_CONSERVE_AXIAL || mode == VX_CONSERVE_RING) { /* the ring mode: the axial one on a ring's block */
+  if (mode == VX_CONSERVE_AXIAL) {
     if (solve_axial((const double(*)[3])J, m, I0, s0, tr, coef)) return 1;
     for (int i = 0; i < 3; ++i) coef[6 + i] = c[i];
     return 0;

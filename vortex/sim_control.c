@@ -237,7 +237,8 @@ int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
   j->drop_abs = s->rstats.count > 0 && !(s->prm.remesh_coarsen > 0.0) ? s->prm.remesh_drop * s->amax0 : 0.0;
   /* remeshing conserves W and I to round-off (docs/MATH.md §9) except for the dropped nodes */
   double m0[VX_MOMENTS_N];
-  int keep = s->prm.conserve != VX_CONSERVE_OFF && j->drop > 0.0;
+  /* the ring mode corrects relaxations only (sim_relax_strengths) */
+  int keep = (s->prm.conserve == VX_CONSERVE_AXIAL || s->prm.conserve == VX_CONSERVE_FULL) && j->drop > 0.0;
   if (keep && element_moments(s, m0, err, errlen)) return -1;
   int rc = s->on_device ? vx_remesh_gpu(&s->rws, j, err, errlen) : vx_remesh_cpu(&s->rws, j, err, errlen);
   if (rc) return -1;
