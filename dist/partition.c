@@ -1,0 +1,209 @@
+/* partition.c — space-filling-curve key ranges and the migration of particles to their owners
+ * (partition.h). */
+#include "partition.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "octree.h"
+
+int vx_part_cube_all(const vx_comm *c, const double *pos, int n, vx_part_cube *cube, char *err, size_t errlen) {
+  double mn[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, mx[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  int bad = -1;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++) {
+      double x = pos[3 * i + k];
+      if (!isfinite(x)) {
+        if (bad < 0) bad = i;
+        continue;
+      }
+      if (x < mn[k]) mn[k] = x;
+      if (x > mx[k]) mx[k] = x;
+    }
+  if (bad >= 0) snprintf(err, errlen, "rank %d: point %d has a non-finite coordinate", c->rank, bad);
+  if (!vx_comm_agree(c, bad < 0)) {
+    if (bad < 0) snprintf(err, errlen, "another rank has a point with a non-finite coordinate");
+    return -1;
+  }
+  double gmn[3], gmx[3];
+  if (vx_comm_check(MPI_Allreduce(mn, gmn, 3, MPI_DOUBLE, MPI_MIN, c->comm), "MPI_Allreduce (cube min)", err, errlen) ||
+      vx_comm_check(MPI_Allreduce(mx, gmx, 3, MPI_DOUBLE, MPI_MAX, c->comm), "MPI_Allreduce (cube max)", err, errlen))
+    return -1;
+  if (!(gmn[0] <= gmx[0])) { /* no points anywhere: a unit cube */
+    for (int k = 0; k < 3; k++) gmn[k] = 0.0, gmx[k] = 1.0;
+  }
+  if (oct_root_cube(gmn, gmx, cube->lo, &cube->side) != 0) {
+    snprintf(err, errlen, "coordinates too large for a bounding cube (extent overflows)");
+    return -1;
+  }
+  return 0;
+}
+
+void vx_part_keys(const vx_part_cube *cube, const double *pos, int n, uint32_t *keys) {
+  const double inv = 1.0 / cube->side;
+  const int l = VX_PART_KEY_BITS / 3;
+  for (int i = 0; i < n; i++)
+    keys[i] = oct_morton3(oct_cell(pos[3 * i], cube->lo[0], inv, l), oct_cell(pos[3 * i + 1], cube->lo[1], inv, l),
+                          oct_cell(pos[3 * i + 2], cube->lo[2], inv, l));
+}
+
+int vx_part_owner(const uint32_t *split, int size, uint32_t key) {
+  int lo = 0, hi = size - 1; /* the last r with split[r] <= key */
+  while (lo < hi) {
+    int mid = (lo + hi + 1) >> 1;
+    if (split[mid] <= key) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+typedef struct {
+  uint32_t key;
+  double cost;
+} key_cost;
+
+static int by_key(const void *a, const void *b) {
+  uint32_t x = ((const key_cost *)a)->key, y = ((const key_cost *)b)->key;
+  return (x > y) - (x < y);
+}
+
+/* The cost of the local keys below k: sorted keys kc[0..n) with the running sums below[0..n]. */
+static double cost_below(const key_cost *kc, const double *below, int n, uint32_t k) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = (lo + hi) >> 1;
+    if (kc[mid].key < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return below[lo];
+}
+
+static int sorted_costs(const uint32_t *keys, const double *cost, int n, key_cost **kc, double **below) {
+  *kc = malloc((size_t)(n > 0 ? n : 1) * sizeof **kc);
+  *below = malloc((size_t)(n + 1) * sizeof **below);
+  if (!*kc || !*below) return -1;
+  for (int i = 0; i < n; i++) (*kc)[i] = (key_cost){keys[i], cost ? cost[i] : 1.0};
+  qsort(*kc, (size_t)n, sizeof **kc, by_key);
+  (*below)[0] = 0.0;
+  for (int i = 0; i < n; i++) (*below)[i + 1] = (*below)[i] + (*kc)[i].cost;
+  return 0;
+}
+
+int vx_part_splitters(const vx_comm *c, const uint32_t *keys, const double *cost, int n, uint32_t *split,
+                      char *err, size_t errlen) {
+  const int R = c->size;
+  int bad = -1;
+  for (int i = 0; cost && i < n && bad < 0; i++)
+    if (!(cost[i] >= 0.0 && isfinite(cost[i]))) bad = i;
+  key_cost *kc = NULL;
+  double *below = NULL, *target = NULL, *part = NULL, *sum = NULL;
+  int mem = bad < 0 ? sorted_costs(keys, cost, n, &kc, &below) : 0;
+  if (R > 1) {
+    target = malloc((size_t)R * sizeof *target), part = malloc((size_t)R * sizeof *part);
+    sum = malloc((size_t)R * sizeof *sum);
+    if (!target || !part || !sum) mem = -1;
+  }
+  int ok = bad < 0 && mem == 0;
+  if (bad >= 0) snprintf(err, errlen, "rank %d: point %d has a cost that is negative or not finite", c->rank, bad);
+  else if (mem) snprintf(err, errlen, "rank %d: out of memory sorting %d keys", c->rank, n);
+  int rc = -1;
+  if (!vx_comm_agree(c, ok)) {
+    if (ok) snprintf(err, errlen, "another rank failed to take part in the key ranges");
+    goto done;
+  }
+  split[0] = 0, split[R] = 1u << VX_PART_KEY_BITS;
+  if (R > 1) {
+    double total = below[n];
+    if (vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (total cost)",
+                      err, errlen))
+      goto done;
+    for (int r = 1; r < R; r++) target[r] = total * r / R, split[r] = 0;
+    for (int b = VX_PART_KEY_BITS - 1; b >= 0; b--) {
+      for (int r = 1; r < R; r++) part[r] = cost_below(kc, below, n, split[r] | (1u << b));
+      if (vx_comm_check(MPI_Allreduce(part + 1, sum + 1, R - 1, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (key ranges)",
+                        err, errlen))
+        goto done;
+      for (int r = 1; r < R; r++)
+        if (sum[r] <= target[r]) split[r] |= 1u << b;
+    }
+    /* Every rank's reductions agree in Open MPI and MPICH; rank 0's ranges are made everyone's all the same. */
+    if (vx_comm_check(MPI_Bcast(split, R + 1, MPI_UINT32_T, 0, c->comm), "MPI_Bcast (key ranges)", err, errlen)) goto done;
+  }
+  rc = 0;
+done:
+  free(kc), free(below), free(target), free(part), free(sum);
+  return rc;
+}
+
+/* Byte counts and displacements of the records going to each rank, the records packed by rank. */
+static int pack_by_owner(const vx_comm *c, const uint32_t *split, const uint32_t *keys, int n, const char *rec,
+                         size_t rb, char **packed, int *count, int *displ) {
+  const int R = c->size;
+  int *dest = malloc((size_t)(n > 0 ? n : 1) * sizeof *dest);
+  int *fill = calloc((size_t)R, sizeof *fill);
+  *packed = malloc((size_t)(n > 0 ? n : 1) * rb);
+  if (!dest || !fill || !*packed) {
+    free(dest), free(fill);
+    return -1;
+  }
+  memset(count, 0, (size_t)R * sizeof *count);
+  for (int i = 0; i < n; i++) count[dest[i] = vx_part_owner(split, R, keys[i])]++;
+  displ[0] = 0;
+  for (int r = 1; r < R; r++) displ[r] = displ[r - 1] + count[r - 1];
+  for (int i = 0; i < n; i++) memcpy(*packed + (size_t)(displ[dest[i]] + fill[dest[i]]++) * rb, rec + (size_t)i * rb, rb);
+  for (int r = 0; r < R; r++) count[r] *= (int)rb, displ[r] *= (int)rb;
+  free(dest), free(fill);
+  return 0;
+}
+
+int vx_part_migrate(const vx_comm *c, const uint32_t *split, const uint32_t *keys, int n, const void *rec,
+                    size_t rec_bytes, void **out, int *nout, char *err, size_t errlen) {
+  const int R = c->size;
+  *out = NULL, *nout = 0;
+  int *cnt = malloc(4 * (size_t)R * sizeof *cnt);
+  char *packed = NULL, *recv = NULL;
+  int ok = cnt != NULL && rec_bytes > 0 && n >= 0 && (double)n * (double)rec_bytes <= (double)INT_MAX;
+  if (rec_bytes == 0) snprintf(err, errlen, "a record of 0 bytes");
+  else if (!ok) snprintf(err, errlen, "rank %d: %d records of %zu bytes exceed one exchange (2 GiB) or memory", c->rank, n,
+                         rec_bytes);
+  if (ok && pack_by_owner(c, split, keys, n, rec, rec_bytes, &packed, cnt, cnt + R)) {
+    ok = 0;
+    snprintf(err, errlen, "rank %d: out of memory packing %d records", c->rank, n);
+  }
+  int rc = -1;
+  if (!vx_comm_agree(c, ok)) {
+    if (ok) snprintf(err, errlen, "another rank failed to send its records");
+    goto done;
+  }
+  int *rcnt = cnt + 2 * R, *rdispl = cnt + 3 * R;
+  if (vx_comm_check(MPI_Alltoall(cnt, 1, MPI_INT, rcnt, 1, MPI_INT, c->comm), "MPI_Alltoall (record counts)", err, errlen))
+    goto done;
+  double total = 0.0;
+  for (int r = 0; r < R; r++) rdispl[r] = (int)total, total += rcnt[r];
+  ok = total <= (double)INT_MAX && (recv = malloc(total > 0 ? (size_t)total : 1)) != NULL;
+  if (!ok) snprintf(err, errlen, "rank %d: cannot receive %.0f bytes of records", c->rank, total);
+  if (!vx_comm_agree(c, ok)) {
+    if (ok) snprintf(err, errlen, "another rank cannot receive its records");
+    goto done;
+  }
+  if (vx_comm_check(MPI_Alltoallv(packed, cnt, cnt + R, MPI_BYTE, recv, rcnt, rdispl, MPI_BYTE, c->comm),
+                    "MPI_Alltoallv (records)", err, errlen))
+    goto done;
+  *out = recv, recv = NULL;
+  *nout = (int)(total / (double)rec_bytes);
+  rc = 0;
+done:
+  free(cnt), free(packed), free(recv);
+  return rc;
+}
+
+double vx_part_imbalance(const vx_comm *c, double local_cost) {
+  double mx = 0.0, sum = 0.0;
+  if (MPI_Allreduce(&local_cost, &mx, 1, MPI_DOUBLE, MPI_MAX, c->comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&local_cost, &sum, 1, MPI_DOUBLE, MPI_SUM, c->comm) != MPI_SUCCESS)
+    return 0.0;
+  return sum > 0.0 ? mx * c->size / sum : 1.0;
+}

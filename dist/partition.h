@@ -1,0 +1,45 @@
+/* partition.h — the distributed engine's domain decomposition (Yokota & Barba, paper 002; Lashuk et
+ * al., paper 004): each rank owns one contiguous range of the space-filling curve, the octree's own
+ * 30-bit Morton key of a point's finest cell in the global root cube (fmm/octree.h), the ranges
+ * chosen so that every rank carries an equal share of the particles' cost; particles then move to the
+ * rank that owns their key. All calls are collective over the communicator and return 0, or -1 with
+ * the reason in err on every rank that failed (vx_comm_agree tells the others). */
+#ifndef VX_PARTITION_H
+#define VX_PARTITION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "comm.h"
+
+#define VX_PART_KEY_BITS 30 /* 10 bits an axis: the octree's deepest level (VX_LMAX) */
+
+typedef struct {
+  double lo[3], side; /* the root cube of every rank's points, as oct_build_cpu makes it of their union */
+} vx_part_cube;
+
+/* The root cube of the points of all ranks (pos: 3n doubles, x y z a point). */
+int vx_part_cube_all(const vx_comm *c, const double *pos, int n, vx_part_cube *cube, char *err, size_t errlen);
+
+/* Each point's key: the Morton code of its finest cell in the cube. */
+void vx_part_keys(const vx_part_cube *cube, const double *pos, int n, uint32_t *keys);
+
+/* split[0..size]: rank r owns the keys in [split[r], split[r+1]); split[0] = 0, split[size] =
+ * 2^30, the same on every rank. Each split[r] is the largest key s with cost(keys < s) <= r/size of
+ * the total (cost: n values >= 0, NULL for 1 each), found bit by bit with one reduction a bit, so a
+ * rank's share exceeds its target by at most the cost of the points in one finest cell. */
+int vx_part_splitters(const vx_comm *c, const uint32_t *keys, const double *cost, int n, uint32_t *split,
+                      char *err, size_t errlen);
+
+/* The rank that owns `key`. */
+int vx_part_owner(const uint32_t *split, int size, uint32_t key);
+
+/* Moves n records of rec_bytes each (record i with key keys[i]) to their owners. *out (malloc'ed;
+ * the caller frees it) receives *nout records: those from rank 0 first, then rank 1's, each
+ * rank's in its original order, so the result depends only on the inputs. */
+int vx_part_migrate(const vx_comm *c, const uint32_t *split, const uint32_t *keys, int n, const void *rec,
+                    size_t rec_bytes, void **out, int *nout, char *err, size_t errlen);
+
+/* max over ranks of the local cost divided by the mean (1: perfect balance); 0 when it fails. */
+double vx_part_imbalance(const vx_comm *c, double local_cost);
+
+#endif

@@ -1,0 +1,169 @@
+/* mpi_test_partition.c — the distributed engine's decomposition (dist/partition.h) under mpirun with
+ * 1, 2 and 3 ranks: each rank makes records of its own spread over the whole cube; after the key
+ * ranges and the migration every record is on the rank owning its key, none is lost, duplicated or
+ * altered, the cost is balanced within one finest cell's cost, a second migration moves nothing,
+ * and bad input fails on every rank with one line. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "partition.h"
+#include "test_check.h"
+
+typedef struct {
+  double x[3], a[3];
+  int64_t id;
+} rec;
+
+static double unit(uint64_t id, int k) { /* splitmix64 of (id, k), in [0, 1) */
+  uint64_t z = id * 0x9E3779B97F4A7C15ull + (uint64_t)k * 0xBF58476D1CE4E5B9ull + 0x94D049BB133111EBull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+}
+
+static rec make(int64_t id) { /* two blobs, as a pair of rings' elements would be */
+  static const double c[2][3] = {{0.3, 0.35, 0.3}, {0.7, 0.6, 0.55}};
+  rec r = {.id = id};
+  for (int k = 0; k < 3; k++) {
+    r.x[k] = c[id % 2][k] + 0.12 * (unit((uint64_t)id, k) + unit((uint64_t)id, k + 3) - 1.0);
+    r.a[k] = unit((uint64_t)id, k + 6) - 0.5;
+  }
+  return r;
+}
+
+static double cost_of(int64_t id) { return 1.0 + (double)(id % 7); }
+
+static int splitters_agree(const vx_comm *c, const uint32_t *split) {
+  const int R = c->size;
+  uint32_t *all = malloc((size_t)R * (R + 1) * sizeof *all);
+  CHECK(all, "out of memory");
+  MPI_Allgather(split, R + 1, MPI_UINT32_T, all, R + 1, MPI_UINT32_T, c->comm);
+  int same = 1;
+  for (int s = 0; s < R; s++) same &= memcmp(all + (size_t)s * (R + 1), split, (R + 1) * sizeof *split) == 0;
+  free(all);
+  CHECK(same, "rank %d: the key ranges differ between ranks", c->rank);
+  CHECK(split[0] == 0 && split[R] == 1u << VX_PART_KEY_BITS, "the key ranges do not span the curve");
+  for (int r = 0; r < R; r++) CHECK(split[r] <= split[r + 1], "key range %d is reversed", r);
+  return 0;
+}
+
+/* Every record owned here, unaltered, in ascending id; the global count and id sums kept. */
+static int check_owned(const vx_comm *c, const vx_part_cube *cube, const uint32_t *split, const rec *r, int n,
+                       int64_t total) {
+  int64_t s[3] = {n, 0, 0}, g[3];
+  for (int i = 0; i < n; i++) {
+    uint32_t key;
+    vx_part_keys(cube, r[i].x, 1, &key);
+    rec want = make(r[i].id);
+    CHECK(memcmp(&want, &r[i], sizeof want) == 0, "rank %d: record %lld altered", c->rank, (long long)r[i].id);
+    CHECK(key >= split[c->rank] && key < split[c->rank + 1], "rank %d: record %lld (key %u) belongs elsewhere", c->rank,
+          (long long)r[i].id, key);
+    CHECK(i == 0 || r[i].id > r[i - 1].id, "rank %d: records out of order at %d", c->rank, i);
+    s[1] += r[i].id, s[2] += r[i].id * r[i].id;
+  }
+  MPI_Allreduce(s, g, 3, MPI_INT64_T, MPI_SUM, c->comm);
+  CHECK(g[0] == total, "%lld records after the migration, %lld before", (long long)g[0], (long long)total);
+  CHECK(g[1] == total * (total - 1) / 2 && g[2] == (total - 1) * total * (2 * total - 1) / 6,
+        "the records' ids changed in the migration");
+  return 0;
+}
+
+/* The largest cost of the records in one finest cell, over all ranks (cells do not span ranks). */
+static double cell_cost_max(const vx_comm *c, const vx_part_cube *cube, const rec *r, int n) {
+  double mx = 0.0;
+  for (int i = 0; i < n; i++) {
+    uint32_t ki, kj;
+    vx_part_keys(cube, r[i].x, 1, &ki);
+    double s = 0.0;
+    for (int j = 0; j < n; j++) {
+      vx_part_keys(cube, r[j].x, 1, &kj);
+      if (kj == ki) s += cost_of(r[j].id);
+    }
+    if (s > mx) mx = s;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+  return mx;
+}
+
+static int run(const vx_comm *c) {
+  char err[256] = "";
+  const int n = 800 + 537 * c->rank;
+  int64_t first = 0, mine = n, total = 0;
+  MPI_Exscan(&mine, &first, 1, MPI_INT64_T, MPI_SUM, c->comm);
+  if (c->rank == 0) first = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, c->comm);
+  rec *r = malloc((size_t)n * sizeof *r);
+  double *pos = malloc((size_t)n * 3 * sizeof *pos), *cost = malloc((size_t)n * sizeof *cost);
+  uint32_t *keys = malloc((size_t)n * sizeof *keys), *split = malloc((size_t)(c->size + 1) * sizeof *split);
+  CHECK(r && pos && cost && keys && split, "out of memory");
+  for (int i = 0; i < n; i++) {
+    r[i] = make(first + i), cost[i] = cost_of(first + i);
+    memcpy(pos + 3 * i, r[i].x, sizeof r[i].x);
+  }
+  vx_part_cube cube;
+  CHECK(vx_part_cube_all(c, pos, n, &cube, err, sizeof err) == 0, "cube: %s", err);
+  vx_part_keys(&cube, pos, n, keys);
+  CHECK(vx_part_splitters(c, keys, cost, n, split, err, sizeof err) == 0, "splitters: %s", err);
+  if (splitters_agree(c, split)) return 1;
+
+  void *out = NULL;
+  int nout = 0;
+  CHECK(vx_part_migrate(c, split, keys, n, r, sizeof *r, &out, &nout, err, sizeof err) == 0, "migrate: %s", err);
+  rec *o = out;
+  if (check_owned(c, &cube, split, o, nout, total)) return 1;
+
+  double local = 0.0, W = 0.0;
+  for (int i = 0; i < nout; i++) local += cost_of(o[i].id);
+  MPI_Allreduce(&local, &W, 1, MPI_DOUBLE, MPI_SUM, c->comm);
+  double imb = vx_part_imbalance(c, local), bound = 1.0 + c->size * cell_cost_max(c, &cube, o, nout) / W;
+  CHECK(imb >= 1.0 - 1e-12 && imb <= bound + 1e-12, "cost imbalance %.6f, above the bound %.6f of one finest cell", imb, bound);
+
+  /* Owned records stay: a second migration moves nothing. */
+  uint32_t *k2 = malloc((size_t)(nout > 0 ? nout : 1) * sizeof *k2);
+  CHECK(k2, "out of memory");
+  for (int i = 0; i < nout; i++) vx_part_keys(&cube, o[i].x, 1, k2 + i);
+  void *again = NULL;
+  int nagain = 0;
+  CHECK(vx_part_migrate(c, split, k2, nout, o, sizeof *o, &again, &nagain, err, sizeof err) == 0, "re-migrate: %s", err);
+  CHECK(nagain == nout && memcmp(again, o, (size_t)nout * sizeof *o) == 0, "rank %d: a second migration moved records",
+        c->rank);
+
+  /* Bad input fails on every rank, with one line. */
+  CHECK(vx_part_migrate(c, split, k2, nout, o, 0, &again, &nagain, err, sizeof err) == -1 && strstr(err, "0 bytes"),
+        "a record of 0 bytes: '%s'", err);
+  if (c->rank == c->size - 1 && n > 0) pos[3 * (n - 1) + 1] = NAN;
+  err[0] = '\0';
+  CHECK(vx_part_cube_all(c, pos, n, &cube, err, sizeof err) == -1 && strstr(err, "non-finite"),
+        "rank %d: a NaN coordinate: '%s'", c->rank, err);
+  cost[0] = -1.0;
+  CHECK(vx_part_splitters(c, keys, cost, n, split, err, sizeof err) == -1 && strstr(err, "cost"),
+        "rank %d: a negative cost: '%s'", c->rank, err);
+  if (c->rank == 0)
+    printf("%d ranks, %lld records: imbalance %.6f (bound %.6f)\n", c->size, (long long)total, imb, bound);
+  free(r), free(pos), free(cost), free(keys), free(split), free(out), free(k2), free(again);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+    fprintf(stderr, "mpi_test_partition: MPI_Init failed\n");
+    return EXIT_FAILURE;
+  }
+  vx_comm c;
+  char err[256];
+  if (vx_comm_create(MPI_COMM_WORLD, &c, err, sizeof err)) {
+    fprintf(stderr, "mpi_test_partition: %s\n", err);
+    MPI_Finalize();
+    return EXIT_FAILURE;
+  }
+  if (run(&c)) { /* a check failed between collective calls: stop every rank rather than hang */
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE);
+  }
+  int all_ok = vx_comm_agree(&c, failures == 0);
+  vx_comm_destroy(&c);
+  MPI_Finalize();
+  if (!all_ok && failures == 0) failures = 1; /* another rank failed: so does this one */
+  return vx_test_end("partition: key ranges, migration and balance hold");
+}
