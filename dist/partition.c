@@ -138,40 +138,42 @@ done:
   return rc;
 }
 
-/* Byte counts and displacements of the records going to each rank, the records packed by rank. */
-static int pack_by_owner(const vx_comm *c, const uint32_t *split, const uint32_t *keys, int n, const char *rec,
-                         size_t rb, char **packed, int *count, int *displ) {
-  const int R = c->size;
-  int *dest = malloc((size_t)(n > 0 ? n : 1) * sizeof *dest);
+/* Byte counts and displacements of the copies going to each rank, the copies packed by rank. */
+static int pack_by_dest(int R, const int *start, const int *dest, int n, const char *rec, size_t rb, char **packed,
+                        int *count, int *displ) {
+  const int m = start[n];
   int *fill = calloc((size_t)R, sizeof *fill);
-  *packed = malloc((size_t)(n > 0 ? n : 1) * rb);
-  if (!dest || !fill || !*packed) {
-    free(dest), free(fill);
+  *packed = malloc((size_t)(m > 0 ? m : 1) * rb);
+  if (!fill || !*packed) {
+    free(fill);
     return -1;
   }
   memset(count, 0, (size_t)R * sizeof *count);
-  for (int i = 0; i < n; i++) count[dest[i] = vx_part_owner(split, R, keys[i])]++;
+  for (int j = 0; j < m; j++) count[dest[j]]++;
   displ[0] = 0;
   for (int r = 1; r < R; r++) displ[r] = displ[r - 1] + count[r - 1];
-  for (int i = 0; i < n; i++) memcpy(*packed + (size_t)(displ[dest[i]] + fill[dest[i]]++) * rb, rec + (size_t)i * rb, rb);
+  for (int i = 0; i < n; i++)
+    for (int j = start[i]; j < start[i + 1]; j++)
+      memcpy(*packed + (size_t)(displ[dest[j]] + fill[dest[j]]++) * rb, rec + (size_t)i * rb, rb);
   for (int r = 0; r < R; r++) count[r] *= (int)rb, displ[r] *= (int)rb;
-  free(dest), free(fill);
+  free(fill);
   return 0;
 }
 
-int vx_part_migrate(const vx_comm *c, const uint32_t *split, const uint32_t *keys, int n, const void *rec,
-                    size_t rec_bytes, void **out, int *nout, char *err, size_t errlen) {
+int vx_part_exchange(const vx_comm *c, const int *start, const int *dest, int n, const void *rec, size_t rec_bytes,
+                     void **out, int *nout, char *err, size_t errlen) {
   const int R = c->size;
   *out = NULL, *nout = 0;
   int *cnt = malloc(4 * (size_t)R * sizeof *cnt);
   char *packed = NULL, *recv = NULL;
-  int ok = cnt != NULL && rec_bytes > 0 && n >= 0 && (double)n * (double)rec_bytes <= (double)INT_MAX;
+  const int m = n > 0 ? start[n] : 0;
+  int ok = cnt != NULL && rec_bytes > 0 && n >= 0 && (double)m * (double)rec_bytes <= (double)INT_MAX;
   if (rec_bytes == 0) snprintf(err, errlen, "a record of 0 bytes");
-  else if (!ok) snprintf(err, errlen, "rank %d: %d records of %zu bytes exceed one exchange (2 GiB) or memory", c->rank, n,
+  else if (!ok) snprintf(err, errlen, "rank %d: %d records of %zu bytes exceed one exchange (2 GiB) or memory", c->rank, m,
                          rec_bytes);
-  if (ok && pack_by_owner(c, split, keys, n, rec, rec_bytes, &packed, cnt, cnt + R)) {
+  if (ok && pack_by_dest(R, start, dest, n, rec, rec_bytes, &packed, cnt, cnt + R)) {
     ok = 0;
-    snprintf(err, errlen, "rank %d: out of memory packing %d records", c->rank, n);
+    snprintf(err, errlen, "rank %d: out of memory packing %d records", c->rank, m);
   }
   int rc = -1;
   if (!vx_comm_agree(c, ok)) {
@@ -197,6 +199,29 @@ int vx_part_migrate(const vx_comm *c, const uint32_t *split, const uint32_t *key
   rc = 0;
 done:
   free(cnt), free(packed), free(recv);
+  return rc;
+}
+
+int vx_part_migrate(const vx_comm *c, const uint32_t *split, const uint32_t *keys, int n, const void *rec,
+                    size_t rec_bytes, void **out, int *nout, char *err, size_t errlen) {
+  int *start = malloc((size_t)(n > 0 ? n + 1 : 1) * sizeof *start);
+  int *dest = malloc((size_t)(n > 0 ? n : 1) * sizeof *dest);
+  int ok = start && dest && n >= 0;
+  if (ok) {
+    for (int i = 0; i < n; i++) start[i] = i, dest[i] = vx_part_owner(split, c->size, keys[i]);
+    start[n > 0 ? n : 0] = n > 0 ? n : 0;
+  } else {
+    snprintf(err, errlen, "rank %d: out of memory for %d records' owners", c->rank, n);
+  }
+  int rc;
+  if (!vx_comm_agree(c, ok)) {
+    if (ok) snprintf(err, errlen, "another rank failed to send its records");
+    *out = NULL, *nout = 0;
+    rc = -1;
+  } else {
+    rc = vx_part_exchange(c, start, dest, n, rec, rec_bytes, out, nout, err, errlen);
+  }
+  free(start), free(dest);
   return rc;
 }
 

@@ -39,6 +39,11 @@ int vx_part_owner(const uint32_t *split, int size, uint32_t key);
 int vx_part_migrate(const vx_comm *c, const uint32_t *split, const uint32_t *keys, int n, const void *rec,
                     size_t rec_bytes, void **out, int *nout, char *err, size_t errlen);
 
+/* Sends copies of records to any ranks: record i to dest[start[i] .. start[i+1]) (start: n+1
+ * offsets). *out and *nout as vx_part_migrate's. */
+int vx_part_exchange(const vx_comm *c, const int *start, const int *dest, int n, const void *rec, size_t rec_bytes,
+                     void **out, int *nout, char *err, size_t errlen);
+
 /* max over ranks of the local cost divided by the mean (1: perfect balance); 0 when it fails. */
 double vx_part_imbalance(const vx_comm *c, double local_cost);
 

@@ -8,31 +8,8 @@
 #include <string.h>
 
 #include "partition.h"
+#include "mpi_records.h"
 #include "test_check.h"
-
-typedef struct {
-  double x[3], a[3];
-  int64_t id;
-} rec;
-
-static double unit(uint64_t id, int k) { /* splitmix64 of (id, k), in [0, 1) */
-  uint64_t z = id * 0x9E3779B97F4A7C15ull + (uint64_t)k * 0xBF58476D1CE4E5B9ull + 0x94D049BB133111EBull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
-
-static rec make(int64_t id) { /* two blobs, as a pair of rings' elements would be */
-  static const double c[2][3] = {{0.3, 0.35, 0.3}, {0.7, 0.6, 0.55}};
-  rec r = {.id = id};
-  for (int k = 0; k < 3; k++) {
-    r.x[k] = c[id % 2][k] + 0.12 * (unit((uint64_t)id, k) + unit((uint64_t)id, k + 3) - 1.0);
-    r.a[k] = unit((uint64_t)id, k + 6) - 0.5;
-  }
-  return r;
-}
-
-static double cost_of(int64_t id) { return 1.0 + (double)(id % 7); }
 
 static int splitters_agree(const vx_comm *c, const uint32_t *split) {
   const int R = c->size;
@@ -88,41 +65,28 @@ static double cell_cost_max(const vx_comm *c, const vx_part_cube *cube, const re
 
 static int run(const vx_comm *c) {
   char err[256] = "";
-  const int n = 800 + 537 * c->rank;
-  int64_t first = 0, mine = n, total = 0;
-  MPI_Exscan(&mine, &first, 1, MPI_INT64_T, MPI_SUM, c->comm);
-  if (c->rank == 0) first = 0;
-  MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, c->comm);
-  rec *r = malloc((size_t)n * sizeof *r);
-  double *pos = malloc((size_t)n * 3 * sizeof *pos), *cost = malloc((size_t)n * sizeof *cost);
-  uint32_t *keys = malloc((size_t)n * sizeof *keys), *split = malloc((size_t)(c->size + 1) * sizeof *split);
-  CHECK(r && pos && cost && keys && split, "out of memory");
-  for (int i = 0; i < n; i++) {
-    r[i] = make(first + i), cost[i] = cost_of(first + i);
-    memcpy(pos + 3 * i, r[i].x, sizeof r[i].x);
-  }
+  uint32_t *split = malloc((size_t)(c->size + 1) * sizeof *split);
+  CHECK(split, "out of memory");
   vx_part_cube cube;
-  CHECK(vx_part_cube_all(c, pos, n, &cube, err, sizeof err) == 0, "cube: %s", err);
-  vx_part_keys(&cube, pos, n, keys);
-  CHECK(vx_part_splitters(c, keys, cost, n, split, err, sizeof err) == 0, "splitters: %s", err);
-  if (splitters_agree(c, split)) return 1;
-
-  void *out = NULL;
+  rec *o = NULL;
   int nout = 0;
-  CHECK(vx_part_migrate(c, split, keys, n, r, sizeof *r, &out, &nout, err, sizeof err) == 0, "migrate: %s", err);
-  rec *o = out;
-  if (check_owned(c, &cube, split, o, nout, total)) return 1;
+  int64_t total = 0;
+  CHECK(records_owned(c, &cube, split, &o, &nout, &total, err, sizeof err) == 0, "partition: %s", err);
+  if (splitters_agree(c, split) || check_owned(c, &cube, split, o, nout, total)) return 1;
 
   double local = 0.0, W = 0.0;
   for (int i = 0; i < nout; i++) local += cost_of(o[i].id);
   MPI_Allreduce(&local, &W, 1, MPI_DOUBLE, MPI_SUM, c->comm);
   double imb = vx_part_imbalance(c, local), bound = 1.0 + c->size * cell_cost_max(c, &cube, o, nout) / W;
-  CHECK(imb >= 1.0 - 1e-12 && imb <= bound + 1e-12, "cost imbalance %.6f, above the bound %.6f of one finest cell", imb, bound);
+  CHECK(imb >= 1.0 - 1e-12 && imb <= bound + 1e-12, "cost imbalance %.6f, above the bound %.6f of one finest cell", imb,
+        bound);
 
   /* Owned records stay: a second migration moves nothing. */
+  double *pos = records_pos(o, nout), *cost = malloc((size_t)(nout > 0 ? nout : 1) * sizeof *cost);
   uint32_t *k2 = malloc((size_t)(nout > 0 ? nout : 1) * sizeof *k2);
-  CHECK(k2, "out of memory");
-  for (int i = 0; i < nout; i++) vx_part_keys(&cube, o[i].x, 1, k2 + i);
+  CHECK(pos && cost && k2, "out of memory");
+  vx_part_keys(&cube, pos, nout, k2);
+  for (int i = 0; i < nout; i++) cost[i] = cost_of(o[i].id);
   void *again = NULL;
   int nagain = 0;
   CHECK(vx_part_migrate(c, split, k2, nout, o, sizeof *o, &again, &nagain, err, sizeof err) == 0, "re-migrate: %s", err);
@@ -132,16 +96,16 @@ static int run(const vx_comm *c) {
   /* Bad input fails on every rank, with one line. */
   CHECK(vx_part_migrate(c, split, k2, nout, o, 0, &again, &nagain, err, sizeof err) == -1 && strstr(err, "0 bytes"),
         "a record of 0 bytes: '%s'", err);
-  if (c->rank == c->size - 1 && n > 0) pos[3 * (n - 1) + 1] = NAN;
+  if (c->rank == c->size - 1 && nout > 0) pos[3 * (nout - 1) + 1] = NAN;
   err[0] = '\0';
-  CHECK(vx_part_cube_all(c, pos, n, &cube, err, sizeof err) == -1 && strstr(err, "non-finite"),
+  CHECK(vx_part_cube_all(c, pos, nout, &cube, err, sizeof err) == -1 && strstr(err, "non-finite"),
         "rank %d: a NaN coordinate: '%s'", c->rank, err);
-  cost[0] = -1.0;
-  CHECK(vx_part_splitters(c, keys, cost, n, split, err, sizeof err) == -1 && strstr(err, "cost"),
+  if (nout > 0) cost[0] = -1.0;
+  CHECK(vx_part_splitters(c, k2, cost, nout, split, err, sizeof err) == -1 && strstr(err, "cost"),
         "rank %d: a negative cost: '%s'", c->rank, err);
   if (c->rank == 0)
     printf("%d ranks, %lld records: imbalance %.6f (bound %.6f)\n", c->size, (long long)total, imb, bound);
-  free(r), free(pos), free(cost), free(keys), free(split), free(out), free(k2), free(again);
+  free(split), free(o), free(pos), free(cost), free(k2), free(again);
   return 0;
 }
 

@@ -1,0 +1,19 @@
+/* halo.h — the near field's share of the locally essential tree (Yokota & Barba, paper 002; Lashuk et
+ * al., paper 004): a rank's targets need as particles the sources in the leaves within `reach`
+ * leaves of their own (Chebyshev distance at the octree's finest level L: 1 for the adjacent leaves,
+ * more where the regularization's cut-off r_c reaches further). Each rank sends a copy of a particle
+ * to every other rank whose key range (partition.h) holds a cell within reach of the particle's leaf,
+ * so a rank receives every remote source its targets need, and more only where its range holds
+ * empty cells. Collective; 0, or -1 with the reason in err on every rank. */
+#ifndef VX_HALO_H
+#define VX_HALO_H
+
+#include "partition.h"
+
+/* pos: 3n doubles, particle i of record i (rec_bytes each). *out (malloc'ed) receives *nout copies of
+ * other ranks' records, rank 0's first, each rank's in its order. 2 <= L <= 10, reach >= 1. */
+int vx_halo_exchange(const vx_comm *c, const uint32_t *split, const vx_part_cube *cube, int L, int reach,
+                     const double *pos, int n, const void *rec, size_t rec_bytes, void **out, int *nout, char *err,
+                     size_t errlen);
+
+#endif
