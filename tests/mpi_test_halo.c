@@ -7,8 +7,8 @@
 
 #include "halo.h"
 #include "octree.h"
-#include "mpi_records.h"
 #include "test_check.h"
+#include "mpi_test.h"
 
 #define LEVEL 5
 
@@ -90,41 +90,19 @@ static int check_halo(const vx_comm *c, const vx_part_cube *cube, const uint32_t
 
 static int run(const vx_comm *c) {
   char err[256] = "";
-  uint32_t *split = malloc((size_t)(c->size + 1) * sizeof *split);
-  CHECK(split, "out of memory");
-  vx_part_cube cube;
-  rec *o = NULL;
-  int nout = 0;
-  int64_t total = 0;
-  CHECK(records_owned(c, &cube, split, &o, &nout, &total, err, sizeof err) == 0, "partition: %s", err);
+  owned_set s;
+  CHECK(records_owned(c, &s, err, sizeof err) == 0, "partition: %s", err);
   for (int reach = 1; reach <= 2; reach++)
-    if (check_halo(c, &cube, split, o, nout, total, reach)) return 1;
+    if (check_halo(c, &s.cube, s.split, s.o, s.n, s.total, reach)) return 1;
   void *got = NULL;
   int nh = 0;
-  CHECK(vx_halo_exchange(c, split, &cube, 11, 1, NULL, 0, o, sizeof *o, &got, &nh, err, sizeof err) == -1 &&
+  CHECK(vx_halo_exchange(c, s.split, &s.cube, 11, 1, NULL, 0, s.o, sizeof *s.o, &got, &nh, err, sizeof err) == -1 &&
             strstr(err, "level 11"),
         "a level beyond the keys: '%s'", err);
-  free(split), free(o);
+  owned_free(&s);
   return 0;
 }
 
 int main(int argc, char **argv) {
-  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-    fprintf(stderr, "mpi_test_halo: MPI_Init failed\n");
-    return EXIT_FAILURE;
-  }
-  vx_comm c;
-  char err[256];
-  if (vx_comm_create(MPI_COMM_WORLD, &c, err, sizeof err)) {
-    fprintf(stderr, "mpi_test_halo: %s\n", err);
-    MPI_Finalize();
-    return EXIT_FAILURE;
-  }
-  if (run(&c)) { /* a check failed between collective calls: stop every rank rather than hang */
-    fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE);
-  }
-  vx_comm_destroy(&c);
-  MPI_Finalize();
-  return vx_test_end("halo: every needed remote record, once, within reach");
+  return mpi_test_main(argc, argv, "mpi_test_halo", run, "halo: every needed remote record, once, within reach");
 }

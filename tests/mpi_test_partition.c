@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "partition.h"
-#include "mpi_records.h"
 #include "test_check.h"
+#include "mpi_test.h"
 
 static int splitters_agree(const vx_comm *c, const uint32_t *split) {
   const int R = c->size;
@@ -65,13 +65,13 @@ static double cell_cost_max(const vx_comm *c, const vx_part_cube *cube, const re
 
 static int run(const vx_comm *c) {
   char err[256] = "";
-  uint32_t *split = malloc((size_t)(c->size + 1) * sizeof *split);
-  CHECK(split, "out of memory");
-  vx_part_cube cube;
-  rec *o = NULL;
-  int nout = 0;
-  int64_t total = 0;
-  CHECK(records_owned(c, &cube, split, &o, &nout, &total, err, sizeof err) == 0, "partition: %s", err);
+  owned_set s;
+  CHECK(records_owned(c, &s, err, sizeof err) == 0, "partition: %s", err);
+  vx_part_cube cube = s.cube;
+  uint32_t *split = s.split;
+  rec *o = s.o;
+  const int nout = s.n;
+  const int64_t total = s.total;
   if (splitters_agree(c, split) || check_owned(c, &cube, split, o, nout, total)) return 1;
 
   double local = 0.0, W = 0.0;
@@ -105,29 +105,10 @@ static int run(const vx_comm *c) {
         "rank %d: a negative cost: '%s'", c->rank, err);
   if (c->rank == 0)
     printf("%d ranks, %lld records: imbalance %.6f (bound %.6f)\n", c->size, (long long)total, imb, bound);
-  free(split), free(o), free(pos), free(cost), free(k2), free(again);
+  owned_free(&s), free(pos), free(cost), free(k2), free(again);
   return 0;
 }
 
 int main(int argc, char **argv) {
-  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
-    fprintf(stderr, "mpi_test_partition: MPI_Init failed\n");
-    return EXIT_FAILURE;
-  }
-  vx_comm c;
-  char err[256];
-  if (vx_comm_create(MPI_COMM_WORLD, &c, err, sizeof err)) {
-    fprintf(stderr, "mpi_test_partition: %s\n", err);
-    MPI_Finalize();
-    return EXIT_FAILURE;
-  }
-  if (run(&c)) { /* a check failed between collective calls: stop every rank rather than hang */
-    fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE);
-  }
-  int all_ok = vx_comm_agree(&c, failures == 0);
-  vx_comm_destroy(&c);
-  MPI_Finalize();
-  if (!all_ok && failures == 0) failures = 1; /* another rank failed: so does this one */
-  return vx_test_end("partition: key ranges, migration and balance hold");
+  return mpi_test_main(argc, argv, "mpi_test_partition", run, "partition: key ranges, migration and balance hold");
 }
