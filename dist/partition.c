@@ -51,13 +51,7 @@ void vx_part_keys(const vx_part_cube *cube, const double *pos, int n, uint32_t *
 }
 
 int vx_part_owner(const uint32_t *split, int size, uint32_t key) {
-  int lo = 0, hi = size - 1; /* the last r with split[r] <= key */
-  while (lo < hi) {
-    int mid = (lo + hi + 1) >> 1;
-    if (split[mid] <= key) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  return oct_lower_bound(split, size + 1, key + 1) - 1; /* the last r with split[r] <= key (key < 2^30) */
 }
 
 typedef struct {
@@ -70,25 +64,21 @@ static int by_key(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The cost of the local keys below k: sorted keys kc[0..n) with the running sums below[0..n]. */
-static double cost_below(const key_cost *kc, const double *below, int n, uint32_t k) {
-  int lo = 0, hi = n;
-  while (lo < hi) {
-    int mid = (lo + hi) >> 1;
-    if (kc[mid].key < k) lo = mid + 1;
-    else hi = mid;
-  }
-  return below[lo];
-}
-
-static int sorted_costs(const uint32_t *keys, const double *cost, int n, key_cost **kc, double **below) {
-  *kc = malloc((size_t)(n > 0 ? n : 1) * sizeof **kc);
+/* The local keys ascending, sorted[0..n), and the running sums of their costs, below[0..n]: the cost
+ * of the keys under k is below[oct_lower_bound(sorted, n, k)]. */
+static int sorted_costs(const uint32_t *keys, const double *cost, int n, uint32_t **sorted, double **below) {
+  key_cost *kc = malloc((size_t)(n > 0 ? n : 1) * sizeof *kc);
+  *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof **sorted);
   *below = malloc((size_t)(n + 1) * sizeof **below);
-  if (!*kc || !*below) return -1;
-  for (int i = 0; i < n; i++) (*kc)[i] = (key_cost){keys[i], cost ? cost[i] : 1.0};
-  qsort(*kc, (size_t)n, sizeof **kc, by_key);
+  if (!kc || !*sorted || !*below) {
+    free(kc);
+    return -1;
+  }
+  for (int i = 0; i < n; i++) kc[i] = (key_cost){keys[i], cost ? cost[i] : 1.0};
+  qsort(kc, (size_t)n, sizeof *kc, by_key);
   (*below)[0] = 0.0;
-  for (int i = 0; i < n; i++) (*below)[i + 1] = (*below)[i] + (*kc)[i].cost;
+  for (int i = 0; i < n; i++) (*sorted)[i] = kc[i].key, (*below)[i + 1] = (*below)[i] + kc[i].cost;
+  free(kc);
   return 0;
 }
 
@@ -98,9 +88,9 @@ int vx_part_splitters(const vx_comm *c, const uint32_t *keys, const double *cost
   int bad = -1;
   for (int i = 0; cost && i < n && bad < 0; i++)
     if (!(cost[i] >= 0.0 && isfinite(cost[i]))) bad = i;
-  key_cost *kc = NULL;
+  uint32_t *sorted = NULL;
   double *below = NULL, *target = NULL, *part = NULL, *sum = NULL;
-  int mem = bad < 0 ? sorted_costs(keys, cost, n, &kc, &below) : 0;
+  int mem = bad < 0 ? sorted_costs(keys, cost, n, &sorted, &below) : 0;
   if (R > 1) {
     target = malloc((size_t)R * sizeof *target), part = malloc((size_t)R * sizeof *part);
     sum = malloc((size_t)R * sizeof *sum);
@@ -122,7 +112,7 @@ int vx_part_splitters(const vx_comm *c, const uint32_t *keys, const double *cost
       goto done;
     for (int r = 1; r < R; r++) target[r] = total * r / R, split[r] = 0;
     for (int b = VX_PART_KEY_BITS - 1; b >= 0; b--) {
-      for (int r = 1; r < R; r++) part[r] = cost_below(kc, below, n, split[r] | (1u << b));
+      for (int r = 1; r < R; r++) part[r] = below[oct_lower_bound(sorted, n, split[r] | (1u << b))];
       if (vx_comm_check(MPI_Allreduce(part + 1, sum + 1, R - 1, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (key ranges)",
                         err, errlen))
         goto done;
@@ -134,7 +124,7 @@ int vx_part_splitters(const vx_comm *c, const uint32_t *keys, const double *cost
   }
   rc = 0;
 done:
-  free(kc), free(below), free(target), free(part), free(sum);
+  free(sorted), free(below), free(target), free(part), free(sum);
   return rc;
 }
 
