@@ -114,6 +114,51 @@ static long long VXF(cpu_m2l)(const oct_tree *t, const fmm_tables *T, int p, int
   return count;
 }
 
+/* M2L at level l from a larger set's dense multipoles Md and source counts cnt of that level (fmm_part):
+ * each target box's interaction list read off the cells, the children of its parent's 27 neighbours
+ * that hold sources and are not adjacent to it, in ascending key (cpu_m2l's order, il_boxes). */
+static long long VXF(cpu_m2l_dense)(const oct_tree *t, const fmm_tables *T, int p, int l, const vx_real *Md,
+                                    const int *cnt, vx_real *L) {
+  const int nc = VX_NCOEF(p), top = (1 << (l - 1)) - 1;
+  long long count = 0;
+#pragma omp parallel reduction(+ : count)
+  {
+    vx_real w1[3 * VX_NCOEF(VX_PMAX)], w2[3 * VX_NCOEF(VX_PMAX)], ipow[2 * VX_PMAX + 2];
+#pragma omp for schedule(dynamic, 4)
+    for (int b = 0; b < t->ntgt[l]; ++b) {
+      int tx, ty, tz, np = 0;
+      uint32_t par[27];
+      oct_demorton3(t->tgt_key[l][b], &tx, &ty, &tz);
+      for (int pz = (tz >> 1) - 1; pz <= (tz >> 1) + 1; pz++)
+        for (int py = (ty >> 1) - 1; py <= (ty >> 1) + 1; py++)
+          for (int px = (tx >> 1) - 1; px <= (tx >> 1) + 1; px++) {
+            if (px < 0 || py < 0 || pz < 0 || px > top || py > top || pz > top) continue;
+            uint32_t k = oct_morton3((uint32_t)px, (uint32_t)py, (uint32_t)pz);
+            int j = np++; /* insertion by key */
+            while (j > 0 && par[j - 1] > k) par[j] = par[j - 1], j--;
+            par[j] = k;
+          }
+      vx_real *out = L + vx_off_exp(b, nc);
+      for (int i = 0; i < np; ++i)
+        for (uint32_t o = 0; o < 8; ++o) {
+          const uint32_t sk = par[i] << 3 | o;
+          int sx, sy, sz;
+          oct_demorton3(sk, &sx, &sy, &sz);
+          if (!cnt[sk] || (abs(sx - tx) <= 1 && abs(sy - ty) <= 1 && abs(sz - tz) <= 1)) continue;
+          int g = vx_geo_index(sx - tx, sy - ty, sz - tz);
+          vx_real ir = (vx_real)(1.0 / T->geo_len[g]);
+          ipow[0] = VX_R(1.0);
+          for (int e = 1; e <= 2 * p + 1; ++e) ipow[e] = ipow[e - 1] * ir;
+          VXF(rcr_translate)(Md + vx_off_exp(sk, nc), out, p, T->m2l_deg[g], (vx_real)T->geo_cphi[g],
+                             (vx_real)T->geo_sphi[g], VXF(tab_roty)(T) + (size_t)T->geo_theta[g] * T->roty_stride,
+                             VXF(tab_m2l)(T), ipow, 2, w1, w2);
+          count++;
+        }
+    }
+  }
+  return count;
+}
+
 /* What the per-leaf steps of the finest level share. vel/grad are in box order. */
 typedef struct {
   const oct_tree *t;
@@ -261,10 +306,15 @@ static int VXF(cpu_tree)(fmm_ctx *ctx, const fmm_io *io, int want_grad, int n_gr
     }
   }
   oct_params op = fmm_octree_params(ctx);
+  if (io->part) cpu_part_octree(io->part, io->part->L, &op);
   oct_tree *t = &ctx->tree;
   oct_free_cpu(t);
   ctx->keep.valid = 0;
   if (oct_build_cpu(t, io->src_pos, ns, io->tgt_pos, nt, sizeof(vx_real) == sizeof(float), &op, err, errlen)) return -1;
+  if (io->part && t->L != io->part->L) {
+    snprintf(err, errlen, "a part's tree took level %d, not the larger set's %d (the level cap)", t->L, io->part->L);
+    return -1;
+  }
   if (fmm_keep_wanted(ctx, io)) {
     const size_t rs = sizeof(vx_real);
     ctx->built_same = io->src_pos == io->tgt_pos && ns == nt; /* one array: kept once */
@@ -290,7 +340,7 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
   double t0 = omp_get_wtime();
   if (nt == 0) { if (st) *st = s; return 0; }
   vx_real *vel = (vx_real *)io->vel, *grad = (vx_real *)io->grad;
-  if (ns == 0) {
+  if (ns == 0 && !io->part) { /* a part's far field may come from the larger set's multipoles */
     memset(vel, 0, sizeof(vx_real) * 3 * (size_t)nt);
     if (want_grad) memset(grad, 0, sizeof(vx_real) * 9 * (size_t)n_grad);
     if (st) *st = s;
@@ -339,7 +389,12 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
       VXF(cpu_l2l)(t, &ctx->tab, p, l, (vx_real *)ctx->local[l - 1].ptr, Ll);
     }
     double b = omp_get_wtime();
-    s.n_m2l += VXF(cpu_m2l)(t, &ctx->tab, p, l, (vx_real *)ctx->mpole[l].ptr, Ll);
+    const fmm_part *pt = io->part;
+    if (pt && l <= pt->Lc)
+      s.n_m2l += VXF(cpu_m2l_dense)(t, &ctx->tab, p, l, (const vx_real *)pt->mpole + 3 * nc * fmm_part_cells(l - 1),
+                                    pt->count + fmm_part_cells(l - 1), Ll);
+    else
+      s.n_m2l += VXF(cpu_m2l)(t, &ctx->tab, p, l, (vx_real *)ctx->mpole[l].ptr, Ll);
     double c = omp_get_wtime();
     s.t_l2l += 1e3 * (b - a); s.t_m2l += 1e3 * (c - b);
   }
@@ -364,6 +419,50 @@ int VXF(fmm_cpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *e
 oom:
   snprintf(err, errlen, "out of memory for FMM work arrays (N=%d, level %d, order %d)", ns > nt ? ns : nt, L, p);
   return -1;
+}
+
+/* fmm_part_multipoles: a tree of io's sources alone at level Lc of the part's cube (the context's tree
+ * and buffers untouched), P2M at its leaves and M2M up to level 2, each box's expansion and count put in
+ * its dense cell. */
+int VXF(fmm_cpu_part_multipoles)(fmm_ctx *ctx, const fmm_io *io, const fmm_part *pt, void *mpole, int *count,
+                                 char *err, size_t errlen) {
+  const int p = ctx->prm.order, nc = VX_NCOEF(p), ns = io->n_src, Lc = pt->Lc;
+  vx_real *Md = (vx_real *)mpole;
+  memset(Md, 0, sizeof(vx_real) * fmm_part_reals(p, Lc));
+  memset(count, 0, sizeof(int) * fmm_part_cells(Lc));
+  if (ns == 0) return 0;
+  oct_params op = fmm_octree_params(ctx);
+  cpu_part_octree(pt, Lc, &op);
+  oct_tree t;
+  vx_buf sb = {0, NULL}, M[VX_LMAX + 1];
+  memset(M, 0, sizeof M);
+  int rc = -1;
+  if (oct_build_cpu(&t, io->src_pos, ns, io->src_pos, ns, sizeof(vx_real) == sizeof(float), &op, err, errlen)) return -1;
+  if (vx_buf_reserve(&sb, 6 * sizeof(vx_real) * (size_t)ns)) goto oom;
+  for (int l = 2; l <= Lc; ++l)
+    if (vx_buf_reserve(&M[l], 3 * sizeof(vx_real) * nc * (size_t)t.nsrc[l])) goto oom;
+  vx_real *b = (vx_real *)sb.ptr;
+  VXF(cpu_soa) src = {b, b + ns, b + 2 * (size_t)ns, b + 3 * (size_t)ns, b + 4 * (size_t)ns, b + 5 * (size_t)ns};
+  VXF(cpu_gather)(io->src_pos, io->src_str, t.src_order, ns, &src);
+  VXF(cpu_p2m)(&t, &src, p, (vx_real *)M[Lc].ptr);
+  for (int l = Lc - 1; l >= 2; --l) VXF(cpu_m2m)(&t, &ctx->tab, p, l, (vx_real *)M[l + 1].ptr, (vx_real *)M[l].ptr);
+  for (int l = 2; l <= Lc; ++l) {
+    const size_t off = fmm_part_cells(l - 1);
+    for (int k = 0; k < t.nsrc[l]; ++k) {
+      const uint32_t key = t.src_key[l][k];
+      memcpy(Md + 3 * nc * (off + key), (const vx_real *)M[l].ptr + vx_off_exp(k, nc), 3 * nc * sizeof(vx_real));
+      count[off + key] = cpu_box_sources(&t, l, k);
+    }
+  }
+  rc = 0;
+  goto done;
+oom:
+  snprintf(err, errlen, "out of memory for a part's multipoles (N=%d, level %d, order %d)", ns, Lc, p);
+done:
+  oct_free_cpu(&t);
+  vx_buf_free(&sb);
+  for (int l = 0; l <= VX_LMAX; ++l) vx_buf_free(&M[l]);
+  return rc;
 }
 
 /* The direct sum over all pairs: the sources gathered once into SoA, then each target's pairs in the

@@ -283,6 +283,25 @@ void fmm_forget_level_choice(fmm_ctx *ctx) {
 #endif
 }
 
+/* A part of a larger evaluation (fmm_part): the CPU backend, a tree of its own, a sane cube and levels. */
+static int check_part(const fmm_ctx *ctx, const fmm_io *io, const fmm_part *pt, char *err, size_t errlen) {
+  if (ctx->prm.backend != VX_BACKEND_CPU || io->on_device) {
+    snprintf(err, errlen, "a part of a larger evaluation (fmm_part) runs on the CPU backend only");
+    return -1;
+  }
+  if (io->tree != FMM_TREE_BUILD) {
+    snprintf(err, errlen, "a part of a larger evaluation builds its tree (fmm_io.tree = FMM_TREE_BUILD)");
+    return -1;
+  }
+  if (!(pt->side > 0.0) || !isfinite(pt->side + pt->lo[0] + pt->lo[1] + pt->lo[2]) || pt->L < 2 || pt->L > VX_LMAX ||
+      pt->Lc < 0 || pt->Lc == 1 || pt->Lc > pt->L || (pt->Lc >= 2 && (!pt->mpole || !pt->count))) {
+    snprintf(err, errlen, "fmm_part: cube side %g, levels L = %d and Lc = %d (0 or 2..L, with its arrays) are not sane",
+             pt->side, pt->L, pt->Lc);
+    return -1;
+  }
+  return 0;
+}
+
 static int check_io(const fmm_ctx *ctx, const fmm_io *io, char *err, size_t errlen) {
   if (io->n_src < 0 || io->n_tgt < 0) { snprintf(err, errlen, "negative particle count"); return -1; }
   if ((io->n_src && (!io->src_pos || !io->src_str)) || (io->n_tgt && (!io->tgt_pos || !io->vel))) {
@@ -297,12 +316,35 @@ static int check_io(const fmm_ctx *ctx, const fmm_io *io, char *err, size_t errl
     snprintf(err, errlen, "device pointers given to the CPU backend");
     return -1;
   }
-  return 0;
+  return io->part ? check_part(ctx, io, io->part, err, errlen) : 0;
+}
+
+size_t fmm_part_cells(int Lc) {
+  size_t n = 0;
+  for (int l = 2; l <= Lc; ++l) n += (size_t)1 << (3 * l);
+  return n;
+}
+
+size_t fmm_part_reals(int p, int Lc) { return 3 * (size_t)VX_NCOEF(p) * fmm_part_cells(Lc); }
+
+int fmm_part_multipoles(fmm_ctx *ctx, const fmm_io *io, const fmm_part *part, void *mpole, int *count, char *err,
+                        size_t errlen) {
+  if (check_part(ctx, io, part, err, errlen)) return -1;
+  if (part->Lc < 2 || !mpole || !count) {
+    snprintf(err, errlen, "fmm_part_multipoles needs levels (Lc = %d) and the arrays", part->Lc);
+    return -1;
+  }
+  if (io->n_src && (!io->src_pos || !io->src_str)) {
+    snprintf(err, errlen, "missing source array");
+    return -1;
+  }
+  return ctx->prm.precision == VX_FLOAT ? fmm_cpu_part_multipoles_f(ctx, io, part, mpole, count, err, errlen)
+                                        : fmm_cpu_part_multipoles_d(ctx, io, part, mpole, count, err, errlen);
 }
 
 /* fmm_params.allow_direct's choice for io (fmm_cost_direct_pays). */
 static int direct_pays(const fmm_ctx *ctx, const fmm_io *io) {
-  if (!ctx->prm.allow_direct || ctx->prm.levels > 0) return 0;
+  if (!ctx->prm.allow_direct || ctx->prm.levels > 0 || io->part) return 0;
   const long long nt = io->n_tgt, ng = io->grad ? (io->n_grad > 0 && io->n_grad < nt ? io->n_grad : nt) : 0;
   return fmm_cost_direct_pays(ctx, io->n_src, nt, ng);
 }

@@ -175,6 +175,25 @@ enum {
                              widths of where it was at the build, else build and keep a new one */
 };
 
+/* An evaluation that is one part of a larger one (the distributed engine, dist/engine.h): its tree is
+ * built in the larger set's root cube at the larger set's finest level, and where Lc >= 2 the M2L of
+ * levels 2..Lc reads the larger set's multipoles (dense: 8^l cells a level in Morton order, a cell's
+ * expansion 3·(p+1)² reals as the engine keeps it, levels 2..Lc one after the other, in the context's
+ * precision) and source counts (which cells hold sources) instead of the evaluation's own
+ * sources. The deeper levels, the near field and the corrections use the sources given, which must
+ * hold every source of the larger set that the targets' lists reach there. CPU backend only. */
+typedef struct {
+  double lo[3], side;     /* the root cube: every point of the evaluation lies inside */
+  int L;                  /* the finest level, 2..VX_LMAX */
+  int Lc;                 /* 0: none; 2..L: levels 2..Lc of the far field from mpole and count */
+  const void *mpole;      /* fmm_part_reals(order, Lc) reals */
+  const int *count;       /* fmm_part_cells(Lc) source counts (0: an empty cell) */
+} fmm_part;
+
+/* Cells and reals of a fmm_part's dense levels 2..Lc at expansion order p (0 when Lc < 2). */
+size_t fmm_part_cells(int Lc);
+size_t fmm_part_reals(int p, int Lc);
+
 typedef struct {
   int n_src;
   const void *src_pos;    /* 3*n_src */
@@ -192,6 +211,8 @@ typedef struct {
   int tree;               /* FMM_TREE_BUILD (0), FMM_TREE_BUILD_KEEP or FMM_TREE_REUSE */
   int passive;            /* 1: the velocity-only targets are passive even where the evaluation computes
                              no gradient (tracers in a call of their own); fmm_io_passive */
+  const fmm_part *part;   /* non-NULL: this evaluation is a part of a larger one (fmm_part; tree
+                             FMM_TREE_BUILD, CPU backend) */
 } fmm_io;
 
 /* Whether io's velocity-only targets are held to the passive tolerance: io->passive, or gradients
@@ -219,6 +240,12 @@ void fmm_forget_level_choice(fmm_ctx *ctx);
  * On the CUDA backend the work is ordered after everything already queued on the default stream
  * and complete when the call returns. */
 int fmm_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, size_t errlen);
+/* The multipoles and source counts of io's sources (host arrays; io's targets unused) on the dense
+ * levels 2..part->Lc of part's root cube, in fmm_part's layout, into mpole (fmm_part_reals reals) and
+ * count (fmm_part_cells ints): summed over the parts of a larger set they are that set's (the
+ * distributed engine's all-reduce). CPU backend only. 0, or -1 with err. */
+int fmm_part_multipoles(fmm_ctx *ctx, const fmm_io *io, const fmm_part *part, void *mpole, int *count, char *err,
+                        size_t errlen);
 /* The same quantities by direct summation over all pairs, same kernel: the reference. Host points
  * with a non-finite coordinate are an error, as in the FMM's octree. */
 int fmm_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, size_t errlen);

@@ -97,6 +97,10 @@ void vx_buf_free(vx_buf *b);
 /* CPU engine (cpu_engine.c), one per precision. */
 int fmm_cpu_evaluate_d(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
 int fmm_cpu_evaluate_f(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
+int fmm_cpu_part_multipoles_d(fmm_ctx *ctx, const fmm_io *io, const fmm_part *part, void *mpole, int *count, char *err,
+                              size_t errlen);
+int fmm_cpu_part_multipoles_f(fmm_ctx *ctx, const fmm_io *io, const fmm_part *part, void *mpole, int *count, char *err,
+                              size_t errlen);
 int fmm_cpu_direct_d(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
 int fmm_cpu_direct_f(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
 void fmm_cpu_release(fmm_ctx *ctx);

@@ -50,6 +50,11 @@ typedef struct {
                           const double lo[3], double side, int lo_level, int hi_level, void *stream, char *err,
                           size_t errlen);
   const void *choose_arg; /* the argument of either callback */
+  /* > 0 (oct_build_cpu): the root cube is cube_lo + [0, cube_side]^3 instead of the points' own
+   * (oct_root_cube): a part of a larger set of points built in that set's cube (the distributed
+   * engine, fmm_part); every point must lie inside it. 0: the points' own cube. */
+  double cube_side;
+  double cube_lo[3];
 } oct_params;
 
 typedef struct {
@@ -313,6 +318,8 @@ static inline int oct_resolve_params(int ns, int nt, int have_src, int have_tgt,
   if (p->levels == 0 && p->leaf_size <= 0) return snprintf(err, errlen, "leaf_size = %d must be positive", p->leaf_size), -1;
   if (p->max_level != 0 && (p->max_level < 2 || p->max_level > VX_LMAX))
     return snprintf(err, errlen, "max_level = %d out of range (0 for %d, or 2..%d)", p->max_level, VX_LMAX, VX_LMAX), -1;
+  if (!(p->cube_side >= 0.0) || !isfinite(p->cube_side) || !isfinite(p->cube_lo[0] + p->cube_lo[1] + p->cube_lo[2]))
+    return snprintf(err, errlen, "the given root cube (side %g) must be finite", p->cube_side), -1;
   if (!(p->min_leaf_width >= 0.0) || !isfinite(p->min_leaf_width))
     return snprintf(err, errlen, "min_leaf_width = %g must be finite and >= 0", p->min_leaf_width), -1;
   if (!p->hist_budget) p->hist_budget = OCT_DEFAULT_HIST_BUDGET;

@@ -195,7 +195,7 @@ int main(void) {
     prm.sigma = 0.002;
     fmm_ctx *ctx = fmm_create(&prm, err, sizeof err);
     for (int i = 0; i < 9 * m; ++i) g2[i] = -12345.0;
-    fmm_io a = {m, pos, str, m, pos, u1, g1, 0, 0, FMM_TREE_BUILD, 0}, b = {m, pos, str, m, pos, u2, g2, 0, m / 2, FMM_TREE_BUILD, 0};
+    fmm_io a = {m, pos, str, m, pos, u1, g1, 0, 0, FMM_TREE_BUILD, 0, NULL}, b = {m, pos, str, m, pos, u2, g2, 0, m / 2, FMM_TREE_BUILD, 0, NULL};
     int bad = !ctx || fmm_evaluate(ctx, &a, NULL, err, sizeof err) || fmm_evaluate(ctx, &b, NULL, err, sizeof err);
     for (int i = 0; !bad && i < 3 * m; ++i) bad |= u1[i] != u2[i];
     for (int i = 0; !bad && i < 9 * m; ++i) bad |= (i < 9 * (m / 2)) ? g1[i] != g2[i] : g2[i] != -12345.0;

@@ -1,0 +1,38 @@
+/* engine.h — the distributed FMM (Yokota & Barba, paper 002; Lashuk et al., paper 004). Each rank holds
+ * the sources and targets of its key range (partition.h) and gets for its targets the velocities and
+ * gradients that one evaluation of every rank's points gives, to round-off:
+ *   - the tree is the global one: the root cube of all points (vx_part_cube_all) and the finest level the
+ *     leaf-size rule picks from every rank's counts (octree.h, oct_level_first and oct_level_accept);
+ *   - the far field of the coarse levels 2..Lc comes from the global tree's multipoles there: each rank's
+ *     own sources' dense multipoles (fmm_part_multipoles), summed over the ranks by one all-reduce — the
+ *     all-gathered coarse tree of Cornerstone and Ryoanji;
+ *   - the deeper levels, the near field and the regularisation's corrections come from the rank's own
+ *     sources and its halo (halo.h): every remote source whose level-Lh box is adjacent to a level-Lh
+ *     box of the rank's key range, Lh = min(Lc, the corrections' level), so that it holds every source
+ *     box that the rank's deeper interaction lists, neighbour lists and corrections reach (two boxes
+ *     adjacent at a level have adjacent ancestors at every coarser one).
+ * The engine's other level rules (the cost model) and its direct-sum choice do not apply. CPU backend. */
+#ifndef VX_DIST_ENGINE_H
+#define VX_DIST_ENGINE_H
+
+#include "fmm.h"
+#include "partition.h"
+
+/* The deepest level of the dense far field by default: 8^4 cells, 5 MB of multipoles at p = 8 in double
+ * a reduction; the levels below it take their sources from the halo. */
+#define VX_DIST_LC 4
+
+typedef struct {
+  int L, Lc, Lh;                   /* the finest level, the dense far field's deepest, the halo's level */
+  long long n_halo;                /* remote sources received */
+  double t_level, t_halo, t_coarse, t_local; /* ms: the global level, the halo, the dense far field, the rest */
+} vx_dist_stats;
+
+/* Collective. io: this rank's sources and targets (host arrays in ctx's precision; every point's key in
+ * this rank's range [split[rank], split[rank+1]) of the cube, which holds every rank's points); the
+ * results go to io's vel and grad. Lc_max: the dense far field's deepest level (0: VX_DIST_LC; at most
+ * the finest level). 0, or -1 with err on every rank. */
+int vx_dist_evaluate(const vx_comm *c, fmm_ctx *ctx, const vx_part_cube *cube, const uint32_t *split, int Lc_max,
+                     const fmm_io *io, fmm_stats *st, vx_dist_stats *ds, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,228 @@
+/* mpi_test_engine.c — the distributed FMM (dist/engine.h) under mpirun with 1, 2 and 3 ranks: sources
+ * and velocity-only targets (tracers) spread over two blobs, partitioned by key; each rank's velocities
+ * and gradients equal one evaluation of every rank's points on one rank, in double to 1e-12 and in float
+ * to 1e-6 (rms deviation over rms magnitude, the benchmark's err_vel) (the Gaussian kernel with its corrections and the singular one; the automatic
+ * level and forced ones; dense far fields down to levels 2, 3 and 4, so that the halo carries the
+ * deeper levels' sources too); a point outside its rank's key range fails on every rank. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "test_check.h"
+#include "mpi_test.h"
+
+#define TRACER0 ((int64_t)1 << 40) /* ids from here are tracers: targets only */
+
+/* This rank's sources and tracers, partitioned over the ranks with every point in the cube. */
+static int make_owned(const vx_comm *c, owned_set *s, char *err, size_t errlen) {
+  memset(s, 0, sizeof *s);
+  const int ns = records_count(c->rank), nt = ns / 2, n = ns + nt;
+  int64_t first, total;
+  records_ids(c->comm, ns, &first, &total);
+  rec *r = malloc((size_t)n * sizeof *r);
+  double *pos = malloc((size_t)n * 3 * sizeof *pos);
+  uint32_t *keys = malloc((size_t)n * sizeof *keys);
+  s->split = malloc((size_t)(c->size + 1) * sizeof *s->split);
+  void *out = NULL;
+  int rc = -1;
+  if (!r || !pos || !keys || !s->split) {
+    snprintf(err, errlen, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < n; i++) {
+    r[i] = i < ns ? make(first + i) : make(TRACER0 + 2 * first + (i - ns)); /* a tracer's id is unique too */
+    memcpy(pos + 3 * i, r[i].x, sizeof r[i].x);
+  }
+  if (vx_part_cube_all(c, pos, n, &s->cube, err, errlen)) goto done;
+  vx_part_keys(&s->cube, pos, n, keys);
+  if (vx_part_splitters(c, keys, NULL, n, s->split, err, errlen) ||
+      vx_part_migrate(c, s->split, keys, n, r, sizeof *r, &out, &s->n, err, errlen))
+    goto done;
+  s->o = out;
+  rc = 0;
+done:
+  free(r), free(pos), free(keys);
+  return rc;
+}
+
+/* The evaluation's arrays in one precision: sources first among the targets, then the tracers. */
+typedef struct {
+  void *sp, *sa, *tp, *vel, *grad;
+  int ns, nt;
+  int64_t *tid; /* each target's record id */
+} arrays;
+
+static void put(void *a, size_t i, double v, int f) {
+  if (f) ((float *)a)[i] = (float)v;
+  else ((double *)a)[i] = v;
+}
+
+static double get(const void *a, size_t i, int f) { return f ? ((const float *)a)[i] : ((const double *)a)[i]; }
+
+static int arrays_of(const rec *o, int n, int f, arrays *A) {
+  const size_t rs = f ? sizeof(float) : sizeof(double);
+  memset(A, 0, sizeof *A);
+  for (int i = 0; i < n; i++) A->ns += o[i].id < TRACER0;
+  A->nt = n;
+  const size_t m = (size_t)n + 1;
+  A->sp = malloc(3 * rs * m), A->sa = malloc(3 * rs * m), A->tp = malloc(3 * rs * m), A->vel = malloc(3 * rs * m);
+  A->grad = malloc(9 * rs * m), A->tid = malloc(m * sizeof *A->tid);
+  if (!A->sp || !A->sa || !A->tp || !A->vel || !A->grad || !A->tid) return -1;
+  int s = 0, t = A->ns;
+  for (int i = 0; i < n; i++) {
+    const int src = o[i].id < TRACER0, k = src ? s++ : t++;
+    A->tid[k] = o[i].id;
+    for (int d = 0; d < 3; d++) {
+      put(A->tp, 3 * (size_t)k + d, o[i].x[d], f);
+      if (src) put(A->sp, 3 * (size_t)k + d, o[i].x[d], f), put(A->sa, 3 * (size_t)k + d, o[i].a[d], f);
+    }
+  }
+  return 0;
+}
+
+static void arrays_free(arrays *A) { free(A->sp), free(A->sa), free(A->tp), free(A->vel), free(A->grad), free(A->tid); }
+
+static fmm_io io_of(arrays *A) {
+  fmm_io io = {.n_src = A->ns, .src_pos = A->sp, .src_str = A->sa, .n_tgt = A->nt, .tgt_pos = A->tp,
+               .vel = A->vel, .grad = A->grad, .n_grad = A->ns};
+  return io;
+}
+
+static int by_id(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The index of id among the ascending ids of n targets (sorted pairs id, index). */
+static int find(const int64_t (*idx)[2], int n, int64_t id) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (idx[mid][0] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return idx[lo][0] == id ? (int)idx[lo][1] : -1;
+}
+
+typedef struct {
+  const char *name;
+  int f;                /* float */
+  vx_kernel kernel;
+  double sigma;
+  int levels, Lc_max;   /* 0: automatic, VX_DIST_LC */
+  int partial;          /* the halo must be a part of the other ranks' sources (on 2 ranks or more) */
+} case_t;
+
+/* One case: the distributed evaluation against one evaluation of all points (gathered on every rank). */
+static int check_case(const vx_comm *c, const owned_set *s, const case_t *k) {
+  char err[256] = "";
+  const double tol = k->f ? 1e-6 : 1e-12;
+  fmm_params P = fmm_params_default();
+  P.precision = k->f ? VX_FLOAT : VX_DOUBLE;
+  P.kernel = k->kernel, P.sigma = k->sigma, P.levels = k->levels;
+  fmm_ctx *ctx = fmm_create(&P, err, sizeof err), *ref = fmm_create(&P, err, sizeof err);
+  CHECK(ctx && ref, "fmm_create: %s", err);
+  arrays A, G;
+  CHECK(arrays_of(s->o, s->n, k->f, &A) == 0, "out of memory");
+  fmm_io io = io_of(&A);
+  vx_dist_stats ds;
+  fmm_stats st;
+  CHECK(vx_dist_evaluate(c, ctx, &s->cube, s->split, k->Lc_max, &io, &st, &ds, err, sizeof err) == 0, "%s: %s", k->name,
+        err);
+  /* every record on every rank: the single evaluation */
+  int *counts = malloc((size_t)c->size * sizeof *counts), *displ = malloc((size_t)c->size * sizeof *displ), nall = 0;
+  CHECK(counts && displ, "out of memory");
+  int nb = s->n * (int)sizeof *s->o;
+  MPI_Allgather(&nb, 1, MPI_INT, counts, 1, MPI_INT, c->comm);
+  for (int r = 0; r < c->size; r++) displ[r] = nall, nall += counts[r];
+  rec *all = malloc((size_t)nall + 1);
+  CHECK(all, "out of memory");
+  MPI_Allgatherv(s->o, nb, MPI_BYTE, all, counts, displ, MPI_BYTE, c->comm);
+  nall /= (int)sizeof *all;
+  CHECK(arrays_of(all, nall, k->f, &G) == 0, "out of memory");
+  fmm_io gio = io_of(&G);
+  fmm_stats gst;
+  CHECK(fmm_evaluate(ref, &gio, &gst, err, sizeof err) == 0, "reference: %s", err);
+  CHECK(gst.levels == ds.L, "%s: rank %d took level %d, one evaluation %d", k->name, c->rank, ds.L, gst.levels);
+  int64_t(*idx)[2] = malloc((size_t)G.nt * sizeof *idx);
+  CHECK(idx, "out of memory");
+  for (int i = 0; i < G.nt; i++) idx[i][0] = G.tid[i], idx[i][1] = i;
+  qsort(idx, (size_t)G.nt, sizeof *idx, by_id);
+  /* the deviations relative to the magnitudes, as the benchmark's err_vel (rms over every rank's targets) */
+  double sum[4] = {0, 0, 0, 0}; /* Σ|Δu|², Σ|u|², Σ|Δ∇u|², Σ|∇u|² */
+  for (int i = 0; i < A.nt; i++) {
+    int g = find((const int64_t(*)[2])idx, G.nt, A.tid[i]);
+    CHECK(g >= 0, "target %lld not found", (long long)A.tid[i]);
+    for (int q = 0; q < 3; q++) {
+      const double a = get(A.vel, 3 * (size_t)i + q, k->f), b = get(G.vel, 3 * (size_t)g + q, k->f);
+      sum[0] += (a - b) * (a - b), sum[1] += b * b;
+    }
+    for (int q = 0; i < A.ns && q < 9; q++) {
+      const double a = get(A.grad, 9 * (size_t)i + q, k->f), b = get(G.grad, 9 * (size_t)g + q, k->f);
+      sum[2] += (a - b) * (a - b), sum[3] += b * b;
+    }
+  }
+  double gs[4];
+  long long halo = ds.n_halo, ghalo;
+  MPI_Allreduce(sum, gs, 4, MPI_DOUBLE, MPI_SUM, c->comm);
+  MPI_Allreduce(&halo, &ghalo, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
+  const double ev = sqrt(gs[0] / gs[1]), eg = sqrt(gs[2] / gs[3]);
+  if (c->rank == 0)
+    printf("%d ranks, %s: level %d, dense to %d, halo level %d (%lld sources), velocity %.2e, gradient %.2e "
+           "(bound %.0e)\n",
+           c->size, k->name, ds.L, ds.Lc, ds.Lh, ghalo, ev, eg, tol);
+  CHECK(ev <= tol && eg <= tol, "%s: velocity %.3g, gradient %.3g relative", k->name, ev, eg);
+  CHECK(!k->partial || c->size == 1 || ghalo < (long long)(c->size - 1) * G.ns, "%s: the halo holds every source", k->name);
+  arrays_free(&A), arrays_free(&G);
+  free(counts), free(displ), free(all), free(idx);
+  fmm_destroy(ctx), fmm_destroy(ref);
+  return 0;
+}
+
+/* A rank whose target lies in another rank's range: every rank fails, that one naming the cause. */
+static int check_outside(const vx_comm *c, const owned_set *s) {
+  char err[256] = "";
+  fmm_params P = fmm_params_default();
+  fmm_ctx *ctx = fmm_create(&P, err, sizeof err);
+  CHECK(ctx, "fmm_create: %s", err);
+  double far[3], v[6], g[18];
+  memcpy(far, s->o[0].x, sizeof far);
+  MPI_Bcast(far, 3, MPI_DOUBLE, 0, c->comm);
+  const int bad = c->size - 1; /* rank 0's point given to the last rank as a target (one rank: none) */
+  fmm_io io = {.n_src = 1, .src_pos = s->o[0].x, .src_str = s->o[0].a, .n_tgt = 1, .tgt_pos = s->o[0].x, .vel = v,
+               .grad = g};
+  if (c->rank == bad && bad > 0) io.tgt_pos = far;
+  const int rc = vx_dist_evaluate(c, ctx, &s->cube, s->split, 0, &io, NULL, NULL, err, sizeof err);
+  fmm_destroy(ctx);
+  if (c->size == 1) return 0;
+  CHECK(rc == -1, "a point outside its range was accepted");
+  CHECK(c->rank != bad || strstr(err, "outside its key range"), "rank %d: '%s'", c->rank, err);
+  CHECK(c->rank == bad || strstr(err, "another rank"), "rank %d: '%s'", c->rank, err);
+  return 0;
+}
+
+static int run(const vx_comm *c) {
+  char err[256] = "";
+  owned_set s;
+  CHECK(make_owned(c, &s, err, sizeof err) == 0, "partition: %s", err);
+  static const case_t cases[] = {
+      {"double, Gaussian, automatic level", 0, VX_KERNEL_GAUSS, 0.02, 0, 0, 0},
+      {"double, Gaussian, level 5, dense to 3", 0, VX_KERNEL_GAUSS, 0.02, 5, 3, 0},
+      {"double, Gaussian sigma 0.003, level 5", 0, VX_KERNEL_GAUSS, 0.003, 5, 0, 1},
+      {"double, singular, level 5, dense to 4", 0, VX_KERNEL_SINGULAR, 0.0, 5, 4, 1},
+      {"double, singular, level 4, dense to 2", 0, VX_KERNEL_SINGULAR, 0.0, 4, 2, 0},
+      {"float, Gaussian, level 4", 1, VX_KERNEL_GAUSS, 0.02, 4, 0, 0},
+      {"float, singular, level 5, dense to 3", 1, VX_KERNEL_SINGULAR, 0.0, 5, 3, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if (check_case(c, &s, &cases[i])) return 1;
+  if (check_outside(c, &s)) return 1;
+  owned_free(&s);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  return mpi_test_main(argc, argv, "mpi_test_engine", run,
+                       "distributed FMM: velocities and gradients equal one evaluation's to round-off");
+}
