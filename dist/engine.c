@@ -24,39 +24,86 @@ static int all_ok(const vx_comm *c, int ok, char *err, size_t errlen) {
 /* The n points at pos (the context's precision) as 3n doubles (malloc'ed; NULL: out of memory). */
 static double *as_double(const void *pos, int n, int is_float) {
   double *d = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *d);
-  for (size_t i = 0; d && i < 3 * (size_t)n; i++) d[i] = is_float ? ((const float *)pos)[i] : ((const double *)pos)[i];
+  if (!d) return NULL;
+#pragma omp parallel for schedule(static)
+  for (long long i = 0; i < 3 * (long long)n; i++) d[i] = is_float ? ((const float *)pos)[i] : ((const double *)pos)[i];
   return d;
 }
+
+/* A rank's keys: its points' level-10 keys, the least and the greatest. */
+typedef struct {
+  uint32_t *k;
+  int n;
+  uint32_t lo, hi;
+} key_set;
+
+/* The keys of n points (doubles) into s (malloc'ed); 1 when every one lies in [lo, hi), 0 when one does
+ * not, -1 out of memory. */
+static int keys_in_range(const vx_part_cube *cube, const double *pos, int n, uint32_t lo, uint32_t hi, key_set *s) {
+  s->k = malloc((size_t)(n > 0 ? n : 1) * sizeof *s->k), s->n = n;
+  if (!s->k) return -1;
+  uint32_t mn = UINT32_MAX, mx = 0;
+  int out = 0;
+#pragma omp parallel for schedule(static) reduction(min : mn) reduction(max : mx) reduction(| : out)
+  for (int i = 0; i < n; i++) {
+    vx_part_keys(cube, pos + 3 * (size_t)i, 1, s->k + i);
+    const uint32_t k = s->k[i];
+    mn = k < mn ? k : mn, mx = k > mx ? k : mx;
+    out |= k < lo || k >= hi;
+  }
+  s->lo = mn, s->hi = mx;
+  return !out;
+}
+
+/* A rank's distinct cells of one level: how many, the first and the last (-1: none). */
+typedef struct {
+  long long n, first, last;
+} cell_span;
+
+/* The deepest level whose distinct cells are counted on a bitmap (8^8 bits: 2 MiB); deeper, sorted. */
+#define CELL_BITMAP_LMAX 8
 
 static int cmp_u32(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return (x > y) - (x < y);
 }
 
-/* A rank's distinct cells of one level among its ascending keys: how many, the first and the last. */
-typedef struct {
-  long long n, first, last;
-} cell_span;
-
-static cell_span distinct_cells(const uint32_t *sorted, int n, int l) {
+static int distinct_cells(const key_set *s, int l, cell_span *c) {
   const int sh = VX_PART_KEY_BITS - 3 * l;
-  cell_span s = {0, -1, -1};
-  for (int i = 0; i < n; i++) {
-    long long k = sorted[i] >> sh;
-    if (k != s.last) s.n++, s.last = k;
+  c->n = 0, c->first = c->last = -1;
+  if (s->n == 0) return 0;
+  c->first = s->lo >> sh, c->last = s->hi >> sh;
+  if (l <= CELL_BITMAP_LMAX) {
+    uint8_t *bit = calloc(((size_t)1 << (3 * l)) / 8 + 1, 1);
+    if (!bit) return -1;
+    for (int i = 0; i < s->n; i++) {
+      const uint32_t q = s->k[i] >> sh;
+      c->n += !(bit[q >> 3] >> (q & 7) & 1);
+      bit[q >> 3] |= (uint8_t)(1u << (q & 7));
+    }
+    free(bit);
+    return 0;
   }
-  if (n > 0) s.first = sorted[0] >> sh;
-  return s;
+  uint32_t *v = malloc((size_t)s->n * sizeof *v);
+  if (!v) return -1;
+  for (int i = 0; i < s->n; i++) v[i] = s->k[i] >> sh;
+  qsort(v, (size_t)s->n, sizeof *v, cmp_u32);
+  for (int i = 0; i < s->n; i++) c->n += i == 0 || v[i] != v[i - 1];
+  free(v);
+  return 0;
 }
 
 /* The non-empty level-l cells of every rank's keys: the ranks' distinct cells, less each cell a rank
  * shares with the last rank before it that holds any (the key ranges ascend with the rank, so only
  * there can two ranks hold one cell). */
-static int global_cells(const vx_comm *c, const uint32_t *sorted, int n, int l, cell_span *all, long long *out,
-                        char *err, size_t errlen) {
-  cell_span s = distinct_cells(sorted, n, l);
-  if (vx_comm_check(MPI_Allgather(&s, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, c->comm), "MPI_Allgather (cells)", err,
-                    errlen))
+static int global_cells(const vx_comm *c, const key_set *s, int l, cell_span *all, long long *out, char *err,
+                        size_t errlen) {
+  cell_span mine;
+  const int ok = distinct_cells(s, l, &mine) == 0;
+  if (!ok) snprintf(err, errlen, "out of memory counting the cells of level %d", l);
+  if (!all_ok(c, ok, err, errlen)) return -1;
+  if (vx_comm_check(MPI_Allgather(&mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, c->comm), "MPI_Allgather (cells)",
+                    err, errlen))
     return -1;
   long long total = 0, last = -1;
   for (int r = 0; r < c->size; r++) {
@@ -69,9 +116,9 @@ static int global_cells(const vx_comm *c, const uint32_t *sorted, int n, int l, 
 }
 
 /* The finest level of the global tree: the rule of oct_build_cpu (a forced level, or the leaf-size
- * rule's trials) on the choosing set's counts over every rank (keys: this rank's share, ascending). */
-static int global_level(const vx_comm *c, const fmm_ctx *ctx, double side, const uint32_t *keys, int n, long long cn,
-                        int *L, char *err, size_t errlen) {
+ * rule's trials) on the choosing set's counts over every rank (s: this rank's keys of that set). */
+static int global_level(const vx_comm *c, const fmm_ctx *ctx, double side, const key_set *s, long long cn, int *L,
+                        char *err, size_t errlen) {
   oct_params op = fmm_octree_params(ctx), q;
   op.choose_level = NULL;
   if (oct_resolve_params(1, 1, 1, 1, &op, &q, err, errlen)) return -1;
@@ -85,26 +132,13 @@ static int global_level(const vx_comm *c, const fmm_ctx *ctx, double side, const
   int rc = 0;
   while (oct_level_trials(&q, capped)) {
     long long occupied;
-    if ((rc = global_cells(c, keys, n, l, all, &occupied, err, errlen))) break;
+    if ((rc = global_cells(c, s, l, all, &occupied, err, errlen))) break;
     if (oct_level_accept(&q, l, lcap, cn, occupied, &capped)) break;
     l++;
   }
   free(all);
   *L = l;
   return rc;
-}
-
-/* The keys of n points (doubles) in sorted order into *out (malloc'ed); 1 when every one lies in
- * [lo, hi), 0 when one does not, -1 out of memory. */
-static int keys_in_range(const vx_part_cube *cube, const double *pos, int n, uint32_t lo, uint32_t hi, uint32_t **out) {
-  uint32_t *k = malloc((size_t)(n > 0 ? n : 1) * sizeof *k);
-  *out = k;
-  if (!k) return -1;
-  vx_part_keys(cube, pos, n, k);
-  int in = 1;
-  for (int i = 0; i < n; i++) in &= k[i] >= lo && k[i] < hi;
-  qsort(k, (size_t)n, sizeof *k, cmp_u32);
-  return in;
 }
 
 /* This rank's sources followed by the halo's: positions and strengths, 3(ns + nh) reals each. */
@@ -121,9 +155,12 @@ static int gather_halo(const vx_comm *c, const vx_part_cube *cube, const uint32_
   void *got = NULL;
   int nh = 0, ok = rec != NULL;
   if (!ok) snprintf(err, errlen, "out of memory for the halo's records (%d sources)", ns);
-  for (int i = 0; ok && i < ns; i++) {
-    memcpy(rec + 6 * rs * i, (const char *)io->src_pos + 3 * rs * i, 3 * rs);
-    memcpy(rec + 6 * rs * i + 3 * rs, (const char *)io->src_str + 3 * rs * i, 3 * rs);
+  if (ok) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < ns; i++) {
+      memcpy(rec + 6 * rs * i, (const char *)io->src_pos + 3 * rs * i, 3 * rs);
+      memcpy(rec + 6 * rs * i + 3 * rs, (const char *)io->src_str + 3 * rs * i, 3 * rs);
+    }
   }
   if (!all_ok(c, ok, err, errlen)) return free(rec), -1;
   /* level 2 and reach 3 send every source everywhere (the corrections reach beyond level-2 boxes) */
@@ -171,10 +208,8 @@ static int coarse_far_field(const vx_comm *c, fmm_ctx *ctx, const fmm_io *io, fm
 }
 
 /* The checks every rank makes of its own arguments before the collective steps. */
-static int check_args(const fmm_ctx *ctx, int Lc_max, const fmm_io *io, char *err, size_t errlen) {
-  const fmm_params *P = fmm_get_params(ctx);
-  if (P->backend != VX_BACKEND_CPU || io->on_device)
-    return snprintf(err, errlen, "the distributed evaluation runs on the CPU backend (host arrays)"), -1;
+static int check_args(int Lc_max, const fmm_io *io, char *err, size_t errlen) {
+  if (io->on_device) return snprintf(err, errlen, "the distributed evaluation takes host arrays"), -1;
   if (io->part || io->tree != FMM_TREE_BUILD)
     return snprintf(err, errlen, "the distributed evaluation builds its own tree (no part, no kept tree)"), -1;
   if (Lc_max < 0 || Lc_max == 1 || Lc_max > VX_LMAX)
@@ -193,15 +228,16 @@ int vx_dist_evaluate(const vx_comm *c, fmm_ctx *ctx, const vx_part_cube *cube, c
   vx_dist_stats d;
   memset(&d, 0, sizeof d);
   double *sp = NULL, *tp = NULL;
-  uint32_t *sk = NULL, *tk = NULL;
+  key_set sk = {NULL, 0, 0, 0}, tk = {NULL, 0, 0, 0};
   src_set loc = {NULL, NULL, 0};
   fmm_part pt = {{cube->lo[0], cube->lo[1], cube->lo[2]}, cube->side, 0, 0, NULL, NULL};
-  int rc = -1, ok = check_args(ctx, Lc_max, io, err, errlen) == 0;
+  int rc = -1, ok = check_args(Lc_max, io, err, errlen) == 0;
   double t0 = now_ms();
   if (ok) {
     sp = as_double(io->src_pos, ns, is_float), tp = as_double(io->tgt_pos, nt, is_float);
     const uint32_t lo = split[c->rank], hi = split[c->rank + 1];
-    int a = sp && tp ? keys_in_range(cube, sp, ns, lo, hi, &sk) : -1, b = a >= 0 ? keys_in_range(cube, tp, nt, lo, hi, &tk) : -1;
+    const int a = sp && tp ? keys_in_range(cube, sp, ns, lo, hi, &sk) : -1,
+              b = a >= 0 ? keys_in_range(cube, tp, nt, lo, hi, &tk) : -1;
     ok = a == 1 && b == 1;
     if (!ok)
       snprintf(err, errlen, a < 0 || b < 0 ? "out of memory for the points' keys"
@@ -222,8 +258,7 @@ int vx_dist_evaluate(const vx_comm *c, fmm_ctx *ctx, const vx_part_cube *cube, c
     goto done;
   }
   const int choose_tgt = oct_choose_targets(glob[0], glob[1]);
-  if (global_level(c, ctx, cube->side, choose_tgt ? tk : sk, choose_tgt ? nt : ns, glob[choose_tgt], &pt.L, err,
-                   errlen))
+  if (global_level(c, ctx, cube->side, choose_tgt ? &tk : &sk, glob[choose_tgt], &pt.L, err, errlen))
     goto done;
   pt.Lc = Lc_max ? Lc_max : VX_DIST_LC;
   if (pt.Lc > pt.L) pt.Lc = pt.L;
@@ -245,7 +280,7 @@ int vx_dist_evaluate(const vx_comm *c, fmm_ctx *ctx, const vx_part_cube *cube, c
   d.t_level = t1 - t0, d.t_halo = t2 - t1, d.t_coarse = t3 - t2, d.t_local = now_ms() - t3;
   rc = 0;
 done:
-  free(sp), free(tp), free(sk), free(tk), free(loc.pos), free(loc.str);
+  free(sp), free(tp), free(sk.k), free(tk.k), free(loc.pos), free(loc.str);
   free((void *)pt.mpole), free((void *)pt.count);
   if (ds) *ds = d;
   return rc;

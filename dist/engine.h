@@ -11,7 +11,8 @@
  *     box of the rank's key range, Lh = min(Lc, the corrections' level), so that it holds every source
  *     box that the rank's deeper interaction lists, neighbour lists and corrections reach (two boxes
  *     adjacent at a level have adjacent ancestors at every coarser one).
- * The engine's other level rules (the cost model) and its direct-sum choice do not apply. CPU backend. */
+ * The engine's other level rules (the cost model) and its direct-sum choice do not apply. Either backend,
+ * host arrays. */
 #ifndef VX_DIST_ENGINE_H
 #define VX_DIST_ENGINE_H
 

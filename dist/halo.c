@@ -25,20 +25,51 @@ static int near_owners(const uint32_t *split, int R, int self, int L, int reach,
   return m;
 }
 
-/* The destinations of every particle, as offsets start[0..n] into dest. */
+/* The deepest level whose cells' destinations halo_dests keeps (8^7 cells: 16 MiB of offsets). */
+#define HALO_CACHE_LMAX 7
+
+/* The destinations of every particle, as offsets start[0..n] into dest. Particles of one cell share
+ * their destinations, found once a cell (at levels to HALO_CACHE_LMAX; deeper, once a particle). */
 static int halo_dests(const vx_comm *c, const uint32_t *split, const vx_part_cube *cube, int L, int reach,
                       const double *pos, int n, int **start, int **dest) {
   const int R = c->size;
   const double inv = 1.0 / cube->side;
-  int cap = n > 0 ? n : 1, m = 0;
+  const size_t ncell = L <= HALO_CACHE_LMAX ? (size_t)1 << (3 * L) : 0;
+  int cap = n > 0 ? n : 1, m = 0, pool_cap = 64, pool_n = 0;
   int *mark = malloc((size_t)R * sizeof *mark), *buf = malloc((size_t)R * sizeof *buf);
+  int *cell_at = ncell ? malloc(ncell * 2 * sizeof *cell_at) : NULL, *pool = malloc((size_t)pool_cap * sizeof *pool);
   *start = malloc((size_t)(n + 1) * sizeof **start), *dest = malloc((size_t)cap * sizeof **dest);
-  if (!mark || !buf || !*start || !*dest) goto oom;
+  if (!mark || !buf || (ncell && !cell_at) || !pool || !*start || !*dest) goto oom;
   for (int r = 0; r < R; r++) mark[r] = -1;
+  for (size_t q = 0; q < ncell; q++) cell_at[2 * q] = -1; /* [offset into pool, count] a cell; -1: not yet */
+  /* each particle's cell first, in parallel (the start array holds its key meanwhile) */
+#pragma omp parallel for schedule(static)
   for (int i = 0; i < n; i++) {
-    int cell[3];
-    for (int k = 0; k < 3; k++) cell[k] = (int)oct_cell(pos[3 * i + k], cube->lo[k], inv, L);
-    int k = near_owners(split, R, c->rank, L, reach, cell, mark, i, buf);
+    uint32_t q[3];
+    for (int j = 0; j < 3; j++) q[j] = oct_cell(pos[3 * i + j], cube->lo[j], inv, L);
+    (*start)[i] = (int)oct_morton3(q[0], q[1], q[2]);
+  }
+  for (int i = 0; i < n; i++) {
+    int cell[3], k;
+    const int *d = buf;
+    const uint32_t key = (uint32_t)(*start)[i];
+    oct_demorton3(key, &cell[0], &cell[1], &cell[2]);
+    int *ca = ncell ? cell_at + 2 * (size_t)key : NULL;
+    if (ca && ca[0] >= 0) {
+      d = pool + ca[0], k = ca[1];
+    } else {
+      k = near_owners(split, R, c->rank, L, reach, cell, mark, i, buf);
+      if (ca) {
+        if (pool_n + k > pool_cap) {
+          while (pool_n + k > pool_cap) pool_cap *= 2;
+          int *grown = realloc(pool, (size_t)pool_cap * sizeof *grown);
+          if (!grown) goto oom;
+          pool = grown;
+        }
+        for (int j = 0; j < k; j++) pool[pool_n + j] = buf[j];
+        ca[0] = pool_n, ca[1] = k, pool_n += k;
+      }
+    }
     if (m + k > cap) {
       while (m + k > cap) cap *= 2;
       int *grown = realloc(*dest, (size_t)cap * sizeof *grown);
@@ -46,13 +77,13 @@ static int halo_dests(const vx_comm *c, const uint32_t *split, const vx_part_cub
       *dest = grown;
     }
     (*start)[i] = m;
-    for (int j = 0; j < k; j++) (*dest)[m++] = buf[j];
+    for (int j = 0; j < k; j++) (*dest)[m++] = d[j];
   }
   (*start)[n] = m;
-  free(mark), free(buf);
+  free(mark), free(buf), free(cell_at), free(pool);
   return 0;
 oom:
-  free(mark), free(buf), free(*start), free(*dest);
+  free(mark), free(buf), free(cell_at), free(pool), free(*start), free(*dest);
   *start = *dest = NULL;
   return -1;
 }

@@ -22,15 +22,6 @@ static inline const float *tab_m2m_f(const fmm_tables *T) { return T->m2m_f; }
 static inline const float *tab_l2l_f(const fmm_tables *T) { return T->l2l_f; }
 static inline const float *tab_m2l_f(const fmm_tables *T) { return T->m2l_f; }
 
-/* A part's tree (fmm_part): the larger set's root cube at level L, no other level rule. */
-static void cpu_part_octree(const fmm_part *pt, int L, oct_params *op) {
-  op->levels = L;
-  op->choose_level = NULL;
-  op->choose_level_dev = NULL;
-  op->cube_side = pt->side;
-  memcpy(op->cube_lo, pt->lo, sizeof op->cube_lo);
-}
-
 /* The sources under box k of level l: the leaves' counts below it summed. */
 static int cpu_box_sources(const oct_tree *t, int l, int k) {
   int a = k, e = k + 1;

@@ -306,7 +306,7 @@ static int VXF(cpu_tree)(fmm_ctx *ctx, const fmm_io *io, int want_grad, int n_gr
     }
   }
   oct_params op = fmm_octree_params(ctx);
-  if (io->part) cpu_part_octree(io->part, io->part->L, &op);
+  if (io->part) fmm_part_octree(io->part, io->part->L, &op);
   oct_tree *t = &ctx->tree;
   oct_free_cpu(t);
   ctx->keep.valid = 0;
@@ -432,7 +432,7 @@ int VXF(fmm_cpu_part_multipoles)(fmm_ctx *ctx, const fmm_io *io, const fmm_part 
   memset(count, 0, sizeof(int) * fmm_part_cells(Lc));
   if (ns == 0) return 0;
   oct_params op = fmm_octree_params(ctx);
-  cpu_part_octree(pt, Lc, &op);
+  fmm_part_octree(pt, Lc, &op);
   oct_tree t;
   vx_buf sb = {0, NULL}, M[VX_LMAX + 1];
   memset(M, 0, sizeof M);

@@ -70,6 +70,7 @@ int vx_backend_from_name(const char *name, vx_backend *out) {
   return 0;
 }
 int vx_cuda_available(char *name, size_t namelen) { return fmm_gpu_available(name, namelen); }
+int vx_cuda_use_device(int k, char *err, size_t errlen) { return fmm_gpu_use_device(k, err, errlen); }
 
 int fmm_level_rule(const fmm_params *p) {
   if (p->level_rule != FMM_LEVEL_RULE_AUTO) return p->level_rule;
@@ -283,12 +284,8 @@ void fmm_forget_level_choice(fmm_ctx *ctx) {
 #endif
 }
 
-/* A part of a larger evaluation (fmm_part): the CPU backend, a tree of its own, a sane cube and levels. */
-static int check_part(const fmm_ctx *ctx, const fmm_io *io, const fmm_part *pt, char *err, size_t errlen) {
-  if (ctx->prm.backend != VX_BACKEND_CPU || io->on_device) {
-    snprintf(err, errlen, "a part of a larger evaluation (fmm_part) runs on the CPU backend only");
-    return -1;
-  }
+/* A part of a larger evaluation (fmm_part): a tree of its own, a sane cube and levels. */
+static int check_part(const fmm_io *io, const fmm_part *pt, char *err, size_t errlen) {
   if (io->tree != FMM_TREE_BUILD) {
     snprintf(err, errlen, "a part of a larger evaluation builds its tree (fmm_io.tree = FMM_TREE_BUILD)");
     return -1;
@@ -316,7 +313,16 @@ static int check_io(const fmm_ctx *ctx, const fmm_io *io, char *err, size_t errl
     snprintf(err, errlen, "device pointers given to the CPU backend");
     return -1;
   }
-  return io->part ? check_part(ctx, io, io->part, err, errlen) : 0;
+  return io->part ? check_part(io, io->part, err, errlen) : 0;
+}
+
+void fmm_part_octree(const fmm_part *pt, int L, oct_params *op) {
+  op->levels = L;
+  op->choose_level = NULL;
+  op->choose_level_dev = NULL;
+  op->full_deeper = 0;
+  op->cube_side = pt->side;
+  memcpy(op->cube_lo, pt->lo, sizeof op->cube_lo);
 }
 
 size_t fmm_part_cells(int Lc) {
@@ -329,7 +335,7 @@ size_t fmm_part_reals(int p, int Lc) { return 3 * (size_t)VX_NCOEF(p) * fmm_part
 
 int fmm_part_multipoles(fmm_ctx *ctx, const fmm_io *io, const fmm_part *part, void *mpole, int *count, char *err,
                         size_t errlen) {
-  if (check_part(ctx, io, part, err, errlen)) return -1;
+  if (check_io(ctx, io, err, errlen) || check_part(io, part, err, errlen)) return -1;
   if (part->Lc < 2 || !mpole || !count) {
     snprintf(err, errlen, "fmm_part_multipoles needs levels (Lc = %d) and the arrays", part->Lc);
     return -1;
@@ -338,6 +344,7 @@ int fmm_part_multipoles(fmm_ctx *ctx, const fmm_io *io, const fmm_part *part, vo
     snprintf(err, errlen, "missing source array");
     return -1;
   }
+  if (ctx->prm.backend == VX_BACKEND_CUDA) return fmm_gpu_part_multipoles(ctx, io, part, mpole, count, err, errlen);
   return ctx->prm.precision == VX_FLOAT ? fmm_cpu_part_multipoles_f(ctx, io, part, mpole, count, err, errlen)
                                         : fmm_cpu_part_multipoles_d(ctx, io, part, mpole, count, err, errlen);
 }
@@ -428,6 +435,11 @@ int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen) {
   return -1;
 }
 void fmm_gpu_destroy(fmm_ctx *ctx) { (void)ctx; }
+int fmm_gpu_use_device(int k, char *err, size_t errlen) {
+  (void)k;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
 int fmm_gpu_check_params(const fmm_ctx *ctx, const fmm_params *prm, char *err, size_t errlen) {
   (void)ctx; (void)prm;
   snprintf(err, errlen, "CUDA backend not available in this build");
@@ -445,6 +457,11 @@ int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, s
 }
 int fmm_gpu_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
   return fmm_gpu_evaluate(ctx, io, st, err, errlen);
+}
+int fmm_gpu_part_multipoles(fmm_ctx *ctx, const fmm_io *io, const fmm_part *part, void *mpole, int *count, char *err,
+                            size_t errlen) {
+  (void)part; (void)mpole; (void)count;
+  return fmm_gpu_evaluate(ctx, io, NULL, err, errlen);
 }
 int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins) {
   (void)ctx; (void)levels; (void)lo; (void)side; (void)bins;

@@ -181,7 +181,7 @@ enum {
  * expansion 3·(p+1)² reals as the engine keeps it, levels 2..Lc one after the other, in the context's
  * precision) and source counts (which cells hold sources) instead of the evaluation's own
  * sources. The deeper levels, the near field and the corrections use the sources given, which must
- * hold every source of the larger set that the targets' lists reach there. CPU backend only. */
+ * hold every source of the larger set that the targets' lists reach there. Either backend. */
 typedef struct {
   double lo[3], side;     /* the root cube: every point of the evaluation lies inside */
   int L;                  /* the finest level, 2..VX_LMAX */
@@ -212,7 +212,7 @@ typedef struct {
   int passive;            /* 1: the velocity-only targets are passive even where the evaluation computes
                              no gradient (tracers in a call of their own); fmm_io_passive */
   const fmm_part *part;   /* non-NULL: this evaluation is a part of a larger one (fmm_part; tree
-                             FMM_TREE_BUILD, CPU backend) */
+                             FMM_TREE_BUILD) */
 } fmm_io;
 
 /* Whether io's velocity-only targets are held to the passive tolerance: io->passive, or gradients
@@ -243,7 +243,8 @@ int fmm_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *stats, char *err, si
 /* The multipoles and source counts of io's sources (host arrays; io's targets unused) on the dense
  * levels 2..part->Lc of part's root cube, in fmm_part's layout, into mpole (fmm_part_reals reals) and
  * count (fmm_part_cells ints): summed over the parts of a larger set they are that set's (the
- * distributed engine's all-reduce). CPU backend only. 0, or -1 with err. */
+ * distributed engine's all-reduce). On the CUDA backend io's arrays may be on the device (on_device);
+ * the results are host arrays. 0, or -1 with err. */
 int fmm_part_multipoles(fmm_ctx *ctx, const fmm_io *io, const fmm_part *part, void *mpole, int *count, char *err,
                         size_t errlen);
 /* The same quantities by direct summation over all pairs, same kernel: the reference. Host points
@@ -342,6 +343,9 @@ int vx_kernel_from_name(const char *name, vx_kernel *out);   /* 0 ok, -1 unknown
 int vx_backend_from_name(const char *name, vx_backend *out); /* cpu | cuda | auto */
 /* 1 when a CUDA device is usable (0 in a CPU-only build); its name in name (may be NULL). */
 int vx_cuda_available(char *name, size_t namelen);
+/* Makes device k modulo the device count this thread's current one (one MPI rank per GPU of a node: k
+ * its rank on the node), before fmm_create. The device's index, or -1 with err (no device, CPU build). */
+int vx_cuda_use_device(int k, char *err, size_t errlen);
 
 /* The vector instruction set of the CPU engine's pair loops: the best this machine runs among those
  * compiled in (x86-64 with GCC 12: AVX-512, AVX2, else the baseline), lowered by the environment

@@ -58,6 +58,7 @@ typedef struct fmm_gpu {
   dbuf direct_part;  /* the direct sum's partial sums of each span of the sources (direct_span) */
   dbuf moved;        /* k_moved's result: the largest squared distance moved, as the bits of a double */
   unsigned long long *h_moved; /* its pinned host copy */
+  dbuf part_mpole, part_key, part_start, part_il; /* a part's dense coarse levels (gpu_part_t.cuh) */
 } fmm_gpu;
 
 /* The leaf kernels' targets per chunk (a block) for nt targets in nleaf leaves, and a bound on the
@@ -195,7 +196,8 @@ static int dense_upload(dbuf *b, void *host, size_t bytes, const char *what, int
 #include "gpu_direct_t.cuh"   /* the direct sum, kernels and host side */
 #include "gpu_eval_t.cuh"     /* an evaluation's state, inputs, tree and gather */
 #include "gpu_m2l_t.cuh"      /* the M2L kernel of each level */
-#include "gpu_pipeline_t.cuh" /* the passes, gpu_evaluate */
+#include "gpu_part_t.cuh"     /* a part of a larger evaluation: the coarse levels' dense cells */
+#include "gpu_pipeline_t.cuh" /* the passes, gpu_evaluate, a part's multipoles */
 #undef VX_DOUBLE_INST
 #define VX_FLOAT_INST
 #include "real_t.h"
@@ -207,7 +209,8 @@ static int dense_upload(dbuf *b, void *host, size_t bytes, const char *what, int
 #include "gpu_direct_t.cuh"   /* the direct sum, kernels and host side */
 #include "gpu_eval_t.cuh"     /* an evaluation's state, inputs, tree and gather */
 #include "gpu_m2l_t.cuh"      /* the M2L kernel of each level */
-#include "gpu_pipeline_t.cuh" /* the passes, gpu_evaluate */
+#include "gpu_part_t.cuh"     /* a part of a larger evaluation: the coarse levels' dense cells */
+#include "gpu_pipeline_t.cuh" /* the passes, gpu_evaluate, a part's multipoles */
 #undef VX_FLOAT_INST
 
 /* The two streams of an evaluation: the far field's at the device's greatest priority, the near
@@ -338,6 +341,24 @@ extern "C" int fmm_gpu_available(char *name, size_t namelen) {
   return 1;
 }
 
+extern "C" int fmm_gpu_use_device(int k, char *err, size_t errlen) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    char why[256];
+    cuda_unusable_reason(e, why, sizeof why);
+    cudaGetLastError();
+    snprintf(err, errlen, "no CUDA device: %s", why);
+    return -1;
+  }
+  if ((e = cudaSetDevice(k % n)) != cudaSuccess) {
+    snprintf(err, errlen, "CUDA device %d of %d: %s", k % n, n, cudaGetErrorString(e));
+    cudaGetLastError();
+    return -1;
+  }
+  return k % n;
+}
+
 extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   fmm_gpu *G = (fmm_gpu *)ctx->gpu;
   if (!G) return;
@@ -349,7 +370,8 @@ extern "C" void fmm_gpu_destroy(fmm_ctx *ctx) {
   tables_release(&G->tab);
   dbuf *all[] = {&G->src_soa, &G->tgt_soa, &G->vnear, &G->gnear, &G->in_spos, &G->in_sstr, &G->in_tpos,
                  &G->out_vel, &G->out_grad, &G->chunk_off, &G->chunk_leaf, &G->chunk_range, &G->dloc, &G->m2l_part,
-                 &G->built_s, &G->built_t, &G->direct_part, &G->moved};
+                 &G->built_s, &G->built_t, &G->direct_part, &G->moved, &G->part_mpole, &G->part_key,
+                 &G->part_start, &G->part_il};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) gpu_release(all[i]);
   for (int l = 0; l <= VX_LMAX; ++l) { gpu_release(&G->mpole[l]); gpu_release(&G->local[l]); }
   if (G->h_moved) cudaFreeHost(G->h_moved);
@@ -415,6 +437,13 @@ extern "C" int fmm_gpu_set_tables(fmm_ctx *ctx, const fmm_tables *T, char *err, 
 extern "C" int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
   if (!ctx->gpu) { snprintf(err, errlen, "CUDA backend not initialised"); return -1; }
   return ctx->prm.precision == VX_FLOAT ? gpu_evaluate_f(ctx, io, st, err, errlen) : gpu_evaluate_d(ctx, io, st, err, errlen);
+}
+
+extern "C" int fmm_gpu_part_multipoles(fmm_ctx *ctx, const fmm_io *io, const fmm_part *part, void *mpole, int *count,
+                                       char *err, size_t errlen) {
+  if (!ctx->gpu) { snprintf(err, errlen, "CUDA backend not initialised"); return -1; }
+  return ctx->prm.precision == VX_FLOAT ? gpu_part_multipoles_f(ctx, io, part, mpole, count, err, errlen)
+                                        : gpu_part_multipoles_d(ctx, io, part, mpole, count, err, errlen);
 }
 
 extern "C" int fmm_gpu_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {

@@ -107,6 +107,7 @@ void fmm_cpu_release(fmm_ctx *ctx);
 
 /* GPU engine (fmm_gpu.cu); in a CPU-only build these report the backend unavailable. */
 int fmm_gpu_available(char *name, size_t namelen);
+int fmm_gpu_use_device(int k, char *err, size_t errlen); /* vx_cuda_use_device */
 int fmm_gpu_create(fmm_ctx *ctx, char *err, size_t errlen);
 void fmm_gpu_destroy(fmm_ctx *ctx);
 /* 0 when the device can run prm's order and gradient setting (the kernels' shared memory, gpu_smem.h),
@@ -116,6 +117,8 @@ int fmm_gpu_check_params(const fmm_ctx *ctx, const fmm_params *prm, char *err, s
 int fmm_gpu_set_tables(fmm_ctx *ctx, const fmm_tables *T, char *err, size_t errlen);
 int fmm_gpu_evaluate(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
 int fmm_gpu_direct(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
+int fmm_gpu_part_multipoles(fmm_ctx *ctx, const fmm_io *io, const fmm_part *part, void *mpole, int *count, char *err,
+                            size_t errlen);
 int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, const int **bins);
 /* k_m2l_tc alone, for its twin test: order p (6, 8 or 12) in float on the tensor cores, its stages
  * split into `parts` (1: whole), on a full level l (3..6: every box of 8^l present, box b = Morton
@@ -127,6 +130,8 @@ int fmm_gpu_m2l_tc_full(int p, int parts, int l, const double *M, double *L, cha
  * (CUDA, float, p = 8, compute capability 8.0+); else 0 (and without CUDA). */
 int fmm_gpu_dense_tc(const fmm_ctx *ctx);
 
+/* A part's tree (fmm_part): the larger set's root cube at level L, no other level rule; both backends. */
+void fmm_part_octree(const fmm_part *pt, int L, oct_params *op);
 /* Octree parameters for the context's settings (level cap: memory budget; Rosenhead–Moore's cut-off). */
 oct_params fmm_octree_params(const fmm_ctx *ctx);
 /* |1 - q(ρ)| for the kernel, the far-field error of treating a regularized source as singular;

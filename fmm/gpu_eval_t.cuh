@@ -63,6 +63,11 @@ typedef struct {
   int2 *crange;                   /* each chunk's targets (k_chunk_fill) */
   fmm_corr cr;
   vx_real *sx, *sy, *sz, *sax, *say, *saz, *tx, *ty, *tz; /* sources and targets in tree order, SoA */
+  /* a part of a larger evaluation (fmm_part, gpu_part_t.cuh): M2L of levels 2..part_lc from its dense
+   * cells, each level's lists at these offsets of fmm_gpu.part_start and part_il */
+  int part_lc;
+  size_t part_start_off[VX_LMAX + 1], part_il_off[VX_LMAX + 1];
+  long long part_n_il[VX_LMAX + 1];
 } VXF(gpu_eval);
 
 /* Step 1: after the caller's work on the default stream (e.g. a stage kernel that wrote the
@@ -146,9 +151,14 @@ static int VXF(eval_keep)(VXF(gpu_eval) *E, const fmm_io *io, int *kept, double 
 static int VXF(eval_build)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t errlen) {
   fmm_gpu *G = E->G;
   oct_params op = fmm_octree_params(E->ctx);
+  if (io->part) fmm_part_octree(io->part, io->part->L, &op);
   oct_tree_gpu *t = E->t;
   E->ctx->keep.valid = 0;
   if (oct_build_gpu(t, E->spos, E->ns, E->tpos, E->nt, sizeof(vx_real) == sizeof(float), &op, E->sf, err, errlen)) return -1;
+  if (io->part && t->L != io->part->L) {
+    snprintf(err, errlen, "a part's tree took level %d, not the larger set's %d (the level cap)", t->L, io->part->L);
+    return -1;
+  }
   const int L = t->L, nleaf = t->ntgt[L], CH = chunk_targets(E->nt, nleaf), bound = chunk_bound(E->nt, nleaf, CH);
   if (gpu_reserve(&G->chunk_off, sizeof(int) * (2 * (size_t)nleaf + 1), "target chunk offsets", err, errlen) ||
       gpu_reserve(&G->chunk_leaf, sizeof(int) * (size_t)bound, "target chunks", err, errlen) ||

@@ -69,14 +69,28 @@ static int VXF(m2l_dense_pays)(VXF(gpu_eval) *E, int l) {
   return (parts > 1 ? 4.0 * blocks >= 3.0 * slots : blocks >= slots) && E->s.m2l_fill[l] >= VX_M2L_TC_FILL ? parts : 0;
 }
 
+/* k_m2l_spec (or k_m2l) over the interaction lists il_start/il of level l's target boxes, whose entries
+ * index the source keys skey and the multipoles Ml, into Ll. */
+static int VXF(launch_m2l_lists)(VXF(gpu_eval) *E, const VXF(dtab) *T, int l, const uint32_t *skey, const int *il_start,
+                                 const int *il, const vx_real *Ml, vx_real *Ll, char *err, size_t errlen) {
+  const oct_tree_gpu *t = E->t;
+  const int nb = t->ntgt[l], nt = 32 * E->pl.w_m2l;
+  const size_t sm = E->pl.m2l;
+  switch (E->m2l_spec) {
+  case 6: VXF(k_m2l_spec)<6><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], skey, il_start, il, Ml, Ll); break;
+  case 8: VXF(k_m2l_spec)<8><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], skey, il_start, il, Ml, Ll); break;
+  case 12: VXF(k_m2l_spec)<12><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], skey, il_start, il, Ml, Ll); break;
+  default: VXF(k_m2l)<<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], skey, il_start, il, Ml, Ll); break;
+  }
+  VX_CUR_LAUNCH(m2l);
+  return 0;
+}
+
 /* The M2L of level l into Ll: k_m2l_tc where m2l_dense_pays; else the kernel specialised for the
  * order when there is one (E->m2l_spec), else k_m2l; those two on the same grid, block and shared
  * memory. */
 static int VXF(launch_m2l)(VXF(gpu_eval) *E, const VXF(dtab) *T, int l, vx_real *Ll, char *err, size_t errlen) {
   const oct_tree_gpu *t = E->t;
-  const int nb = t->ntgt[l], nt = 32 * E->pl.w_m2l;
-  const size_t sm = E->pl.m2l;
-  const vx_real *Ml = (const vx_real *)E->G->mpole[l].ptr;
   const int dense = VXF(m2l_dense_pays)(E, l); /* k_m2l_tc: the parts its stages are split into */
 #ifdef VX_FLOAT_INST
   if (dense) switch (E->m2l_spec) {
@@ -84,21 +98,9 @@ static int VXF(launch_m2l)(VXF(gpu_eval) *E, const VXF(dtab) *T, int l, vx_real 
     case 8: return launch_m2l_tc<8>(E, l, dense, Ll, err, errlen);
     default: return launch_m2l_tc<12>(E, l, dense, Ll, err, errlen);
     }
+#else
+  (void)dense;
 #endif
-  switch (E->m2l_spec) {
-  case 6:
-    VXF(k_m2l_spec)<6><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l], Ml, Ll);
-    break;
-  case 8:
-    VXF(k_m2l_spec)<8><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l], Ml, Ll);
-    break;
-  case 12:
-    VXF(k_m2l_spec)<12><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l], Ml, Ll);
-    break;
-  default:
-    VXF(k_m2l)<<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], t->src_key[l], t->il_start[l], t->il[l], Ml, Ll);
-    break;
-  }
-  VX_CUR_LAUNCH(m2l);
-  return 0;
+  return VXF(launch_m2l_lists)(E, T, l, t->src_key[l], t->il_start[l], t->il[l], (const vx_real *)E->G->mpole[l].ptr, Ll,
+                               err, errlen);
 }

@@ -112,6 +112,10 @@ static int VXF(eval_downward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, s
       VX_CUR_LAUNCH(l2l);
     }
     VX_CUR(cudaEventRecord(E->ev[EV_LVL + 2 * l + 1], E->sf));
+    if (l <= E->part_lc) {
+      if (t->ntgt[l] > 0 && VXF(launch_m2l_part)(E, T, l, Ll, err, errlen)) return -1;
+      continue;
+    }
     if (t->ntgt[l] > 0 && VXF(launch_m2l)(E, T, l, Ll, err, errlen)) return -1;
     E->s.n_m2l += t->n_il[l];
   }
@@ -198,27 +202,34 @@ static int VXF(eval_finish)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_
   return 0;
 }
 
+/* The state of one evaluation of io before its steps. */
+static void VXF(eval_init)(VXF(gpu_eval) *E, fmm_ctx *ctx, const fmm_io *io) {
+  memset(E, 0, sizeof *E);
+  E->ctx = ctx, E->G = (fmm_gpu *)ctx->gpu, E->P = &ctx->prm;
+  E->p = E->P->order, E->nc = VX_NCOEF(E->p), E->ns = io->n_src, E->nt = io->n_tgt;
+  E->want_grad = E->P->gradient && io->grad;
+  E->n_grad = (io->n_grad > 0 && io->n_grad < E->nt) ? io->n_grad : E->nt;
+  E->rs = sizeof(vx_real);
+  E->sf = E->G->s_far, E->sn = E->G->s_near, E->ev = E->G->ev;
+  E->m2l_spec = m2l_spec_order(E->p);
+  E->s.m2l_kernel = E->m2l_spec;
+  E->s.p2p_kernel = VX_P2P_T;
+}
+
 int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
   VXF(gpu_eval) E;
-  memset(&E, 0, sizeof E);
-  E.ctx = ctx, E.G = (fmm_gpu *)ctx->gpu, E.P = &ctx->prm;
-  E.p = E.P->order, E.nc = VX_NCOEF(E.p), E.ns = io->n_src, E.nt = io->n_tgt;
-  E.want_grad = E.P->gradient && io->grad;
-  E.n_grad = (io->n_grad > 0 && io->n_grad < E.nt) ? io->n_grad : E.nt;
-  E.rs = sizeof(vx_real);
-  E.sf = E.G->s_far, E.sn = E.G->s_near, E.ev = E.G->ev;
-  E.m2l_spec = m2l_spec_order(E.p);
-  E.s.m2l_kernel = E.m2l_spec;
-  E.s.p2p_kernel = VX_P2P_T;
+  VXF(eval_init)(&E, ctx, io);
   if (E.nt == 0) { if (st) *st = E.s; return 0; }
   if (VXF(eval_inputs)(&E, io, err, errlen)) return -1;
   VX_CUR(cudaEventRecord(E.ev[EV_START], E.sf));
-  if (E.ns == 0) { /* no sources: zero velocities and gradients */
+  if (E.ns == 0 && !io->part) { /* no sources: zero velocities and gradients */
     VX_CUR(cudaMemsetAsync(E.vel, 0, 3 * E.rs * (size_t)E.nt, E.sf));
     if (E.want_grad) VX_CUR(cudaMemsetAsync(E.grad, 0, 9 * E.rs * (size_t)E.n_grad, E.sf));
     VX_CUR(cudaEventRecord(E.ev[EV_END], E.sf));
   } else {
-    if (VXF(eval_tree)(&E, io, err, errlen) || VXF(eval_gather)(&E, err, errlen) || VXF(eval_near)(&E, err, errlen)) return -1;
+    if (VXF(eval_tree)(&E, io, err, errlen) || (io->part && VXF(eval_part)(&E, io->part, err, errlen)) ||
+        VXF(eval_gather)(&E, err, errlen) || VXF(eval_near)(&E, err, errlen))
+      return -1;
     VXF(dtab) T = VXF(make_dtab)(E.G, E.p);
     if (VXF(eval_upward)(&E, &T, err, errlen) || VXF(eval_downward)(&E, &T, err, errlen) ||
         VXF(eval_l2p_combine)(&E, err, errlen))
@@ -229,3 +240,55 @@ int VXF(gpu_evaluate)(fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, 
   return 0;
 }
 
+
+/* fmm_part_multipoles on the GPU: io's sources alone in a tree of level Lc in the part's cube (the
+ * context's tree rebuilt, nothing kept), P2M and M2M, then each box's expansion and source count put in
+ * its dense cell on the host. */
+int VXF(gpu_part_multipoles)(fmm_ctx *ctx, const fmm_io *io, const fmm_part *pt, void *mpole, int *count, char *err,
+                             size_t errlen) {
+  const int Lc = pt->Lc;
+  fmm_part sub = *pt;
+  sub.L = Lc, sub.Lc = 0, sub.mpole = NULL, sub.count = NULL;
+  fmm_io sio;
+  memset(&sio, 0, sizeof sio);
+  sio.n_src = sio.n_tgt = io->n_src, sio.src_pos = sio.tgt_pos = io->src_pos, sio.src_str = io->src_str;
+  sio.on_device = io->on_device, sio.part = &sub;
+  VXF(gpu_eval) E;
+  VXF(eval_init)(&E, ctx, &sio);
+  const int nc = E.nc;
+  memset(mpole, 0, sizeof(vx_real) * fmm_part_reals(E.p, Lc));
+  memset(count, 0, sizeof(int) * fmm_part_cells(Lc));
+  if (sio.n_src == 0) return 0;
+  if (VXF(eval_inputs)(&E, &sio, err, errlen) || VXF(eval_tree)(&E, &sio, err, errlen) || VXF(eval_gather)(&E, err, errlen))
+    return -1;
+  VXF(dtab) T = VXF(make_dtab)(E.G, E.p);
+  if (VXF(eval_upward)(&E, &T, err, errlen)) return -1;
+  const oct_tree_gpu *t = E.t;
+  size_t most = (size_t)t->nsrc[Lc] + 1;
+  uint32_t *key = (uint32_t *)malloc(sizeof(uint32_t) * most);
+  vx_real *m = (vx_real *)malloc(sizeof(vx_real) * 3 * nc * most);
+  int *start = (int *)malloc(sizeof(int) * most), rc = -1;
+  if (!key || !m || !start) {
+    snprintf(err, errlen, "out of host memory for a part's multipoles (%zu boxes)", most);
+    goto fail;
+  }
+  VX_CU(cudaMemcpyAsync(start, t->src_start, sizeof(int) * most, cudaMemcpyDeviceToHost, E.sf));
+  for (int l = Lc; l >= 2; --l) {
+    const int n = t->nsrc[l];
+    const size_t off = fmm_part_cells(l - 1);
+    VX_CU(cudaMemcpyAsync(key, t->src_key[l], sizeof(uint32_t) * n, cudaMemcpyDeviceToHost, E.sf));
+    VX_CU(cudaMemcpyAsync(m, E.G->mpole[l].ptr, sizeof(vx_real) * 3 * nc * n, cudaMemcpyDeviceToHost, E.sf));
+    VX_CU(cudaStreamSynchronize(E.sf));
+    for (int b = 0; b < n; ++b) {
+      memcpy((vx_real *)mpole + 3 * nc * (off + key[b]), m + vx_off_exp(b, nc), sizeof(vx_real) * 3 * nc);
+      if (l == Lc) count[off + key[b]] = start[b + 1] - start[b];
+    }
+    if (l < Lc) /* a box's sources are its children's */
+      for (size_t c = 0; c < ((size_t)1 << (3 * l)); ++c)
+        for (int o = 0; o < 8; ++o) count[off + c] += count[fmm_part_cells(l) + (c << 3) + o];
+  }
+  rc = 0;
+fail:
+  free(key), free(m), free(start);
+  return rc;
+}

@@ -50,7 +50,7 @@ typedef struct {
                           const double lo[3], double side, int lo_level, int hi_level, void *stream, char *err,
                           size_t errlen);
   const void *choose_arg; /* the argument of either callback */
-  /* > 0 (oct_build_cpu): the root cube is cube_lo + [0, cube_side]^3 instead of the points' own
+  /* > 0: the root cube is cube_lo + [0, cube_side]^3 instead of the points' own
    * (oct_root_cube): a part of a larger set of points built in that set's cube (the distributed
    * engine, fmm_part); every point must lie inside it. 0: the points' own cube. */
   double cube_side;
@@ -189,6 +189,21 @@ static inline int oct_root_cube(const double mn[3], const double mx[3], double l
   if (!isfinite(s) || !isfinite(1.0 / s)) return -1;
   for (int k = 0; k < 3; k++) lo[k] = mn[k] - 0.5 * (s - (mx[k] - mn[k]));
   *side = s;
+  return 0;
+}
+
+/* The given root cube (oct_params.cube_side > 0) into lo and side, when the points' bounds [mn, mx]
+ * (mn > mx: no points) lie inside it: 0, or -1 with the reason. Both builds call this. */
+static inline int oct_given_cube(const oct_params *p, const double mn[3], const double mx[3], double lo[3], double *side,
+                                 char *err, size_t errlen) {
+  for (int k = 0; k < 3; k++)
+    if (mn[k] <= mx[k] && (mn[k] < p->cube_lo[k] || mx[k] >= p->cube_lo[k] + p->cube_side)) {
+      snprintf(err, errlen, "points reach outside the given root cube along axis %d ([%g, %g] against [%g, %g))", k,
+               mn[k], mx[k], p->cube_lo[k], p->cube_lo[k] + p->cube_side);
+      return -1;
+    }
+  for (int k = 0; k < 3; k++) lo[k] = p->cube_lo[k];
+  *side = p->cube_side;
   return 0;
 }
 

@@ -390,19 +390,6 @@ static int build_lists(oct_tree *t, char *err, size_t errlen) {
   return 0;
 }
 
-/* The given root cube (oct_params.cube_side > 0) when the points' bounds [mn, mx] lie inside it. */
-static int given_cube(const oct_params *p, const double mn[3], const double mx[3], oct_tree *t, char *err, size_t errlen) {
-  for (int k = 0; k < 3; k++)
-    if (mn[k] <= mx[k] && (mn[k] < p->cube_lo[k] || mx[k] >= p->cube_lo[k] + p->cube_side)) {
-      oct_set_err(err, errlen, "points reach outside the given root cube along axis %d ([%g, %g] against [%g, %g))", k,
-                  mn[k], mx[k], p->cube_lo[k], p->cube_lo[k] + p->cube_side);
-      return -1;
-    }
-  memcpy(t->lo, p->cube_lo, sizeof t->lo);
-  t->side = p->cube_side;
-  return 0;
-}
-
 int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos, int nt, int pos_float,
                   const oct_params *prm, char *err, size_t errlen) {
   if (err && errlen) err[0] = '\0';
@@ -432,7 +419,7 @@ int oct_build_cpu(oct_tree *t, const void *src_pos, int ns, const void *tgt_pos,
     goto fail;
   }
   if (p.cube_side > 0.0) {
-    if (given_cube(&p, mn, mx, t, err, errlen)) goto fail;
+    if (oct_given_cube(&p, mn, mx, t->lo, &t->side, err, errlen)) goto fail;
   } else if (oct_root_cube(mn, mx, t->lo, &t->side) != 0) {
     oct_set_err(err, errlen, "coordinates too large for a bounding cube (extent overflows)");
     goto fail;

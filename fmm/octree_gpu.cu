@@ -107,10 +107,6 @@ extern "C" int oct_build_gpu(oct_tree_gpu *t, const void *d_src_pos, int ns, con
   memset(&b, 0, sizeof b);
   /* the arguments: the same checks and messages as oct_build_cpu */
   if (oct_resolve_params(ns, nt, d_src_pos != NULL, d_tgt_pos != NULL, prm, &b.p, err, errlen)) return -1;
-  if (b.p.cube_side > 0.0) {
-    oct_set_err(err, errlen, "oct_build_gpu: a given root cube is built on the CPU only (oct_build_cpu)");
-    return -1;
-  }
   if (oct_map_bytes(2) > b.p.hist_budget) {
     oct_set_err(err, errlen, "hist_budget %zu bytes is below the %llu bytes of occupancy maps of the smallest tree (2 levels)",
                 b.p.hist_budget, oct_map_bytes(2));

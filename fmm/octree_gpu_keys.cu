@@ -143,7 +143,9 @@ int oct_gpu_root_cube(oct_build *b, char *err, size_t errlen) {
     oct_set_err(err, errlen, "target point %d has a non-finite coordinate", b->h->bad[1]);
     return -1;
   }
-  if (oct_root_cube(b->h->mn, b->h->mx, t->lo, &t->side) != 0) {
+  if (b->p.cube_side > 0.0) {
+    if (oct_given_cube(&b->p, b->h->mn, b->h->mx, t->lo, &t->side, err, errlen)) return -1;
+  } else if (oct_root_cube(b->h->mn, b->h->mx, t->lo, &t->side) != 0) {
     oct_set_err(err, errlen, "coordinates too large for a bounding cube (extent overflows)");
     return -1;
   }

@@ -331,8 +331,11 @@ static int bench_main(bench_run *B) {
     fprintf(stderr, PROG ": cannot open %s for writing: %s\n", o->dump, strerror(errno));
     return 1;
   }
-  if (bench_points(B)) return 1;
   B->prm = bench_params(o);
+#ifdef VX_HAVE_MPI
+  if (o->mpi) return bench_dist(o, &B->prm);
+#endif
+  if (bench_points(B)) return 1;
   if (o->calibrate) return bench_calibrate(o, &B->prm);
   if (o->refit) return bench_refit(o, &B->prm);
   if (bench_engine(B) || (o->moved > 0.0 && bench_moved(B)) || (o->check > 0 && bench_reference(B))) return 1;

@@ -5,6 +5,7 @@
  *   bench_check.c      errors against direct summation (--check), the accuracy readout's cost
  *   bench_report.c     the result lines (table or JSON) and --dump's CSV
  *   bench_calibrate.c  --calibrate and --refit: the cost model's unit costs fitted to timed runs
+ *   bench_dist.c       --mpi: the distributed engine under mpirun (built with MPI)
  *   bench_util.c       medians, allocation, the phase times of an fmm_stats */
 #ifndef VX_BENCH_H
 #define VX_BENCH_H
@@ -46,6 +47,7 @@ typedef struct {
   double moved;            /* --moved F: the repeats at the points moved F leaf widths, on the tree of where
                               they were (fmm_io.tree = FMM_TREE_REUSE); 0: no move */
   double keep_move;        /* --keep-move: fmm_params.keep_move (-1: the engine's default) */
+  int mpi, per_rank;       /* --mpi: the distributed engine under mpirun (bench_dist.c); --per-rank: --n a rank */
 } bench_opts;
 
 /* The options from the command line (d: the engine's defaults, which --help prints); a bad command
@@ -119,6 +121,11 @@ void print_table_header(const run_info *ri);
 void print_table_row(const run_info *ri, int order, const run_result *r);
 /* --dump's CSV of every point: position, strength, velocity, gradient. 0, or -1 on a write error. */
 int write_dump(FILE *f, int n, const void *pos, const void *str, const void *vel, const void *grad, int is_float);
+
+/* ---- bench_dist.c (a build with MPI) ---- */
+
+/* --mpi: the distributed engine under mpirun (MPI_Init to MPI_Finalize). 0 or 1. */
+int bench_dist(const bench_opts *o, const fmm_params *prm);
 
 /* ---- bench_calibrate.c ---- */
 

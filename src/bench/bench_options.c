@@ -75,6 +75,12 @@ static void print_usage(const fmm_params *d) {
          "  --keep-move K               fmm_params.keep_move, the farthest move (leaf widths) a kept tree serves\n"
          "                              (default: the backend's, fmm_keep_move; 0: never, so --moved's repeats\n"
          "                              build their own tree)\n"
+         "  --mpi                       under mpirun: the distributed engine (dist/engine.h) over the ranks, one\n"
+         "                              GPU of its node a rank with cuda; --n points in all, made by the ranks\n"
+         "                              (each the point set of --seed plus its rank) and moved to the owners of\n"
+         "                              their keys; the slowest rank's times; --check K > 0: rank 0 evaluates\n"
+         "                              every point once itself, the rms deviation of the distributed velocities\n"
+         "  --per-rank                  with --mpi: --n points a rank (weak scaling)\n"
          "  --quiet                     no progress lines or engine notices on stderr\n"
          "  --help                      this text\n"
          "\n"
@@ -128,6 +134,8 @@ static int parse_switch(const char *flag, const char *val, bench_opts *o) {
              : !strcmp(flag, "--vs-direct")   ? &o->vs_direct
              : !strcmp(flag, "--readout")     ? &o->readout
              : !strcmp(flag, "--quiet")       ? &o->quiet
+             : !strcmp(flag, "--mpi")         ? &o->mpi
+             : !strcmp(flag, "--per-rank")    ? &o->per_rank
                                               : NULL;
   if (!dst && strcmp(flag, "--no-gradient")) return 0;
   if (val) usage_error("%s takes no value", flag);
@@ -273,4 +281,14 @@ void bench_parse_args(int argc, char **argv, const fmm_params *d, bench_opts *o)
   if (!sweep) o->n_orders = 1;
   if (o->kernel != VX_KERNEL_SINGULAR && !(o->sigma > 0.0))
     usage_error("--kernel %s needs --sigma S > 0%s", vx_kernel_name(o->kernel), sigma_set ? "" : " (not given)");
+  if (o->per_rank && !o->mpi) usage_error("--per-rank needs --mpi");
+#ifndef VX_HAVE_MPI
+  if (o->mpi) usage_error("--mpi: this build has no MPI (configure with an MPI installed: scripts/setup)");
+#endif
+  if (o->mpi && (sweep || o->calibrate || o->refit || o->dump || o->moved > 0.0 || o->readout || o->vs_direct ||
+                 o->json || o->cost_file))
+    usage_error("--mpi times the distributed engine alone: --sweep-orders, --calibrate, --refit, --dump, --moved, "
+                "--readout, --vs-direct, --json and --cost-file do not apply");
+  if (o->mpi && o->check > 0 && !o->per_rank && o->n > MAX_N / 2)
+    usage_error("--mpi --check: at most %d points (rank 0 evaluates them all)", MAX_N / 2);
 }
