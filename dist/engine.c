@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist_gpu.h"
 #include "fmm_internal.h"
 #include "halo.h"
 #include "octree.h"
@@ -21,35 +22,77 @@ static int all_ok(const vx_comm *c, int ok, char *err, size_t errlen) {
   return 0;
 }
 
-/* The n points at pos (the context's precision) as 3n doubles (malloc'ed; NULL: out of memory). */
-static double *as_double(const void *pos, int n, int is_float) {
-  double *d = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *d);
-  if (!d) return NULL;
-#pragma omp parallel for schedule(static)
-  for (long long i = 0; i < 3 * (long long)n; i++) d[i] = is_float ? ((const float *)pos)[i] : ((const double *)pos)[i];
+/* The context's buffers, grown on demand and kept between evaluations. */
+struct vx_dist_engine {
+  vx_comm c;
+  fmm_ctx *ctx;
+  uint32_t *sk, *tk;          /* the sources' and the targets' keys */
+  int *sel, *cstart;          /* the sources with halo destinations, and their offsets into those */
+  void *rec;                  /* their records, to send */
+  void *lpos, *lstr;          /* host arrays: the rank's sources and its halo */
+  void *mp;                   /* the dense levels' multipoles */
+  int *cnt;                   /* and source counts */
+  uint8_t *bits;              /* a level's cells, one bit each */
+  size_t sk_cap, tk_cap, sel_cap, cstart_cap, rec_cap, lpos_cap, lstr_cap, mp_cap, cnt_cap, bits_cap;
+  vx_dist_dev dev;            /* device arrays (dist_gpu.h) */
+};
+
+vx_dist_engine *vx_dist_create(const vx_comm *c, fmm_ctx *ctx, char *err, size_t errlen) {
+  vx_dist_engine *d = calloc(1, sizeof *d);
+  if (!d) snprintf(err, errlen, "out of memory for the distributed engine");
+  else d->c = *c, d->ctx = ctx;
   return d;
 }
 
-/* A rank's keys: its points' level-10 keys, the least and the greatest. */
+void vx_dist_destroy(vx_dist_engine *d) {
+  if (!d) return;
+  free(d->sk), free(d->tk), free(d->sel), free(d->cstart), free(d->rec), free(d->lpos), free(d->lstr), free(d->mp);
+  free(d->cnt), free(d->bits);
+#ifdef VX_HAVE_CUDA
+  vx_dist_dev_free(&d->dev);
+#endif
+  free(d);
+}
+
+/* Grow one of d's host buffers; 0, or -1 with err naming it. */
+static int reserve(void **p, size_t *cap, size_t bytes, const char *what, char *err, size_t errlen) {
+  if (vx_host_reserve(p, cap, bytes) == 0) return 0;
+  snprintf(err, errlen, "out of memory for %s (%.1f MiB)", what, bytes / 1048576.0);
+  return -1;
+}
+
+/* The n keys of io's points (sources, or targets) into *keys: on the host, or where the points are. */
+static int point_keys(vx_dist_engine *d, const vx_part_cube *cube, const void *pos, int n, int on_device, uint32_t **keys,
+                      size_t *cap, char *err, size_t errlen) {
+  const int fl = fmm_get_params(d->ctx)->precision == VX_FLOAT;
+  if (reserve((void **)keys, cap, sizeof(uint32_t) * (size_t)(n + 1), "the points' keys", err, errlen)) return -1;
+  if (!on_device) {
+    vx_part_keys_of(cube, pos, fl, n, *keys);
+    return 0;
+  }
+#ifdef VX_HAVE_CUDA
+  return vx_dist_dev_keys(&d->dev, cube, pos, fl, n, *keys, err, errlen);
+#else
+  snprintf(err, errlen, "device arrays without CUDA");
+  return -1;
+#endif
+}
+
+/* A rank's keys of one set: the least, the greatest, and whether all lie in [lo, hi). */
 typedef struct {
-  uint32_t *k;
+  const uint32_t *k;
   int n;
   uint32_t lo, hi;
 } key_set;
 
-/* The keys of n points (doubles) into s (malloc'ed); 1 when every one lies in [lo, hi), 0 when one does
- * not, -1 out of memory. */
-static int keys_in_range(const vx_part_cube *cube, const double *pos, int n, uint32_t lo, uint32_t hi, key_set *s) {
-  s->k = malloc((size_t)(n > 0 ? n : 1) * sizeof *s->k), s->n = n;
-  if (!s->k) return -1;
+static int keys_span(key_set *s, uint32_t lo, uint32_t hi) {
   uint32_t mn = UINT32_MAX, mx = 0;
   int out = 0;
+  const uint32_t *k = s->k;
 #pragma omp parallel for schedule(static) reduction(min : mn) reduction(max : mx) reduction(| : out)
-  for (int i = 0; i < n; i++) {
-    vx_part_keys(cube, pos + 3 * (size_t)i, 1, s->k + i);
-    const uint32_t k = s->k[i];
-    mn = k < mn ? k : mn, mx = k > mx ? k : mx;
-    out |= k < lo || k >= hi;
+  for (int i = 0; i < s->n; i++) {
+    mn = k[i] < mn ? k[i] : mn, mx = k[i] > mx ? k[i] : mx;
+    out |= k[i] < lo || k[i] >= hi;
   }
   s->lo = mn, s->hi = mx;
   return !out;
@@ -68,20 +111,25 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static int distinct_cells(const key_set *s, int l, cell_span *c) {
+static int distinct_cells(vx_dist_engine *d, const key_set *s, int l, cell_span *c) {
   const int sh = VX_PART_KEY_BITS - 3 * l;
   c->n = 0, c->first = c->last = -1;
   if (s->n == 0) return 0;
   c->first = s->lo >> sh, c->last = s->hi >> sh;
   if (l <= CELL_BITMAP_LMAX) {
-    uint8_t *bit = calloc(((size_t)1 << (3 * l)) / 8 + 1, 1);
-    if (!bit) return -1;
+    const size_t nb = ((size_t)1 << (3 * l)) / 8 + 1;
+    if (vx_host_reserve((void **)&d->bits, &d->bits_cap, nb)) return -1;
+    uint8_t *bit = d->bits;
+    memset(bit, 0, nb);
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < s->n; i++) {
       const uint32_t q = s->k[i] >> sh;
-      c->n += !(bit[q >> 3] >> (q & 7) & 1);
-      bit[q >> 3] |= (uint8_t)(1u << (q & 7));
+      __atomic_fetch_or(bit + (q >> 3), (uint8_t)(1u << (q & 7)), __ATOMIC_RELAXED);
     }
-    free(bit);
+    long long n = 0;
+#pragma omp parallel for schedule(static) reduction(+ : n)
+    for (size_t b = 0; b < nb; b++) n += __builtin_popcount(bit[b]);
+    c->n = n;
     return 0;
   }
   uint32_t *v = malloc((size_t)s->n * sizeof *v);
@@ -96,10 +144,10 @@ static int distinct_cells(const key_set *s, int l, cell_span *c) {
 /* The non-empty level-l cells of every rank's keys: the ranks' distinct cells, less each cell a rank
  * shares with the last rank before it that holds any (the key ranges ascend with the rank, so only
  * there can two ranks hold one cell). */
-static int global_cells(const vx_comm *c, const key_set *s, int l, cell_span *all, long long *out, char *err,
-                        size_t errlen) {
+static int global_cells(vx_dist_engine *d, const key_set *s, int l, cell_span *all, long long *out, char *err, size_t errlen) {
+  const vx_comm *c = &d->c;
   cell_span mine;
-  const int ok = distinct_cells(s, l, &mine) == 0;
+  const int ok = distinct_cells(d, s, l, &mine) == 0;
   if (!ok) snprintf(err, errlen, "out of memory counting the cells of level %d", l);
   if (!all_ok(c, ok, err, errlen)) return -1;
   if (vx_comm_check(MPI_Allgather(&mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, c->comm), "MPI_Allgather (cells)",
@@ -117,14 +165,13 @@ static int global_cells(const vx_comm *c, const key_set *s, int l, cell_span *al
 
 /* The finest level of the global tree: the rule of oct_build_cpu (a forced level, or the leaf-size
  * rule's trials) on the choosing set's counts over every rank (s: this rank's keys of that set). */
-static int global_level(const vx_comm *c, const fmm_ctx *ctx, double side, const key_set *s, long long cn, int *L,
-                        char *err, size_t errlen) {
-  oct_params op = fmm_octree_params(ctx), q;
+static int global_level(vx_dist_engine *d, double side, const key_set *s, long long cn, int *L, char *err, size_t errlen) {
+  oct_params op = fmm_octree_params(d->ctx), q;
   op.choose_level = NULL;
   if (oct_resolve_params(1, 1, 1, 1, &op, &q, err, errlen)) return -1;
   const int lcap = oct_level_cap(q.max_level, q.hist_budget, side, q.min_leaf_width);
   int capped, l = oct_level_first(&q, cn, lcap, side, &capped);
-  cell_span *all = malloc((size_t)c->size * sizeof *all);
+  cell_span *all = malloc((size_t)d->c.size * sizeof *all);
   if (!all) {
     snprintf(err, errlen, "out of memory choosing the global level");
     return -1;
@@ -132,7 +179,7 @@ static int global_level(const vx_comm *c, const fmm_ctx *ctx, double side, const
   int rc = 0;
   while (oct_level_trials(&q, capped)) {
     long long occupied;
-    if ((rc = global_cells(c, s, l, all, &occupied, err, errlen))) break;
+    if ((rc = global_cells(d, s, l, all, &occupied, err, errlen))) break;
     if (oct_level_accept(&q, l, lcap, cn, occupied, &capped)) break;
     l++;
   }
@@ -141,75 +188,108 @@ static int global_level(const vx_comm *c, const fmm_ctx *ctx, double side, const
   return rc;
 }
 
-/* This rank's sources followed by the halo's: positions and strengths, 3(ns + nh) reals each. */
-typedef struct {
-  void *pos, *str;
-  int n;
-} src_set;
-
-/* The halo of the n own sources (positions also as doubles, dpos) at level lh, and the local set. */
-static int gather_halo(const vx_comm *c, const vx_part_cube *cube, const uint32_t *split, int lh, const fmm_io *io,
-                       const double *dpos, size_t rs, src_set *s, char *err, size_t errlen) {
-  const int ns = io->n_src;
-  char *rec = malloc(6 * rs * (size_t)(ns > 0 ? ns : 1));
-  void *got = NULL;
-  int nh = 0, ok = rec != NULL;
-  if (!ok) snprintf(err, errlen, "out of memory for the halo's records (%d sources)", ns);
-  if (ok) {
+/* The records of the m sources sel (position, strength: 6 reals of rs bytes) into rec; the host twin of
+ * k_dist_gather. */
+static void pack_records(const fmm_io *io, size_t rs, const int *sel, int m, char *rec) {
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < ns; i++) {
-      memcpy(rec + 6 * rs * i, (const char *)io->src_pos + 3 * rs * i, 3 * rs);
-      memcpy(rec + 6 * rs * i + 3 * rs, (const char *)io->src_str + 3 * rs * i, 3 * rs);
-    }
+  for (int j = 0; j < m; j++) {
+    memcpy(rec + 6 * rs * j, (const char *)io->src_pos + 3 * rs * sel[j], 3 * rs);
+    memcpy(rec + 6 * rs * j + 3 * rs, (const char *)io->src_str + 3 * rs * sel[j], 3 * rs);
   }
-  if (!all_ok(c, ok, err, errlen)) return free(rec), -1;
+}
+
+/* The host arrays of the ns own sources and then the nh halo records; the host twin of vx_dist_dev_sources. */
+static int host_sources(vx_dist_engine *d, const fmm_io *io, const char *rec, int nh, size_t rs, char *err, size_t errlen) {
+  const int ns = io->n_src;
+  const size_t n = (size_t)ns + nh + 1;
+  if (reserve(&d->lpos, &d->lpos_cap, 3 * rs * n, "the local sources", err, errlen) ||
+      reserve(&d->lstr, &d->lstr_cap, 3 * rs * n, "the local sources", err, errlen))
+    return -1;
+  char *p = d->lpos, *a = d->lstr;
+  const size_t chunk = (size_t)1 << 16; /* points a copy */
+#pragma omp parallel for schedule(static)
+  for (long long b = 0; b < (ns + (long long)chunk - 1) / (long long)chunk; b++) {
+    const size_t i0 = (size_t)b * chunk, m = i0 + chunk < (size_t)ns ? chunk : (size_t)ns - i0;
+    memcpy(p + 3 * rs * i0, (const char *)io->src_pos + 3 * rs * i0, 3 * rs * m);
+    memcpy(a + 3 * rs * i0, (const char *)io->src_str + 3 * rs * i0, 3 * rs * m);
+  }
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < nh; j++) {
+    memcpy(p + 3 * rs * ((size_t)ns + j), rec + 6 * rs * j, 3 * rs);
+    memcpy(a + 3 * rs * ((size_t)ns + j), rec + 6 * rs * j + 3 * rs, 3 * rs);
+  }
+  return 0;
+}
+
+/* The halo at level lh (vx_halo_dests: every source whose level-lh box is adjacent to one of another
+ * rank's range goes there), exchanged, then this rank's sources followed by the halo's in *pos, *str
+ * (host arrays, or device arrays with io's). */
+static int gather_halo(vx_dist_engine *d, const uint32_t *split, int lh, const fmm_io *io, size_t rs, const void **pos,
+                       const void **str, int *n_local, char *err, size_t errlen) {
+  const vx_comm *c = &d->c;
+  const int ns = io->n_src;
   /* level 2 and reach 3 send every source everywhere (the corrections reach beyond level-2 boxes) */
   const int level = lh >= 2 ? lh : 2, reach = lh >= 2 ? 1 : 3;
-  int rc = vx_halo_exchange(c, split, cube, level, reach, dpos, ns, rec, 6 * rs, &got, &nh, err, errlen);
-  free(rec);
-  if (rc) return -1;
-  s->n = ns + nh;
-  s->pos = malloc(3 * rs * (size_t)(s->n > 0 ? s->n : 1));
-  s->str = malloc(3 * rs * (size_t)(s->n > 0 ? s->n : 1));
-  ok = s->pos && s->str;
+  int *start = NULL, *dest = NULL, m = 0, ok = vx_halo_dests(c, split, level, reach, d->sk, ns, &start, &dest) == 0;
+  if (!ok) snprintf(err, errlen, "out of memory listing the halo of %d sources", ns);
+  ok = ok && !reserve((void **)&d->sel, &d->sel_cap, sizeof(int) * (size_t)(ns + 1), "the halo", err, errlen) &&
+       !reserve((void **)&d->cstart, &d->cstart_cap, sizeof(int) * (size_t)(ns + 1), "the halo", err, errlen);
   if (ok) {
-    memcpy(s->pos, io->src_pos, 3 * rs * (size_t)ns);
-    memcpy(s->str, io->src_str, 3 * rs * (size_t)ns);
-    for (int i = 0; i < nh; i++) {
-      memcpy((char *)s->pos + 3 * rs * ((size_t)ns + i), (char *)got + 6 * rs * i, 3 * rs);
-      memcpy((char *)s->str + 3 * rs * ((size_t)ns + i), (char *)got + 6 * rs * i + 3 * rs, 3 * rs);
-    }
-  } else {
-    snprintf(err, errlen, "out of memory for the local sources (%d own, %d from the halo)", ns, nh);
+    for (int i = 0; i < ns; i++)
+      if (start[i + 1] > start[i]) d->cstart[m] = start[i], d->sel[m++] = i;
+    d->cstart[m] = ns > 0 ? start[ns] : 0;
+    ok = !reserve(&d->rec, &d->rec_cap, 6 * rs * (size_t)(m + 1), "the halo's records", err, errlen);
   }
-  free(got);
-  return all_ok(c, ok, err, errlen) ? 0 : -1;
+  if (ok && !io->on_device) pack_records(io, rs, d->sel, m, d->rec);
+#ifdef VX_HAVE_CUDA
+  if (ok && io->on_device)
+    ok = vx_dist_dev_gather(&d->dev, io->src_pos, io->src_str, rs, d->sel, m, d->rec, err, errlen) == 0;
+#endif
+  void *got = NULL;
+  int nh = 0, rc = -1;
+  if (all_ok(c, ok, err, errlen) && vx_part_exchange(c, d->cstart, dest, m, d->rec, 6 * rs, &got, &nh, err, errlen) == 0) {
+    if (!io->on_device) {
+      ok = host_sources(d, io, got, nh, rs, err, errlen) == 0;
+      *pos = d->lpos, *str = d->lstr;
+    } else {
+#ifdef VX_HAVE_CUDA
+      void *p = NULL, *a = NULL;
+      ok = vx_dist_dev_sources(&d->dev, io->src_pos, io->src_str, ns, got, nh, rs, &p, &a, err, errlen) == 0;
+      *pos = p, *str = a;
+#endif
+    }
+    *n_local = ns + nh;
+    rc = all_ok(c, ok, err, errlen) ? 0 : -1;
+  }
+  free(start), free(dest), free(got);
+  return rc;
 }
 
 /* The dense multipoles and counts of levels 2..pt->Lc of every rank's sources: each rank's own, summed. */
-static int coarse_far_field(const vx_comm *c, fmm_ctx *ctx, const fmm_io *io, fmm_part *pt, char *err, size_t errlen) {
-  const fmm_params *P = fmm_get_params(ctx);
+static int coarse_far_field(vx_dist_engine *d, const fmm_io *io, fmm_part *pt, char *err, size_t errlen) {
+  const vx_comm *c = &d->c;
+  const fmm_params *P = fmm_get_params(d->ctx);
   const size_t nr = fmm_part_reals(P->order, pt->Lc), ncell = fmm_part_cells(pt->Lc);
   const int is_float = P->precision == VX_FLOAT;
-  void *mp = malloc(nr * (is_float ? sizeof(float) : sizeof(double)));
-  int *cnt = malloc(ncell * sizeof *cnt);
-  pt->mpole = mp, pt->count = cnt;
-  int ok = mp && cnt;
-  if (!ok) snprintf(err, errlen, "out of memory for the dense far field (%zu reals)", nr);
-  fmm_io own = {.n_src = io->n_src, .src_pos = io->src_pos, .src_str = io->src_str};
-  if (ok && fmm_part_multipoles(ctx, &own, pt, mp, cnt, err, errlen)) ok = 0;
+  int ok = !reserve(&d->mp, &d->mp_cap, nr * (is_float ? sizeof(float) : sizeof(double)), "the dense far field", err,
+                    errlen) &&
+           !reserve((void **)&d->cnt, &d->cnt_cap, ncell * sizeof(int), "the dense far field", err, errlen);
+  pt->mpole = d->mp, pt->count = d->cnt;
+  fmm_io own = {.n_src = io->n_src, .src_pos = io->src_pos, .src_str = io->src_str, .on_device = io->on_device};
+  if (ok && fmm_part_multipoles(d->ctx, &own, pt, d->mp, d->cnt, err, errlen)) ok = 0;
   if (!all_ok(c, ok, err, errlen)) return -1;
-  if (vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, mp, (int)nr, is_float ? MPI_FLOAT : MPI_DOUBLE, MPI_SUM, c->comm),
+  if (vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, d->mp, (int)nr, is_float ? MPI_FLOAT : MPI_DOUBLE, MPI_SUM, c->comm),
                     "MPI_Allreduce (multipoles)", err, errlen) ||
-      vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, cnt, (int)ncell, MPI_INT, MPI_SUM, c->comm), "MPI_Allreduce (counts)",
+      vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, d->cnt, (int)ncell, MPI_INT, MPI_SUM, c->comm), "MPI_Allreduce (counts)",
                     err, errlen))
     return -1;
   return 0;
 }
 
 /* The checks every rank makes of its own arguments before the collective steps. */
-static int check_args(int Lc_max, const fmm_io *io, char *err, size_t errlen) {
-  if (io->on_device) return snprintf(err, errlen, "the distributed evaluation takes host arrays"), -1;
+static int check_args(const vx_dist_engine *d, int Lc_max, const fmm_io *io, char *err, size_t errlen) {
+  if (io->on_device && fmm_get_params(d->ctx)->backend != VX_BACKEND_CUDA)
+    return snprintf(err, errlen, "device arrays need the CUDA backend"), -1;
   if (io->part || io->tree != FMM_TREE_BUILD)
     return snprintf(err, errlen, "the distributed evaluation builds its own tree (no part, no kept tree)"), -1;
   if (Lc_max < 0 || Lc_max == 1 || Lc_max > VX_LMAX)
@@ -220,68 +300,70 @@ static int check_args(int Lc_max, const fmm_io *io, char *err, size_t errlen) {
   return 0;
 }
 
-int vx_dist_evaluate(const vx_comm *c, fmm_ctx *ctx, const vx_part_cube *cube, const uint32_t *split, int Lc_max,
-                     const fmm_io *io, fmm_stats *st, vx_dist_stats *ds, char *err, size_t errlen) {
-  const fmm_params *P = fmm_get_params(ctx);
-  const int is_float = P->precision == VX_FLOAT, ns = io->n_src, nt = io->n_tgt;
-  const size_t rs = is_float ? sizeof(float) : sizeof(double);
-  vx_dist_stats d;
-  memset(&d, 0, sizeof d);
-  double *sp = NULL, *tp = NULL;
-  key_set sk = {NULL, 0, 0, 0}, tk = {NULL, 0, 0, 0};
-  src_set loc = {NULL, NULL, 0};
+/* This rank's keys of its sources and targets (the targets' are the sources' when they are the same
+ * points), each within its range. */
+static int own_keys(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t *split, const fmm_io *io, key_set *s,
+                    key_set *t, char *err, size_t errlen) {
+  const int same = io->tgt_pos == io->src_pos && io->n_tgt <= io->n_src;
+  if (point_keys(d, cube, io->src_pos, io->n_src, io->on_device, &d->sk, &d->sk_cap, err, errlen) ||
+      (!same && point_keys(d, cube, io->tgt_pos, io->n_tgt, io->on_device, &d->tk, &d->tk_cap, err, errlen)))
+    return -1;
+  const uint32_t lo = split[d->c.rank], hi = split[d->c.rank + 1];
+  *s = (key_set){d->sk, io->n_src, 0, 0}, *t = (key_set){same ? d->sk : d->tk, io->n_tgt, 0, 0};
+  const int in = keys_span(s, lo, hi) & keys_span(t, lo, hi);
+  if (!in) snprintf(err, errlen, "rank %d holds a point outside its key range (migrate the points first)", d->c.rank);
+  return in ? 0 : -1;
+}
+
+int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t *split, int Lc_max, const fmm_io *io,
+                     fmm_stats *st, vx_dist_stats *ds, char *err, size_t errlen) {
+  const vx_comm *c = &d->c;
+  const fmm_params *P = fmm_get_params(d->ctx);
+  const int nt = io->n_tgt;
+  const size_t rs = P->precision == VX_FLOAT ? sizeof(float) : sizeof(double);
+  vx_dist_stats dst;
+  memset(&dst, 0, sizeof dst);
   fmm_part pt = {{cube->lo[0], cube->lo[1], cube->lo[2]}, cube->side, 0, 0, NULL, NULL};
-  int rc = -1, ok = check_args(Lc_max, io, err, errlen) == 0;
-  double t0 = now_ms();
-  if (ok) {
-    sp = as_double(io->src_pos, ns, is_float), tp = as_double(io->tgt_pos, nt, is_float);
-    const uint32_t lo = split[c->rank], hi = split[c->rank + 1];
-    const int a = sp && tp ? keys_in_range(cube, sp, ns, lo, hi, &sk) : -1,
-              b = a >= 0 ? keys_in_range(cube, tp, nt, lo, hi, &tk) : -1;
-    ok = a == 1 && b == 1;
-    if (!ok)
-      snprintf(err, errlen, a < 0 || b < 0 ? "out of memory for the points' keys"
-                                           : "rank %d holds a point outside its key range (migrate the points first)",
-               c->rank);
-  }
+  key_set sk, tk;
+  const double t0 = now_ms();
+  int rc = -1, ok = check_args(d, Lc_max, io, err, errlen) == 0 && own_keys(d, cube, split, io, &sk, &tk, err, errlen) == 0;
   if (!all_ok(c, ok, err, errlen)) goto done;
   /* global counts, passivity (fmm_io_passive) and level */
   const int want_grad = P->gradient && io->grad, n_grad = io->n_grad > 0 && io->n_grad < nt ? io->n_grad : nt;
-  long long loc_n[3] = {ns, nt, fmm_io_passive(io, want_grad, n_grad)}, glob[3];
+  long long loc_n[3] = {io->n_src, nt, fmm_io_passive(io, want_grad, n_grad)}, glob[3];
   if (vx_comm_check(MPI_Allreduce(loc_n, glob, 3, MPI_LONG_LONG, MPI_SUM, c->comm), "MPI_Allreduce (counts)", err,
                     errlen))
     goto done;
   if (glob[0] == 0 || glob[1] == 0) { /* no sources anywhere: nothing to sum */
-    memset(io->vel, 0, 3 * rs * (size_t)nt);
-    if (want_grad) memset(io->grad, 0, 9 * rs * (size_t)n_grad);
-    rc = 0;
+    fmm_io none = *io;
+    none.n_src = 0;
+    rc = nt > 0 ? fmm_evaluate(d->ctx, &none, st, err, errlen) : 0;
     goto done;
   }
   const int choose_tgt = oct_choose_targets(glob[0], glob[1]);
-  if (global_level(c, ctx, cube->side, choose_tgt ? &tk : &sk, glob[choose_tgt], &pt.L, err, errlen))
-    goto done;
+  if (global_level(d, cube->side, choose_tgt ? &tk : &sk, glob[choose_tgt], &pt.L, err, errlen)) goto done;
   pt.Lc = Lc_max ? Lc_max : VX_DIST_LC;
   if (pt.Lc > pt.L) pt.Lc = pt.L;
   fmm_stats tmp;
-  const fmm_corr cr = fmm_reg_prepare(ctx, cube->side, pt.L, glob[2] > 0, 0.0, &tmp);
+  const fmm_corr cr = fmm_reg_prepare(d->ctx, cube->side, pt.L, glob[2] > 0, 0.0, &tmp);
   const int lh = cr.on && cr.Lc < pt.Lc ? cr.Lc : pt.Lc;
-  double t1 = now_ms();
-  if (gather_halo(c, cube, split, lh, io, sp, rs, &loc, err, errlen)) goto done;
-  double t2 = now_ms();
-  if (coarse_far_field(c, ctx, io, &pt, err, errlen)) goto done;
-  double t3 = now_ms();
+  const double t1 = now_ms();
+  const void *lpos = NULL, *lstr = NULL;
+  int nloc = 0;
+  if (gather_halo(d, split, lh, io, rs, &lpos, &lstr, &nloc, err, errlen)) goto done;
+  const double t2 = now_ms();
+  if (coarse_far_field(d, io, &pt, err, errlen)) goto done;
+  const double t3 = now_ms();
   fmm_io lio = *io;
-  lio.n_src = loc.n, lio.src_pos = loc.pos, lio.src_str = loc.str;
+  lio.n_src = nloc, lio.src_pos = lpos, lio.src_str = lstr;
   lio.passive = glob[2] > 0;
   lio.part = &pt;
-  ok = fmm_evaluate(ctx, &lio, st, err, errlen) == 0;
+  ok = fmm_evaluate(d->ctx, &lio, st, err, errlen) == 0;
   if (!all_ok(c, ok, err, errlen)) goto done;
-  d.L = pt.L, d.Lc = pt.Lc, d.Lh = lh, d.n_halo = loc.n - ns;
-  d.t_level = t1 - t0, d.t_halo = t2 - t1, d.t_coarse = t3 - t2, d.t_local = now_ms() - t3;
+  dst.L = pt.L, dst.Lc = pt.Lc, dst.Lh = lh, dst.n_halo = nloc - io->n_src;
+  dst.t_level = t1 - t0, dst.t_halo = t2 - t1, dst.t_coarse = t3 - t2, dst.t_local = now_ms() - t3;
   rc = 0;
 done:
-  free(sp), free(tp), free(sk.k), free(tk.k), free(loc.pos), free(loc.str);
-  free((void *)pt.mpole), free((void *)pt.count);
-  if (ds) *ds = d;
+  if (ds) *ds = dst;
   return rc;
 }

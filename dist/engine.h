@@ -11,8 +11,7 @@
  *     box of the rank's key range, Lh = min(Lc, the corrections' level), so that it holds every source
  *     box that the rank's deeper interaction lists, neighbour lists and corrections reach (two boxes
  *     adjacent at a level have adjacent ancestors at every coarser one).
- * The engine's other level rules (the cost model) and its direct-sum choice do not apply. Either backend,
- * host arrays. */
+ * The engine's other level rules (the cost model) and its direct-sum choice do not apply. */
 #ifndef VX_DIST_ENGINE_H
 #define VX_DIST_ENGINE_H
 
@@ -29,11 +28,19 @@ typedef struct {
   double t_level, t_halo, t_coarse, t_local; /* ms: the global level, the halo, the dense far field, the rest */
 } vx_dist_stats;
 
-/* Collective. io: this rank's sources and targets (host arrays in ctx's precision; every point's key in
- * this rank's range [split[rank], split[rank+1]) of the cube, which holds every rank's points); the
- * results go to io's vel and grad. Lc_max: the dense far field's deepest level (0: VX_DIST_LC; at most
- * the finest level). 0, or -1 with err on every rank. */
-int vx_dist_evaluate(const vx_comm *c, fmm_ctx *ctx, const vx_part_cube *cube, const uint32_t *split, int Lc_max,
-                     const fmm_io *io, fmm_stats *st, vx_dist_stats *ds, char *err, size_t errlen);
+/* The distributed engine of one rank: the communicator, the engine it evaluates with (its parameters,
+ * backend and precision; the caller keeps it), and buffers kept between evaluations. NULL with err when
+ * out of memory. Not collective. */
+typedef struct vx_dist_engine vx_dist_engine;
+vx_dist_engine *vx_dist_create(const vx_comm *c, fmm_ctx *ctx, char *err, size_t errlen);
+void vx_dist_destroy(vx_dist_engine *d);
+
+/* Collective. io: this rank's sources and targets in the engine's precision, host arrays or, with the CUDA
+ * backend, device arrays (on_device: only keys and the halo cross to the host); every point's key in this
+ * rank's range [split[rank], split[rank+1]) of the cube, which holds every rank's points. The results go
+ * to io's vel and grad. Lc_max: the dense far field's deepest level (0: VX_DIST_LC; at most the finest
+ * level). 0, or -1 with err on every rank. */
+int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t *split, int Lc_max, const fmm_io *io,
+                     fmm_stats *st, vx_dist_stats *ds, char *err, size_t errlen);
 
 #endif

@@ -25,15 +25,12 @@ static int near_owners(const uint32_t *split, int R, int self, int L, int reach,
   return m;
 }
 
-/* The deepest level whose cells' destinations halo_dests keeps (8^7 cells: 16 MiB of offsets). */
+/* The deepest level whose cells' destinations vx_halo_dests keeps (8^7 cells: 16 MiB of offsets). */
 #define HALO_CACHE_LMAX 7
 
-/* The destinations of every particle, as offsets start[0..n] into dest. Particles of one cell share
- * their destinations, found once a cell (at levels to HALO_CACHE_LMAX; deeper, once a particle). */
-static int halo_dests(const vx_comm *c, const uint32_t *split, const vx_part_cube *cube, int L, int reach,
-                      const double *pos, int n, int **start, int **dest) {
-  const int R = c->size;
-  const double inv = 1.0 / cube->side;
+int vx_halo_dests(const vx_comm *c, const uint32_t *split, int L, int reach, const uint32_t *keys, int n, int **start,
+                  int **dest) {
+  const int R = c->size, sh = VX_PART_KEY_BITS - 3 * L;
   const size_t ncell = L <= HALO_CACHE_LMAX ? (size_t)1 << (3 * L) : 0;
   int cap = n > 0 ? n : 1, m = 0, pool_cap = 64, pool_n = 0;
   int *mark = malloc((size_t)R * sizeof *mark), *buf = malloc((size_t)R * sizeof *buf);
@@ -42,22 +39,15 @@ static int halo_dests(const vx_comm *c, const uint32_t *split, const vx_part_cub
   if (!mark || !buf || (ncell && !cell_at) || !pool || !*start || !*dest) goto oom;
   for (int r = 0; r < R; r++) mark[r] = -1;
   for (size_t q = 0; q < ncell; q++) cell_at[2 * q] = -1; /* [offset into pool, count] a cell; -1: not yet */
-  /* each particle's cell first, in parallel (the start array holds its key meanwhile) */
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < n; i++) {
-    uint32_t q[3];
-    for (int j = 0; j < 3; j++) q[j] = oct_cell(pos[3 * i + j], cube->lo[j], inv, L);
-    (*start)[i] = (int)oct_morton3(q[0], q[1], q[2]);
-  }
   for (int i = 0; i < n; i++) {
     int cell[3], k;
     const int *d = buf;
-    const uint32_t key = (uint32_t)(*start)[i];
-    oct_demorton3(key, &cell[0], &cell[1], &cell[2]);
+    const uint32_t key = keys[i] >> sh;
     int *ca = ncell ? cell_at + 2 * (size_t)key : NULL;
     if (ca && ca[0] >= 0) {
       d = pool + ca[0], k = ca[1];
     } else {
+      oct_demorton3(key, &cell[0], &cell[1], &cell[2]);
       k = near_owners(split, R, c->rank, L, reach, cell, mark, i, buf);
       if (ca) {
         if (pool_n + k > pool_cap) {
@@ -92,10 +82,12 @@ int vx_halo_exchange(const vx_comm *c, const uint32_t *split, const vx_part_cube
                      const double *pos, int n, const void *rec, size_t rec_bytes, void **out, int *nout, char *err,
                      size_t errlen) {
   int *start = NULL, *dest = NULL;
+  uint32_t *keys = NULL;
   *out = NULL, *nout = 0;
   int ok = L >= 2 && L <= VX_PART_KEY_BITS / 3 && reach >= 1 && n >= 0;
   if (!ok) snprintf(err, errlen, "halo: level %d (2..%d) or reach %d (>= 1) out of range", L, VX_PART_KEY_BITS / 3, reach);
-  else if (halo_dests(c, split, cube, L, reach, pos, n, &start, &dest)) {
+  else if (!(keys = malloc((size_t)(n > 0 ? n : 1) * sizeof *keys)) ||
+           (vx_part_keys(cube, pos, n, keys), vx_halo_dests(c, split, L, reach, keys, n, &start, &dest))) {
     ok = 0;
     snprintf(err, errlen, "rank %d: out of memory listing the halo of %d particles", c->rank, n);
   }
@@ -105,6 +97,6 @@ int vx_halo_exchange(const vx_comm *c, const uint32_t *split, const vx_part_cube
   } else {
     rc = vx_part_exchange(c, start, dest, n, rec, rec_bytes, out, nout, err, errlen);
   }
-  free(start), free(dest);
+  free(start), free(dest), free(keys);
   return rc;
 }

@@ -12,6 +12,10 @@
 
 /* pos: 3n doubles, particle i of record i (rec_bytes each). *out (malloc'ed) receives *nout copies of
  * other ranks' records, rank 0's first, each rank's in its order. 2 <= L <= 10, reach >= 1. */
+/* Not collective: the destinations of n particles of keys `keys` (level-10, partition.h) as vx_halo_exchange
+ * sends them, particle i's at dest[start[i] .. start[i+1]) (both malloc'ed). 0, or -1 out of memory. */
+int vx_halo_dests(const vx_comm *c, const uint32_t *split, int L, int reach, const uint32_t *keys, int n, int **start,
+                  int **dest);
 int vx_halo_exchange(const vx_comm *c, const uint32_t *split, const vx_part_cube *cube, int L, int reach,
                      const double *pos, int n, const void *rec, size_t rec_bytes, void **out, int *nout, char *err,
                      size_t errlen);

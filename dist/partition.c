@@ -42,12 +42,22 @@ int vx_part_cube_all(const vx_comm *c, const double *pos, int n, vx_part_cube *c
   return 0;
 }
 
-void vx_part_keys(const vx_part_cube *cube, const double *pos, int n, uint32_t *keys) {
+void vx_part_keys_of(const vx_part_cube *cube, const void *pos, int pos_float, int n, uint32_t *keys) {
   const double inv = 1.0 / cube->side;
   const int l = VX_PART_KEY_BITS / 3;
-  for (int i = 0; i < n; i++)
-    keys[i] = oct_morton3(oct_cell(pos[3 * i], cube->lo[0], inv, l), oct_cell(pos[3 * i + 1], cube->lo[1], inv, l),
-                          oct_cell(pos[3 * i + 2], cube->lo[2], inv, l));
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; i++) {
+    uint32_t c[3];
+    for (int k = 0; k < 3; k++) {
+      const double x = pos_float ? ((const float *)pos)[3 * (size_t)i + k] : ((const double *)pos)[3 * (size_t)i + k];
+      c[k] = oct_cell(x, cube->lo[k], inv, l);
+    }
+    keys[i] = oct_morton3(c[0], c[1], c[2]);
+  }
+}
+
+void vx_part_keys(const vx_part_cube *cube, const double *pos, int n, uint32_t *keys) {
+  vx_part_keys_of(cube, pos, 0, n, keys);
 }
 
 int vx_part_owner(const uint32_t *split, int size, uint32_t key) {

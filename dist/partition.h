@@ -22,6 +22,8 @@ int vx_part_cube_all(const vx_comm *c, const double *pos, int n, vx_part_cube *c
 
 /* Each point's key: the Morton code of its finest cell in the cube. */
 void vx_part_keys(const vx_part_cube *cube, const double *pos, int n, uint32_t *keys);
+/* The same of positions in double (pos_float 0) or float (1), as the octree reads either. */
+void vx_part_keys_of(const vx_part_cube *cube, const void *pos, int pos_float, int n, uint32_t *keys);
 
 /* split[0..size]: rank r owns the keys in [split[r], split[r+1]); split[0] = 0, split[size] =
  * 2^30, the same on every rank. Each split[r] is the largest key s with cost(keys < s) <= r/size of

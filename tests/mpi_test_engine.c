@@ -128,8 +128,10 @@ static int check_case(const vx_comm *c, const owned_set *s, const case_t *k) {
   fmm_io io = io_of(&A);
   vx_dist_stats ds;
   fmm_stats st;
-  CHECK(vx_dist_evaluate(c, ctx, &s->cube, s->split, k->Lc_max, &io, &st, &ds, err, sizeof err) == 0, "%s: %s", k->name,
-        err);
+  vx_dist_engine *d = vx_dist_create(c, ctx, err, sizeof err);
+  CHECK(d, "%s", err);
+  CHECK(vx_dist_evaluate(d, &s->cube, s->split, k->Lc_max, &io, &st, &ds, err, sizeof err) == 0, "%s: %s", k->name, err);
+  vx_dist_destroy(d);
   /* every record on every rank: the single evaluation */
   int *counts = malloc((size_t)c->size * sizeof *counts), *displ = malloc((size_t)c->size * sizeof *displ), nall = 0;
   CHECK(counts && displ, "out of memory");
@@ -193,7 +195,10 @@ static int check_outside(const vx_comm *c, const owned_set *s) {
   fmm_io io = {.n_src = 1, .src_pos = s->o[0].x, .src_str = s->o[0].a, .n_tgt = 1, .tgt_pos = s->o[0].x, .vel = v,
                .grad = g};
   if (c->rank == bad && bad > 0) io.tgt_pos = far;
-  const int rc = vx_dist_evaluate(c, ctx, &s->cube, s->split, 0, &io, NULL, NULL, err, sizeof err);
+  vx_dist_engine *d = vx_dist_create(c, ctx, err, sizeof err);
+  CHECK(d, "%s", err);
+  const int rc = vx_dist_evaluate(d, &s->cube, s->split, 0, &io, NULL, NULL, err, sizeof err);
+  vx_dist_destroy(d);
   fmm_destroy(ctx);
   if (c->size == 1) return 0;
   CHECK(rc == -1, "a point outside its range was accepted");

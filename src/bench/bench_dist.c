@@ -1,7 +1,7 @@
 /* bench_dist.c — vortexfmm-bench --mpi (bench.h): the distributed FMM (dist/engine.h) timed under mpirun.
  * Each rank makes its share of the points (the point set of --seed plus its rank, --n over the ranks or
- * --n each with --per-rank), one rank a GPU of its node with the CUDA backend; the points move to the
- * owners of their keys; then one warm-up and --repeat timed evaluations, each timed by its slowest rank
+ * --n each with --per-rank), one rank a GPU of its node with the CUDA backend, which holds the points on
+ * the device as a simulation does (the engine's device path); the points move to the owners of their keys; then one warm-up and --repeat timed evaluations, each timed by its slowest rank
  * after a barrier. With --check K > 0, rank 0 gathers every point and its velocity and evaluates the whole
  * set once itself: the rms deviation of the distributed velocities from that evaluation's. */
 #include <math.h>
@@ -21,6 +21,7 @@ typedef struct {
   int n;             /* this rank's points after the migration */
   double *rec;       /* 6 doubles a point: position, strength */
   void *pos, *str, *vel, *grad;
+  void *d_pos, *d_str, *d_vel, *d_grad; /* the CUDA backend's copies on the device: the engine's device path */
   size_t rs;
   long long total;
   vx_part_cube cube;
@@ -35,7 +36,7 @@ static int fail(dist_run *D, const char *what) {
 }
 
 /* This rank's points made, partitioned by key and moved to their owners, in the run's precision. */
-static int dist_points(const bench_opts *o, dist_run *D) {
+static int dist_points(const bench_opts *o, int on_gpu, dist_run *D) {
   const int R = D->c.size, r = D->c.rank;
   const int n0 = o->per_rank ? o->n : o->n / R + (r < o->n % R);
   double *pos = malloc(3 * sizeof(double) * (n0 + 1)), *str = malloc(3 * sizeof(double) * (n0 + 1));
@@ -70,6 +71,15 @@ static int dist_points(const bench_opts *o, dist_run *D) {
     }
   long long mine = D->n;
   MPI_Allreduce(&mine, &D->total, 1, MPI_LONG_LONG, MPI_SUM, D->c.comm);
+  if (on_gpu) { /* the points on the device, where a simulation keeps them */
+    const size_t b3 = 3 * D->rs * m;
+    ok = !vx_device_alloc(&D->d_pos, b3, D->err, sizeof D->err) && !vx_device_alloc(&D->d_str, b3, D->err, sizeof D->err) &&
+         !vx_device_alloc(&D->d_vel, b3, D->err, sizeof D->err) &&
+         (!o->gradient || !vx_device_alloc(&D->d_grad, 3 * b3, D->err, sizeof D->err)) &&
+         !vx_device_upload(D->d_pos, D->pos, 3 * D->rs * D->n, D->err, sizeof D->err) &&
+         !vx_device_upload(D->d_str, D->str, 3 * D->rs * D->n, D->err, sizeof D->err);
+    if (!vx_comm_agree(&D->c, ok)) goto done;
+  }
   rc = 0;
 done:
   free(pos), free(str), free(rec), free(keys);
@@ -115,12 +125,14 @@ done:
 }
 
 /* One timed evaluation: the slowest rank's phase times (ms) into t. */
-static int dist_once(const bench_opts *o, dist_run *D, fmm_ctx *ctx, double t[DP_COUNT], vx_dist_stats *ds) {
-  fmm_io io = {.n_src = D->n, .src_pos = D->pos, .src_str = D->str, .n_tgt = D->n, .tgt_pos = D->pos, .vel = D->vel,
-               .grad = o->gradient ? D->grad : NULL};
+static int dist_once(const bench_opts *o, dist_run *D, vx_dist_engine *dd, double t[DP_COUNT], vx_dist_stats *ds) {
+  const int dev = D->d_pos != NULL;
+  fmm_io io = {.n_src = D->n, .src_pos = dev ? D->d_pos : D->pos, .src_str = dev ? D->d_str : D->str, .n_tgt = D->n,
+               .tgt_pos = dev ? D->d_pos : D->pos, .vel = dev ? D->d_vel : D->vel,
+               .grad = o->gradient ? (dev ? D->d_grad : D->grad) : NULL, .on_device = dev};
   MPI_Barrier(D->c.comm);
   const double t0 = MPI_Wtime();
-  if (vx_dist_evaluate(&D->c, ctx, &D->cube, D->split, 0, &io, NULL, ds, D->err, sizeof D->err)) return -1;
+  if (vx_dist_evaluate(dd, &D->cube, D->split, 0, &io, NULL, ds, D->err, sizeof D->err)) return -1;
   double mine[DP_COUNT] = {1e3 * (MPI_Wtime() - t0), ds->t_level, ds->t_halo, ds->t_coarse, ds->t_local};
   MPI_Allreduce(mine, t, DP_COUNT, MPI_DOUBLE, MPI_MAX, D->c.comm);
   return 0;
@@ -143,16 +155,19 @@ static int dist_run_all(const bench_opts *o, const fmm_params *prm, dist_run *D)
     else if (ok) P.backend = VX_BACKEND_CPU;
   }
   fmm_ctx *ctx = ok ? fmm_create(&P, D->err, sizeof D->err) : NULL;
-  if (!vx_comm_agree(&D->c, ctx != NULL)) return fmm_destroy(ctx), fail(D, "engine");
-  if (dist_points(o, D)) return fmm_destroy(ctx), fail(D, "points");
+  vx_dist_engine *dd = ctx ? vx_dist_create(&D->c, ctx, D->err, sizeof D->err) : NULL;
+  if (!vx_comm_agree(&D->c, dd != NULL)) return vx_dist_destroy(dd), fmm_destroy(ctx), fail(D, "engine");
+  if (dist_points(o, fmm_get_params(ctx)->backend == VX_BACKEND_CUDA, D)) return vx_dist_destroy(dd), fmm_destroy(ctx), fail(D, "points");
   double t[DP_COUNT], *rep = malloc(sizeof(double) * DP_COUNT * o->repeat), med[DP_COUNT], dev_chk = -1.0;
   vx_dist_stats ds;
   int rc = rep ? 0 : 1;
-  if (!rc && (dist_once(o, D, ctx, t, &ds) != 0)) rc = fail(D, "warm-up");
+  if (!rc && (dist_once(o, D, dd, t, &ds) != 0)) rc = fail(D, "warm-up");
   for (int k = 0; !rc && k < o->repeat; k++) {
-    if (dist_once(o, D, ctx, t, &ds)) rc = fail(D, "evaluation");
+    if (dist_once(o, D, dd, t, &ds)) rc = fail(D, "evaluation");
     for (int q = 0; q < DP_COUNT; q++) rep[q * o->repeat + k] = t[q];
   }
+  if (!rc && o->check > 0 && D->d_vel && vx_device_download(D->vel, D->d_vel, 3 * D->rs * D->n, D->err, sizeof D->err))
+    rc = fail(D, "check");
   if (!rc && o->check > 0 && dist_check(o, D, ctx, &dev_chk)) rc = fail(D, "check");
   if (!rc) {
     for (int q = 0; q < DP_COUNT; q++) med[q] = median(rep + q * o->repeat, o->repeat);
@@ -175,6 +190,7 @@ static int dist_run_all(const bench_opts *o, const fmm_params *prm, dist_run *D)
     }
   }
   free(rep);
+  vx_dist_destroy(dd);
   fmm_destroy(ctx);
   return rc;
 }
@@ -190,6 +206,7 @@ int bench_dist(const bench_opts *o, const fmm_params *prm) {
   if (vx_comm_create(MPI_COMM_WORLD, &D.c, D.err, sizeof D.err)) fprintf(stderr, PROG ": %s\n", D.err);
   else rc = dist_run_all(o, prm, &D);
   free(D.rec), free(D.pos), free(D.str), free(D.vel), free(D.grad), free(D.split);
+  vx_device_free(D.d_pos), vx_device_free(D.d_str), vx_device_free(D.d_vel), vx_device_free(D.d_grad);
   vx_comm_destroy(&D.c);
   MPI_Finalize();
   return rc;
