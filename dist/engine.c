@@ -3,6 +3,7 @@
 #include "engine.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,19 +117,28 @@ static int distinct_cells(vx_dist_engine *d, const key_set *s, int l, cell_span 
   c->n = 0, c->first = c->last = -1;
   if (s->n == 0) return 0;
   c->first = s->lo >> sh, c->last = s->hi >> sh;
-  if (l <= CELL_BITMAP_LMAX) {
+  if (l <= CELL_BITMAP_LMAX) { /* a bitmap a thread, then their union */
     const size_t nb = ((size_t)1 << (3 * l)) / 8 + 1;
-    if (vx_host_reserve((void **)&d->bits, &d->bits_cap, nb)) return -1;
-    uint8_t *bit = d->bits;
-    memset(bit, 0, nb);
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < s->n; i++) {
-      const uint32_t q = s->k[i] >> sh;
-      __atomic_fetch_or(bit + (q >> 3), (uint8_t)(1u << (q & 7)), __ATOMIC_RELAXED);
+    const int nth = omp_get_max_threads();
+    if (vx_host_reserve((void **)&d->bits, &d->bits_cap, nb * nth)) return -1;
+    uint8_t *bits = d->bits;
+    memset(bits, 0, nb * nth);
+#pragma omp parallel num_threads(nth)
+    {
+      uint8_t *bit = bits + nb * omp_get_thread_num();
+#pragma omp for schedule(static)
+      for (int i = 0; i < s->n; i++) {
+        const uint32_t q = s->k[i] >> sh;
+        bit[q >> 3] |= (uint8_t)(1u << (q & 7));
+      }
     }
     long long n = 0;
 #pragma omp parallel for schedule(static) reduction(+ : n)
-    for (size_t b = 0; b < nb; b++) n += __builtin_popcount(bit[b]);
+    for (size_t b = 0; b < nb; b++) {
+      unsigned v = 0;
+      for (int t = 0; t < nth; t++) v |= bits[nb * t + b];
+      n += __builtin_popcount(v);
+    }
     c->n = n;
     return 0;
   }
@@ -225,7 +235,8 @@ static int host_sources(vx_dist_engine *d, const fmm_io *io, const char *rec, in
  * rank's range goes there), exchanged, then this rank's sources followed by the halo's in *pos, *str
  * (host arrays, or device arrays with io's). */
 static int gather_halo(vx_dist_engine *d, const uint32_t *split, int lh, const fmm_io *io, size_t rs, const void **pos,
-                       const void **str, int *n_local, char *err, size_t errlen) {
+                       const void **str, int *n_local, vx_dist_stats *ds, char *err, size_t errlen) {
+  const double t0 = now_ms();
   const vx_comm *c = &d->c;
   const int ns = io->n_src;
   /* level 2 and reach 3 send every source everywhere (the corrections reach beyond level-2 boxes) */
@@ -234,12 +245,34 @@ static int gather_halo(vx_dist_engine *d, const uint32_t *split, int lh, const f
   if (!ok) snprintf(err, errlen, "out of memory listing the halo of %d sources", ns);
   ok = ok && !reserve((void **)&d->sel, &d->sel_cap, sizeof(int) * (size_t)(ns + 1), "the halo", err, errlen) &&
        !reserve((void **)&d->cstart, &d->cstart_cap, sizeof(int) * (size_t)(ns + 1), "the halo", err, errlen);
-  if (ok) {
-    for (int i = 0; i < ns; i++)
-      if (start[i + 1] > start[i]) d->cstart[m] = start[i], d->sel[m++] = i;
+  if (ok) { /* the sources with destinations, in order: a count a block, their offsets, then the lists */
+    enum { BLK = 1 << 16 };
+    const int nblk = (ns + BLK - 1) / BLK;
+    int *off = malloc(sizeof(int) * (size_t)(nblk + 1));
+    ok = off != NULL;
+    if (!ok) snprintf(err, errlen, "out of memory listing the halo");
+    if (ok) {
+#pragma omp parallel for schedule(static)
+      for (int b = 0; b < nblk; b++) {
+        int k = 0;
+        for (int i = b * BLK; i < ns && i < (b + 1) * BLK; i++) k += start[i + 1] > start[i];
+        off[b + 1] = k;
+      }
+      off[0] = 0;
+      for (int b = 0; b < nblk; b++) off[b + 1] += off[b];
+#pragma omp parallel for schedule(static)
+      for (int b = 0; b < nblk; b++) {
+        int j = off[b];
+        for (int i = b * BLK; i < ns && i < (b + 1) * BLK; i++)
+          if (start[i + 1] > start[i]) d->cstart[j] = start[i], d->sel[j++] = i;
+      }
+      m = off[nblk];
+      free(off);
+    }
     d->cstart[m] = ns > 0 ? start[ns] : 0;
     ok = !reserve(&d->rec, &d->rec_cap, 6 * rs * (size_t)(m + 1), "the halo's records", err, errlen);
   }
+  const double t1 = now_ms();
   if (ok && !io->on_device) pack_records(io, rs, d->sel, m, d->rec);
 #ifdef VX_HAVE_CUDA
   if (ok && io->on_device)
@@ -247,7 +280,9 @@ static int gather_halo(vx_dist_engine *d, const uint32_t *split, int lh, const f
 #endif
   void *got = NULL;
   int nh = 0, rc = -1;
+  const double t2 = now_ms();
   if (all_ok(c, ok, err, errlen) && vx_part_exchange(c, d->cstart, dest, m, d->rec, 6 * rs, &got, &nh, err, errlen) == 0) {
+    const double t3 = now_ms();
     if (!io->on_device) {
       ok = host_sources(d, io, got, nh, rs, err, errlen) == 0;
       *pos = d->lpos, *str = d->lstr;
@@ -260,6 +295,7 @@ static int gather_halo(vx_dist_engine *d, const uint32_t *split, int lh, const f
     }
     *n_local = ns + nh;
     rc = all_ok(c, ok, err, errlen) ? 0 : -1;
+    ds->t_halo_list = t1 - t0, ds->t_halo_pack = t2 - t1, ds->t_halo_send = t3 - t2, ds->t_halo_place = now_ms() - t3;
   }
   free(start), free(dest), free(got);
   return rc;
@@ -328,6 +364,14 @@ int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t
   const double t0 = now_ms();
   int rc = -1, ok = check_args(d, Lc_max, io, err, errlen) == 0 && own_keys(d, cube, split, io, &sk, &tk, err, errlen) == 0;
   if (!all_ok(c, ok, err, errlen)) goto done;
+  if (c->size == 1) { /* the whole evaluation: nothing to exchange */
+    fmm_stats one;
+    if (fmm_evaluate(d->ctx, io, &one, err, errlen)) goto done;
+    dst.L = one.levels, dst.t_local = now_ms() - t0;
+    if (st) *st = one;
+    rc = 0;
+    goto done;
+  }
   /* global counts, passivity (fmm_io_passive) and level */
   const int want_grad = P->gradient && io->grad, n_grad = io->n_grad > 0 && io->n_grad < nt ? io->n_grad : nt;
   long long loc_n[3] = {io->n_src, nt, fmm_io_passive(io, want_grad, n_grad)}, glob[3];
@@ -350,7 +394,7 @@ int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t
   const double t1 = now_ms();
   const void *lpos = NULL, *lstr = NULL;
   int nloc = 0;
-  if (gather_halo(d, split, lh, io, rs, &lpos, &lstr, &nloc, err, errlen)) goto done;
+  if (gather_halo(d, split, lh, io, rs, &lpos, &lstr, &nloc, &dst, err, errlen)) goto done;
   const double t2 = now_ms();
   if (coarse_far_field(d, io, &pt, err, errlen)) goto done;
   const double t3 = now_ms();

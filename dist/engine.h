@@ -11,7 +11,8 @@
  *     box of the rank's key range, Lh = min(Lc, the corrections' level), so that it holds every source
  *     box that the rank's deeper interaction lists, neighbour lists and corrections reach (two boxes
  *     adjacent at a level have adjacent ancestors at every coarser one).
- * The engine's other level rules (the cost model) and its direct-sum choice do not apply. */
+ * The engine's other level rules (the cost model) and its direct-sum choice do not apply on two ranks or
+ * more; one rank evaluates its points as the engine alone does (nothing to exchange). */
 #ifndef VX_DIST_ENGINE_H
 #define VX_DIST_ENGINE_H
 
@@ -26,6 +27,8 @@ typedef struct {
   int L, Lc, Lh;                   /* the finest level, the dense far field's deepest, the halo's level */
   long long n_halo;                /* remote sources received */
   double t_level, t_halo, t_coarse, t_local; /* ms: the global level, the halo, the dense far field, the rest */
+  double t_halo_list, t_halo_pack, t_halo_send, t_halo_place; /* the halo's ms: its destinations, the records
+                                                                 gathered, exchanged, and placed after the own */
 } vx_dist_stats;
 
 /* The distributed engine of one rank: the communicator, the engine it evaluates with (its parameters,

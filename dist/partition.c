@@ -138,25 +138,39 @@ done:
   return rc;
 }
 
-/* Byte counts and displacements of the copies going to each rank, the copies packed by rank. */
+/* Byte counts and displacements of the copies going to each rank, the copies packed by rank: each
+ * block of records counts its copies a rank, the blocks' offsets follow by rank, then every block puts
+ * its copies in place, in parallel and in the records' order. */
 static int pack_by_dest(int R, const int *start, const int *dest, int n, const char *rec, size_t rb, char **packed,
                         int *count, int *displ) {
-  const int m = start[n];
-  int *fill = calloc((size_t)R, sizeof *fill);
+  enum { BLK = 1 << 14 };
+  const int m = start[n], nblk = (n + BLK - 1) / BLK;
+  long long *at = calloc((size_t)(nblk + 1) * R, sizeof *at); /* block b's next slot for rank r: at[b R + r] */
   *packed = malloc((size_t)(m > 0 ? m : 1) * rb);
-  if (!fill || !*packed) {
-    free(fill);
+  if (!at || !*packed) {
+    free(at);
     return -1;
   }
-  memset(count, 0, (size_t)R * sizeof *count);
-  for (int j = 0; j < m; j++) count[dest[j]]++;
-  displ[0] = 0;
-  for (int r = 1; r < R; r++) displ[r] = displ[r - 1] + count[r - 1];
-  for (int i = 0; i < n; i++)
-    for (int j = start[i]; j < start[i + 1]; j++)
-      memcpy(*packed + (size_t)(displ[dest[j]] + fill[dest[j]]++) * rb, rec + (size_t)i * rb, rb);
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < nblk; b++)
+    for (int j = start[b * BLK]; j < start[(b + 1) * BLK < n ? (b + 1) * BLK : n]; j++) at[(size_t)b * R + dest[j]]++;
+  long long pos = 0;
+  for (int r = 0; r < R; r++) {
+    displ[r] = (int)pos;
+    for (int b = 0; b < nblk; b++) {
+      const long long k = at[(size_t)b * R + r];
+      at[(size_t)b * R + r] = pos, pos += k;
+    }
+    count[r] = (int)(pos - displ[r]);
+  }
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < nblk; b++) {
+    long long *slot = at + (size_t)b * R;
+    for (int i = b * BLK; i < n && i < (b + 1) * BLK; i++)
+      for (int j = start[i]; j < start[i + 1]; j++) memcpy(*packed + (size_t)(slot[dest[j]]++) * rb, rec + (size_t)i * rb, rb);
+  }
   for (int r = 0; r < R; r++) count[r] *= (int)rb, displ[r] *= (int)rb;
-  free(fill);
+  free(at);
   return 0;
 }
 

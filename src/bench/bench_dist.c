@@ -12,8 +12,8 @@
 #include "bench.h"
 #include "engine.h"
 
-/* The phases a line reports (ms, the slowest rank's): the whole call, then vx_dist_stats' four. */
-enum { DP_TOTAL, DP_LEVEL, DP_HALO, DP_COARSE, DP_LOCAL, DP_COUNT };
+/* The phases a line reports (ms, the slowest rank's): the whole call, then vx_dist_stats' four and the halo's four. */
+enum { DP_TOTAL, DP_LEVEL, DP_HALO, DP_COARSE, DP_LOCAL, DP_HLIST, DP_HPACK, DP_HSEND, DP_HPLACE, DP_COUNT };
 
 typedef struct {
   vx_comm c;
@@ -133,7 +133,8 @@ static int dist_once(const bench_opts *o, dist_run *D, vx_dist_engine *dd, doubl
   MPI_Barrier(D->c.comm);
   const double t0 = MPI_Wtime();
   if (vx_dist_evaluate(dd, &D->cube, D->split, 0, &io, NULL, ds, D->err, sizeof D->err)) return -1;
-  double mine[DP_COUNT] = {1e3 * (MPI_Wtime() - t0), ds->t_level, ds->t_halo, ds->t_coarse, ds->t_local};
+  double mine[DP_COUNT] = {1e3 * (MPI_Wtime() - t0), ds->t_level, ds->t_halo, ds->t_coarse, ds->t_local,
+                           ds->t_halo_list, ds->t_halo_pack, ds->t_halo_send, ds->t_halo_place};
   MPI_Allreduce(mine, t, DP_COUNT, MPI_DOUBLE, MPI_MAX, D->c.comm);
   return 0;
 }
@@ -181,10 +182,12 @@ static int dist_run_all(const bench_opts *o, const fmm_params *prm, dist_run *D)
              "each the slowest rank's (ms)\n",
              D->c.size, dev, vx_dist_name(o->dist), o->precision == VX_FLOAT ? "float" : "double", P.order,
              o->gradient ? "velocity + gradient" : "velocity", o->repeat);
-      printf("%6s %10s %9s %9s %3s %3s %3s %10s %9s %8s %8s %8s %8s %10s\n", "ranks", "N", "n_min", "n_max", "L", "Lc",
-             "Lh", "halo", "total", "level", "halo", "coarse", "local", "check");
-      printf("%6d %10lld %9d %9d %3d %3d %3d %10lld %9.2f %8.2f %8.2f %8.2f %8.2f ", D->c.size, D->total, nmin, nmax,
-             ds.L, ds.Lc, ds.Lh, halo, med[DP_TOTAL], med[DP_LEVEL], med[DP_HALO], med[DP_COARSE], med[DP_LOCAL]);
+      printf("%6s %10s %9s %9s %3s %3s %3s %10s %9s %8s %8s %8s %8s %8s %8s %8s %8s %10s\n", "ranks", "N", "n_min", "n_max",
+             "L", "Lc", "Lh", "halo", "total", "level", "halo", "coarse", "local", "h.list", "h.pack", "h.send", "h.place",
+             "check");
+      printf("%6d %10lld %9d %9d %3d %3d %3d %10lld %9.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f ", D->c.size,
+             D->total, nmin, nmax, ds.L, ds.Lc, ds.Lh, halo, med[DP_TOTAL], med[DP_LEVEL], med[DP_HALO], med[DP_COARSE],
+             med[DP_LOCAL], med[DP_HLIST], med[DP_HPACK], med[DP_HSEND], med[DP_HPLACE]);
       if (dev_chk >= 0.0) printf("%10.2e\n", dev_chk);
       else printf("%10s\n", "-");
     }
