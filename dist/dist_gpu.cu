@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
@@ -94,8 +95,85 @@ extern "C" int vx_dist_dev_sources(vx_dist_dev *w, const void *d_pos, const void
   return 0;
 }
 
+extern "C" int vx_dist_dev_pack(vx_dist_dev *w, const void *d_pos, const void *d_str, size_t rs, const int *idx, int m,
+                                char *err, size_t errlen) {
+  if (m <= 0) return 0;
+  if (grow(&w->idx, &w->idx_cap, sizeof(int) * m, "the halo's indices", err, errlen) ||
+      grow(&w->rec, &w->rec_cap, 6 * rs * m, "the halo's records", err, errlen))
+    return -1;
+  VX_CUR(cudaMemcpy(w->idx, idx, sizeof(int) * m, cudaMemcpyHostToDevice));
+  k_dist_gather<<<blocks(m), 256>>>((const char *)d_pos, (const char *)d_str, rs, (const int *)w->idx, m, (char *)w->rec);
+  VX_CUR(cudaGetLastError());
+  VX_CUR(cudaDeviceSynchronize());
+  return 0;
+}
+
+extern "C" int vx_dist_dev_recv(vx_dist_dev *w, size_t bytes, void *handle, char *err, size_t errlen) {
+  if (grow(&w->recv, &w->recv_cap, bytes, "the halo's receiving buffer", err, errlen)) return -1;
+  cudaIpcMemHandle_t h;
+  VX_CUR(cudaIpcGetMemHandle(&h, w->recv));
+  memcpy(handle, &h, VX_DIST_IPC_HANDLE);
+  return 0;
+}
+
+extern "C" int vx_dist_dev_put(vx_dist_dev *w, int peer, int n_rank, const void *handle, size_t dst_off, size_t src_off,
+                               size_t bytes, char *err, size_t errlen) {
+  if (w->n_peer < n_rank) {
+    void **p = (void **)realloc(w->peer_ptr, sizeof(void *) * n_rank);
+    unsigned char *h = p ? (unsigned char *)realloc(w->peer_h, (size_t)VX_DIST_IPC_HANDLE * n_rank) : NULL;
+    if (p) w->peer_ptr = p;
+    if (!p || !h) {
+      snprintf(err, errlen, "out of memory for the peers' buffers");
+      return -1;
+    }
+    w->peer_h = h;
+    for (int q = w->n_peer; q < n_rank; q++) w->peer_ptr[q] = NULL;
+    w->n_peer = n_rank;
+  }
+  unsigned char *kept = w->peer_h + (size_t)VX_DIST_IPC_HANDLE * peer;
+  if (w->peer_ptr[peer] && memcmp(kept, handle, VX_DIST_IPC_HANDLE)) { /* that rank's buffer grew */
+    VX_CUR(cudaIpcCloseMemHandle(w->peer_ptr[peer]));
+    w->peer_ptr[peer] = NULL;
+  }
+  if (!w->peer_ptr[peer]) {
+    cudaIpcMemHandle_t h;
+    memcpy(&h, handle, VX_DIST_IPC_HANDLE);
+    VX_CUR(cudaIpcOpenMemHandle(&w->peer_ptr[peer], h, cudaIpcMemLazyEnablePeerAccess));
+    memcpy(kept, handle, VX_DIST_IPC_HANDLE);
+  }
+  VX_CUR(cudaMemcpyAsync((char *)w->peer_ptr[peer] + dst_off, (const char *)w->rec + src_off, bytes, cudaMemcpyDeviceToDevice));
+  return 0;
+}
+
+extern "C" int vx_dist_dev_wait(char *err, size_t errlen) {
+  VX_CUR(cudaDeviceSynchronize());
+  return 0;
+}
+
+extern "C" int vx_dist_dev_place(vx_dist_dev *w, const void *d_pos, const void *d_str, int ns, int nh, size_t rs, void **pos,
+                                 void **str, char *err, size_t errlen) {
+  const size_t n = (size_t)ns + nh;
+  if (grow(&w->pos, &w->pos_cap, 3 * rs * n, "the local sources", err, errlen) ||
+      grow(&w->str, &w->str_cap, 3 * rs * n, "the local sources", err, errlen))
+    return -1;
+  if (ns > 0) {
+    VX_CUR(cudaMemcpy(w->pos, d_pos, 3 * rs * ns, cudaMemcpyDeviceToDevice));
+    VX_CUR(cudaMemcpy(w->str, d_str, 3 * rs * ns, cudaMemcpyDeviceToDevice));
+  }
+  if (nh > 0) {
+    k_dist_scatter<<<blocks(nh), 256>>>((const char *)w->recv, rs, ns, nh, (char *)w->pos, (char *)w->str);
+    VX_CUR(cudaGetLastError());
+    VX_CUR(cudaDeviceSynchronize());
+  }
+  *pos = w->pos, *str = w->str;
+  return 0;
+}
+
 extern "C" void vx_dist_dev_free(vx_dist_dev *w) {
-  void *all[] = {w->keys, w->idx, w->rec, w->pos, w->str};
+  for (int q = 0; q < w->n_peer; q++)
+    if (w->peer_ptr[q]) cudaIpcCloseMemHandle(w->peer_ptr[q]);
+  free(w->peer_ptr), free(w->peer_h);
+  void *all[] = {w->keys, w->idx, w->rec, w->pos, w->str, w->recv};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (all[i]) cudaFree(all[i]);
   memset(w, 0, sizeof *w);

@@ -2,6 +2,7 @@
  * coarse levels summed over the ranks, then the rank's own evaluation as a part of the global one. */
 #include "engine.h"
 
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -34,6 +35,7 @@ struct vx_dist_engine {
   void *mp;                   /* the dense levels' multipoles */
   int *cnt;                   /* and source counts */
   uint8_t *bits;              /* a level's cells, one bit each */
+  int peer;                   /* -1 not yet known; 1: every rank on this node, so device halos move by peer copies */
   size_t sk_cap, tk_cap, sel_cap, cstart_cap, rec_cap, lpos_cap, lstr_cap, mp_cap, cnt_cap, bits_cap;
   vx_dist_dev dev;            /* device arrays (dist_gpu.h) */
 };
@@ -41,7 +43,7 @@ struct vx_dist_engine {
 vx_dist_engine *vx_dist_create(const vx_comm *c, fmm_ctx *ctx, char *err, size_t errlen) {
   vx_dist_engine *d = calloc(1, sizeof *d);
   if (!d) snprintf(err, errlen, "out of memory for the distributed engine");
-  else d->c = *c, d->ctx = ctx;
+  else d->c = *c, d->ctx = ctx, d->peer = -1;
   return d;
 }
 
@@ -231,6 +233,59 @@ static int host_sources(vx_dist_engine *d, const fmm_io *io, const char *rec, in
   return 0;
 }
 
+#ifdef VX_HAVE_CUDA
+/* 1 when every rank runs on this node (MPI_COMM_TYPE_SHARED): its GPUs reach each other's memory. */
+static int all_on_node(const vx_comm *c, char *err, size_t errlen) {
+  MPI_Comm node;
+  int n = 0;
+  if (vx_comm_check(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node),
+                    "MPI_Comm_split_type", err, errlen))
+    return -1;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return vx_comm_agree(c, n == c->size);
+}
+
+/* The device halo by peer copies (dist_gpu.h): the m sources with destinations, their copies grouped by
+ * rank and gathered on the device, then each rank's copies put straight into the receiving buffers of the
+ * others, which hold them by sending rank (the host exchange's order). *nh: the records received. */
+static int halo_peer(vx_dist_engine *d, const fmm_io *io, size_t rs, const int *dest, int m, int *nh, char *err,
+                     size_t errlen) {
+  const vx_comm *c = &d->c;
+  const int R = c->size;
+  const size_t rb = 6 * rs;
+  int *n = malloc(sizeof(int) * 6 * (size_t)R), *sc = n, *sd = n + R, *rc = n + 2 * R, *rd = n + 3 * R, *land = n + 4 * R;
+  unsigned char *hs = malloc((size_t)VX_DIST_IPC_HANDLE * (R + 1)), *mine = hs + (size_t)VX_DIST_IPC_HANDLE * R;
+  char *idx = NULL;
+  int ok = n && hs && vx_part_pack(R, d->cstart, dest, m, d->sel, sizeof(int), &idx, sc, sd) == 0, rv = -1;
+  if (!ok) snprintf(err, errlen, "out of memory grouping the halo");
+  long long total = 0, sent = 0;
+  for (int r = 0; ok && r < R; r++) sc[r] /= (int)sizeof(int), sd[r] /= (int)sizeof(int), sent += sc[r];
+  ok = ok && vx_dist_dev_pack(&d->dev, io->src_pos, io->src_str, rs, (const int *)idx, (int)sent, err, errlen) == 0;
+  if (!all_ok(c, ok, err, errlen) ||
+      vx_comm_check(MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, c->comm), "MPI_Alltoall (halo counts)", err, errlen))
+    goto done;
+  for (int r = 0; r < R; r++) rd[r] = (int)total, total += rc[r];
+  ok = total <= INT_MAX && vx_dist_dev_recv(&d->dev, rb * (size_t)(total + 1), mine, err, errlen) == 0;
+  if (!all_ok(c, ok, err, errlen) ||
+      vx_comm_check(MPI_Allgather(mine, VX_DIST_IPC_HANDLE, MPI_BYTE, hs, VX_DIST_IPC_HANDLE, MPI_BYTE, c->comm),
+                    "MPI_Allgather (halo buffers)", err, errlen) ||
+      vx_comm_check(MPI_Alltoall(rd, 1, MPI_INT, land, 1, MPI_INT, c->comm), "MPI_Alltoall (halo places)", err, errlen))
+    goto done;
+  for (int q = 0; ok && q < R; q++)
+    if (q != c->rank && sc[q] > 0)
+      ok = vx_dist_dev_put(&d->dev, q, R, hs + (size_t)VX_DIST_IPC_HANDLE * q, rb * land[q], rb * sd[q], rb * sc[q], err,
+                           errlen) == 0;
+  ok = ok && vx_dist_dev_wait(err, errlen) == 0;
+  if (!all_ok(c, ok, err, errlen)) goto done; /* every copy has landed once all have agreed */
+  *nh = (int)total;
+  rv = 0;
+done:
+  free(n), free(hs), free(idx);
+  return rv;
+}
+#endif
+
 /* The halo at level lh (vx_halo_dests: every source whose level-lh box is adjacent to one of another
  * rank's range goes there), exchanged, then this rank's sources followed by the halo's in *pos, *str
  * (host arrays, or device arrays with io's). */
@@ -273,13 +328,24 @@ static int gather_halo(vx_dist_engine *d, const uint32_t *split, int lh, const f
     ok = !reserve(&d->rec, &d->rec_cap, 6 * rs * (size_t)(m + 1), "the halo's records", err, errlen);
   }
   const double t1 = now_ms();
-  if (ok && !io->on_device) pack_records(io, rs, d->sel, m, d->rec);
+  void *got = NULL;
+  int nh = 0, rc = -1;
 #ifdef VX_HAVE_CUDA
+  if (io->on_device && d->peer < 0) d->peer = all_on_node(c, err, errlen);
+  if (io->on_device && d->peer == 1) { /* the records never leave the devices */
+    if (!all_ok(c, ok, err, errlen) || halo_peer(d, io, rs, dest, m, &nh, err, errlen)) goto out;
+    const double t2 = now_ms();
+    void *p = NULL, *a = NULL;
+    ok = vx_dist_dev_place(&d->dev, io->src_pos, io->src_str, ns, nh, rs, &p, &a, err, errlen) == 0;
+    *pos = p, *str = a, *n_local = ns + nh;
+    rc = all_ok(c, ok, err, errlen) ? 0 : -1;
+    ds->t_halo_list = t1 - t0, ds->t_halo_send = t2 - t1, ds->t_halo_place = now_ms() - t2;
+    goto out;
+  }
   if (ok && io->on_device)
     ok = vx_dist_dev_gather(&d->dev, io->src_pos, io->src_str, rs, d->sel, m, d->rec, err, errlen) == 0;
 #endif
-  void *got = NULL;
-  int nh = 0, rc = -1;
+  if (ok && !io->on_device) pack_records(io, rs, d->sel, m, d->rec);
   const double t2 = now_ms();
   if (all_ok(c, ok, err, errlen) && vx_part_exchange(c, d->cstart, dest, m, d->rec, 6 * rs, &got, &nh, err, errlen) == 0) {
     const double t3 = now_ms();
@@ -297,6 +363,9 @@ static int gather_halo(vx_dist_engine *d, const uint32_t *split, int lh, const f
     rc = all_ok(c, ok, err, errlen) ? 0 : -1;
     ds->t_halo_list = t1 - t0, ds->t_halo_pack = t2 - t1, ds->t_halo_send = t3 - t2, ds->t_halo_place = now_ms() - t3;
   }
+#ifdef VX_HAVE_CUDA
+out:
+#endif
   free(start), free(dest), free(got);
   return rc;
 }

@@ -138,11 +138,11 @@ done:
   return rc;
 }
 
-/* Byte counts and displacements of the copies going to each rank, the copies packed by rank: each
- * block of records counts its copies a rank, the blocks' offsets follow by rank, then every block puts
- * its copies in place, in parallel and in the records' order. */
-static int pack_by_dest(int R, const int *start, const int *dest, int n, const char *rec, size_t rb, char **packed,
-                        int *count, int *displ) {
+/* vx_part_pack (partition.h): each block of records counts its copies a rank, the blocks' offsets follow
+ * by rank, then every block puts its copies in place, in parallel and in the records' order. */
+int vx_part_pack(int R, const int *start, const int *dest, int n, const void *records, size_t rb, char **packed,
+                 int *count, int *displ) {
+  const char *rec = records;
   enum { BLK = 1 << 14 };
   const int m = start[n], nblk = (n + BLK - 1) / BLK;
   long long *at = calloc((size_t)(nblk + 1) * R, sizeof *at); /* block b's next slot for rank r: at[b R + r] */
@@ -185,7 +185,7 @@ int vx_part_exchange(const vx_comm *c, const int *start, const int *dest, int n,
   if (rec_bytes == 0) snprintf(err, errlen, "a record of 0 bytes");
   else if (!ok) snprintf(err, errlen, "rank %d: %d records of %zu bytes exceed one exchange (2 GiB) or memory", c->rank, m,
                          rec_bytes);
-  if (ok && pack_by_dest(R, start, dest, n, rec, rec_bytes, &packed, cnt, cnt + R)) {
+  if (ok && vx_part_pack(R, start, dest, n, rec, rec_bytes, &packed, cnt, cnt + R)) {
     ok = 0;
     snprintf(err, errlen, "rank %d: out of memory packing %d records", c->rank, m);
   }
