@@ -1,6 +1,7 @@
 /* dist_gpu.cu — the distributed engine's device side (dist_gpu.h). */
 #include "dist_gpu.h"
 
+#include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,50 @@ __global__ void k_dist_scatter(const char *rec, size_t rs, int ns, int nh, char 
   memcpy(str + 3 * rs * ((size_t)ns + j), rec + 6 * rs * j + 3 * rs, 3 * rs);
 }
 
+/* The least and greatest key (atomicMin, atomicMax) and whether one lies outside [lo, hi): span[0..2]. */
+__global__ void k_dist_span(const uint32_t *keys, int n, uint32_t lo, uint32_t hi, unsigned *span) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t k = keys[i];
+  atomicMin(span, k), atomicMax(span + 1, k);
+  if (k < lo || k >= hi) span[2] = 1;
+}
+
+/* A bit a level-l cell (shift sh = 30 - 3l). */
+__global__ void k_dist_cell_bits(const uint32_t *keys, int n, int sh, unsigned *bits) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t q = keys[i] >> sh;
+  atomicOr(bits + (q >> 5), 1u << (q & 31));
+}
+
+__global__ void k_dist_popcount(const unsigned *bits, size_t nw, unsigned long long *count) {
+  unsigned long long c = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < nw; i += (size_t)gridDim.x * blockDim.x)
+    c += __popc(bits[i]);
+  for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
+  if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
+}
+
+/* flag[i] = 1 when point i's level-L cell lists rank r among its destinations (table: off then cnt, a cell
+ * of c0..c1 each). */
+__global__ void k_dist_flag(const uint32_t *keys, int n, int sh, uint32_t c0, uint32_t c1, const int *off, const int *cnt,
+                            const int *pool, int r, int *flag) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t q = keys[i] >> sh;
+  int f = 0;
+  if (q >= c0 && q <= c1)
+    for (int j = 0; j < cnt[q - c0]; j++) f |= pool[off[q - c0] + j] == r;
+  flag[i] = f;
+}
+
+/* The flagged points' indices at their scanned places. */
+__global__ void k_dist_compact(const int *flag, const int *at, int n, int *idx) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && flag[i]) idx[at[i]] = i;
+}
+
 static int grow(void **p, size_t *cap, size_t bytes, const char *what, char *err, size_t errlen) {
   const cudaError_t e = vx_dev_reserve(p, cap, bytes > 0 ? bytes : 1);
   if (e == cudaSuccess) return 0;
@@ -58,6 +103,99 @@ extern "C" int vx_dist_dev_keys(vx_dist_dev *w, const vx_part_cube *cube, const 
                                   (uint32_t *)w->keys);
   VX_CUR(cudaGetLastError());
   VX_CUR(cudaMemcpy(keys, w->keys, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost));
+  return 0;
+}
+
+extern "C" int vx_dist_dev_key_span(vx_dist_dev *w, const vx_part_cube *cube, const void *d_pos, int pos_float, int n,
+                                    int targets, uint32_t lo, uint32_t hi, const uint32_t **d_keys, uint32_t span[2],
+                                    int *in, char *err, size_t errlen) {
+  void **buf = targets ? &w->tkeys : &w->keys;
+  size_t *cap = targets ? &w->tkeys_cap : &w->keys_cap;
+  if (grow(buf, cap, sizeof(uint32_t) * (n > 0 ? n : 1), "the points' keys", err, errlen) ||
+      grow(&w->small, &w->small_cap, 64, "the keys' span", err, errlen))
+    return -1;
+  *d_keys = (const uint32_t *)*buf;
+  unsigned h[3] = {0xffffffffu, 0u, 0u};
+  VX_CUR(cudaMemcpy(w->small, h, sizeof h, cudaMemcpyHostToDevice));
+  if (n > 0) {
+    k_dist_keys<<<blocks(n), 256>>>(d_pos, pos_float, n, cube->lo[0], cube->lo[1], cube->lo[2], 1.0 / cube->side,
+                                    (uint32_t *)*buf);
+    VX_CUR(cudaGetLastError());
+    k_dist_span<<<blocks(n), 256>>>((const uint32_t *)*buf, n, lo, hi, (unsigned *)w->small);
+    VX_CUR(cudaGetLastError());
+  }
+  VX_CUR(cudaMemcpy(h, w->small, sizeof h, cudaMemcpyDeviceToHost));
+  span[0] = h[0], span[1] = h[1], *in = !h[2];
+  return 0;
+}
+
+extern "C" int vx_dist_dev_cells(vx_dist_dev *w, const uint32_t *d_keys, int n, int l, long long *count, char *err,
+                                 size_t errlen) {
+  const size_t nw = (((size_t)1 << (3 * l)) + 31) / 32;
+  if (grow(&w->bits, &w->bits_cap, sizeof(unsigned) * nw, "a level's cells", err, errlen) ||
+      grow(&w->small, &w->small_cap, 64, "a level's cells", err, errlen))
+    return -1;
+  VX_CUR(cudaMemset(w->bits, 0, sizeof(unsigned) * nw));
+  VX_CUR(cudaMemset(w->small, 0, sizeof(unsigned long long)));
+  if (n > 0) {
+    k_dist_cell_bits<<<blocks(n), 256>>>(d_keys, n, VX_PART_KEY_BITS - 3 * l, (unsigned *)w->bits);
+    VX_CUR(cudaGetLastError());
+    const unsigned nb = blocks((long long)nw) < 1024 ? blocks((long long)nw) : 1024;
+    k_dist_popcount<<<nb, 256>>>((const unsigned *)w->bits, nw, (unsigned long long *)w->small);
+    VX_CUR(cudaGetLastError());
+  }
+  unsigned long long c = 0;
+  VX_CUR(cudaMemcpy(&c, w->small, sizeof c, cudaMemcpyDeviceToHost));
+  *count = (long long)c;
+  return 0;
+}
+
+extern "C" int vx_dist_dev_halo(vx_dist_dev *w, const uint32_t *d_keys, int n, int L, uint32_t c0, uint32_t c1,
+                                const int *off, const int *cnt, const int *pool, int n_pool, int R, const void *d_pos,
+                                const void *d_str, size_t rs, int *count, int *displ, int *idx, char *err,
+                                size_t errlen) {
+  const size_t nc = (size_t)(c1 - c0 + 1), tab = 2 * nc + (size_t)n_pool;
+  size_t tmp_bytes = 0;
+  VX_CUR(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, (const int *)NULL, (int *)NULL, n > 0 ? n : 1));
+  if (grow(&w->table, &w->table_cap, sizeof(int) * tab, "the halo's cells", err, errlen) ||
+      grow(&w->flag, &w->flag_cap, 2 * sizeof(int) * (size_t)(n > 0 ? n : 1), "the halo's flags", err, errlen) ||
+      grow(&w->tmp, &w->tmp_cap, tmp_bytes, "the halo's scan", err, errlen))
+    return -1;
+  int *t = (int *)w->table, *flag = (int *)w->flag, *at = flag + (n > 0 ? n : 1);
+  VX_CUR(cudaMemcpy(t, off, sizeof(int) * nc, cudaMemcpyHostToDevice));
+  VX_CUR(cudaMemcpy(t + nc, cnt, sizeof(int) * nc, cudaMemcpyHostToDevice));
+  if (n_pool > 0) VX_CUR(cudaMemcpy(t + 2 * nc, pool, sizeof(int) * n_pool, cudaMemcpyHostToDevice));
+  /* each rank's points: flags and their scan, once for the counts, then again for the places */
+  long long total = 0;
+  for (int pass = 0; pass < 2 && n > 0; pass++) {
+    if (pass == 1 && total > 0 && grow(&w->idx, &w->idx_cap, sizeof(int) * (size_t)total, "the halo's indices", err, errlen))
+      return -1;
+    for (int r = 0; r < R; r++) {
+      if (pass == 1 && count[r] == 0) continue;
+      k_dist_flag<<<blocks(n), 256>>>(d_keys, n, VX_PART_KEY_BITS - 3 * L, c0, c1, t, t + nc, t + 2 * nc, r, flag);
+      VX_CUR(cudaGetLastError());
+      VX_CUR(cub::DeviceScan::ExclusiveSum(w->tmp, tmp_bytes, flag, at, n));
+      if (pass == 1) {
+        k_dist_compact<<<blocks(n), 256>>>(flag, at, n, (int *)w->idx + displ[r]);
+        VX_CUR(cudaGetLastError());
+        continue;
+      }
+      int last[2];
+      VX_CUR(cudaMemcpy(&last[0], at + n - 1, sizeof(int), cudaMemcpyDeviceToHost));
+      VX_CUR(cudaMemcpy(&last[1], flag + n - 1, sizeof(int), cudaMemcpyDeviceToHost));
+      displ[r] = (int)total, count[r] = last[0] + last[1], total += count[r];
+    }
+  }
+  if (n == 0)
+    for (int r = 0; r < R; r++) displ[r] = count[r] = 0;
+  if (total > 0) {
+    if (idx) VX_CUR(cudaMemcpy(idx, w->idx, sizeof(int) * total, cudaMemcpyDeviceToHost));
+    if (grow(&w->rec, &w->rec_cap, 6 * rs * total, "the halo's records", err, errlen)) return -1;
+    k_dist_gather<<<blocks(total), 256>>>((const char *)d_pos, (const char *)d_str, rs, (const int *)w->idx, (int)total,
+                                          (char *)w->rec);
+    VX_CUR(cudaGetLastError());
+    VX_CUR(cudaDeviceSynchronize());
+  }
   return 0;
 }
 
@@ -173,7 +311,7 @@ extern "C" void vx_dist_dev_free(vx_dist_dev *w) {
   for (int q = 0; q < w->n_peer; q++)
     if (w->peer_ptr[q]) cudaIpcCloseMemHandle(w->peer_ptr[q]);
   free(w->peer_ptr), free(w->peer_h);
-  void *all[] = {w->keys, w->idx, w->rec, w->pos, w->str, w->recv};
+  void *all[] = {w->keys, w->idx, w->rec, w->pos, w->str, w->recv, w->tkeys, w->bits, w->flag, w->tmp, w->table, w->small};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (all[i]) cudaFree(all[i]);
   memset(w, 0, sizeof *w);

@@ -17,8 +17,9 @@ extern "C" {
 /* Device work buffers, grown on demand (zeroed: none yet), and the other ranks' receiving buffers this
  * rank has opened (CUDA IPC). */
 typedef struct {
-  void *keys, *idx, *rec, *pos, *str, *recv;
-  size_t keys_cap, idx_cap, rec_cap, pos_cap, str_cap, recv_cap;
+  void *keys, *idx, *rec, *pos, *str, *recv, *tkeys, *bits, *flag, *tmp, *table, *small;
+  size_t keys_cap, idx_cap, rec_cap, pos_cap, str_cap, recv_cap, tkeys_cap, bits_cap, flag_cap, tmp_cap, table_cap,
+      small_cap;
   int n_peer;
   void **peer_ptr;       /* rank q's receiving buffer, opened (NULL: none) */
   unsigned char *peer_h; /* its handle, VX_DIST_IPC_HANDLE bytes a rank */
@@ -38,6 +39,23 @@ int vx_dist_dev_gather(vx_dist_dev *w, const void *d_pos, const void *d_str, siz
  * halo records rec (host, as vx_dist_dev_gather makes them). 0, or -1 with err. */
 int vx_dist_dev_sources(vx_dist_dev *w, const void *d_pos, const void *d_str, int ns, const void *rec, int nh, size_t rs,
                         void **pos, void **str, char *err, size_t errlen);
+/* The level-10 keys of n device points into a device array of w's (*d_keys: the sources' buffer, or with
+ * targets set the targets'), their least and greatest into span and whether every one lies in [lo, hi)
+ * into *in: only those cross to the host. 0, or -1 with err. */
+int vx_dist_dev_key_span(vx_dist_dev *w, const vx_part_cube *cube, const void *d_pos, int pos_float, int n, int targets,
+                         uint32_t lo, uint32_t hi, const uint32_t **d_keys, uint32_t span[2], int *in, char *err,
+                         size_t errlen);
+/* The distinct level-l cells (l <= 8) of n device keys into *count (engine.c's distinct_cells on the host). */
+int vx_dist_dev_cells(vx_dist_dev *w, const uint32_t *d_keys, int n, int l, long long *count, char *err, size_t errlen);
+/* The halo's copies grouped by rank from n device keys: the level-L cells c0..c1 (those of the rank's key
+ * range) have destinations pool[off[c - c0] .. off[c - c0] + cnt[c - c0]); for each of the R ranks the
+ * points whose cell lists it, in order, are gathered into w's send buffer by rank (the records of
+ * vx_dist_dev_pack); count and displ (R each) in records. idx (host, NULL: none) receives the points'
+ * indices as grouped, for the host twin's test (vx_halo_dests, vx_part_pack). 0, or -1 with err. */
+int vx_dist_dev_halo(vx_dist_dev *w, const uint32_t *d_keys, int n, int L, uint32_t c0, uint32_t c1, const int *off,
+                     const int *cnt, const int *pool, int n_pool, int R, const void *d_pos, const void *d_str, size_t rs,
+                     int *count, int *displ, int *idx, char *err, size_t errlen);
+
 /* The halo by peer copies between the ranks of one node (NVLink; Debian's Open MPI is not CUDA-aware):
  * vx_dist_dev_pack gathers the records of the m device points idx (host indices, grouped by destination)
  * into w's send buffer; vx_dist_dev_recv grows w's receiving buffer to `bytes` and gives its handle;

@@ -64,29 +64,32 @@ static int reserve(void **p, size_t *cap, size_t bytes, const char *what, char *
   return -1;
 }
 
-/* The n keys of io's points (sources, or targets) into *keys: on the host, or where the points are. */
-static int point_keys(vx_dist_engine *d, const vx_part_cube *cube, const void *pos, int n, int on_device, uint32_t **keys,
-                      size_t *cap, char *err, size_t errlen) {
+/* The n keys of host points into *keys. */
+static int point_keys(vx_dist_engine *d, const vx_part_cube *cube, const void *pos, int n, uint32_t **keys, size_t *cap,
+                      char *err, size_t errlen) {
   const int fl = fmm_get_params(d->ctx)->precision == VX_FLOAT;
   if (reserve((void **)keys, cap, sizeof(uint32_t) * (size_t)(n + 1), "the points' keys", err, errlen)) return -1;
-  if (!on_device) {
-    vx_part_keys_of(cube, pos, fl, n, *keys);
-    return 0;
-  }
-#ifdef VX_HAVE_CUDA
-  return vx_dist_dev_keys(&d->dev, cube, pos, fl, n, *keys, err, errlen);
-#else
-  snprintf(err, errlen, "device arrays without CUDA");
-  return -1;
-#endif
+  vx_part_keys_of(cube, pos, fl, n, *keys);
+  return 0;
 }
 
 /* A rank's keys of one set: the least, the greatest, and whether all lie in [lo, hi). */
 typedef struct {
-  const uint32_t *k;
+  const uint32_t *k;  /* host keys (NULL: on the device only) */
+  const uint32_t *dk; /* device keys (NULL: host only) */
   int n;
   uint32_t lo, hi;
 } key_set;
+
+/* s's keys on the host (downloaded into d's buffer when they are on the device only). */
+static int host_keys(vx_dist_engine *d, key_set *s, char *err, size_t errlen) {
+  if (s->k) return 0;
+  if (reserve((void **)&d->sk, &d->sk_cap, sizeof(uint32_t) * (size_t)(s->n + 1), "the points' keys", err, errlen) ||
+      vx_device_download(d->sk, s->dk, sizeof(uint32_t) * (size_t)s->n, err, errlen))
+    return -1;
+  s->k = d->sk;
+  return 0;
+}
 
 static int keys_span(key_set *s, uint32_t lo, uint32_t hi) {
   uint32_t mn = UINT32_MAX, mx = 0;
@@ -114,11 +117,15 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static int distinct_cells(vx_dist_engine *d, const key_set *s, int l, cell_span *c) {
+static int distinct_cells(vx_dist_engine *d, key_set *s, int l, cell_span *c, char *err, size_t errlen) {
   const int sh = VX_PART_KEY_BITS - 3 * l;
   c->n = 0, c->first = c->last = -1;
   if (s->n == 0) return 0;
   c->first = s->lo >> sh, c->last = s->hi >> sh;
+#ifdef VX_HAVE_CUDA
+  if (!s->k && l <= CELL_BITMAP_LMAX) return vx_dist_dev_cells(&d->dev, s->dk, s->n, l, &c->n, err, errlen);
+#endif
+  if (host_keys(d, s, err, errlen)) return -1;
   if (l <= CELL_BITMAP_LMAX) { /* a bitmap a thread, then their union */
     const size_t nb = ((size_t)1 << (3 * l)) / 8 + 1;
     const int nth = omp_get_max_threads();
@@ -156,11 +163,12 @@ static int distinct_cells(vx_dist_engine *d, const key_set *s, int l, cell_span 
 /* The non-empty level-l cells of every rank's keys: the ranks' distinct cells, less each cell a rank
  * shares with the last rank before it that holds any (the key ranges ascend with the rank, so only
  * there can two ranks hold one cell). */
-static int global_cells(vx_dist_engine *d, const key_set *s, int l, cell_span *all, long long *out, char *err, size_t errlen) {
+static int global_cells(vx_dist_engine *d, key_set *s, int l, cell_span *all, long long *out, char *err, size_t errlen) {
   const vx_comm *c = &d->c;
   cell_span mine;
-  const int ok = distinct_cells(d, s, l, &mine) == 0;
-  if (!ok) snprintf(err, errlen, "out of memory counting the cells of level %d", l);
+  err[0] = '\0';
+  const int ok = distinct_cells(d, s, l, &mine, err, errlen) == 0;
+  if (!ok && !err[0]) snprintf(err, errlen, "out of memory counting the cells of level %d", l);
   if (!all_ok(c, ok, err, errlen)) return -1;
   if (vx_comm_check(MPI_Allgather(&mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, c->comm), "MPI_Allgather (cells)",
                     err, errlen))
@@ -177,7 +185,7 @@ static int global_cells(vx_dist_engine *d, const key_set *s, int l, cell_span *a
 
 /* The finest level of the global tree: the rule of oct_build_cpu (a forced level, or the leaf-size
  * rule's trials) on the choosing set's counts over every rank (s: this rank's keys of that set). */
-static int global_level(vx_dist_engine *d, double side, const key_set *s, long long cn, int *L, char *err, size_t errlen) {
+static int global_level(vx_dist_engine *d, double side, key_set *s, long long cn, int *L, char *err, size_t errlen) {
   oct_params op = fmm_octree_params(d->ctx), q;
   op.choose_level = NULL;
   if (oct_resolve_params(1, 1, 1, 1, &op, &q, err, errlen)) return -1;
@@ -246,22 +254,24 @@ static int all_on_node(const vx_comm *c, char *err, size_t errlen) {
   return vx_comm_agree(c, n == c->size);
 }
 
-/* The device halo by peer copies (dist_gpu.h): the m sources with destinations, their copies grouped by
- * rank and gathered on the device, then each rank's copies put straight into the receiving buffers of the
- * others, which hold them by sending rank (the host exchange's order). *nh: the records received. */
-static int halo_peer(vx_dist_engine *d, const fmm_io *io, size_t rs, const int *dest, int m, int *nh, char *err,
-                     size_t errlen) {
+/* The device halo by peer copies (dist_gpu.h): each cell of the rank's key range with its destinations
+ * (vx_halo_cells), the sources' copies grouped by rank and gathered on the device, then each rank's copies
+ * put straight into the receiving buffers of the others, which hold them by sending rank (the host
+ * exchange's order). *nh: the records received. */
+static int halo_peer(vx_dist_engine *d, const key_set *sk, const uint32_t *split, int level, int reach, const fmm_io *io,
+                     size_t rs, int *nh, char *err, size_t errlen) {
   const vx_comm *c = &d->c;
-  const int R = c->size;
+  const int R = c->size, sh = VX_PART_KEY_BITS - 3 * level;
   const size_t rb = 6 * rs;
   int *n = malloc(sizeof(int) * 6 * (size_t)R), *sc = n, *sd = n + R, *rc = n + 2 * R, *rd = n + 3 * R, *land = n + 4 * R;
   unsigned char *hs = malloc((size_t)VX_DIST_IPC_HANDLE * (R + 1)), *mine = hs + (size_t)VX_DIST_IPC_HANDLE * R;
-  char *idx = NULL;
-  int ok = n && hs && vx_part_pack(R, d->cstart, dest, m, d->sel, sizeof(int), &idx, sc, sd) == 0, rv = -1;
-  if (!ok) snprintf(err, errlen, "out of memory grouping the halo");
-  long long total = 0, sent = 0;
-  for (int r = 0; ok && r < R; r++) sc[r] /= (int)sizeof(int), sd[r] /= (int)sizeof(int), sent += sc[r];
-  ok = ok && vx_dist_dev_pack(&d->dev, io->src_pos, io->src_str, rs, (const int *)idx, (int)sent, err, errlen) == 0;
+  int *off = NULL, *cnt = NULL, *pool = NULL, n_pool = 0, rv = -1;
+  const uint32_t c0 = sk->n > 0 ? sk->lo >> sh : 1, c1 = sk->n > 0 ? sk->hi >> sh : 0;
+  int ok = n && hs && vx_halo_cells(c, split, level, reach, c0, c1, &off, &cnt, &pool, &n_pool) == 0;
+  if (!ok) snprintf(err, errlen, "out of memory listing the halo");
+  ok = ok && vx_dist_dev_halo(&d->dev, sk->dk, sk->n, level, c0, c1, off, cnt, pool, n_pool, R, io->src_pos, io->src_str,
+                              rs, sc, sd, NULL, err, errlen) == 0;
+  long long total = 0;
   if (!all_ok(c, ok, err, errlen) ||
       vx_comm_check(MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, c->comm), "MPI_Alltoall (halo counts)", err, errlen))
     goto done;
@@ -281,7 +291,7 @@ static int halo_peer(vx_dist_engine *d, const fmm_io *io, size_t rs, const int *
   *nh = (int)total;
   rv = 0;
 done:
-  free(n), free(hs), free(idx);
+  free(n), free(hs), free(off), free(cnt), free(pool);
   return rv;
 }
 #endif
@@ -289,15 +299,33 @@ done:
 /* The halo at level lh (vx_halo_dests: every source whose level-lh box is adjacent to one of another
  * rank's range goes there), exchanged, then this rank's sources followed by the halo's in *pos, *str
  * (host arrays, or device arrays with io's). */
-static int gather_halo(vx_dist_engine *d, const uint32_t *split, int lh, const fmm_io *io, size_t rs, const void **pos,
-                       const void **str, int *n_local, vx_dist_stats *ds, char *err, size_t errlen) {
+static int gather_halo(vx_dist_engine *d, key_set *sk, const uint32_t *split, int lh, const fmm_io *io, size_t rs,
+                       const void **pos, const void **str, int *n_local, vx_dist_stats *ds, char *err, size_t errlen) {
   const double t0 = now_ms();
   const vx_comm *c = &d->c;
   const int ns = io->n_src;
   /* level 2 and reach 3 send every source everywhere (the corrections reach beyond level-2 boxes) */
   const int level = lh >= 2 ? lh : 2, reach = lh >= 2 ? 1 : 3;
-  int *start = NULL, *dest = NULL, m = 0, ok = vx_halo_dests(c, split, level, reach, d->sk, ns, &start, &dest) == 0;
-  if (!ok) snprintf(err, errlen, "out of memory listing the halo of %d sources", ns);
+  int *start = NULL, *dest = NULL, m = 0, nh = 0, rc = -1, ok = 1;
+  void *got = NULL;
+#ifdef VX_HAVE_CUDA
+  if (io->on_device && d->peer < 0) d->peer = all_on_node(c, err, errlen);
+  if (io->on_device && d->peer == 1) { /* the records never leave the devices */
+    if (halo_peer(d, sk, split, level, reach, io, rs, &nh, err, errlen)) goto out;
+    const double t1 = now_ms();
+    void *p = NULL, *a = NULL;
+    ok = vx_dist_dev_place(&d->dev, io->src_pos, io->src_str, ns, nh, rs, &p, &a, err, errlen) == 0;
+    *pos = p, *str = a, *n_local = ns + nh;
+    rc = all_ok(c, ok, err, errlen) ? 0 : -1;
+    ds->t_halo_send = t1 - t0, ds->t_halo_place = now_ms() - t1;
+    goto out;
+  }
+#endif
+  ok = host_keys(d, sk, err, errlen) == 0;
+  if (ok && vx_halo_dests(c, split, level, reach, sk->k, ns, &start, &dest)) {
+    ok = 0;
+    snprintf(err, errlen, "out of memory listing the halo of %d sources", ns);
+  }
   ok = ok && !reserve((void **)&d->sel, &d->sel_cap, sizeof(int) * (size_t)(ns + 1), "the halo", err, errlen) &&
        !reserve((void **)&d->cstart, &d->cstart_cap, sizeof(int) * (size_t)(ns + 1), "the halo", err, errlen);
   if (ok) { /* the sources with destinations, in order: a count a block, their offsets, then the lists */
@@ -328,20 +356,7 @@ static int gather_halo(vx_dist_engine *d, const uint32_t *split, int lh, const f
     ok = !reserve(&d->rec, &d->rec_cap, 6 * rs * (size_t)(m + 1), "the halo's records", err, errlen);
   }
   const double t1 = now_ms();
-  void *got = NULL;
-  int nh = 0, rc = -1;
 #ifdef VX_HAVE_CUDA
-  if (io->on_device && d->peer < 0) d->peer = all_on_node(c, err, errlen);
-  if (io->on_device && d->peer == 1) { /* the records never leave the devices */
-    if (!all_ok(c, ok, err, errlen) || halo_peer(d, io, rs, dest, m, &nh, err, errlen)) goto out;
-    const double t2 = now_ms();
-    void *p = NULL, *a = NULL;
-    ok = vx_dist_dev_place(&d->dev, io->src_pos, io->src_str, ns, nh, rs, &p, &a, err, errlen) == 0;
-    *pos = p, *str = a, *n_local = ns + nh;
-    rc = all_ok(c, ok, err, errlen) ? 0 : -1;
-    ds->t_halo_list = t1 - t0, ds->t_halo_send = t2 - t1, ds->t_halo_place = now_ms() - t2;
-    goto out;
-  }
   if (ok && io->on_device)
     ok = vx_dist_dev_gather(&d->dev, io->src_pos, io->src_str, rs, d->sel, m, d->rec, err, errlen) == 0;
 #endif
@@ -410,12 +425,32 @@ static int check_args(const vx_dist_engine *d, int Lc_max, const fmm_io *io, cha
 static int own_keys(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t *split, const fmm_io *io, key_set *s,
                     key_set *t, char *err, size_t errlen) {
   const int same = io->tgt_pos == io->src_pos && io->n_tgt <= io->n_src;
-  if (point_keys(d, cube, io->src_pos, io->n_src, io->on_device, &d->sk, &d->sk_cap, err, errlen) ||
-      (!same && point_keys(d, cube, io->tgt_pos, io->n_tgt, io->on_device, &d->tk, &d->tk_cap, err, errlen)))
-    return -1;
   const uint32_t lo = split[d->c.rank], hi = split[d->c.rank + 1];
-  *s = (key_set){d->sk, io->n_src, 0, 0}, *t = (key_set){same ? d->sk : d->tk, io->n_tgt, 0, 0};
-  const int in = keys_span(s, lo, hi) & keys_span(t, lo, hi);
+  *s = (key_set){NULL, NULL, io->n_src, 0, 0}, *t = (key_set){NULL, NULL, io->n_tgt, 0, 0};
+  int in = 1;
+  if (io->on_device) {
+#ifdef VX_HAVE_CUDA
+    const int fl = fmm_get_params(d->ctx)->precision == VX_FLOAT;
+    uint32_t span[2];
+    int a, b = 1;
+    if (vx_dist_dev_key_span(&d->dev, cube, io->src_pos, fl, io->n_src, 0, lo, hi, &s->dk, span, &a, err, errlen)) return -1;
+    s->lo = span[0], s->hi = span[1];
+    if (same) {
+      t->dk = s->dk, t->lo = s->lo, t->hi = s->hi;
+    } else {
+      if (vx_dist_dev_key_span(&d->dev, cube, io->tgt_pos, fl, io->n_tgt, 1, lo, hi, &t->dk, span, &b, err, errlen))
+        return -1;
+      t->lo = span[0], t->hi = span[1];
+    }
+    in = a && b;
+#endif
+  } else {
+    if (point_keys(d, cube, io->src_pos, io->n_src, &d->sk, &d->sk_cap, err, errlen) ||
+        (!same && point_keys(d, cube, io->tgt_pos, io->n_tgt, &d->tk, &d->tk_cap, err, errlen)))
+      return -1;
+    s->k = d->sk, t->k = same ? d->sk : d->tk;
+    in = keys_span(s, lo, hi) & keys_span(t, lo, hi);
+  }
   if (!in) snprintf(err, errlen, "rank %d holds a point outside its key range (migrate the points first)", d->c.rank);
   return in ? 0 : -1;
 }
@@ -463,7 +498,7 @@ int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t
   const double t1 = now_ms();
   const void *lpos = NULL, *lstr = NULL;
   int nloc = 0;
-  if (gather_halo(d, split, lh, io, rs, &lpos, &lstr, &nloc, &dst, err, errlen)) goto done;
+  if (gather_halo(d, &sk, split, lh, io, rs, &lpos, &lstr, &nloc, &dst, err, errlen)) goto done;
   const double t2 = now_ms();
   if (coarse_far_field(d, io, &pt, err, errlen)) goto done;
   const double t3 = now_ms();

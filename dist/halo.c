@@ -27,74 +27,85 @@ static int near_owners(const uint32_t *split, int R, int self, int L, int reach,
   return m;
 }
 
-/* The deepest level whose cells vx_halo_dests visits once each (8^7 cells: 16 MiB of offsets). */
-#define HALO_CACHE_LMAX 7
+/* The deepest level whose cells vx_halo_dests visits once each (8^5 of them at most); deeper, the
+ * particles one by one. */
+#define HALO_BY_CELL_LMAX 5
 
-/* vx_halo_dests at levels to HALO_CACHE_LMAX, in parallel: the cells that hold particles, each one's
- * destinations (in cell order), then each particle's count, their offsets and the lists. */
+int vx_halo_cells(const vx_comm *c, const uint32_t *split, int L, int reach, uint32_t c0, uint32_t c1, int **off,
+                  int **cnt, int **pool, int *n_pool) {
+  const int R = c->size;
+  const size_t nc = c1 >= c0 ? (size_t)(c1 - c0) + 1 : 0;
+  int *mark = malloc((size_t)R * sizeof *mark), *buf = malloc((size_t)R * sizeof *buf), pool_cap = 0;
+  *off = malloc((nc + 1) * sizeof **off), *cnt = malloc((nc + 1) * sizeof **cnt), *pool = NULL, *n_pool = 0;
+  if (!mark || !buf || !*off || !*cnt) goto oom;
+  for (int r = 0; r < R; r++) mark[r] = -1;
+  for (size_t j = 0; j < nc; j++) {
+    int cell[3];
+    oct_demorton3((uint32_t)(c0 + j), &cell[0], &cell[1], &cell[2]);
+    const int k = near_owners(split, R, c->rank, L, reach, cell, mark, (int)j, buf);
+    if (*n_pool + k > pool_cap) {
+      pool_cap = 2 * (*n_pool + k) + 64;
+      int *grown = realloc(*pool, (size_t)pool_cap * sizeof *grown);
+      if (!grown) goto oom;
+      *pool = grown;
+    }
+    for (int i = 0; i < k; i++) (*pool)[*n_pool + i] = buf[i];
+    (*off)[j] = *n_pool, (*cnt)[j] = k, *n_pool += k;
+  }
+  free(mark), free(buf);
+  return 0;
+oom:
+  free(mark), free(buf), free(*off), free(*cnt), free(*pool);
+  *off = *cnt = *pool = NULL;
+  return -1;
+}
+
+/* vx_halo_dests at levels to HALO_BY_CELL_LMAX, in parallel: the destinations of each cell of the keys'
+ * range (vx_halo_cells), then each particle's count, their offsets and the lists. */
 static int dests_by_cell(const vx_comm *c, const uint32_t *split, int L, int reach, const uint32_t *keys, int n,
                          int **start, int **dest) {
-  const int R = c->size, sh = VX_PART_KEY_BITS - 3 * L;
-  const size_t ncell = (size_t)1 << (3 * L);
-  int *cell_at = calloc(ncell * 2, sizeof *cell_at), *mark = malloc((size_t)R * sizeof *mark);
-  int *buf = malloc((size_t)R * sizeof *buf), *pool = NULL, pool_n = 0, pool_cap = 0;
+  const int sh = VX_PART_KEY_BITS - 3 * L;
+  int *off = NULL, *cnt = NULL, *pool = NULL, n_pool = 0;
+  long long *at = NULL;
   *start = malloc((size_t)(n + 1) * sizeof **start), *dest = NULL;
-  if (!cell_at || !mark || !buf || !*start) goto oom;
-  /* the cells between the least and the greatest key (a rank's keys form one range of the curve) */
   uint32_t kmin = UINT32_MAX, kmax = 0;
 #pragma omp parallel for schedule(static) reduction(min : kmin) reduction(max : kmax)
   for (int i = 0; i < n; i++) kmin = keys[i] < kmin ? keys[i] : kmin, kmax = keys[i] > kmax ? keys[i] : kmax;
-  for (int r = 0; r < R; r++) mark[r] = -1;
-  for (size_t q = n > 0 ? kmin >> sh : 1; n > 0 && q <= (kmax >> sh); q++) {
-    int cell[3];
-    oct_demorton3((uint32_t)q, &cell[0], &cell[1], &cell[2]);
-    const int k = near_owners(split, R, c->rank, L, reach, cell, mark, (int)q, buf);
-    if (pool_n + k > pool_cap) {
-      pool_cap = 2 * (pool_n + k) + 64;
-      int *grown = realloc(pool, (size_t)pool_cap * sizeof *grown);
-      if (!grown) goto oom;
-      pool = grown;
-    }
-    for (int j = 0; j < k; j++) pool[pool_n + j] = buf[j];
-    cell_at[2 * q] = pool_n, cell_at[2 * q + 1] = k, pool_n += k;
-  }
+  const uint32_t c0 = n > 0 ? kmin >> sh : 1, c1 = n > 0 ? kmax >> sh : 0;
+  if (!*start || vx_halo_cells(c, split, L, reach, c0, c1, &off, &cnt, &pool, &n_pool)) goto oom;
   enum { BLK = 1 << 16 };
   const int nblk = (n + BLK - 1) / BLK;
-  long long *off = malloc(sizeof(long long) * (size_t)(nblk + 1));
-  if (!off) goto oom;
+  if (!(at = malloc(sizeof(long long) * (size_t)(nblk + 1)))) goto oom;
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < nblk; b++) {
     long long m = 0;
-    for (int i = b * BLK; i < n && i < (b + 1) * BLK; i++) m += cell_at[2 * (size_t)(keys[i] >> sh) + 1];
-    off[b + 1] = m;
+    for (int i = b * BLK; i < n && i < (b + 1) * BLK; i++) m += cnt[(keys[i] >> sh) - c0];
+    at[b + 1] = m;
   }
-  off[0] = 0;
-  for (int b = 0; b < nblk; b++) off[b + 1] += off[b];
-  if (off[nblk] > INT_MAX || !(*dest = malloc((size_t)(off[nblk] + 1) * sizeof **dest))) {
-    free(off);
-    goto oom;
-  }
+  at[0] = 0;
+  for (int b = 0; b < nblk; b++) at[b + 1] += at[b];
+  if (at[nblk] > INT_MAX || !(*dest = malloc((size_t)(at[nblk] + 1) * sizeof **dest))) goto oom;
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < nblk; b++) {
-    int m = (int)off[b];
+    int m = (int)at[b];
     for (int i = b * BLK; i < n && i < (b + 1) * BLK; i++) {
-      const int *ca = cell_at + 2 * (size_t)(keys[i] >> sh);
+      const size_t q = (keys[i] >> sh) - c0;
       (*start)[i] = m;
-      for (int j = 0; j < ca[1]; j++) (*dest)[m++] = pool[ca[0] + j];
+      for (int j = 0; j < cnt[q]; j++) (*dest)[m++] = pool[off[q] + j];
     }
   }
-  (*start)[n] = (int)off[nblk];
-  free(off), free(cell_at), free(mark), free(buf), free(pool);
+  (*start)[n] = (int)at[nblk];
+  free(at), free(off), free(cnt), free(pool);
   return 0;
 oom:
-  free(cell_at), free(mark), free(buf), free(pool), free(*start), free(*dest);
+  free(at), free(off), free(cnt), free(pool), free(*start), free(*dest);
   *start = *dest = NULL;
   return -1;
 }
 
 int vx_halo_dests(const vx_comm *c, const uint32_t *split, int L, int reach, const uint32_t *keys, int n, int **start,
                   int **dest) {
-  if (L <= HALO_CACHE_LMAX) return dests_by_cell(c, split, L, reach, keys, n, start, dest);
+  if (L <= HALO_BY_CELL_LMAX) return dests_by_cell(c, split, L, reach, keys, n, start, dest);
   /* deeper: a particle at a time */
   const int R = c->size, sh = VX_PART_KEY_BITS - 3 * L;
   int cap = n > 0 ? n : 1, m = 0;

@@ -12,6 +12,11 @@
 
 /* pos: 3n doubles, particle i of record i (rec_bytes each). *out (malloc'ed) receives *nout copies of
  * other ranks' records, rank 0's first, each rank's in its order. 2 <= L <= 10, reach >= 1. */
+/* Not collective: the destinations of the level-L cells c0..c1 (Morton keys), cell c0 + j's at
+ * pool[off[j] .. off[j] + cnt[j]) (the three malloc'ed; *n_pool entries): every other rank whose key range
+ * holds a cell within reach of it. 0, or -1 out of memory. */
+int vx_halo_cells(const vx_comm *c, const uint32_t *split, int L, int reach, uint32_t c0, uint32_t c1, int **off,
+                  int **cnt, int **pool, int *n_pool);
 /* Not collective: the destinations of n particles of keys `keys` (level-10, partition.h) as vx_halo_exchange
  * sends them, particle i's at dest[start[i] .. start[i+1]) (both malloc'ed). 0, or -1 out of memory. */
 int vx_halo_dests(const vx_comm *c, const uint32_t *split, int L, int reach, const uint32_t *keys, int n, int **start,

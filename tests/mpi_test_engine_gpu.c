@@ -1,7 +1,8 @@
 /* mpi_test_engine_gpu.c — the distributed FMM's device path (dist/engine.h with device arrays,
  * dist/dist_gpu.h) under mpirun with 1, 2 and 3 ranks, a GPU of the node a rank (skipped, 77, without
- * one): the keys computed on the device equal their host twin's (vx_part_keys_of), the halo's records
- * gathered there equal the host's, and each rank's velocities and gradients from device arrays equal one
+ * one): the keys computed on the device equal their host twin's (vx_part_keys_of), and so do their span,
+ * each level's distinct cells, the halo's copies grouped by rank (vx_halo_dests, vx_part_pack) and its
+ * records gathered there; and each rank's velocities and gradients from device arrays equal one
  * GPU evaluation of every rank's points, in double to 1e-12 and in float to 1e-6 (rms deviation over rms
  * magnitude), the Gaussian kernel with its corrections and the singular one. Order 6: at p = 8 in float
  * the tensor-core M2L (TF32) runs where a level is full enough, which a rank's smaller levels and the
@@ -12,6 +13,7 @@
 
 #include "dist_gpu.h"
 #include "engine.h"
+#include "halo.h"
 #include "test_check.h"
 #include "mpi_test.h"
 
@@ -55,8 +57,40 @@ static void dev_set_free(dev_set *s) {
 
 static double val(const void *a, size_t i, int f) { return f ? ((const float *)a)[i] : ((const double *)a)[i]; }
 
+/* The halo's copies grouped by rank on the device (vx_dist_dev_halo) against the host's (vx_halo_dests,
+ * the sources with destinations, vx_part_pack) at level 4, reach 1. */
+static int check_halo_twin(const vx_comm *c, const owned_set *s, const dev_set *D, vx_dist_dev *w, const uint32_t *kd,
+                           const uint32_t *dkeys) {
+  char err[256] = "";
+  const int R = c->size, L = 4, sh = VX_PART_KEY_BITS - 3 * L, n = s->n;
+  uint32_t mn = UINT32_MAX, mx = 0;
+  for (int i = 0; i < n; i++) mn = kd[i] < mn ? kd[i] : mn, mx = kd[i] > mx ? kd[i] : mx;
+  int *off, *cnt, *pool, n_pool, *start, *dest;
+  CHECK(vx_halo_cells(c, s->split, L, 1, mn >> sh, mx >> sh, &off, &cnt, &pool, &n_pool) == 0, "out of memory");
+  CHECK(vx_halo_dests(c, s->split, L, 1, kd, n, &start, &dest) == 0, "out of memory");
+  int *sel = malloc(sizeof(int) * (n + 1)), *cs = malloc(sizeof(int) * (n + 1)), m = 0;
+  int *hc = malloc(sizeof(int) * 4 * R), *hd = hc + R, *dc = hc + 2 * R, *dd = hc + 3 * R;
+  int *idx = malloc(sizeof(int) * (size_t)(start[n] + 1));
+  CHECK(sel && cs && hc && idx, "out of memory");
+  for (int i = 0; i < n; i++)
+    if (start[i + 1] > start[i]) cs[m] = start[i], sel[m++] = i;
+  cs[m] = start[n];
+  char *packed = NULL;
+  CHECK(vx_part_pack(R, cs, dest, m, sel, sizeof(int), &packed, hc, hd) == 0, "out of memory");
+  CHECK(vx_dist_dev_halo(w, dkeys, n, L, mn >> sh, mx >> sh, off, cnt, pool, n_pool, R, D->dpos, D->dstr, D->rs, dc, dd,
+                         idx, err, sizeof err) == 0,
+        "halo: %s", err);
+  for (int r = 0; r < R; r++)
+    CHECK(dc[r] * (int)sizeof(int) == hc[r] && dd[r] * (int)sizeof(int) == hd[r], "rank %d's copies: %d at %d, host %d at %d",
+          r, dc[r], dd[r], hc[r] / (int)sizeof(int), hd[r] / (int)sizeof(int));
+  CHECK(!memcmp(idx, packed, sizeof(int) * (size_t)start[n]), "the copies' order differs from the host's");
+  printf("rank %d: %d halo copies grouped as the host groups them\n", c->rank, start[n]);
+  free(off), free(cnt), free(pool), free(start), free(dest), free(sel), free(cs), free(hc), free(idx), free(packed);
+  return 0;
+}
+
 /* The device kernels against their host twins on this rank's points. */
-static int check_twins(const owned_set *s, const dev_set *D) {
+static int check_twins(const vx_comm *c, const owned_set *s, const dev_set *D) {
   char err[256] = "";
   vx_dist_dev w;
   memset(&w, 0, sizeof w);
@@ -73,6 +107,28 @@ static int check_twins(const owned_set *s, const dev_set *D) {
     CHECK(!memcmp(rec + 6 * D->rs * j, (char *)D->pos + 3 * D->rs * idx[j], 3 * D->rs) &&
               !memcmp(rec + 6 * D->rs * j + 3 * D->rs, (char *)D->str + 3 * D->rs * idx[j], 3 * D->rs),
           "record %d is not point %d's", j, idx[j]);
+  const uint32_t *dk;
+  uint32_t span[2];
+  int in;
+  CHECK(vx_dist_dev_key_span(&w, &s->cube, D->dpos, D->f, s->n, 0, s->split[c->rank], s->split[c->rank + 1], &dk, span,
+                             &in, err, sizeof err) == 0,
+        "span: %s", err);
+  uint32_t mn = UINT32_MAX, mx = 0;
+  for (int i = 0; i < s->n; i++) mn = kh[i] < mn ? kh[i] : mn, mx = kh[i] > mx ? kh[i] : mx;
+  CHECK(in && span[0] == mn && span[1] == mx, "span [%u, %u] in %d, host [%u, %u]", span[0], span[1], in, mn, mx);
+  for (int l = 2; l <= 6; l++) { /* distinct cells on the device against a host count */
+    long long nd = 0, nh = 0;
+    CHECK(vx_dist_dev_cells(&w, dk, s->n, l, &nd, err, sizeof err) == 0, "cells: %s", err);
+    char *seen = calloc((size_t)1 << (3 * l), 1);
+    CHECK(seen, "out of memory");
+    for (int i = 0; i < s->n; i++) {
+      const uint32_t q = kh[i] >> (VX_PART_KEY_BITS - 3 * l);
+      nh += !seen[q], seen[q] = 1;
+    }
+    free(seen);
+    CHECK(nd == nh, "level %d: %lld distinct cells on the device, %lld on the host", l, nd, nh);
+  }
+  if (check_halo_twin(c, s, D, &w, kh, dk)) return 1;
   vx_dist_dev_free(&w);
   free(kd), free(kh), free(idx), free(rec);
   return 0;
@@ -94,7 +150,7 @@ static int check_case(const vx_comm *c, const owned_set *s, const case_t *k) {
   CHECK(ctx && ref, "fmm_create: %s", err);
   dev_set D, G;
   CHECK(dev_set_make(s->o, s->n, k->f, &D, err, sizeof err) == 0, "%s", err);
-  if (check_twins(s, &D)) return 1;
+  if (check_twins(c, s, &D)) return 1;
   vx_dist_engine *d = vx_dist_create(c, ctx, err, sizeof err);
   CHECK(d, "%s", err);
   fmm_io io = {.n_src = s->n, .src_pos = D.dpos, .src_str = D.dstr, .n_tgt = s->n, .tgt_pos = D.dpos, .vel = D.dvel,
