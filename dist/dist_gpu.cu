@@ -233,19 +233,6 @@ extern "C" int vx_dist_dev_sources(vx_dist_dev *w, const void *d_pos, const void
   return 0;
 }
 
-extern "C" int vx_dist_dev_pack(vx_dist_dev *w, const void *d_pos, const void *d_str, size_t rs, const int *idx, int m,
-                                char *err, size_t errlen) {
-  if (m <= 0) return 0;
-  if (grow(&w->idx, &w->idx_cap, sizeof(int) * m, "the halo's indices", err, errlen) ||
-      grow(&w->rec, &w->rec_cap, 6 * rs * m, "the halo's records", err, errlen))
-    return -1;
-  VX_CUR(cudaMemcpy(w->idx, idx, sizeof(int) * m, cudaMemcpyHostToDevice));
-  k_dist_gather<<<blocks(m), 256>>>((const char *)d_pos, (const char *)d_str, rs, (const int *)w->idx, m, (char *)w->rec);
-  VX_CUR(cudaGetLastError());
-  VX_CUR(cudaDeviceSynchronize());
-  return 0;
-}
-
 extern "C" int vx_dist_dev_recv(vx_dist_dev *w, size_t bytes, void *handle, char *err, size_t errlen) {
   if (grow(&w->recv, &w->recv_cap, bytes, "the halo's receiving buffer", err, errlen)) return -1;
   cudaIpcMemHandle_t h;

@@ -50,21 +50,18 @@ int vx_dist_dev_cells(vx_dist_dev *w, const uint32_t *d_keys, int n, int l, long
 /* The halo's copies grouped by rank from n device keys: the level-L cells c0..c1 (those of the rank's key
  * range) have destinations pool[off[c - c0] .. off[c - c0] + cnt[c - c0]); for each of the R ranks the
  * points whose cell lists it, in order, are gathered into w's send buffer by rank (the records of
- * vx_dist_dev_pack); count and displ (R each) in records. idx (host, NULL: none) receives the points'
+ * vx_dist_dev_gather); count and displ (R each) in records. idx (host, NULL: none) receives the points'
  * indices as grouped, for the host twin's test (vx_halo_dests, vx_part_pack). 0, or -1 with err. */
 int vx_dist_dev_halo(vx_dist_dev *w, const uint32_t *d_keys, int n, int L, uint32_t c0, uint32_t c1, const int *off,
                      const int *cnt, const int *pool, int n_pool, int R, const void *d_pos, const void *d_str, size_t rs,
                      int *count, int *displ, int *idx, char *err, size_t errlen);
 
-/* The halo by peer copies between the ranks of one node (NVLink; Debian's Open MPI is not CUDA-aware):
- * vx_dist_dev_pack gathers the records of the m device points idx (host indices, grouped by destination)
- * into w's send buffer; vx_dist_dev_recv grows w's receiving buffer to `bytes` and gives its handle;
+/* The halo by peer copies between the ranks of one node (NVLink; Debian's Open MPI is not CUDA-aware),
+ * after vx_dist_dev_halo has filled w's send buffer: vx_dist_dev_recv grows w's receiving buffer to `bytes` and gives its handle;
  * vx_dist_dev_put copies `bytes` from the send buffer at src_off into rank `peer`'s receiving buffer (its
  * handle, opened once and kept while it stays the same) at dst_off; vx_dist_dev_wait waits for the copies;
  * vx_dist_dev_place puts the ns device sources and then the nh records of w's receiving buffer into w's
  * local arrays. Each 0, or -1 with err. */
-int vx_dist_dev_pack(vx_dist_dev *w, const void *d_pos, const void *d_str, size_t rs, const int *idx, int m, char *err,
-                     size_t errlen);
 int vx_dist_dev_recv(vx_dist_dev *w, size_t bytes, void *handle, char *err, size_t errlen);
 int vx_dist_dev_put(vx_dist_dev *w, int peer, int n_rank, const void *handle, size_t dst_off, size_t src_off, size_t bytes,
                     char *err, size_t errlen);

@@ -10,15 +10,6 @@
 #include "test_fmm_part.h"
 #include "test_twins.h"
 
-typedef struct {
-  const char *name;
-  vx_dist dist;
-  vx_precision prec;
-  vx_kernel kernel;
-  double sigma;
-  int L, Lc, Lh;
-} part_case;
-
 static const part_case cases[] = {
     {"uniform, double, singular, L 5, dense to 3", VX_DIST_UNIFORM, VX_DOUBLE, VX_KERNEL_SINGULAR, 0.0, 5, 3, 3},
     {"uniform, float, Gaussian, L 5, dense to 4", VX_DIST_UNIFORM, VX_FLOAT, VX_KERNEL_GAUSS, 0.01, 5, 4, 2},

@@ -19,6 +19,16 @@
 #include "pointsets.h"
 #include "test_twin_eval.h"
 
+/* One case: the point set, precision, kernel, the whole's level L, the dense levels 2..Lc, the halo's level. */
+typedef struct {
+  const char *name;
+  vx_dist dist;
+  vx_precision prec;
+  vx_kernel kernel;
+  double sigma;
+  int L, Lc, Lh;
+} part_case;
+
 /* A point set (every point a source and a target), its root cube and each point's level-10 key. */
 typedef struct {
   int n;
