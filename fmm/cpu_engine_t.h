@@ -115,45 +115,34 @@ static long long VXF(cpu_m2l)(const oct_tree *t, const fmm_tables *T, int p, int
 }
 
 /* M2L at level l from a larger set's dense multipoles Md and source counts cnt of that level (fmm_part):
- * each target box's interaction list read off the cells, the children of its parent's 27 neighbours
- * that hold sources and are not adjacent to it, in ascending key (cpu_m2l's order, il_boxes). */
+ * each target box's interaction list read off the cells (oct_dense_list, cpu_m2l's order). */
 static long long VXF(cpu_m2l_dense)(const oct_tree *t, const fmm_tables *T, int p, int l, const vx_real *Md,
                                     const int *cnt, vx_real *L) {
-  const int nc = VX_NCOEF(p), top = (1 << (l - 1)) - 1;
+  const int nc = VX_NCOEF(p);
   long long count = 0;
 #pragma omp parallel reduction(+ : count)
   {
     vx_real w1[3 * VX_NCOEF(VX_PMAX)], w2[3 * VX_NCOEF(VX_PMAX)], ipow[2 * VX_PMAX + 2];
+    uint32_t list[189];
 #pragma omp for schedule(dynamic, 4)
     for (int b = 0; b < t->ntgt[l]; ++b) {
-      int tx, ty, tz, np = 0;
-      uint32_t par[27];
-      oct_demorton3(t->tgt_key[l][b], &tx, &ty, &tz);
-      for (int pz = (tz >> 1) - 1; pz <= (tz >> 1) + 1; pz++)
-        for (int py = (ty >> 1) - 1; py <= (ty >> 1) + 1; py++)
-          for (int px = (tx >> 1) - 1; px <= (tx >> 1) + 1; px++) {
-            if (px < 0 || py < 0 || pz < 0 || px > top || py > top || pz > top) continue;
-            uint32_t k = oct_morton3((uint32_t)px, (uint32_t)py, (uint32_t)pz);
-            int j = np++; /* insertion by key */
-            while (j > 0 && par[j - 1] > k) par[j] = par[j - 1], j--;
-            par[j] = k;
-          }
+      int tx, ty, tz;
+      const uint32_t tk = t->tgt_key[l][b];
+      oct_demorton3(tk, &tx, &ty, &tz);
+      const int n = oct_dense_list(l, tk, cnt, list);
       vx_real *out = L + vx_off_exp(b, nc);
-      for (int i = 0; i < np; ++i)
-        for (uint32_t o = 0; o < 8; ++o) {
-          const uint32_t sk = par[i] << 3 | o;
-          int sx, sy, sz;
-          oct_demorton3(sk, &sx, &sy, &sz);
-          if (!cnt[sk] || (abs(sx - tx) <= 1 && abs(sy - ty) <= 1 && abs(sz - tz) <= 1)) continue;
-          int g = vx_geo_index(sx - tx, sy - ty, sz - tz);
-          vx_real ir = (vx_real)(1.0 / T->geo_len[g]);
-          ipow[0] = VX_R(1.0);
-          for (int e = 1; e <= 2 * p + 1; ++e) ipow[e] = ipow[e - 1] * ir;
-          VXF(rcr_translate)(Md + vx_off_exp(sk, nc), out, p, T->m2l_deg[g], (vx_real)T->geo_cphi[g],
-                             (vx_real)T->geo_sphi[g], VXF(tab_roty)(T) + (size_t)T->geo_theta[g] * T->roty_stride,
-                             VXF(tab_m2l)(T), ipow, 2, w1, w2);
-          count++;
-        }
+      for (int i = 0; i < n; ++i) {
+        int sx, sy, sz;
+        oct_demorton3(list[i], &sx, &sy, &sz);
+        int g = vx_geo_index(sx - tx, sy - ty, sz - tz);
+        vx_real ir = (vx_real)(1.0 / T->geo_len[g]);
+        ipow[0] = VX_R(1.0);
+        for (int e = 1; e <= 2 * p + 1; ++e) ipow[e] = ipow[e - 1] * ir;
+        VXF(rcr_translate)(Md + vx_off_exp((int)list[i], nc), out, p, T->m2l_deg[g], (vx_real)T->geo_cphi[g],
+                           (vx_real)T->geo_sphi[g], VXF(tab_roty)(T) + (size_t)T->geo_theta[g] * T->roty_stride,
+                           VXF(tab_m2l)(T), ipow, 2, w1, w2);
+      }
+      count += n;
     }
   }
   return count;

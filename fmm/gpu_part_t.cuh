@@ -4,8 +4,7 @@
  * part's sources on those cells (fmm_part_multipoles). */
 
 /* The dense levels 2..Lc of io->part on the device for eval_downward: the cells' multipoles, their keys
- * (cell c has key c) and each target box's list, the cells that hold sources among the children of its
- * parent's 27 neighbours and are not adjacent to it, in ascending key (cpu_m2l_dense's order). */
+ * (cell c has key c) and each target box's list (oct_dense_list, cpu_m2l_dense's). */
 static int VXF(eval_part)(VXF(gpu_eval) *E, const fmm_part *pt, char *err, size_t errlen) {
   fmm_gpu *G = E->G;
   const oct_tree_gpu *t = E->t;
@@ -26,7 +25,7 @@ static int VXF(eval_part)(VXF(gpu_eval) *E, const fmm_part *pt, char *err, size_
   {
     size_t ns = 0, ni = 0;
     for (int l = 2; l <= Lc; ++l) {
-      const int n = t->ntgt[l], ptop = (1 << (l - 1)) - 1;
+      const int n = t->ntgt[l];
       const int *cnt = pt->count + fmm_part_cells(l - 1);
       if (n > 0) {
         VX_CU(cudaMemcpyAsync(key, t->tgt_key[l], sizeof(uint32_t) * n, cudaMemcpyDeviceToHost, E->sf));
@@ -35,26 +34,10 @@ static int VXF(eval_part)(VXF(gpu_eval) *E, const fmm_part *pt, char *err, size_
       E->part_start_off[l] = ns, E->part_il_off[l] = ni;
       const size_t il0 = ni;
       for (int b = 0; b < n; ++b) {
+        uint32_t list[189];
         start[ns++] = (int)(ni - il0);
-        int tx, ty, tz, np = 0;
-        uint32_t par[27];
-        oct_demorton3(key[b], &tx, &ty, &tz);
-        for (int pz = (tz >> 1) - 1; pz <= (tz >> 1) + 1; pz++)
-          for (int py = (ty >> 1) - 1; py <= (ty >> 1) + 1; py++)
-            for (int px = (tx >> 1) - 1; px <= (tx >> 1) + 1; px++) {
-              if (px < 0 || py < 0 || pz < 0 || px > ptop || py > ptop || pz > ptop) continue;
-              const uint32_t k = oct_morton3((uint32_t)px, (uint32_t)py, (uint32_t)pz);
-              int j = np++;
-              while (j > 0 && par[j - 1] > k) par[j] = par[j - 1], j--;
-              par[j] = k;
-            }
-        for (int i = 0; i < np; ++i)
-          for (uint32_t o = 0; o < 8; ++o) {
-            const uint32_t sk = par[i] << 3 | o;
-            int sx, sy, sz;
-            oct_demorton3(sk, &sx, &sy, &sz);
-            if (cnt[sk] && (abs(sx - tx) > 1 || abs(sy - ty) > 1 || abs(sz - tz) > 1)) il[ni++] = (int)sk;
-          }
+        const int k = oct_dense_list(l, key[b], cnt, list);
+        for (int i = 0; i < k; ++i) il[ni++] = (int)list[i];
       }
       start[ns++] = (int)(ni - il0);
       E->part_n_il[l] = (long long)(ni - il0);

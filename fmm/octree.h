@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "hd.h"
 
@@ -156,6 +157,34 @@ VX_HD static inline void oct_reach_range(int L, int Lc, uint32_t tkey, int q, co
   const uint32_t k = oct_morton3((uint32_t)x, (uint32_t)y, (uint32_t)z);
   *a = oct_lower_bound(skey, n, k << sh);
   *b = *a + oct_lower_bound(skey + *a, n - *a, (k + 1u) << sh);
+}
+
+/* The M2L sources of the level-l target cell tkey read off dense cells (a part of a larger evaluation,
+ * fmm_part): the children of its parent's 27 neighbours (the parent included) that hold sources
+ * (cnt[key] != 0) and are not adjacent to it, in ascending key, as il_boxes lists a tree's (parents by
+ * key, each one's children by octant). out holds 189; returns the count. */
+static inline int oct_dense_list(int l, uint32_t tkey, const int *cnt, uint32_t *out) {
+  const int top = (1 << (l - 1)) - 1;
+  int tx, ty, tz, np = 0, n = 0;
+  uint32_t par[27];
+  oct_demorton3(tkey, &tx, &ty, &tz);
+  for (int pz = (tz >> 1) - 1; pz <= (tz >> 1) + 1; pz++)
+    for (int py = (ty >> 1) - 1; py <= (ty >> 1) + 1; py++)
+      for (int px = (tx >> 1) - 1; px <= (tx >> 1) + 1; px++) {
+        if (px < 0 || py < 0 || pz < 0 || px > top || py > top || pz > top) continue;
+        const uint32_t k = oct_morton3((uint32_t)px, (uint32_t)py, (uint32_t)pz);
+        int j = np++; /* insertion by key */
+        while (j > 0 && par[j - 1] > k) par[j] = par[j - 1], j--;
+        par[j] = k;
+      }
+  for (int i = 0; i < np; i++)
+    for (uint32_t o = 0; o < 8; o++) {
+      const uint32_t sk = par[i] << 3 | o;
+      int sx, sy, sz;
+      oct_demorton3(sk, &sx, &sy, &sz);
+      if (cnt[sk] && (abs(sx - tx) > 1 || abs(sy - ty) > 1 || abs(sz - tz) > 1)) out[n++] = sk;
+    }
+  return n;
 }
 
 /* 1 when the level-L cells tkey and skey are not adjacent (the near field has not summed their
