@@ -10,8 +10,8 @@
  * command line, or an input it names that cannot be used (a scene file missing, unreadable or
  * malformed; a checkpoint to restart from that is damaged, does not match the options or is already
  * past the --steps or --t-end asked for), options that contradict each other, an output path that is
- * an input, another output, a directory or a FIFO, socket or device (app_paths.h), or no display for
- * the window; 1 runtime failure: the engine, memory, OpenGL, and every output file (diagnostics,
+ * an input, another output, a directory or a FIFO, socket or device (app_paths.h), no display for
+ * the window, or several processes started by mpirun (each would write the same files); 1 runtime failure: the engine, memory, OpenGL, and every output file (diagnostics,
  * checkpoints, VTK, PNGs, videos, screenshots) that cannot be created or written, whether found at
  * the start or during the run; 3
  * the simulation blew up (vortex/sim.h's rule: a non-finite value, max|α| above VX_SIM_BLOWUP_FACTOR
@@ -519,7 +519,30 @@ static int help_keys(void) {
 #endif
 }
 
+/* The process count and this process's rank when an MPI launcher started it (Open MPI's and the PMI
+ * variables MPICH and Slurm's PMI set); 1 otherwise. */
+static long launched_processes(long *rank) {
+  static const char *size_var[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, *rank_var[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK"};
+  for (int k = 0; k < 2; ++k) {
+    const char *n = getenv(size_var[k]), *r = getenv(rank_var[k]);
+    long size = n ? strtol(n, NULL, 10) : 0;
+    if (size > 1) {
+      *rank = r ? strtol(r, NULL, 10) : 0;
+      return size;
+    }
+  }
+  *rank = 0;
+  return 1;
+}
+
 int main(int argc, char **argv) {
+  long rank, procs = launched_processes(&rank);
+  if (procs > 1) { /* each process would run the whole simulation and write the same files */
+    if (rank == 0)
+      fprintf(stderr, PROG ": started as %ld MPI processes: a simulation runs in one process (each would write the same "
+                      "files); run it without mpirun (vortexfmm-bench --mpi spreads the engine over ranks)\n", procs);
+    return 2;
+  }
   opts o;
   opts_default(&o);
   for (int i = 1; i < argc; ++i) {
