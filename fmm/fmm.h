@@ -145,7 +145,7 @@ typedef struct {
   double t_corr;          /* ms of the regularization corrections (pairs closer than r_c, not adjacent) */
   long long n_corr;       /* candidate correction pairs examined, the sources beyond r_cut of each target
                              leaf's box left out (CPU backend; 0 on the GPU) */
-  int m2l_kernel;         /* CUDA backend: the order of the order-specialised M2L kernel that ran (6, 8 or 12),
+  int m2l_kernel;         /* CUDA backend: the order of the order-specialised M2L kernel that ran (2 to 12),
                              0: the generic one (and on the CPU) */
   int m2l_dense_levels;   /* CUDA backend: the levels whose M2L ran as the dense product on the tensor cores
                              instead (float at p = 8, where the level is large and full enough) */

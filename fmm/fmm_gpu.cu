@@ -114,9 +114,29 @@ static int smem_plan(const fmm_ctx *ctx, int p, int gradient, fmm_smem_plan *pla
   return fmm_smem_plan_make(p, rs, gradient, G->smem_optin, plan, err, errlen);
 }
 
-/* The order whose specialised M2L kernel (k_m2l_spec) runs for order p: p itself for 6, 8 and 12;
+/* The order whose specialised M2L kernel (k_m2l_spec) runs for order p: p itself where fmm_spec_order;
  * 0 (the generic k_m2l) otherwise. */
-static int m2l_spec_order(int p) { return p == 6 || p == 8 || p == 12 ? p : 0; }
+static int m2l_spec_order(int p) { return fmm_spec_order(p) ? p : 0; }
+
+/* The orders the dense tensor-core M2L (k_m2l_tc) is built for: 6, 8 and 12 (0: none). */
+static int m2l_tc_order(int p) { return p == 6 || p == 8 || p == 12 ? p : 0; }
+
+/* A switch over the specialised orders: case P: LAUNCH(P); for P in FMM_SPEC_ORDER_MIN..MAX. */
+#define VX_SPEC_CASES(LAUNCH)                                                                            \
+  case 2: LAUNCH(2); break;                                                                              \
+  case 3: LAUNCH(3); break;                                                                              \
+  case 4: LAUNCH(4); break;                                                                              \
+  case 5: LAUNCH(5); break;                                                                              \
+  case 6: LAUNCH(6); break;                                                                              \
+  case 7: LAUNCH(7); break;                                                                              \
+  case 8: LAUNCH(8); break;                                                                              \
+  case 9: LAUNCH(9); break;                                                                              \
+  case 10: LAUNCH(10); break;                                                                            \
+  case 11: LAUNCH(11); break;                                                                            \
+  case 12: LAUNCH(12); break;
+#if FMM_SPEC_ORDER_MIN != 2 || FMM_SPEC_ORDER_MAX != 12
+#error "VX_SPEC_CASES lists the orders 2..12"
+#endif
 
 /* Whether the dense M2L on the tensor cores (k_m2l_tc) pays at a level whose translations fill
  * `fill` of the tiles' slots (n_il over 189 per target slot of the launched tiles): it multiplies

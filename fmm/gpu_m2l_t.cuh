@@ -1,7 +1,7 @@
 /* gpu_m2l_t.cuh — which M2L kernel runs at each level, and its launch, templated on precision
  * (included by fmm_gpu.cu once per precision, after gpu_eval_t.cuh): the dense product on the
  * tensor cores (k_m2l_tc, m2l_tc_gpu.cuh: float, p = 8, full levels) where it pays, else the kernel
- * specialised for the order (k_m2l_spec: p = 6, 8, 12), else the generic k_m2l (gpu_far_t.cuh). */
+ * specialised for the order (k_m2l_spec: p = 2 to 12, fmm_spec_order), else the generic k_m2l (gpu_far_t.cuh). */
 
 #ifdef VX_FLOAT_INST
 /* k_m2l_tc<P> for level l >= 3 into Ll, its operators built and uploaded at the first call for this
@@ -48,8 +48,8 @@ static int VXF(m2l_uses_tc)(const VXF(gpu_eval) *E) { return m2l_tc_on(E->G, siz
 #define VX_M2L_FILL_TJ (sizeof(vx_real) == 4 ? 64 : 32)
 
 /* Whether level l's M2L runs k_m2l_tc, and into how many parts its stages split (m2l_tc_parts; 0:
- * it does not run): a device with TF32 tensor cores (float only), an order it is built for (that
- * of k_m2l_spec) whose ~100 KB of shared memory fits the device's opt-in (p = 12 not on sm_86/89),
+ * it does not run): a device with TF32 tensor cores (float only), an order it is built for
+ * (m2l_tc_order: 6, 8, 12) whose ~100 KB of shared memory fits the device's opt-in (p = 12 not on sm_86/89),
  * l >= 3 (the targets are found through their parents), and p = 8 (where it was measured faster)
  * on a level with blocks enough to fill the device VX_M2L_DENSE_WAVES times over (three quarters of
  * that after its split) whose translations fill at least VX_M2L_TC_FILL of the launched tiles' 189
@@ -61,9 +61,10 @@ static int VXF(m2l_dense_pays)(VXF(gpu_eval) *E, int l) {
   const int tc = VXF(m2l_uses_tc)(E), tj = tc ? tc_cfg<8>::TJ : (int)VX_M2L_FILL_TJ;
   const int tiles = vx_ceil_div(t->ntgt[l - 1], tj), parts = tc ? m2l_tc_parts(8 * tiles, E->G->n_sm) : 1;
   E->s.m2l_fill[l] = t->n_il[l] / (8.0 * 189.0 * tj * tiles);
-  if (!tc || !E->m2l_spec || m2l_tc_smem(E->m2l_spec) > E->G->smem_optin) return 0;
+  const int tcp = m2l_tc_order(E->p);
+  if (!tc || !tcp || m2l_tc_smem(tcp) > E->G->smem_optin) return 0;
   if (E->ctx->gpu_hooks.m2l_tc_all) return parts;
-  if (E->m2l_spec != 8) return 0;
+  if (tcp != 8) return 0;
   /* a level that fills the device, or, split, three quarters of it */
   const double blocks = 8.0 * tiles * parts, slots = VX_M2L_DENSE_WAVES * E->G->n_sm;
   return (parts > 1 ? 4.0 * blocks >= 3.0 * slots : blocks >= slots) && E->s.m2l_fill[l] >= VX_M2L_TC_FILL ? parts : 0;
@@ -76,12 +77,12 @@ static int VXF(launch_m2l_lists)(VXF(gpu_eval) *E, const VXF(dtab) *T, int l, co
   const oct_tree_gpu *t = E->t;
   const int nb = t->ntgt[l], nt = 32 * E->pl.w_m2l;
   const size_t sm = E->pl.m2l;
+#define VX_M2L_SPEC(P) VXF(k_m2l_spec)<P><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], skey, il_start, il, Ml, Ll)
   switch (E->m2l_spec) {
-  case 6: VXF(k_m2l_spec)<6><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], skey, il_start, il, Ml, Ll); break;
-  case 8: VXF(k_m2l_spec)<8><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], skey, il_start, il, Ml, Ll); break;
-  case 12: VXF(k_m2l_spec)<12><<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], skey, il_start, il, Ml, Ll); break;
+    VX_SPEC_CASES(VX_M2L_SPEC)
   default: VXF(k_m2l)<<<nb, nt, sm, E->sf>>>(*T, t->tgt_key[l], skey, il_start, il, Ml, Ll); break;
   }
+#undef VX_M2L_SPEC
   VX_CUR_LAUNCH(m2l);
   return 0;
 }
@@ -93,7 +94,7 @@ static int VXF(launch_m2l)(VXF(gpu_eval) *E, const VXF(dtab) *T, int l, vx_real 
   const oct_tree_gpu *t = E->t;
   const int dense = VXF(m2l_dense_pays)(E, l); /* k_m2l_tc: the parts its stages are split into */
 #ifdef VX_FLOAT_INST
-  if (dense) switch (E->m2l_spec) {
+  if (dense) switch (m2l_tc_order(E->p)) {
     case 6: return launch_m2l_tc<6>(E, l, dense, Ll, err, errlen);
     case 8: return launch_m2l_tc<8>(E, l, dense, Ll, err, errlen);
     default: return launch_m2l_tc<12>(E, l, dense, Ll, err, errlen);

@@ -71,19 +71,19 @@ static int VXF(eval_upward)(VXF(gpu_eval) *E, const VXF(dtab) *T, char *err, siz
   const oct_tree_gpu *t = E->t;
   const fmm_smem_plan *pl = &E->pl;
   const int L = E->L;
-  const int nl = t->nsrc[L], spec = E->p == 6 || E->p == 8 || E->p == 12; /* k_p2m_spec, else k_p2m */
+  const int nl = t->nsrc[L], spec = fmm_spec_order(E->p); /* k_p2m_spec, else k_p2m */
   const int hook = E->ctx->gpu_hooks.p2m_wl;
   int wl = hook ? hook : p2m_warps_per_leaf(E->ns, nl, pl->w_p2m, E->p, G->n_sm);
   while (wl > 1 && pl->w_p2m % wl) wl /= 2; /* a divisor of the block's warps */
   const dim3 gp2m((unsigned)(spec ? vx_ceil_div(nl, pl->w_p2m / wl) : nl)), bp2m(32 * pl->w_p2m);
 #define VX_P2M_ARGS t->src_key[L], t->src_start, E->sx, E->sy, E->sz, E->sax, E->say, E->saz, t->lo[0], t->lo[1], \
                     t->lo[2], E->h, (vx_real *)G->mpole[L].ptr
+#define VX_P2M_SPEC(P) VXF(k_p2m_spec)<P><<<gp2m, bp2m, pl->p2m, E->sf>>>(nl, wl, VX_P2M_ARGS)
   switch (spec ? E->p : 0) {
-  case 6: VXF(k_p2m_spec)<6><<<gp2m, bp2m, pl->p2m, E->sf>>>(nl, wl, VX_P2M_ARGS); break;
-  case 8: VXF(k_p2m_spec)<8><<<gp2m, bp2m, pl->p2m, E->sf>>>(nl, wl, VX_P2M_ARGS); break;
-  case 12: VXF(k_p2m_spec)<12><<<gp2m, bp2m, pl->p2m, E->sf>>>(nl, wl, VX_P2M_ARGS); break;
+    VX_SPEC_CASES(VX_P2M_SPEC)
   default: VXF(k_p2m)<<<gp2m, bp2m, pl->p2m, E->sf>>>(E->p, VX_P2M_ARGS); break;
   }
+#undef VX_P2M_SPEC
 #undef VX_P2M_ARGS
   VX_CUR_LAUNCH(p2m);
   VX_CUR(cudaEventRecord(E->ev[EV_P2M], E->sf));

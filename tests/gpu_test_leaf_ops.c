@@ -7,7 +7,7 @@
  *    1e-12 relative (L2) in double, 1e-5 in float (gpu_test_fmm's GPU-vs-CPU thresholds);
  *  - gradient rows at and beyond n_grad left untouched (the fused L2P picks each chunk's kind).
  * Cases: uniform and rings, targets = sources or 15000 other points of which the first 10000 want
- * the gradient (both kinds of chunk in a leaf); p = 6, 8, 12 (k_p2m_spec) and 5 (k_p2m); float
+ * the gradient (both kinds of chunk in a leaf); p = 2, 5, 6, 8, 12 (k_p2m_spec) and 13 (k_p2m); float
  * and double; gradient on and off; the automatic level (a few dozen to a few hundred points a
  * leaf) and a forced level 2 (thousands: several chunks a leaf). Then one form run twice: bitwise
  * identical.
@@ -107,12 +107,12 @@ int main(void) {
   double *tpos = malloc(sizeof(double) * 3 * N_OTHER), *w[4];
   for (int i = 0; i < 4; ++i) w[i] = malloc(sizeof(double) * 9 * N_SRC); /* N_SRC >= N_OTHER */
   if (!spos || !sstr || !tpos || !w[0] || !w[1] || !w[2] || !w[3]) { printf("out of memory\n"); return EXIT_FAILURE; }
-  static const int order[4] = {6, 8, 12, 5};
+  static const int order[] = {2, 5, 6, 8, 12, 13}, n_order = (int)(sizeof order / sizeof order[0]);
   for (int d = 0; d < 2; ++d)
     for (int other = 0; other < 2; ++other) {
       const vx_dist dist = d ? VX_DIST_RINGS : VX_DIST_UNIFORM;
       const vx_twin_points pt = make_points(dist, other, spos, sstr, tpos);
-      for (int o = 0; o < 4; ++o)
+      for (int o = 0; o < n_order; ++o)
         for (int fl = 0; fl < 2; ++fl)
           for (int grad = 1; grad >= 0; --grad) check_case(d ? "rings" : "uniform", &pt, order[o], fl, grad, 0, w);
       for (int fl = 0; fl < 2; ++fl) check_case(d ? "rings" : "uniform", &pt, 8, fl, 1, 2, w);

@@ -1,11 +1,12 @@
 /* gpu_test_m2l_spec.c — the M2L kernels of the CUDA engine in the full FMM against the CPU engine
- * (label gpu; skipped without a device). For p = 6, 8, 12 (k_m2l_spec) and 7 (the generic k_m2l),
+ * (label gpu; skipped without a device). For every p of FMM_SPEC_ORDER_MIN..MAX (k_m2l_spec) and 13
+ * (the generic k_m2l),
  * double and float, uniform and clustered (rings) points, automatic and forced levels:
  *  - the kernel that ran (fmm_stats.m2l_kernel: p for the specialised orders, 0 for the generic);
  *  - GPU vs the CPU engine: velocity and gradient ≤ 1e-12 relative in double, ≤ 1e-5 in float
  *    (gpu_test_fmm's GPU-vs-CPU twins);
  *  - in float, with the test hook m2l_tc_all (fmm_internal.h), the tensor-core kernel (k_m2l_tc)
- *    at every level >= 3 for p = 6, 8, 12 and none for p = 7 (a device of compute capability 8.0 or
+ *    at every level >= 3 for p = 6, 8, 12 and none for the other orders (a device of compute capability 8.0 or
  *    newer), against the CPU engine with the same thresholds: the engine runs it by itself only on
  *    levels far larger than a test's;
  *  - each run twice: bitwise identical.
@@ -80,7 +81,7 @@ static void check_case(vx_dist dist, int p, int fl, int levels, int n, const dou
   eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u2, g2, &k2, NULL, NULL, NULL);
   eval(VX_BACKEND_CPU, prm, 0, n, pos, str, uc, gc, &kc, NULL, NULL, NULL);
   const double thr = fl ? 1e-5 : 1e-12;
-  const int want = (p == 6 || p == 8 || p == 12) ? p : 0;
+  const int want = fmm_spec_order(p) ? p : 0, tc_built = p == 6 || p == 8 || p == 12;
   char what[200], tag[80];
   snprintf(tag, sizeof tag, "%-7s %s p=%2d levels=%d", vx_dist_name(dist), fl ? "float " : "double", p, levels);
   snprintf(what, sizeof what, "%s: M2L kernel %d (want %d)", tag, kg, want);
@@ -95,7 +96,7 @@ static void check_case(vx_dist dist, int p, int fl, int levels, int n, const dou
   /* the dense product on the tensor cores (float; a device of compute capability 8.0 or newer) */
   eval(VX_BACKEND_CUDA, prm, 1, n, pos, str, ug, gg, &kg, &dd, &lv, &tc);
   eval(VX_BACKEND_CUDA, prm, 1, n, pos, str, u2, g2, &k2, NULL, NULL, NULL);
-  const int want_dense = want ? lv - 2 : 0;
+  const int want_dense = tc_built ? lv - 2 : 0;
   if (!tc && want_dense) {
     printf("%s: no tensor-core levels (a device without TF32 tensor cores): skipped\n", tag);
     return;
@@ -119,12 +120,11 @@ int main(void) {
   for (int i = 0; i < 6; ++i) w[i] = malloc(sizeof(double) * 9 * n);
   if (!pos || !str) { printf("out of memory\n"); return EXIT_FAILURE; }
   const vx_dist dists[2] = {VX_DIST_UNIFORM, VX_DIST_RINGS};
-  const int orders[4] = {6, 8, 12, 7};
   for (int d = 0; d < 2; ++d) {
     vx_pointset(dists[d], n, 300 + d, pos, str);
-    for (int k = 0; k < 4; ++k)
+    for (int p = FMM_SPEC_ORDER_MIN; p <= FMM_SPEC_ORDER_MAX + 1; ++p)
       for (int fl = 0; fl < 2; ++fl)
-        for (int lv = 0; lv < 2; ++lv) check_case(dists[d], orders[k], fl, lv ? 4 : 0, n, pos, str, w);
+        for (int lv = 0; lv < 2; ++lv) check_case(dists[d], p, fl, lv ? 4 : 0, n, pos, str, w);
   }
   free(pos); free(str);
   for (int i = 0; i < 6; ++i) free(w[i]);
