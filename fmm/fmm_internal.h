@@ -26,6 +26,9 @@ typedef struct {
 #define FMM_SPEC_ORDER_MIN 2
 #define FMM_SPEC_ORDER_MAX 12
 static inline int fmm_spec_order(int p) { return p >= FMM_SPEC_ORDER_MIN && p <= FMM_SPEC_ORDER_MAX; }
+/* The orders the dense tensor-core M2L (k_m2l_tc, float) is built for. */
+#define FMM_TC_ORDER_MIN 2
+static inline int fmm_tc_order(int p) { return p >= FMM_TC_ORDER_MIN && p <= FMM_SPEC_ORDER_MAX; }
 
 /* Test hooks of the CUDA engine: choices it makes from the data, forced so that a test reaches every
  * form of a kernel the engine runs in some regime (0: the engine's own choice; only tests set them). */
@@ -132,8 +135,8 @@ int fmm_gpu_occupancy(fmm_ctx *ctx, int *levels, double lo[3], double *side, con
  * double) are given; the local expansions it adds go into L (same layout, zeroed first). 0, -2 with
  * err when the device has no TF32 tensor cores, or -1 with err. */
 int fmm_gpu_m2l_tc_full(int p, int parts, int l, const double *M, double *L, char *err, size_t errlen);
-/* 1 when the context's M2L runs the dense product on the tensor cores at the levels that qualify
- * (CUDA, float, p = 8, compute capability 8.0+); else 0 (and without CUDA). */
+/* 1 when the automatic level may go one deeper for the dense M2L on the tensor cores (CUDA, float,
+ * compute capability 8.0+, and p = 8: the order that rule was measured at); else 0 (and without CUDA). */
 int fmm_gpu_dense_tc(const fmm_ctx *ctx);
 
 /* A part's tree (fmm_part): the larger set's root cube at level L, no other level rule; both backends. */

@@ -20,22 +20,25 @@ static VXF(dtab) VXF(make_dtab)(const fmm_gpu *G, int p) {
   return T;
 }
 
-/* Opt every kernel with dynamic shared memory in to its share of the plan (fmm_smem_plan_make
- * fitted it to the device's limit), each call checked. */
-static int VXF(smem_optin)(const fmm_smem_plan *pl, char *err, size_t errlen) {
+/* Opt every kernel order p runs with dynamic shared memory in to its share of the plan
+ * (fmm_smem_plan_make fitted it to the device's limit), each call checked. */
+static int VXF(smem_optin)(const fmm_smem_plan *pl, int p, char *err, size_t errlen) {
+  const void *p2m_spec = NULL, *m2l_spec = NULL;
+#define VX_SPEC_PTRS(P) (p2m_spec = (const void *)VXF(k_p2m_spec)<P>, m2l_spec = (const void *)VXF(k_m2l_spec)<P>)
+  switch (fmm_spec_order(p) ? p : 0) {
+    VX_SPEC_CASES(VX_SPEC_PTRS)
+  default: break;
+  }
+#undef VX_SPEC_PTRS
   const struct {
     const void *kernel;
     size_t bytes;
-  } k[] = {{(const void *)VXF(k_p2m), pl->p2m},   {(const void *)VXF(k_m2m), pl->m2m},
-           {(const void *)VXF(k_p2m_spec)<6>, pl->p2m}, {(const void *)VXF(k_p2m_spec)<8>, pl->p2m},
-           {(const void *)VXF(k_p2m_spec)<12>, pl->p2m},
-           {(const void *)VXF(k_l2l), pl->l2l},   {(const void *)VXF(k_m2l), pl->m2l},
-           {(const void *)VXF(k_m2l_spec)<6>, pl->m2l}, {(const void *)VXF(k_m2l_spec)<8>, pl->m2l},
-           {(const void *)VXF(k_m2l_spec)<12>, pl->m2l},
+  } k[] = {{(const void *)VXF(k_p2m), pl->p2m}, {(const void *)VXF(k_m2m), pl->m2m},      {p2m_spec, pl->p2m},
+           {(const void *)VXF(k_l2l), pl->l2l}, {(const void *)VXF(k_m2l), pl->m2l},      {m2l_spec, pl->m2l},
            {(const void *)VXF(k_l2p_deriv), pl->l2p_deriv},
            {(const void *)VXF(k_l2p), pl->l2p > pl->l2p_fused ? pl->l2p : pl->l2p_fused}};
   for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i)
-    if (k[i].bytes > FMM_SMEM_DEFAULT)
+    if (k[i].kernel && k[i].bytes > FMM_SMEM_DEFAULT)
       VX_CUR(cudaFuncSetAttribute(k[i].kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k[i].bytes));
   return 0;
 }
@@ -188,7 +191,7 @@ static int VXF(eval_build)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t
 /* Step 2: the shared-memory plan, the octree (kept or new) and its target chunks. */
 static int VXF(eval_tree)(VXF(gpu_eval) *E, const fmm_io *io, char *err, size_t errlen) {
   fmm_gpu *G = E->G;
-  if (smem_plan(E->ctx, E->p, E->want_grad, &E->pl, err, errlen) || VXF(smem_optin)(&E->pl, err, errlen)) return -1;
+  if (smem_plan(E->ctx, E->p, E->want_grad, &E->pl, err, errlen) || VXF(smem_optin)(&E->pl, E->p, err, errlen)) return -1;
   oct_tree_gpu *t = E->t = &G->tree;
   int kept;
   double moved;

@@ -1,6 +1,6 @@
 /* gpu_m2l_t.cuh — which M2L kernel runs at each level, and its launch, templated on precision
  * (included by fmm_gpu.cu once per precision, after gpu_eval_t.cuh): the dense product on the
- * tensor cores (k_m2l_tc, m2l_tc_gpu.cuh: float, p = 8, full levels) where it pays, else the kernel
+ * tensor cores (k_m2l_tc, m2l_tc_gpu.cuh: float, full levels) where it pays, else the kernel
  * specialised for the order (k_m2l_spec: p = 2 to 12, fmm_spec_order), else the generic k_m2l (gpu_far_t.cuh). */
 
 #ifdef VX_FLOAT_INST
@@ -49,9 +49,8 @@ static int VXF(m2l_uses_tc)(const VXF(gpu_eval) *E) { return m2l_tc_on(E->G, siz
 
 /* Whether level l's M2L runs k_m2l_tc, and into how many parts its stages split (m2l_tc_parts; 0:
  * it does not run): a device with TF32 tensor cores (float only), an order it is built for
- * (m2l_tc_order: 6, 8, 12) whose ~100 KB of shared memory fits the device's opt-in (p = 12 not on sm_86/89),
- * l >= 3 (the targets are found through their parents), and p = 8 (where it was measured faster)
- * on a level with blocks enough to fill the device VX_M2L_DENSE_WAVES times over (three quarters of
+ * (m2l_tc_order: 2 to 12) whose shared memory fits the device's opt-in (p = 12, ~100 KB, not on
+ * sm_86/89), l >= 3 (the targets are found through their parents), and a level with blocks enough to fill the device VX_M2L_DENSE_WAVES times over (three quarters of
  * that after its split) whose translations fill at least VX_M2L_TC_FILL of the launched tiles' 189
  * slots a target (E->s.m2l_fill, recorded here at every level >= 3). The test hook m2l_tc_all
  * (fmm_internal.h) takes every level it can run at, for any of its orders. */
@@ -64,7 +63,6 @@ static int VXF(m2l_dense_pays)(VXF(gpu_eval) *E, int l) {
   const int tcp = m2l_tc_order(E->p);
   if (!tc || !tcp || m2l_tc_smem(tcp) > E->G->smem_optin) return 0;
   if (E->ctx->gpu_hooks.m2l_tc_all) return parts;
-  if (tcp != 8) return 0;
   /* a level that fills the device, or, split, three quarters of it */
   const double blocks = 8.0 * tiles * parts, slots = VX_M2L_DENSE_WAVES * E->G->n_sm;
   return (parts > 1 ? 4.0 * blocks >= 3.0 * slots : blocks >= slots) && E->s.m2l_fill[l] >= VX_M2L_TC_FILL ? parts : 0;
@@ -94,11 +92,12 @@ static int VXF(launch_m2l)(VXF(gpu_eval) *E, const VXF(dtab) *T, int l, vx_real 
   const oct_tree_gpu *t = E->t;
   const int dense = VXF(m2l_dense_pays)(E, l); /* k_m2l_tc: the parts its stages are split into */
 #ifdef VX_FLOAT_INST
+#define VX_TC_LAUNCH(P) return launch_m2l_tc<P>(E, l, dense, Ll, err, errlen)
   if (dense) switch (m2l_tc_order(E->p)) {
-    case 6: return launch_m2l_tc<6>(E, l, dense, Ll, err, errlen);
-    case 8: return launch_m2l_tc<8>(E, l, dense, Ll, err, errlen);
-    default: return launch_m2l_tc<12>(E, l, dense, Ll, err, errlen);
+      VX_TC_CASES(VX_TC_LAUNCH)
+    default: break;
     }
+#undef VX_TC_LAUNCH
 #else
   (void)dense;
 #endif

@@ -321,8 +321,15 @@ __global__ void k_m2l_parts_sum(const float *__restrict__ Pt, int parts, size_t 
   }
 }
 
-/* The shared memory of k_m2l_tc for order p (6, 8 or 12). */
-static size_t m2l_tc_smem(int p) { return p == 6 ? tc_cfg<6>::SMEM : p == 8 ? tc_cfg<8>::SMEM : tc_cfg<12>::SMEM; }
+/* The shared memory of k_m2l_tc for order p (fmm_tc_order; 0 for another). */
+static size_t m2l_tc_smem(int p) {
+#define VX_TC_SMEM(P) return tc_cfg<P>::SMEM
+  switch (p) {
+    VX_TC_CASES(VX_TC_SMEM)
+  default: return 0;
+  }
+#undef VX_TC_SMEM
+}
 
 /* fmm_gpu_m2l_tc_full for order P: the full level l and its parents built on the host, k_m2l_tc<P>
  * with its stages split into `parts` (then k_m2l_parts_sum) run once on the legacy stream. */

@@ -2,7 +2,7 @@
 # scripts/bench_gpu.sh — the GPU engine's sweep in docs/BENCHMARKS.md ("GPU engine"):
 #  1. N = 2^14..2^24, uniform and rings, float at p = 8 and double at p = 12, errors at 500 sampled
 #     targets, the GPU direct sum timed where affordable (N <= 2^18 every time, 2^20 once);
-#  2. the orders at 2^20 uniform: float p = 4, 5, 6, 8, 12 and double p = 8, 12, 16.
+#  2. the orders at 2^20, uniform and rings: float and double at p = 2 to 12, and double at p = 16.
 # Writes the JSON lines to OUT_DIR/bench_gpu.jsonl and OUT_DIR/bench_gpu_orders.jsonl and prints
 # the tables (scripts/bench_table.py). The scenes' steps and frames are separate commands
 # (docs/BENCHMARKS.md "Scenes").
@@ -29,10 +29,12 @@ for dist in uniform rings; do
       --repeat 1 --vs-direct --json --quiet >> "$raw"
   done
 done
-"$bench" --backend cuda --n 1048576 --dist uniform --precision float --sweep-orders 4,5,6,8,12 \
-  --check 2000 --repeat 7 --json --quiet >> "$orders"
-"$bench" --backend cuda --n 1048576 --dist uniform --precision double --sweep-orders 8,12,16 \
-  --check 2000 --repeat 7 --json --quiet >> "$orders"
+for dist in uniform rings; do
+  "$bench" --backend cuda --n 1048576 --dist "$dist" --precision float --sweep-orders 2,3,4,5,6,7,8,9,10,11,12 \
+    --check 2000 --repeat 7 --json --quiet >> "$orders"
+  "$bench" --backend cuda --n 1048576 --dist "$dist" --precision double --sweep-orders 2,3,4,5,6,7,8,9,10,11,12,16 \
+    --check 2000 --repeat 7 --json --quiet >> "$orders"
+done
 here=$(dirname "$0")
 python3 "$here/bench_table.py" "$raw"
 python3 "$here/bench_table.py" "$orders" --by-order
