@@ -95,17 +95,6 @@ static int grow(void **p, size_t *cap, size_t bytes, const char *what, char *err
 
 static unsigned blocks(long long n) { return (unsigned)((n + 255) / 256 > 0 ? (n + 255) / 256 : 1); }
 
-extern "C" int vx_dist_dev_keys(vx_dist_dev *w, const vx_part_cube *cube, const void *d_pos, int pos_float, int n,
-                                uint32_t *keys, char *err, size_t errlen) {
-  if (n <= 0) return 0;
-  if (grow(&w->keys, &w->keys_cap, sizeof(uint32_t) * n, "the points' keys", err, errlen)) return -1;
-  k_dist_keys<<<blocks(n), 256>>>(d_pos, pos_float, n, cube->lo[0], cube->lo[1], cube->lo[2], 1.0 / cube->side,
-                                  (uint32_t *)w->keys);
-  VX_CUR(cudaGetLastError());
-  VX_CUR(cudaMemcpy(keys, w->keys, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost));
-  return 0;
-}
-
 extern "C" int vx_dist_dev_key_span(vx_dist_dev *w, const vx_part_cube *cube, const void *d_pos, int pos_float, int n,
                                     int targets, uint32_t lo, uint32_t hi, const uint32_t **d_keys, uint32_t span[2],
                                     int *in, char *err, size_t errlen) {

@@ -28,9 +28,6 @@ typedef struct {
 /* Bytes of a receiving buffer's handle (cudaIpcMemHandle_t). */
 #define VX_DIST_IPC_HANDLE 64
 
-/* The level-10 keys (vx_part_keys_of) of n device points into the host array keys. 0, or -1 with err. */
-int vx_dist_dev_keys(vx_dist_dev *w, const vx_part_cube *cube, const void *d_pos, int pos_float, int n, uint32_t *keys,
-                     char *err, size_t errlen);
 /* The records of the m device points idx (host indices): each the position then the strength, 3 reals of
  * rs bytes each, into the host array rec (6 rs m bytes). 0, or -1 with err. */
 int vx_dist_dev_gather(vx_dist_dev *w, const void *d_pos, const void *d_str, size_t rs, const int *idx, int m, void *rec,
@@ -39,7 +36,7 @@ int vx_dist_dev_gather(vx_dist_dev *w, const void *d_pos, const void *d_str, siz
  * halo records rec (host, as vx_dist_dev_gather makes them). 0, or -1 with err. */
 int vx_dist_dev_sources(vx_dist_dev *w, const void *d_pos, const void *d_str, int ns, const void *rec, int nh, size_t rs,
                         void **pos, void **str, char *err, size_t errlen);
-/* The level-10 keys of n device points into a device array of w's (*d_keys: the sources' buffer, or with
+/* The level-10 keys (vx_part_keys_of) of n device points into a device array of w's (*d_keys: the sources' buffer, or with
  * targets set the targets'), their least and greatest into span and whether every one lies in [lo, hi)
  * into *in: only those cross to the host. 0, or -1 with err. */
 int vx_dist_dev_key_span(vx_dist_dev *w, const vx_part_cube *cube, const void *d_pos, int pos_float, int n, int targets,

@@ -98,7 +98,13 @@ static int check_twins(const vx_comm *c, const owned_set *s, const dev_set *D) {
   int *idx = malloc(sizeof(int) * (s->n + 1)), m = 0;
   char *rec = malloc(6 * D->rs * (s->n + 1));
   CHECK(kd && kh && idx && rec, "out of memory");
-  CHECK(vx_dist_dev_keys(&w, &s->cube, D->dpos, D->f, s->n, kd, err, sizeof err) == 0, "keys: %s", err);
+  const uint32_t *dk;
+  uint32_t span[2];
+  int in;
+  CHECK(vx_dist_dev_key_span(&w, &s->cube, D->dpos, D->f, s->n, 0, s->split[c->rank], s->split[c->rank + 1], &dk, span,
+                             &in, err, sizeof err) == 0,
+        "span: %s", err);
+  CHECK(vx_device_download(kd, dk, sizeof(uint32_t) * s->n, err, sizeof err) == 0, "keys: %s", err);
   vx_part_keys_of(&s->cube, D->pos, D->f, s->n, kh);
   for (int i = 0; i < s->n; i++) CHECK(kd[i] == kh[i], "point %d: device key %u, host %u", i, kd[i], kh[i]);
   for (int i = s->n - 1; i >= 0; i -= 3) idx[m++] = i; /* every third point, backwards */
@@ -107,12 +113,6 @@ static int check_twins(const vx_comm *c, const owned_set *s, const dev_set *D) {
     CHECK(!memcmp(rec + 6 * D->rs * j, (char *)D->pos + 3 * D->rs * idx[j], 3 * D->rs) &&
               !memcmp(rec + 6 * D->rs * j + 3 * D->rs, (char *)D->str + 3 * D->rs * idx[j], 3 * D->rs),
           "record %d is not point %d's", j, idx[j]);
-  const uint32_t *dk;
-  uint32_t span[2];
-  int in;
-  CHECK(vx_dist_dev_key_span(&w, &s->cube, D->dpos, D->f, s->n, 0, s->split[c->rank], s->split[c->rank + 1], &dk, span,
-                             &in, err, sizeof err) == 0,
-        "span: %s", err);
   uint32_t mn = UINT32_MAX, mx = 0;
   for (int i = 0; i < s->n; i++) mn = kh[i] < mn ? kh[i] : mn, mx = kh[i] > mx ? kh[i] : mx;
   CHECK(in && span[0] == mn && span[1] == mx, "span [%u, %u] in %d, host [%u, %u]", span[0], span[1], in, mn, mx);
