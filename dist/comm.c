@@ -36,3 +36,19 @@ int vx_comm_agree(const vx_comm *c, int ok) {
   if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS) return 0;
   return all;
 }
+
+int vx_comm_first_error(const vx_comm *c, const char *mine, int *first, int *count, char *out, size_t outlen) {
+  const int has = mine && mine[0];
+  int lo = has ? c->rank : c->size, n = has;
+  char buf[512] = "";
+  *first = -1, *count = 0;
+  if (outlen) out[0] = 0;
+  if (MPI_Allreduce(&lo, first, 1, MPI_INT, MPI_MIN, c->comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&n, count, 1, MPI_INT, MPI_SUM, c->comm) != MPI_SUCCESS)
+    return *first = -1, -1;
+  if (*first >= c->size) return *first = -1, 0;
+  if (c->rank == *first) snprintf(buf, sizeof buf, "%s", mine);
+  if (MPI_Bcast(buf, (int)sizeof buf, MPI_CHAR, *first, c->comm) != MPI_SUCCESS) return -1;
+  if (outlen) snprintf(out, outlen, "%s", buf);
+  return 0;
+}

@@ -24,4 +24,9 @@ int vx_comm_check(int rc, const char *call, char *err, size_t errlen);
 /* Collective: 1 when `ok` is nonzero on every rank, else 0 (also 0 when the reduction itself fails). */
 int vx_comm_agree(const vx_comm *c, int ok);
 
+/* Collective, after a failure the ranks agreed on: on every rank, the lowest rank whose own reason
+ * `mine` is not empty into *first (-1: none has one), how many have one into *count, and that
+ * rank's reason into out — so that one rank can say it once. 0, or -1 when MPI itself fails. */
+int vx_comm_first_error(const vx_comm *c, const char *mine, int *first, int *count, char *out, size_t outlen);
+
 #endif

@@ -2,7 +2,8 @@
  * 1, 2 and 3 ranks: each rank makes records of its own spread over the whole cube; after the key
  * ranges and the migration every record is on the rank owning its key, none is lost, duplicated or
  * altered, the cost is balanced within one finest cell's cost, a second migration moves nothing,
- * and bad input fails on every rank with one line. */
+ * and bad input fails on every rank with one line; vx_comm_first_error gives every rank the lowest
+ * failing rank's reason and the count of failing ranks. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -63,7 +64,29 @@ static double cell_cost_max(const vx_comm *c, const vx_part_cube *cube, const re
   return mx;
 }
 
+/* vx_comm_first_error: no reason anywhere; the last rank's; every rank's but rank 0's. */
+static int first_error(const vx_comm *c) {
+  char mine[64], out[512];
+  int first, count;
+  CHECK(vx_comm_first_error(c, "", &first, &count, out, sizeof out) == 0 && first == -1 && count == 0 && !out[0],
+        "rank %d: no reason: first %d, count %d, '%s'", c->rank, first, count, out);
+  snprintf(mine, sizeof mine, "rank %d failed", c->rank);
+  CHECK(vx_comm_first_error(c, c->rank == c->size - 1 ? mine : "", &first, &count, out, sizeof out) == 0 &&
+            first == c->size - 1 && count == 1,
+        "rank %d: the last rank's reason: first %d, count %d", c->rank, first, count);
+  snprintf(mine, sizeof mine, "rank %d failed", c->size - 1);
+  CHECK(!strcmp(out, mine), "rank %d: the last rank's reason reads '%s'", c->rank, out);
+  snprintf(mine, sizeof mine, "rank %d failed", c->rank);
+  const int want = c->size > 1 ? 1 : -1;
+  CHECK(vx_comm_first_error(c, c->rank > 0 ? mine : "", &first, &count, out, sizeof out) == 0 && first == want &&
+            count == c->size - 1,
+        "rank %d: every rank's but 0's: first %d (want %d), count %d", c->rank, first, want, count);
+  CHECK(c->size == 1 || !strcmp(out, "rank 1 failed"), "rank %d: the lowest failing rank's reason reads '%s'", c->rank, out);
+  return 0;
+}
+
 static int run(const vx_comm *c) {
+  if (first_error(c)) return 1;
   char err[256] = "";
   owned_set s;
   CHECK(records_owned(c, &s, err, sizeof err) == 0, "partition: %s", err);

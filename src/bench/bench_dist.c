@@ -29,9 +29,18 @@ typedef struct {
   char err[512];
 } dist_run;
 
-/* A failure every rank has agreed on: each rank says its own reason (the others' say another failed). */
+/* A failure every rank has agreed on: rank 0 says the lowest failing rank's reason, once. */
 static int fail(dist_run *D, const char *what) {
-  if (D->err[0]) fprintf(stderr, PROG ": rank %d: %s: %s\n", D->c.rank, what, D->err);
+  char why[512];
+  int first, count;
+  if (vx_comm_first_error(&D->c, D->err, &first, &count, why, sizeof why)) {
+    fprintf(stderr, PROG ": rank %d: %s: %s\n", D->c.rank, what, D->err[0] ? D->err : "MPI failed");
+    return 1;
+  }
+  if (D->c.rank != 0) return 1;
+  if (first < 0) fprintf(stderr, PROG ": %s failed\n", what);
+  else if (count > 1) fprintf(stderr, PROG ": rank %d (and %d more of %d): %s: %s\n", first, count - 1, D->c.size, what, why);
+  else fprintf(stderr, PROG ": rank %d of %d: %s: %s\n", first, D->c.size, what, why);
   return 1;
 }
 
