@@ -114,12 +114,9 @@ static int smem_plan(const fmm_ctx *ctx, int p, int gradient, fmm_smem_plan *pla
   return fmm_smem_plan_make(p, rs, gradient, G->smem_optin, plan, err, errlen);
 }
 
-/* The order whose specialised M2L kernel (k_m2l_spec) runs for order p: p itself where fmm_spec_order;
- * 0 (the generic k_m2l) otherwise. */
+/* The order whose specialised M2L kernels (k_m2l_spec, and in float k_m2l_tc) run for order p: p itself
+ * where fmm_spec_order; 0 (the generic k_m2l) otherwise. */
 static int m2l_spec_order(int p) { return fmm_spec_order(p) ? p : 0; }
-
-/* The order of the dense tensor-core M2L (k_m2l_tc) for order p: p where fmm_tc_order, else 0. */
-static int m2l_tc_order(int p) { return fmm_tc_order(p) ? p : 0; }
 
 /* A switch over the specialised orders: case P: LAUNCH(P); for P in FMM_SPEC_ORDER_MIN..MAX. */
 #define VX_SPEC_CASES(LAUNCH)                                                                            \
@@ -134,21 +131,8 @@ static int m2l_tc_order(int p) { return fmm_tc_order(p) ? p : 0; }
   case 10: LAUNCH(10); break;                                                                            \
   case 11: LAUNCH(11); break;                                                                            \
   case 12: LAUNCH(12); break;
-/* ... and over the tensor-core orders, FMM_TC_ORDER_MIN..FMM_SPEC_ORDER_MAX. */
-#define VX_TC_CASES(LAUNCH)                                                                              \
-  case 2: LAUNCH(2); break;                                                                              \
-  case 3: LAUNCH(3); break;                                                                              \
-  case 4: LAUNCH(4); break;                                                                              \
-  case 5: LAUNCH(5); break;                                                                              \
-  case 6: LAUNCH(6); break;                                                                              \
-  case 7: LAUNCH(7); break;                                                                              \
-  case 8: LAUNCH(8); break;                                                                              \
-  case 9: LAUNCH(9); break;                                                                              \
-  case 10: LAUNCH(10); break;                                                                            \
-  case 11: LAUNCH(11); break;                                                                            \
-  case 12: LAUNCH(12); break;
-#if FMM_SPEC_ORDER_MIN != 2 || FMM_SPEC_ORDER_MAX != 12 || FMM_TC_ORDER_MIN != 2
-#error "VX_SPEC_CASES and VX_TC_CASES list the orders 2..12"
+#if FMM_SPEC_ORDER_MIN != 2 || FMM_SPEC_ORDER_MAX != 12
+#error "VX_SPEC_CASES lists the orders 2..12"
 #endif
 
 /* Whether the dense M2L on the tensor cores (k_m2l_tc) pays at a level whose translations fill
@@ -506,8 +490,8 @@ extern "C" int fmm_gpu_m2l_tc_full(int p, int parts, int l, const double *M, dou
   VX_CUR(tf32_tensor_cores(dev, &has));
   if (!has) { snprintf(err, errlen, "no TF32 tensor cores (compute capability below 8.0)"); return -2; }
 #define VX_TC_FULL(P) return m2l_tc_full<P>(l, parts, M, L, err, errlen)
-  switch (m2l_tc_order(p)) {
-    VX_TC_CASES(VX_TC_FULL)
+  switch (m2l_spec_order(p)) {
+    VX_SPEC_CASES(VX_TC_FULL)
   default: snprintf(err, errlen, "no tensor-core M2L kernel for order %d", p); return -1;
   }
 #undef VX_TC_FULL

@@ -22,13 +22,11 @@ typedef struct {
 } fmm_keep;
 
 /* The orders the CUDA engine's P2M and M2L kernels are specialised for (k_p2m_spec, k_m2l_spec: the
- * loops unrolled to the order); other orders run the generic k_p2m and k_m2l. */
+ * loops unrolled to the order), and the dense tensor-core M2L (k_m2l_tc, float) is built for; other
+ * orders run the generic k_p2m and k_m2l. */
 #define FMM_SPEC_ORDER_MIN 2
 #define FMM_SPEC_ORDER_MAX 12
 static inline int fmm_spec_order(int p) { return p >= FMM_SPEC_ORDER_MIN && p <= FMM_SPEC_ORDER_MAX; }
-/* The orders the dense tensor-core M2L (k_m2l_tc, float) is built for. */
-#define FMM_TC_ORDER_MIN 2
-static inline int fmm_tc_order(int p) { return p >= FMM_TC_ORDER_MIN && p <= FMM_SPEC_ORDER_MAX; }
 
 /* Test hooks of the CUDA engine: choices it makes from the data, forced so that a test reaches every
  * form of a kernel the engine runs in some regime (0: the engine's own choice; only tests set them). */

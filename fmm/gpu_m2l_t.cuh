@@ -49,7 +49,7 @@ static int VXF(m2l_uses_tc)(const VXF(gpu_eval) *E) { return m2l_tc_on(E->G, siz
 
 /* Whether level l's M2L runs k_m2l_tc, and into how many parts its stages split (m2l_tc_parts; 0:
  * it does not run): a device with TF32 tensor cores (float only), an order it is built for
- * (m2l_tc_order: 2 to 12) whose shared memory fits the device's opt-in (p = 12, ~100 KB, not on
+ * (E->m2l_spec: 2 to 12) whose shared memory fits the device's opt-in (p = 12, ~100 KB, not on
  * sm_86/89), l >= 3 (the targets are found through their parents), and a level with blocks enough to fill the device VX_M2L_DENSE_WAVES times over (three quarters of
  * that after its split) whose translations fill at least VX_M2L_TC_FILL of the launched tiles' 189
  * slots a target (E->s.m2l_fill, recorded here at every level >= 3). The test hook m2l_tc_all
@@ -60,7 +60,7 @@ static int VXF(m2l_dense_pays)(VXF(gpu_eval) *E, int l) {
   const int tc = VXF(m2l_uses_tc)(E), tj = tc ? tc_cfg<8>::TJ : (int)VX_M2L_FILL_TJ;
   const int tiles = vx_ceil_div(t->ntgt[l - 1], tj), parts = tc ? m2l_tc_parts(8 * tiles, E->G->n_sm) : 1;
   E->s.m2l_fill[l] = t->n_il[l] / (8.0 * 189.0 * tj * tiles);
-  const int tcp = m2l_tc_order(E->p);
+  const int tcp = E->m2l_spec;
   if (!tc || !tcp || m2l_tc_smem(tcp) > E->G->smem_optin) return 0;
   if (E->ctx->gpu_hooks.m2l_tc_all) return parts;
   /* a level that fills the device, or, split, three quarters of it */
@@ -93,8 +93,8 @@ static int VXF(launch_m2l)(VXF(gpu_eval) *E, const VXF(dtab) *T, int l, vx_real 
   const int dense = VXF(m2l_dense_pays)(E, l); /* k_m2l_tc: the parts its stages are split into */
 #ifdef VX_FLOAT_INST
 #define VX_TC_LAUNCH(P) return launch_m2l_tc<P>(E, l, dense, Ll, err, errlen)
-  if (dense) switch (m2l_tc_order(E->p)) {
-      VX_TC_CASES(VX_TC_LAUNCH)
+  if (dense) switch (E->m2l_spec) {
+      VX_SPEC_CASES(VX_TC_LAUNCH)
     default: break;
     }
 #undef VX_TC_LAUNCH

@@ -321,11 +321,11 @@ __global__ void k_m2l_parts_sum(const float *__restrict__ Pt, int parts, size_t 
   }
 }
 
-/* The shared memory of k_m2l_tc for order p (fmm_tc_order; 0 for another). */
+/* The shared memory of k_m2l_tc for order p (fmm_spec_order; 0 for another). */
 static size_t m2l_tc_smem(int p) {
 #define VX_TC_SMEM(P) return tc_cfg<P>::SMEM
   switch (p) {
-    VX_TC_CASES(VX_TC_SMEM)
+    VX_SPEC_CASES(VX_TC_SMEM)
   default: return 0;
   }
 #undef VX_TC_SMEM

@@ -4,7 +4,7 @@
  * by the cube's faces) with random source multipoles, the kernel's local expansions
  * (fmm_gpu_m2l_tc_full) against, per target, the sum over its interaction list of m2l_dense_apply
  * with fmm_m2l_dense's operators (translate_t.h, tables.h) in double — which test_translate checks
- * against rcr_translate, the CPU engine's M2L. Every order of FMM_TC_ORDER_MIN..12; ≤ 1e-5 relative (max over
+ * against rcr_translate, the CPU engine's M2L. Every order of FMM_SPEC_ORDER_MIN..MAX; ≤ 1e-5 relative (max over
  * coefficients against the largest), whole and with its stages split into three parts summed by
  * k_m2l_parts_sum; levels 3 and 4 (one and eight tiles of parents; level 4 for p <= 8 only: the
  * CPU reference at p = 12 takes minutes). The kernel twice: bitwise identical.
@@ -66,7 +66,7 @@ int main(void) {
   printf("device: %s\n", name);
   uint64_t seed = 4242;
   for (int l = 3; l <= 4; ++l)
-    for (int p = FMM_TC_ORDER_MIN; p <= FMM_SPEC_ORDER_MAX; ++p) {
+    for (int p = FMM_SPEC_ORDER_MIN; p <= FMM_SPEC_ORDER_MAX; ++p) {
       const int nc = VX_NCOEF(p);
       if (l == 4 && p > 8) continue; /* the CPU reference would take minutes */
       const size_t ne = (size_t)3 * nc << (3 * l);

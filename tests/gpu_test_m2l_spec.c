@@ -6,7 +6,7 @@
  *  - GPU vs the CPU engine: velocity and gradient ≤ 1e-12 relative in double, ≤ 1e-5 in float
  *    (gpu_test_fmm's GPU-vs-CPU twins);
  *  - in float, with the test hook m2l_tc_all (fmm_internal.h), the tensor-core kernel (k_m2l_tc)
- *    at every level >= 3 for the orders it is built for (fmm_tc_order) and none for the others (a device of compute capability 8.0 or
+ *    at every level >= 3 for the orders it is built for (fmm_spec_order) and none for the others (a device of compute capability 8.0 or
  *    newer), against the CPU engine with the same thresholds: the engine runs it by itself only on
  *    levels far larger than a test's;
  *  - each run twice: bitwise identical.
@@ -81,7 +81,7 @@ static void check_case(vx_dist dist, int p, int fl, int levels, int n, const dou
   eval(VX_BACKEND_CUDA, prm, 0, n, pos, str, u2, g2, &k2, NULL, NULL, NULL);
   eval(VX_BACKEND_CPU, prm, 0, n, pos, str, uc, gc, &kc, NULL, NULL, NULL);
   const double thr = fl ? 1e-5 : 1e-12;
-  const int want = fmm_spec_order(p) ? p : 0, tc_built = fmm_tc_order(p);
+  const int want = fmm_spec_order(p) ? p : 0, tc_built = fmm_spec_order(p);
   char what[200], tag[80];
   snprintf(tag, sizeof tag, "%-7s %s p=%2d levels=%d", vx_dist_name(dist), fl ? "float " : "double", p, levels);
   snprintf(what, sizeof what, "%s: M2L kernel %d (want %d)", tag, kg, want);
