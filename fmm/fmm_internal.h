@@ -33,7 +33,7 @@ static inline int fmm_spec_order(int p) { return p >= FMM_SPEC_ORDER_MIN && p <=
 typedef struct {
   int p2m_wl;     /* k_p2m_spec's warps a leaf: 1, 2, 4 or 8 (else p2m_warps_per_leaf's) */
   int l2p_fused;  /* 1: k_l2p forms the derivative expansions where its shared memory fits; -1: never */
-  int m2l_tc_all; /* 1: the tensor-core M2L at every level >= 3 it can run at (float, p = 6, 8, 12) */
+  int m2l_tc_all; /* 1: the tensor-core M2L at every level >= 3 it can run at (float, p = 2 to 12) */
 } fmm_gpu_hooks;
 
 struct fmm_ctx {
