@@ -148,7 +148,7 @@ typedef struct {
   int m2l_kernel;         /* CUDA backend: the order of the order-specialised M2L kernel that ran (2 to 12),
                              0: the generic one (and on the CPU) */
   int m2l_dense_levels;   /* CUDA backend: the levels whose M2L ran as the dense product on the tensor cores
-                             instead (float at p = 8, where the level is large and full enough) */
+                             instead (float, where the level is large and full enough) */
   double t_m2l_level[VX_LMAX + 1]; /* CUDA backend: ms of each level's M2L (t_m2l is their sum; 0 on the CPU) */
   double m2l_fill[VX_LMAX + 1];    /* CUDA backend: the share of a dense M2L's slots (8 octants x 189 offsets of
                                       each tile of parents' children) that level l's translations fill */

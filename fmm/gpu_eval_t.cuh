@@ -25,7 +25,7 @@ static VXF(dtab) VXF(make_dtab)(const fmm_gpu *G, int p) {
 static int VXF(smem_optin)(const fmm_smem_plan *pl, int p, char *err, size_t errlen) {
   const void *p2m_spec = NULL, *m2l_spec = NULL;
 #define VX_SPEC_PTRS(P) (p2m_spec = (const void *)VXF(k_p2m_spec)<P>, m2l_spec = (const void *)VXF(k_m2l_spec)<P>)
-  switch (fmm_spec_order(p) ? p : 0) {
+  switch (m2l_spec_order(p)) {
     VX_SPEC_CASES(VX_SPEC_PTRS)
   default: break;
   }

@@ -7,7 +7,7 @@
  *    target box whose warps split its interaction list, M2M a block per parent whose warps split
  *    its children, L2L a warp per child. For p = 2 to 12 the M2L is k_m2l_spec: lanes own
  *    coefficient pairs (n, ±a), four stages, the loops unrolled to the order. (At the large, full
- *    levels in float at p = 8 a dense product on the tensor cores replaces it: m2l_tc_gpu.cuh.)
+ *    levels in float a dense product on the tensor cores replaces it: m2l_tc_gpu.cuh.)
  *  - P2M: lanes own columns m of the solid harmonics (degree raised by eq. 15), so no thread holds
  *    a whole expansion; for p = 2 to 12 k_p2m_spec: lanes own |m| for one of 32/(p+1) particles
  *    at once, accumulating in registers, a warp (or a few, for dense leaves) a leaf. */

@@ -1,7 +1,8 @@
 /* gpu_m2l_t.cuh — which M2L kernel runs at each level, and its launch, templated on precision
  * (included by fmm_gpu.cu once per precision, after gpu_eval_t.cuh): the dense product on the
  * tensor cores (k_m2l_tc, m2l_tc_gpu.cuh: float, full levels) where it pays, else the kernel
- * specialised for the order (k_m2l_spec: p = 2 to 12, fmm_spec_order), else the generic k_m2l (gpu_far_t.cuh). */
+ * specialised for the order (k_m2l_spec: p = 2 to 12, fmm_spec_order), else the generic k_m2l
+ * (gpu_far_t.cuh). */
 
 #ifdef VX_FLOAT_INST
 /* k_m2l_tc<P> for level l >= 3 into Ll, its operators built and uploaded at the first call for this
@@ -50,18 +51,18 @@ static int VXF(m2l_uses_tc)(const VXF(gpu_eval) *E) { return m2l_tc_on(E->G, siz
 /* Whether level l's M2L runs k_m2l_tc, and into how many parts its stages split (m2l_tc_parts; 0:
  * it does not run): a device with TF32 tensor cores (float only), an order it is built for
  * (E->m2l_spec: 2 to 12) whose shared memory fits the device's opt-in (p = 12, ~100 KB, not on
- * sm_86/89), l >= 3 (the targets are found through their parents), and a level with blocks enough to fill the device VX_M2L_DENSE_WAVES times over (three quarters of
- * that after its split) whose translations fill at least VX_M2L_TC_FILL of the launched tiles' 189
- * slots a target (E->s.m2l_fill, recorded here at every level >= 3). The test hook m2l_tc_all
- * (fmm_internal.h) takes every level it can run at, for any of its orders. */
+ * sm_86/89), l >= 3 (the targets are found through their parents), and a level with blocks enough
+ * to fill the device VX_M2L_DENSE_WAVES times over (three quarters of that after its split) whose
+ * translations fill at least VX_M2L_TC_FILL of the launched tiles' 189 slots a target
+ * (E->s.m2l_fill, recorded here at every level >= 3). The test hook m2l_tc_all (fmm_internal.h)
+ * takes every level it can run at, for any of its orders. */
 static int VXF(m2l_dense_pays)(VXF(gpu_eval) *E, int l) {
   const oct_tree_gpu *t = E->t;
   if (l < 3 || t->ntgt[l - 1] <= 0) return 0;
   const int tc = VXF(m2l_uses_tc)(E), tj = tc ? tc_cfg<8>::TJ : (int)VX_M2L_FILL_TJ;
   const int tiles = vx_ceil_div(t->ntgt[l - 1], tj), parts = tc ? m2l_tc_parts(8 * tiles, E->G->n_sm) : 1;
   E->s.m2l_fill[l] = t->n_il[l] / (8.0 * 189.0 * tj * tiles);
-  const int tcp = E->m2l_spec;
-  if (!tc || !tcp || m2l_tc_smem(tcp) > E->G->smem_optin) return 0;
+  if (!tc || !E->m2l_spec || m2l_tc_smem(E->m2l_spec) > E->G->smem_optin) return 0;
   if (E->ctx->gpu_hooks.m2l_tc_all) return parts;
   /* a level that fills the device, or, split, three quarters of it */
   const double blocks = 8.0 * tiles * parts, slots = VX_M2L_DENSE_WAVES * E->G->n_sm;

@@ -11,10 +11,10 @@
  * malformed; a checkpoint to restart from that is damaged, does not match the options or is already
  * past the --steps or --t-end asked for), options that contradict each other, an output path that is
  * an input, another output, a directory or a FIFO, socket or device (app_paths.h), no display for
- * the window, or several processes started by mpirun (each would write the same files); 1 runtime failure: the engine, memory, OpenGL, and every output file (diagnostics,
- * checkpoints, VTK, PNGs, videos, screenshots) that cannot be created or written, whether found at
- * the start or during the run; 3
- * the simulation blew up (vortex/sim.h's rule: a non-finite value, max|α| above VX_SIM_BLOWUP_FACTOR
+ * the window, or several processes started by mpirun (each would write the same files); 1 runtime
+ * failure: the engine, memory, OpenGL, and every output file (diagnostics, checkpoints, VTK, PNGs,
+ * videos, screenshots) that cannot be created or written, whether found at the start or during the
+ * run; 3 the simulation blew up (vortex/sim.h's rule: a non-finite value, max|α| above VX_SIM_BLOWUP_FACTOR
  * = 20 times its value at the start, or the kinetic energy VX_SIM_ENERGY_RISE = 5 % of its reference
  * above its lowest); 130 a batch run or a headless recording stopped by Ctrl-C or SIGTERM (files
  * finalized: the diagnostics kept, a checkpoint written). */
