@@ -142,6 +142,13 @@ void app_usage(FILE *f);
 void app_interrupt_catch(int on);
 int app_interrupted(void);   /* the signal caught since catch(1); 0 if none */
 
+/* The vorticity surface's grid: nodes a side (--iso-grid, the panel), and the defaults, which keep
+ * it within a few milliseconds a frame on each backend (docs/BENCHMARKS.md). */
+#define APP_ISO_GRID_MIN 16
+#define APP_ISO_GRID_MAX 256
+#define APP_ISO_GRID_CUDA 128
+#define APP_ISO_GRID_CPU 64
+
 #ifdef VX_HAVE_RENDER
 
 #define APP_MAX_SCENES 64 /* entries of the scene picker: built-in, --scene-dir and per-user scenes */
@@ -288,13 +295,6 @@ typedef struct {
   int iso_grid;             /* the vorticity surface's grid, nodes a side (APP_ISO_GRID_MIN..MAX; 0: default) */
   rd_style style;
 } app_settings;
-
-/* The vorticity surface's grid: nodes a side (--iso-grid, the panel), and the defaults, which keep
- * it within a few milliseconds a frame on each backend (docs/BENCHMARKS.md). */
-#define APP_ISO_GRID_MIN 16
-#define APP_ISO_GRID_MAX 256
-#define APP_ISO_GRID_CUDA 128
-#define APP_ISO_GRID_CPU 64
 
 /* The launched rings the app keeps for a saved scene (app.launched): as many as a scene holds. */
 #define APP_MAX_LAUNCHED VX_SCENE_MAX_RINGS
