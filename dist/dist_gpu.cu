@@ -41,13 +41,12 @@ __global__ void k_dist_scatter(const char *rec, size_t rs, int ns, int nh, char 
   memcpy(str + 3 * rs * ((size_t)ns + j), rec + 6 * rs * j + 3 * rs, 3 * rs);
 }
 
-/* The least and greatest key (atomicMin, atomicMax) and whether one lies outside [lo, hi): span[0..2]. */
-__global__ void k_dist_span(const uint32_t *keys, int n, uint32_t lo, uint32_t hi, unsigned *span) {
+/* The least and greatest key (atomicMin, atomicMax): span[0..1]. */
+__global__ void k_dist_span(const uint32_t *keys, int n, unsigned *span) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const uint32_t k = keys[i];
   atomicMin(span, k), atomicMax(span + 1, k);
-  if (k < lo || k >= hi) span[2] = 1;
 }
 
 /* A bit a level-l cell (shift sh = 30 - 3l). */
@@ -96,25 +95,24 @@ static int grow(void **p, size_t *cap, size_t bytes, const char *what, char *err
 static unsigned blocks(long long n) { return (unsigned)((n + 255) / 256 > 0 ? (n + 255) / 256 : 1); }
 
 extern "C" int vx_dist_dev_key_span(vx_dist_dev *w, const vx_part_cube *cube, const void *d_pos, int pos_float, int n,
-                                    int targets, uint32_t lo, uint32_t hi, const uint32_t **d_keys, uint32_t span[2],
-                                    int *in, char *err, size_t errlen) {
+                                    int targets, const uint32_t **d_keys, uint32_t span[2], char *err, size_t errlen) {
   void **buf = targets ? &w->tkeys : &w->keys;
   size_t *cap = targets ? &w->tkeys_cap : &w->keys_cap;
   if (grow(buf, cap, sizeof(uint32_t) * (n > 0 ? n : 1), "the points' keys", err, errlen) ||
       grow(&w->small, &w->small_cap, 64, "the keys' span", err, errlen))
     return -1;
   *d_keys = (const uint32_t *)*buf;
-  unsigned h[3] = {0xffffffffu, 0u, 0u};
+  unsigned h[2] = {0xffffffffu, 0u};
   VX_CUR(cudaMemcpy(w->small, h, sizeof h, cudaMemcpyHostToDevice));
   if (n > 0) {
     k_dist_keys<<<blocks(n), 256>>>(d_pos, pos_float, n, cube->lo[0], cube->lo[1], cube->lo[2], 1.0 / cube->side,
                                     (uint32_t *)*buf);
     VX_CUR(cudaGetLastError());
-    k_dist_span<<<blocks(n), 256>>>((const uint32_t *)*buf, n, lo, hi, (unsigned *)w->small);
+    k_dist_span<<<blocks(n), 256>>>((const uint32_t *)*buf, n, (unsigned *)w->small);
     VX_CUR(cudaGetLastError());
   }
   VX_CUR(cudaMemcpy(h, w->small, sizeof h, cudaMemcpyDeviceToHost));
-  span[0] = h[0], span[1] = h[1], *in = !h[2];
+  span[0] = h[0], span[1] = h[1];
   return 0;
 }
 

@@ -37,11 +37,10 @@ int vx_dist_dev_gather(vx_dist_dev *w, const void *d_pos, const void *d_str, siz
 int vx_dist_dev_sources(vx_dist_dev *w, const void *d_pos, const void *d_str, int ns, const void *rec, int nh, size_t rs,
                         void **pos, void **str, char *err, size_t errlen);
 /* The level-10 keys (vx_part_keys_of) of n device points into a device array of w's (*d_keys: the sources' buffer, or with
- * targets set the targets'), their least and greatest into span and whether every one lies in [lo, hi)
- * into *in: only those cross to the host. 0, or -1 with err. */
+ * targets set the targets'), their least and greatest into span (UINT32_MAX and 0 when n = 0): only those cross to
+ * the host. 0, or -1 with err. */
 int vx_dist_dev_key_span(vx_dist_dev *w, const vx_part_cube *cube, const void *d_pos, int pos_float, int n, int targets,
-                         uint32_t lo, uint32_t hi, const uint32_t **d_keys, uint32_t span[2], int *in, char *err,
-                         size_t errlen);
+                         const uint32_t **d_keys, uint32_t span[2], char *err, size_t errlen);
 /* The distinct level-l cells (l <= 8) of n device keys into *count (engine.c's distinct_cells on the host). */
 int vx_dist_dev_cells(vx_dist_dev *w, const uint32_t *d_keys, int n, int l, long long *count, char *err, size_t errlen);
 /* The halo's copies grouped by rank from n device keys: the level-L cells c0..c1 (those of the rank's key

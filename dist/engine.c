@@ -35,8 +35,9 @@ struct vx_dist_engine {
   void *mp;                   /* the dense levels' multipoles */
   int *cnt;                   /* and source counts */
   uint8_t *bits;              /* a level's cells, one bit each */
+  uint32_t *ranges;           /* every rank's targets' least and greatest key (halo.h) */
   int peer;                   /* -1 not yet known; 1: every rank on this node, so device halos move by peer copies */
-  size_t sk_cap, tk_cap, sel_cap, cstart_cap, rec_cap, lpos_cap, lstr_cap, mp_cap, cnt_cap, bits_cap;
+  size_t ranges_cap, sk_cap, tk_cap, sel_cap, cstart_cap, rec_cap, lpos_cap, lstr_cap, mp_cap, cnt_cap, bits_cap;
   vx_dist_dev dev;            /* device arrays (dist_gpu.h) */
 };
 
@@ -50,7 +51,7 @@ vx_dist_engine *vx_dist_create(const vx_comm *c, fmm_ctx *ctx, char *err, size_t
 void vx_dist_destroy(vx_dist_engine *d) {
   if (!d) return;
   free(d->sk), free(d->tk), free(d->sel), free(d->cstart), free(d->rec), free(d->lpos), free(d->lstr), free(d->mp);
-  free(d->cnt), free(d->bits);
+  free(d->cnt), free(d->bits), free(d->ranges);
 #ifdef VX_HAVE_CUDA
   vx_dist_dev_free(&d->dev);
 #endif
@@ -73,7 +74,7 @@ static int point_keys(vx_dist_engine *d, const vx_part_cube *cube, const void *p
   return 0;
 }
 
-/* A rank's keys of one set: the least, the greatest, and whether all lie in [lo, hi). */
+/* A rank's keys of one set, the least and the greatest (UINT32_MAX and 0 when there are none). */
 typedef struct {
   const uint32_t *k;  /* host keys (NULL: on the device only) */
   const uint32_t *dk; /* device keys (NULL: host only) */
@@ -91,17 +92,12 @@ static int host_keys(vx_dist_engine *d, key_set *s, char *err, size_t errlen) {
   return 0;
 }
 
-static int keys_span(key_set *s, uint32_t lo, uint32_t hi) {
+static void keys_span(key_set *s) {
   uint32_t mn = UINT32_MAX, mx = 0;
-  int out = 0;
   const uint32_t *k = s->k;
-#pragma omp parallel for schedule(static) reduction(min : mn) reduction(max : mx) reduction(| : out)
-  for (int i = 0; i < s->n; i++) {
-    mn = k[i] < mn ? k[i] : mn, mx = k[i] > mx ? k[i] : mx;
-    out |= k[i] < lo || k[i] >= hi;
-  }
+#pragma omp parallel for schedule(static) reduction(min : mn) reduction(max : mx)
+  for (int i = 0; i < s->n; i++) mn = k[i] < mn ? k[i] : mn, mx = k[i] > mx ? k[i] : mx;
   s->lo = mn, s->hi = mx;
-  return !out;
 }
 
 /* A rank's distinct cells of one level: how many, the first and the last (-1: none). */
@@ -160,9 +156,33 @@ static int distinct_cells(vx_dist_engine *d, key_set *s, int l, cell_span *c, ch
   return 0;
 }
 
+/* Collective: the non-empty level-l cells (l <= CELL_BITMAP_LMAX) of every rank's keys, exactly: each rank's
+ * cells as a bitmap, their union by one all-reduce. */
+static int union_cells(vx_dist_engine *d, key_set *s, int l, long long *out, char *err, size_t errlen) {
+  const vx_comm *c = &d->c;
+  const int sh = VX_PART_KEY_BITS - 3 * l;
+  const size_t nb = ((size_t)1 << (3 * l)) / 8 + 1;
+  const int ok = host_keys(d, s, err, errlen) == 0 && vx_host_reserve((void **)&d->bits, &d->bits_cap, nb) == 0;
+  if (!ok && !err[0]) snprintf(err, errlen, "out of memory counting the cells of level %d", l);
+  if (!all_ok(c, ok, err, errlen)) return -1;
+  uint8_t *bits = d->bits;
+  memset(bits, 0, nb);
+  for (int i = 0; i < s->n; i++) bits[(s->k[i] >> sh) >> 3] |= (uint8_t)(1u << ((s->k[i] >> sh) & 7));
+  if (vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, bits, (int)nb, MPI_BYTE, MPI_BOR, c->comm), "MPI_Allreduce (cells)", err,
+                    errlen))
+    return -1;
+  long long n = 0;
+#pragma omp parallel for schedule(static) reduction(+ : n)
+  for (size_t b = 0; b < nb; b++) n += __builtin_popcount(bits[b]);
+  *out = n;
+  return 0;
+}
+
 /* The non-empty level-l cells of every rank's keys: the ranks' distinct cells, less each cell a rank
- * shares with the last rank before it that holds any (the key ranges ascend with the rank, so only
- * there can two ranks hold one cell). */
+ * shares with the last rank before it that holds any — when the ranks' spans ascend with the rank (a
+ * partition's), only there can two ranks hold one cell. Spans that overlap (points that moved since the
+ * partition) are counted by their union (union_cells; beyond its levels, an upper bound: the level may
+ * then differ from one rank's choice). */
 static int global_cells(vx_dist_engine *d, key_set *s, int l, cell_span *all, long long *out, char *err, size_t errlen) {
   const vx_comm *c = &d->c;
   cell_span mine;
@@ -174,11 +194,14 @@ static int global_cells(vx_dist_engine *d, key_set *s, int l, cell_span *all, lo
                     err, errlen))
     return -1;
   long long total = 0, last = -1;
+  int ascend = 1;
   for (int r = 0; r < c->size; r++) {
     if (all[r].n == 0) continue;
+    ascend &= all[r].first >= last;
     total += all[r].n - (all[r].first == last);
     last = all[r].last;
   }
+  if (!ascend && l <= CELL_BITMAP_LMAX) return union_cells(d, s, l, out, err, errlen);
   *out = total;
   return 0;
 }
@@ -258,7 +281,7 @@ static int all_on_node(const vx_comm *c, char *err, size_t errlen) {
  * (vx_halo_cells), the sources' copies grouped by rank and gathered on the device, then each rank's copies
  * put straight into the receiving buffers of the others, which hold them by sending rank (the host
  * exchange's order). *nh: the records received. */
-static int halo_peer(vx_dist_engine *d, const key_set *sk, const uint32_t *split, int level, int reach, const fmm_io *io,
+static int halo_peer(vx_dist_engine *d, const key_set *sk, int level, int reach, const fmm_io *io,
                      size_t rs, int *nh, char *err, size_t errlen) {
   const vx_comm *c = &d->c;
   const int R = c->size, sh = VX_PART_KEY_BITS - 3 * level;
@@ -267,7 +290,7 @@ static int halo_peer(vx_dist_engine *d, const key_set *sk, const uint32_t *split
   unsigned char *hs = malloc((size_t)VX_DIST_IPC_HANDLE * (R + 1)), *mine = hs + (size_t)VX_DIST_IPC_HANDLE * R;
   int *off = NULL, *cnt = NULL, *pool = NULL, n_pool = 0, rv = -1;
   const uint32_t c0 = sk->n > 0 ? sk->lo >> sh : 1, c1 = sk->n > 0 ? sk->hi >> sh : 0;
-  int ok = n && hs && vx_halo_cells(c, split, level, reach, c0, c1, &off, &cnt, &pool, &n_pool) == 0;
+  int ok = n && hs && vx_halo_cells(c, d->ranges, level, reach, c0, c1, &off, &cnt, &pool, &n_pool) == 0;
   if (!ok) snprintf(err, errlen, "out of memory listing the halo");
   ok = ok && vx_dist_dev_halo(&d->dev, sk->dk, sk->n, level, c0, c1, off, cnt, pool, n_pool, R, io->src_pos, io->src_str,
                               rs, sc, sd, NULL, err, errlen) == 0;
@@ -299,7 +322,7 @@ done:
 /* The halo at level lh (vx_halo_dests: every source whose level-lh box is adjacent to one of another
  * rank's range goes there), exchanged, then this rank's sources followed by the halo's in *pos, *str
  * (host arrays, or device arrays with io's). */
-static int gather_halo(vx_dist_engine *d, key_set *sk, const uint32_t *split, int lh, const fmm_io *io, size_t rs,
+static int gather_halo(vx_dist_engine *d, key_set *sk, int lh, const fmm_io *io, size_t rs,
                        const void **pos, const void **str, int *n_local, vx_dist_stats *ds, char *err, size_t errlen) {
   const double t0 = now_ms();
   const vx_comm *c = &d->c;
@@ -311,7 +334,7 @@ static int gather_halo(vx_dist_engine *d, key_set *sk, const uint32_t *split, in
 #ifdef VX_HAVE_CUDA
   if (io->on_device && d->peer < 0) d->peer = all_on_node(c, err, errlen);
   if (io->on_device && d->peer == 1) { /* the records never leave the devices */
-    if (halo_peer(d, sk, split, level, reach, io, rs, &nh, err, errlen)) goto out;
+    if (halo_peer(d, sk, level, reach, io, rs, &nh, err, errlen)) goto out;
     const double t1 = now_ms();
     void *p = NULL, *a = NULL;
     ok = vx_dist_dev_place(&d->dev, io->src_pos, io->src_str, ns, nh, rs, &p, &a, err, errlen) == 0;
@@ -322,7 +345,7 @@ static int gather_halo(vx_dist_engine *d, key_set *sk, const uint32_t *split, in
   }
 #endif
   ok = host_keys(d, sk, err, errlen) == 0;
-  if (ok && vx_halo_dests(c, split, level, reach, sk->k, ns, &start, &dest)) {
+  if (ok && vx_halo_dests(c, d->ranges, level, reach, sk->k, ns, &start, &dest)) {
     ok = 0;
     snprintf(err, errlen, "out of memory listing the halo of %d sources", ns);
   }
@@ -421,41 +444,49 @@ static int check_args(const vx_dist_engine *d, int Lc_max, const fmm_io *io, cha
 }
 
 /* This rank's keys of its sources and targets (the targets' are the sources' when they are the same
- * points), each within its range. */
-static int own_keys(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t *split, const fmm_io *io, key_set *s,
-                    key_set *t, char *err, size_t errlen) {
+ * points) and their spans. */
+static int own_keys(vx_dist_engine *d, const vx_part_cube *cube, const fmm_io *io, key_set *s, key_set *t, char *err,
+                    size_t errlen) {
   const int same = io->tgt_pos == io->src_pos && io->n_tgt <= io->n_src;
-  const uint32_t lo = split[d->c.rank], hi = split[d->c.rank + 1];
   *s = (key_set){NULL, NULL, io->n_src, 0, 0}, *t = (key_set){NULL, NULL, io->n_tgt, 0, 0};
-  int in = 1;
   if (io->on_device) {
 #ifdef VX_HAVE_CUDA
     const int fl = fmm_get_params(d->ctx)->precision == VX_FLOAT;
     uint32_t span[2];
-    int a, b = 1;
-    if (vx_dist_dev_key_span(&d->dev, cube, io->src_pos, fl, io->n_src, 0, lo, hi, &s->dk, span, &a, err, errlen)) return -1;
+    if (vx_dist_dev_key_span(&d->dev, cube, io->src_pos, fl, io->n_src, 0, &s->dk, span, err, errlen)) return -1;
     s->lo = span[0], s->hi = span[1];
     if (same) {
       t->dk = s->dk, t->lo = s->lo, t->hi = s->hi;
     } else {
-      if (vx_dist_dev_key_span(&d->dev, cube, io->tgt_pos, fl, io->n_tgt, 1, lo, hi, &t->dk, span, &b, err, errlen))
-        return -1;
+      if (vx_dist_dev_key_span(&d->dev, cube, io->tgt_pos, fl, io->n_tgt, 1, &t->dk, span, err, errlen)) return -1;
       t->lo = span[0], t->hi = span[1];
     }
-    in = a && b;
 #endif
-  } else {
-    if (point_keys(d, cube, io->src_pos, io->n_src, &d->sk, &d->sk_cap, err, errlen) ||
-        (!same && point_keys(d, cube, io->tgt_pos, io->n_tgt, &d->tk, &d->tk_cap, err, errlen)))
-      return -1;
-    s->k = d->sk, t->k = same ? d->sk : d->tk;
-    in = keys_span(s, lo, hi) & keys_span(t, lo, hi);
+    return 0;
   }
-  if (!in) snprintf(err, errlen, "rank %d holds a point outside its key range (migrate the points first)", d->c.rank);
-  return in ? 0 : -1;
+  if (point_keys(d, cube, io->src_pos, io->n_src, &d->sk, &d->sk_cap, err, errlen) ||
+      (!same && point_keys(d, cube, io->tgt_pos, io->n_tgt, &d->tk, &d->tk_cap, err, errlen)))
+    return -1;
+  s->k = d->sk, t->k = same ? d->sk : d->tk;
+  keys_span(s);
+  if (!same) keys_span(t);
+  else t->lo = s->lo, t->hi = s->hi;
+  return 0;
 }
 
-int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t *split, int Lc_max, const fmm_io *io,
+/* Every rank's targets' key span into d->ranges (halo.h's ranges): the halo serves each rank's targets
+ * wherever they are, so points that moved off the partition since it was made need no migration first. */
+static int target_ranges(vx_dist_engine *d, const key_set *t, char *err, size_t errlen) {
+  const vx_comm *c = &d->c;
+  uint32_t mine[2] = {t->lo, t->hi};
+  const int ok = !reserve((void **)&d->ranges, &d->ranges_cap, sizeof(uint32_t) * 2 * (size_t)c->size,
+                          "the ranks' key ranges", err, errlen);
+  if (!all_ok(c, ok, err, errlen)) return -1;
+  return vx_comm_check(MPI_Allgather(mine, 2, MPI_UINT32_T, d->ranges, 2, MPI_UINT32_T, c->comm), "MPI_Allgather (key ranges)",
+                       err, errlen);
+}
+
+int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, int Lc_max, const fmm_io *io,
                      fmm_stats *st, vx_dist_stats *ds, char *err, size_t errlen) {
   const vx_comm *c = &d->c;
   const fmm_params *P = fmm_get_params(d->ctx);
@@ -466,7 +497,7 @@ int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t
   fmm_part pt = {{cube->lo[0], cube->lo[1], cube->lo[2]}, cube->side, 0, 0, NULL, NULL};
   key_set sk, tk;
   const double t0 = now_ms();
-  int rc = -1, ok = check_args(d, Lc_max, io, err, errlen) == 0 && own_keys(d, cube, split, io, &sk, &tk, err, errlen) == 0;
+  int rc = -1, ok = check_args(d, Lc_max, io, err, errlen) == 0 && own_keys(d, cube, io, &sk, &tk, err, errlen) == 0;
   if (!all_ok(c, ok, err, errlen)) goto done;
   if (c->size == 1) { /* the whole evaluation: nothing to exchange */
     fmm_stats one;
@@ -495,10 +526,11 @@ int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t
   fmm_stats tmp;
   const fmm_corr cr = fmm_reg_prepare(d->ctx, cube->side, pt.L, glob[2] > 0, 0.0, &tmp);
   const int lh = cr.on && cr.Lc < pt.Lc ? cr.Lc : pt.Lc;
+  if (target_ranges(d, &tk, err, errlen)) goto done;
   const double t1 = now_ms();
   const void *lpos = NULL, *lstr = NULL;
   int nloc = 0;
-  if (gather_halo(d, &sk, split, lh, io, rs, &lpos, &lstr, &nloc, &dst, err, errlen)) goto done;
+  if (gather_halo(d, &sk, lh, io, rs, &lpos, &lstr, &nloc, &dst, err, errlen)) goto done;
   const double t2 = now_ms();
   if (coarse_far_field(d, io, &pt, err, errlen)) goto done;
   const double t3 = now_ms();

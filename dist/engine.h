@@ -39,11 +39,13 @@ vx_dist_engine *vx_dist_create(const vx_comm *c, fmm_ctx *ctx, char *err, size_t
 void vx_dist_destroy(vx_dist_engine *d);
 
 /* Collective. io: this rank's sources and targets in the engine's precision, host arrays or, with the CUDA
- * backend, device arrays (on_device: only keys and the halo cross to the host); every point's key in this
- * rank's range [split[rank], split[rank+1]) of the cube, which holds every rank's points. The results go
- * to io's vel and grad. Lc_max: the dense far field's deepest level (0: VX_DIST_LC; at most the finest
- * level). 0, or -1 with err on every rank. */
-int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, const uint32_t *split, int Lc_max, const fmm_io *io,
+ * backend, device arrays (on_device: only keys and the halo cross to the host), anywhere in the cube, which
+ * holds every rank's points. The halo follows the span of each rank's targets' keys, so points that moved
+ * off the partition (vx_part_migrate) since it was made, as a time step's stages move them, are served as
+ * they are; the partition keeps those spans disjoint and the halo small. The results go to io's vel and
+ * grad. Lc_max: the dense far field's deepest level (0: VX_DIST_LC; at most the finest level). 0, or -1
+ * with err on every rank. */
+int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, int Lc_max, const fmm_io *io,
                      fmm_stats *st, vx_dist_stats *ds, char *err, size_t errlen);
 
 #endif

@@ -60,6 +60,14 @@ void vx_part_keys(const vx_part_cube *cube, const double *pos, int n, uint32_t *
   vx_part_keys_of(cube, pos, 0, n, keys);
 }
 
+void vx_part_ranges(const uint32_t *split, int R, uint32_t *ranges) {
+  for (int r = 0; r < R; r++) {
+    const int empty = split[r + 1] <= split[r];
+    ranges[2 * r] = empty ? UINT32_MAX : split[r];
+    ranges[2 * r + 1] = empty ? 0 : split[r + 1] - 1;
+  }
+}
+
 int vx_part_owner(const uint32_t *split, int size, uint32_t key) {
   return oct_lower_bound(split, size + 1, key + 1) - 1; /* the last r with split[r] <= key (key < 2^30) */
 }

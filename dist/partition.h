@@ -32,6 +32,10 @@ void vx_part_keys_of(const vx_part_cube *cube, const void *pos, int pos_float, i
 int vx_part_splitters(const vx_comm *c, const uint32_t *keys, const double *cost, int n, uint32_t *split,
                       char *err, size_t errlen);
 
+/* The ranks' key ranges as the halo reads them (halo.h: least and greatest key of each, R pairs) from
+ * split[0..R]. */
+void vx_part_ranges(const uint32_t *split, int R, uint32_t *ranges);
+
 /* The rank that owns `key`. */
 int vx_part_owner(const uint32_t *split, int size, uint32_t key);
 

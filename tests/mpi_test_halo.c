@@ -40,10 +40,12 @@ static int check_halo(const vx_comm *c, const vx_part_cube *cube, const uint32_t
                       int64_t total, int reach) {
   char err[256] = "";
   double *pos = records_pos(o, nout);
-  CHECK(pos, "out of memory");
+  uint32_t *ranges = malloc(sizeof(uint32_t) * 2 * (size_t)c->size);
+  CHECK(pos && ranges, "out of memory");
+  vx_part_ranges(split, c->size, ranges);
   void *got = NULL;
   int nh = 0;
-  CHECK(vx_halo_exchange(c, split, cube, LEVEL, reach, pos, nout, o, sizeof *o, &got, &nh, err, sizeof err) == 0,
+  CHECK(vx_halo_exchange(c, ranges, cube, LEVEL, reach, pos, nout, o, sizeof *o, &got, &nh, err, sizeof err) == 0,
         "halo: %s", err);
   const rec *h = got;
   /* Every record, with its owner, gathered everywhere: the reference. */
@@ -84,7 +86,7 @@ static int check_halo(const vx_comm *c, const vx_part_cube *cube, const uint32_t
   CHECK(c->size > 1 || nh == 0, "one rank received a halo of %d", nh);
   if (c->size > 1) CHECK(need > 0, "rank %d: the test's ranks share no neighbouring leaves", c->rank);
   printf("rank %d of %d, reach %d: %d halo records, %d needed, %d own\n", c->rank, c->size, reach, nh, need, nout);
-  free(pos), free(got), free(counts), free(displ), free(all), free(seen), free(mine);
+  free(pos), free(ranges), free(got), free(counts), free(displ), free(all), free(seen), free(mine);
   return 0;
 }
 
@@ -96,7 +98,10 @@ static int run(const vx_comm *c) {
     if (check_halo(c, &s.cube, s.split, s.o, s.n, s.total, reach)) return 1;
   void *got = NULL;
   int nh = 0;
-  CHECK(vx_halo_exchange(c, s.split, &s.cube, 11, 1, NULL, 0, s.o, sizeof *s.o, &got, &nh, err, sizeof err) == -1 &&
+  uint32_t ranges[2 * 64];
+  CHECK(c->size <= 64, "at most 64 ranks");
+  vx_part_ranges(s.split, c->size, ranges);
+  CHECK(vx_halo_exchange(c, ranges, &s.cube, 11, 1, NULL, 0, s.o, sizeof *s.o, &got, &nh, err, sizeof err) == -1 &&
             strstr(err, "level 11"),
         "a level beyond the keys: '%s'", err);
   owned_free(&s);

@@ -141,7 +141,7 @@ static int dist_once(const bench_opts *o, dist_run *D, vx_dist_engine *dd, doubl
                .grad = o->gradient ? (dev ? D->d_grad : D->grad) : NULL, .on_device = dev};
   MPI_Barrier(D->c.comm);
   const double t0 = MPI_Wtime();
-  if (vx_dist_evaluate(dd, &D->cube, D->split, 0, &io, NULL, ds, D->err, sizeof D->err)) return -1;
+  if (vx_dist_evaluate(dd, &D->cube, 0, &io, NULL, ds, D->err, sizeof D->err)) return -1;
   double mine[DP_COUNT] = {1e3 * (MPI_Wtime() - t0), ds->t_level, ds->t_halo, ds->t_coarse, ds->t_local,
                            ds->t_halo_list, ds->t_halo_pack, ds->t_halo_send, ds->t_halo_place};
   MPI_Allreduce(mine, t, DP_COUNT, MPI_DOUBLE, MPI_MAX, D->c.comm);
