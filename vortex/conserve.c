@@ -111,9 +111,16 @@ int vx_conserve_apply(vx_precision prec, int on_device, const void *pos, void *a
 
 int vx_conserve(vx_precision prec, int on_device, const void *pos, void *alpha, int n, void *d_scratch,
                 const double *W0, const double *I0, vx_conserve_mode mode, double *rel_di, char *err, size_t errlen) {
-  double m[VX_MOMENTS_N], coef[9];
+  double m[VX_MOMENTS_N];
   if (mode == VX_CONSERVE_OFF) return 0;
   if (vx_moments(prec, on_device, pos, alpha, n, d_scratch, m, err, errlen)) return -1;
+  return vx_conserve_moments(prec, on_device, pos, alpha, n, m, W0, I0, mode, rel_di, err, errlen);
+}
+
+int vx_conserve_moments(vx_precision prec, int on_device, const void *pos, void *alpha, int n, const double *m,
+                        const double *W0, const double *I0, vx_conserve_mode mode, double *rel_di, char *err, size_t errlen) {
+  double coef[9];
+  if (mode == VX_CONSERVE_OFF) return 0;
   if (rel_di) {
     double d2 = 0.0, i2 = 0.0;
     for (int c = 0; c < 3; ++c) d2 += (I0[c] - m[3 + c]) * (I0[c] - m[3 + c]), i2 += I0[c] * I0[c];

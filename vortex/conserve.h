@@ -63,6 +63,11 @@ int vx_conserve_apply(vx_precision prec, int on_device, const void *pos, void *a
 int vx_conserve(vx_precision prec, int on_device, const void *pos, void *alpha, int n, void *d_scratch,
                 const double *W0, const double *I0, vx_conserve_mode mode, double *rel_di, char *err, size_t errlen);
 
+/* The same with the moments m given (vx_moments of every process's elements, summed, when one flow is
+ * spread over processes: the correction of each process's elements then restores the whole flow's). */
+int vx_conserve_moments(vx_precision prec, int on_device, const void *pos, void *alpha, int n, const double *m,
+                        const double *W0, const double *I0, vx_conserve_mode mode, double *rel_di, char *err, size_t errlen);
+
 /* The CUDA halves (conserve_gpu.cu; a CPU-only build reports them unavailable). */
 int vx_moments_gpu(vx_precision prec, const void *pos, const void *alpha, int n, void *d_scratch, double *m, char *err,
                    size_t errlen);

@@ -54,46 +54,57 @@ double vx_energy_kernel(int n, const double *pos, const double *alpha, vx_kernel
   return E / (4.0 * VX_PI * sigma);
 }
 
-void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const int *ring, int n_rings, const double *vel,
-                         vx_diag *d) {
+/* The sums of the first pass, in one array so that a spread flow reduces them at once: the count, Σ|α|,
+ * I, A, W, and for each ring r < VX_SCENE_MAX_RINGS its Σ|α|, Σ|α|x and impulse. */
+enum { DS_N, DS_ABS, DS_I, DS_A = DS_I + 3, DS_W = DS_A + 3, DS_RING = DS_W + 3, DS_PER_RING = 7 };
+#define DS_COUNT (DS_RING + DS_PER_RING * VX_SCENE_MAX_RINGS)
+
+/* Diagnostics of this process's host arrays, summed over the processes of s when it is spread (s NULL:
+ * these arrays are the flow). 0, or -1 with err. */
+static int diag_arrays(vx_sim *s, int n, const double *pos, const double *alpha, const int *ring, int n_rings,
+                       const double *vel, vx_diag *d, char *err, size_t errlen) {
   memset(d, 0, sizeof *d);
-  d->n_elem = n;
   if (n_rings > VX_SCENE_MAX_RINGS) n_rings = VX_SCENE_MAX_RINGS;
   d->n_rings = n_rings;
-  double wsum[VX_SCENE_MAX_RINGS] = {0}, rimp[VX_SCENE_MAX_RINGS][3];
-  memset(rimp, 0, sizeof rimp);
-  double m2 = 0.0;
+  double acc[DS_COUNT] = {0}, top[2] = {0.0, 0.0}; /* top: max|α|², and the energy summed (a sum) */
+  acc[DS_N] = n;
   for (int p = 0; p < n; ++p) {
     const double *x = pos + 3 * (size_t)p, *a = alpha + 3 * (size_t)p;
     double xa[3], xxa[3];
     cross(x, a, xa);
     cross(x, xa, xxa);
     double am = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-    if (am * am > m2) m2 = am * am;
-    d->sum_abs_alpha += am;
+    if (am * am > top[0]) top[0] = am * am;
+    acc[DS_ABS] += am;
     for (int i = 0; i < 3; ++i) {
-      d->I[i] += 0.5 * xa[i];
-      d->A[i] += xxa[i] / 3.0;
-      d->W[i] += a[i];
+      acc[DS_I + i] += 0.5 * xa[i];
+      acc[DS_A + i] += xxa[i] / 3.0;
+      acc[DS_W + i] += a[i];
     }
     int r = ring ? ring[p] : 0;
     if (r >= 0 && r < n_rings) {
-      wsum[r] += am;
-      for (int i = 0; i < 3; ++i) {
-        d->ring_c[r][i] += am * x[i];
-        rimp[r][i] += 0.5 * xa[i];
-      }
+      double *q = acc + DS_RING + DS_PER_RING * r;
+      q[0] += am;
+      for (int i = 0; i < 3; ++i) q[1 + i] += am * x[i], q[4 + i] += 0.5 * xa[i];
     }
   }
-  d->max_alpha = sqrt(m2);
-  d->energy = vel ? vx_energy(n, pos, alpha, vel) : NAN;
+  double e = vel ? vx_energy(n, pos, alpha, vel) : 0.0;
+  if (s && (vx_sim_reduce(s, acc, DS_COUNT, VX_REDUCE_SUM, err, errlen) || vx_sim_reduce(s, top, 1, VX_REDUCE_MAX, err, errlen) ||
+            (vel && vx_sim_reduce(s, &e, 1, VX_REDUCE_SUM, err, errlen))))
+    return -1;
+  d->n_elem = (int)acc[DS_N];
+  d->sum_abs_alpha = acc[DS_ABS];
+  for (int i = 0; i < 3; ++i) d->I[i] = acc[DS_I + i], d->A[i] = acc[DS_A + i], d->W[i] = acc[DS_W + i];
+  d->max_alpha = sqrt(top[0]);
+  d->energy = vel ? e : NAN;
   d->energy_sigma = NAN;
   d->dye_near = NAN;
   for (int r = 0; r < n_rings; ++r) {
-    double in = sqrt(rimp[r][0] * rimp[r][0] + rimp[r][1] * rimp[r][1] + rimp[r][2] * rimp[r][2]);
+    const double *q = acc + DS_RING + DS_PER_RING * r;
+    double in = sqrt(q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
     for (int i = 0; i < 3; ++i) {
-      d->ring_c[r][i] = wsum[r] > 0 ? d->ring_c[r][i] / wsum[r] : NAN;
-      d->ring_n[r][i] = in > 0 ? rimp[r][i] / in : NAN;
+      d->ring_c[r][i] = q[0] > 0 ? q[1 + i] / q[0] : NAN;
+      d->ring_n[r][i] = in > 0 ? q[4 + i] / in : NAN;
     }
   }
   double rsum[VX_SCENE_MAX_RINGS] = {0};
@@ -107,12 +118,25 @@ void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const in
     double q[3] = {v[0] - h * nn[0], v[1] - h * nn[1], v[2] - h * nn[2]};
     rsum[r] += am * sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
   }
-  for (int r = 0; r < n_rings; ++r) d->ring_R[r] = wsum[r] > 0 ? rsum[r] / wsum[r] : NAN;
+  if (s && n_rings > 0 && vx_sim_reduce(s, rsum, n_rings, VX_REDUCE_SUM, err, errlen)) return -1;
+  for (int r = 0; r < n_rings; ++r) {
+    const double w = acc[DS_RING + DS_PER_RING * r];
+    d->ring_R[r] = w > 0 ? rsum[r] / w : NAN;
+  }
+  return 0;
+}
+
+void vx_diag_from_arrays(int n, const double *pos, const double *alpha, const int *ring, int n_rings, const double *vel,
+                         vx_diag *d) {
+  char err[8];
+  diag_arrays(NULL, n, pos, alpha, ring, n_rings, vel, d, err, sizeof err);
 }
 
 int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t errlen) {
   int n = vx_sim_n_elements(s);
-  int want_e = n <= energy_max_n;
+  double total = n; /* every process's, when spread: each decides the same */
+  if (vx_sim_reduce(s, &total, 1, VX_REDUCE_SUM, err, errlen)) return -1;
+  int want_e = total <= energy_max_n;
   double *buf = malloc(sizeof(double) * (size_t)n * (want_e ? 9 : 6) + 1);
   if (!buf) { snprintf(err, errlen, "out of memory for diagnostics"); return -1; }
   double *pos = buf, *alpha = buf + 3 * (size_t)n, *vel = want_e ? buf + 6 * (size_t)n : NULL;
@@ -122,15 +146,19 @@ int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t e
     vx_step_stats st = *vx_sim_last_stats(s);
     vx_health h;
     int hr = vx_sim_health(s, &h, err, errlen);
-    if (hr < 0) { free(buf); return -1; }
-    vx_diag_from_arrays(n, pos, alpha, vx_sim_rings(s), vx_sim_n_rings(s), vel, d);
+    if (hr < 0 || diag_arrays(s, n, pos, alpha, vx_sim_rings(s), vx_sim_n_rings(s), vel, d, err, errlen)) {
+      free(buf);
+      return -1;
+    }
     d->step = vx_sim_steps_done(s);
     d->t = vx_sim_time(s);
     d->stats = st;
     d->max_gradu = h.max_gradu;
     const vx_sim_params *p = vx_sim_params_get(s);
     d->sigma = p->sigma;
-    if (want_e && n <= VX_DIAG_KERNEL_ENERGY_N) d->energy_sigma = vx_energy_kernel(n, pos, alpha, p->kernel, p->sigma);
+    /* the pairwise kernel energy, of a flow held by one process */
+    if (want_e && total <= VX_DIAG_KERNEL_ENERGY_N && total == n)
+      d->energy_sigma = vx_energy_kernel(n, pos, alpha, p->kernel, p->sigma);
     d->lattice_h = p->remesh_every > 0 ? (p->remesh_h > 0.0 ? p->remesh_h : p->sigma) : 0.0;
   }
   free(buf);

@@ -369,5 +369,29 @@ int vx_sim_tracer_field(vx_sim *s, int gradient, const void **vel, const void **
  * the velocity only), so that vx_sim_tracer_field(s, 1, ...) needs no engine call of its own. */
 void vx_sim_set_tracer_gradient(vx_sim *s, int on);
 
+/* One simulation over several processes (dist/dsim.h makes them from MPI): each process's vx_sim holds
+ * its share of the elements, and what needs every process's elements goes through these collective
+ * calls — the elements' engine call, and the sums and maxima behind the health check, the energy
+ * watch, the conservative correction's moments and the diagnostics. Every process makes the same
+ * calls in the same order. */
+typedef enum { VX_REDUCE_SUM = 0, VX_REDUCE_MAX = 1 } vx_reduce_op;
+typedef struct {
+  void *user;
+  /* the elements' engine call over every process's elements (io: this process's, host arrays) */
+  int (*evaluate)(void *user, fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
+  /* n doubles summed or maximised over the processes, in place */
+  int (*reduce)(void *user, double *v, int n, vx_reduce_op op, char *err, size_t errlen);
+} vx_sim_coll;
+/* Spread s over processes with c's calls (NULL: this process alone again). What is not spread yet is
+ * refused with the reason: tracers, remeshing, direct summation, the ring mode of the correction,
+ * the CUDA backend. 0, or -1 with err. */
+int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen);
+/* The sums or maxima over the processes (nothing to do alone). 0, or -1 with err. */
+int vx_sim_reduce(vx_sim *s, double *v, int n, vx_reduce_op op, char *err, size_t errlen);
+/* Replace this process's elements (host doubles, copied; a simulation without tracers): a share of
+ * the flow's elements, as the processes hand them between steps. The counters, the rings' count and
+ * the blow-up references stay. 0, or -1 with err. */
+int vx_sim_set_elements(vx_sim *s, int n, const double *pos, const double *alpha, const int *ring, char *err, size_t errlen);
+
 VX_EXTERN_C_END
 #endif

@@ -15,10 +15,14 @@
 
 /* ------------------------------------------------------------------ relaxation and the correction */
 
-/* The moments of the elements (conserve.h): the linear invariants and the correction's weights. */
+/* The moments of the elements (conserve.h): the linear invariants and the correction's weights, summed
+ * over the processes when the flow is spread over them. */
 static int element_moments(vx_sim *s, double *m, char *err, size_t errlen) {
   if (s->on_device && sim_buf_reserve(s, &s->cons, &s->c_cons, VX_CONSERVE_SCRATCH, err, errlen)) return -1;
-  return vx_moments(s->prm.precision, s->on_device, s->pos, s->alpha, s->n_elem, s->cons, m, err, errlen);
+  return vx_moments(s->prm.precision, s->on_device, s->pos, s->alpha, s->n_elem, s->cons, m, err, errlen) ||
+                 vx_sim_reduce(s, m, VX_MOMENTS_N, VX_REDUCE_SUM, err, errlen)
+             ? -1
+             : 0;
 }
 
 /* The impulse the correction restores: I of the moments m0; in the full mode less ½ c×W of m0, c the
@@ -44,9 +48,11 @@ static int restore_invariants(vx_sim *s, const double *m0, double *sum_di, char 
   const double w_zero[3] = {0.0, 0.0, 0.0};
   double i_target[3];
   restored_impulse(s->prm.conserve, m0, i_target);
-  double di = 0.0;
-  if (vx_conserve(s->prm.precision, s->on_device, s->pos, s->alpha, s->n_elem, s->cons, w_zero, i_target,
-                  (vx_conserve_mode)s->prm.conserve, &di, err, errlen))
+  double di = 0.0, m[VX_MOMENTS_N];
+  if (s->prm.conserve == VX_CONSERVE_OFF) return 0;
+  if (element_moments(s, m, err, errlen) ||
+      vx_conserve_moments(s->prm.precision, s->on_device, s->pos, s->alpha, s->n_elem, m, w_zero, i_target,
+                          (vx_conserve_mode)s->prm.conserve, &di, err, errlen))
     return -1;
   *sum_di += di;
   return 0;

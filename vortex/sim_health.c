@@ -65,13 +65,16 @@ int vx_sim_point_velocity(vx_sim *s, double *vel, char *err, size_t errlen) {
 /* Measure the energy when due (VX_SIM_ENERGY_EVERY): one engine call over the elements, the
  * elements and their velocities copied to the host. */
 int sim_energy_watch(vx_sim *s, char *err, size_t errlen) {
-  if (s->n_elem == 0 || s->t < s->t_energy) return 0;
+  if ((s->n_elem == 0 && !s->coll_on) || s->t < s->t_energy) return 0; /* spread: every process takes part */
   size_t n3 = 3 * (size_t)s->n_elem;
-  double *buf = malloc(sizeof(double) * 3 * n3);
+  double *buf = malloc(sizeof(double) * 3 * n3 + 1), e = 0.0;
   if (!buf) { snprintf(err, errlen, "out of host memory for the energy watch"); return -1; }
   int rc = vx_sim_get_elements(s, buf, buf + n3, err, errlen) || sim_velocity(s, 0, buf + 2 * n3, err, errlen);
   if (!rc) {
-    double e = vx_energy(s->n_elem, buf, buf + n3, buf + 2 * n3);
+    e = vx_energy(s->n_elem, buf, buf + n3, buf + 2 * n3);
+    rc = vx_sim_reduce(s, &e, 1, VX_REDUCE_SUM, err, errlen);
+  }
+  if (!rc) {
     if (!s->e_ok) s->e0 = s->e_min = e, s->e_ok = 1;
     s->e_last = e;
     if (e < s->e_min) s->e_min = e;
@@ -88,6 +91,15 @@ int sim_start_health(vx_sim *s, char *err, size_t errlen) {
   return vx_sim_check(s, &s->amax0, &bad, err, errlen);
 }
 
+/* The health reduction over every process (sim_coll.c): the maxima of this one's, kept with it. */
+static int keep_health(vx_sim *s, double *m, double *g2, int *bad, char *err, size_t errlen) {
+  double v[3] = {*m, *g2, *bad};
+  if (vx_sim_reduce(s, v, 3, VX_REDUCE_MAX, err, errlen)) return -1;
+  *m = v[0], *g2 = v[1], *bad = v[2] > 0.0;
+  s->health_id = s->state_id, s->h_m2 = *m, s->h_g2 = *g2, s->h_bad = *bad;
+  return 0;
+}
+
 /* The health reduction: max |α|², max |∇u|² (when the gradient is valid) and the non-finite flag. */
 static int reduce_health(vx_sim *s, double *m, double *g2, int *bad, char *err, size_t errlen) {
   if (s->health_id == s->state_id) {
@@ -100,8 +112,7 @@ static int reduce_health(vx_sim *s, double *m, double *g2, int *bad, char *err, 
   if (s->on_device) {
     if (vx_gpu_health(s->prm.precision, s->pos, s->alpha, grad, s->n_elem, s->n_tot, s->scratch, m, g2, bad, err, errlen))
       return -1;
-    s->health_id = s->state_id, s->h_m2 = *m, s->h_g2 = *g2, s->h_bad = *bad;
-    return 0;
+    return keep_health(s, m, g2, bad, err, errlen);
   }
   int n = s->n_tot, ne = s->n_elem, b = 0;
   double mm = 0.0, gg = 0.0;
@@ -123,8 +134,7 @@ static int reduce_health(vx_sim *s, double *m, double *g2, int *bad, char *err, 
   *m = mm;
   *g2 = gg;
   *bad = b;
-  s->health_id = s->state_id, s->h_m2 = mm, s->h_g2 = gg, s->h_bad = b;
-  return 0;
+  return keep_health(s, m, g2, bad, err, errlen);
 }
 
 int vx_sim_check(vx_sim *s, double *max_alpha, int *nonfinite, char *err, size_t errlen) {

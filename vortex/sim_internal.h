@@ -7,7 +7,8 @@
  *   sim_dye.c      the continuous dye release between tracer steps (vx_sim_params.dye_release)
  *   sim_control.c  long-run control: relaxation, remeshing, lattice coarsening, the invariants' correction
  *   sim_rings.c    rings added while running and removed again
- *   sim_health.c   the blow-up rule, the energy watch, velocities on demand, dt advice */
+ *   sim_health.c   the blow-up rule, the energy watch, velocities on demand, dt advice
+ *   sim_coll.c     one simulation over several processes: the collective calls, the elements' share */
 #ifndef VX_SIM_INTERNAL_H
 #define VX_SIM_INTERNAL_H
 
@@ -79,6 +80,9 @@ struct vx_sim {
   int tr_m;                  /* m of the tracer step under way */
   int tr_steps, tr_stage;    /* element steps and tracer stages done in it (0, 0: none under way) */
   double tr_h;               /* the size of its element steps */
+  /* spread over processes (vx_sim_set_coll): the collective calls */
+  vx_sim_coll coll;
+  int coll_on;
   /* the continuous dye release (sim_dye.c): its sources and count, and the host rows of a block */
   vx_dye_state dye;
   void *dye_rows;
@@ -86,6 +90,9 @@ struct vx_sim {
 };
 
 static inline double sim_now_ms(void) { return vx_clock_ms(); }
+
+/* sim_coll.c: what a simulation spread over processes cannot do yet, as the reason (NULL: none). */
+const char *sim_coll_refusal(const vx_sim *s);
 
 /* sim.c: backend memory. Grow a backend buffer to at least bytes (contents not kept). */
 int sim_buf_reserve(vx_sim *s, void **p, size_t *cap, size_t bytes, char *err, size_t errlen);

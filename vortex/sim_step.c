@@ -12,9 +12,11 @@
 
 /* ------------------------------------------------------------------ engine calls */
 
-/* One engine call of io on ctx: the FMM, or direct summation with prm.direct; its statistics into st
- * (NULL: none, a call outside the steps). */
+/* One engine call of io on ctx: the FMM, or direct summation with prm.direct, or over every process's
+ * elements when spread (sim_coll.c: elements only); its statistics into st (NULL: none, a call outside
+ * the steps). */
 int sim_plain_call(vx_sim *s, fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
+  if (s->coll_on) return s->coll.evaluate(s->coll.user, ctx, io, st, err, errlen);
   return s->prm.direct ? fmm_direct(ctx, io, st, err, errlen) : fmm_evaluate(ctx, io, st, err, errlen);
 }
 
@@ -115,7 +117,7 @@ int sim_evaluate_tracers(vx_sim *s, int tracer_grad, int tree, char *err, size_t
 /* The engine calls of one stage at the current state y: the elements' (tree_e), then with `tracers`
  * the tracers' (tree_t), each on its own tree (evaluate_elements, sim_evaluate_tracers). */
 static int evaluate(vx_sim *s, int tracers, int tracer_grad, int tree_e, int tree_t, char *err, size_t errlen) {
-  if (s->n_elem > 0 && evaluate_elements(s, tree_e, err, errlen)) return -1;
+  if ((s->n_elem > 0 || s->coll_on) && evaluate_elements(s, tree_e, err, errlen)) return -1; /* spread: every process calls */
   if (s->n_tracer == 0) s->field_ok = 1, s->field_grad = 1;
   if (!tracers || s->n_tracer == 0) return 0; /* the tracers' rows keep their last evaluation */
   return sim_evaluate_tracers(s, tracer_grad, tree_t, err, errlen);
@@ -260,6 +262,8 @@ static int substeps_needed(const vx_sim *s) {
 }
 
 int vx_sim_step(vx_sim *s, char *err, size_t errlen) {
+  const char *why = s->coll_on ? sim_coll_refusal(s) : NULL;
+  if (why) { snprintf(err, errlen, "%s", why); return -1; }
   if (sim_reserve_scratch(s, err, errlen)) return -1;
   double t0 = sim_now_ms(), t_eval = 0.0, dt = s->prm.dt;
   memset(&s->stats, 0, sizeof s->stats);

@@ -1,0 +1,157 @@
+/* dsim.c — one simulation over the ranks (dsim.h): the collective calls the simulation makes, and the
+ * elements' migration between steps. */
+#include "dsim.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vx_dsim {
+  vx_comm c;
+  vx_sim *s;
+  vx_dist_engine *dd;  /* the distributed engine around ctx, the simulation's elements' engine */
+  fmm_ctx *ctx;
+  double *x;           /* the points' positions in double (the cube's bounds) */
+  size_t x_cap;
+};
+
+/* One element as it migrates. */
+typedef struct {
+  double x[3], a[3];
+  int64_t ring;
+} element_rec;
+
+/* Every rank learns whether all are ok; a rank that is ok and hears otherwise says so in err. */
+static int all_ok(const vx_comm *c, int ok, char *err, size_t errlen) {
+  if (vx_comm_agree(c, ok)) return 1;
+  if (ok) snprintf(err, errlen, "another rank failed in the distributed simulation");
+  return 0;
+}
+
+/* n points of the run's precision as doubles in d->x. 0, or -1 out of memory. */
+static int positions(vx_dsim *d, const void *pos, int is_float, int n) {
+  if (vx_host_reserve((void **)&d->x, &d->x_cap, sizeof(double) * 3 * ((size_t)n + 1))) return -1;
+  for (size_t i = 0; i < 3 * (size_t)n; i++) d->x[i] = is_float ? ((const float *)pos)[i] : ((const double *)pos)[i];
+  return 0;
+}
+
+/* vx_sim_coll.evaluate: the elements' call on the distributed engine, in the cube of every rank's
+ * elements (the engine builds its own tree each call). */
+static int coll_evaluate(void *user, fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
+  vx_dsim *d = user;
+  int ok = 1;
+  if (d->ctx != ctx) { /* the simulation made a new engine (new parameters) */
+    vx_dist_destroy(d->dd);
+    d->dd = vx_dist_create(&d->c, ctx, err, errlen);
+    d->ctx = d->dd ? ctx : NULL;
+    ok = d->dd != NULL;
+  }
+  const int is_float = fmm_get_params(ctx)->precision == VX_FLOAT;
+  if (ok && io->tgt_pos != io->src_pos) ok = 0, snprintf(err, errlen, "the spread simulation evaluates its elements only");
+  if (ok && positions(d, io->src_pos, is_float, io->n_src)) ok = 0, snprintf(err, errlen, "out of memory for the cube");
+  if (!all_ok(&d->c, ok, err, errlen)) return -1;
+  vx_part_cube cube;
+  if (vx_part_cube_all(&d->c, d->x, io->n_src, &cube, err, errlen)) return -1;
+  fmm_io one = *io;
+  one.tree = FMM_TREE_BUILD;
+  return vx_dist_evaluate(d->dd, &cube, 0, &one, st, NULL, err, errlen);
+}
+
+/* vx_sim_coll.reduce: one all-reduce. */
+static int coll_reduce(void *user, double *v, int n, vx_reduce_op op, char *err, size_t errlen) {
+  vx_dsim *d = user;
+  return vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, op == VX_REDUCE_MAX ? MPI_MAX : MPI_SUM, d->c.comm),
+                       "MPI_Allreduce (simulation)", err, errlen);
+}
+
+/* The n records to the ranks that own their keys, then into the simulation. */
+static int hand_out(vx_dsim *d, element_rec *r, int n, char *err, size_t errlen) {
+  const vx_comm *c = &d->c;
+  uint32_t *keys = malloc(sizeof(uint32_t) * ((size_t)n + 1)), *split = malloc(sizeof(uint32_t) * ((size_t)c->size + 1));
+  void *got = NULL;
+  int m = 0, rc = -1;
+  int ok = keys && split && vx_host_reserve((void **)&d->x, &d->x_cap, sizeof(double) * 3 * ((size_t)n + 1)) == 0;
+  for (int i = 0; ok && i < n; i++) memcpy(d->x + 3 * i, r[i].x, sizeof r[i].x);
+  if (!ok) snprintf(err, errlen, "out of memory handing out %d elements", n);
+  vx_part_cube cube;
+  if (!all_ok(c, ok, err, errlen) || vx_part_cube_all(c, d->x, n, &cube, err, errlen)) goto done;
+  vx_part_keys(&cube, d->x, n, keys);
+  if (vx_part_splitters(c, keys, NULL, n, split, err, errlen) ||
+      vx_part_migrate(c, split, keys, n, r, sizeof *r, &got, &m, err, errlen))
+    goto done;
+  const element_rec *g = got;
+  double *x = malloc(sizeof(double) * 6 * ((size_t)m + 1));
+  int *ring = malloc(sizeof(int) * ((size_t)m + 1));
+  ok = x && ring;
+  if (!ok) snprintf(err, errlen, "out of memory for %d elements", m);
+  for (int i = 0; ok && i < m; i++) {
+    memcpy(x + 3 * i, g[i].x, sizeof g[i].x), memcpy(x + 3 * ((size_t)m + i), g[i].a, sizeof g[i].a);
+    ring[i] = (int)g[i].ring;
+  }
+  ok = ok && vx_sim_set_elements(d->s, m, x, x + 3 * (size_t)m, ring, err, errlen) == 0;
+  free(x), free(ring);
+  rc = all_ok(c, ok, err, errlen) ? 0 : -1;
+done:
+  free(keys), free(split), free(got);
+  return rc;
+}
+
+/* This rank's elements as records: every element (all 1), or the block [rank·n/R, (rank+1)·n/R) of
+ * them (all 0: every rank holds every element). *out malloc'ed. */
+static int records(vx_dsim *d, int all, element_rec **out, int *nout, char *err, size_t errlen) {
+  const int n = vx_sim_n_elements(d->s), R = d->c.size, k = d->c.rank;
+  const int i0 = all ? 0 : (int)((long long)n * k / R), i1 = all ? n : (int)((long long)n * (k + 1) / R);
+  double *x = malloc(sizeof(double) * 6 * ((size_t)n + 1));
+  element_rec *r = malloc(sizeof *r * ((size_t)(i1 - i0) + 1));
+  const int *ring = vx_sim_rings(d->s);
+  int ok = x && r && vx_sim_get_elements(d->s, x, x + 3 * (size_t)n, err, errlen) == 0;
+  if (!x || !r) snprintf(err, errlen, "out of memory for %d elements", n);
+  for (int i = i0; ok && i < i1; i++) {
+    memcpy(r[i - i0].x, x + 3 * i, sizeof r->x), memcpy(r[i - i0].a, x + 3 * ((size_t)n + i), sizeof r->a);
+    r[i - i0].ring = ring[i];
+  }
+  free(x);
+  if (!ok) free(r), r = NULL;
+  *out = r, *nout = i1 - i0;
+  return ok ? 0 : -1;
+}
+
+static int distribute(vx_dsim *d, int all, char *err, size_t errlen) {
+  element_rec *r = NULL;
+  int n = 0;
+  const int ok = records(d, all, &r, &n, err, errlen) == 0;
+  const int rc = all_ok(&d->c, ok, err, errlen) ? hand_out(d, r, n, err, errlen) : -1;
+  free(r);
+  return rc;
+}
+
+vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
+  vx_dsim *d = calloc(1, sizeof *d);
+  int ok = d != NULL;
+  if (!ok) snprintf(err, errlen, "out of memory for the distributed simulation");
+  if (ok) {
+    d->c = *c, d->s = s;
+    const vx_sim_coll coll = {d, coll_evaluate, coll_reduce};
+    ok = vx_sim_set_coll(s, &coll, err, errlen) == 0;
+  }
+  if (!all_ok(c, ok, err, errlen) || distribute(d, 0, err, errlen)) {
+    if (d) vx_sim_set_coll(s, NULL, err, 0), vx_dsim_destroy(d);
+    return NULL;
+  }
+  return d;
+}
+
+void vx_dsim_destroy(vx_dsim *d) {
+  if (!d) return;
+  vx_dist_destroy(d->dd);
+  free(d->x);
+  free(d);
+}
+
+int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen) { return distribute(d, 1, err, errlen); }
+
+int vx_dsim_step(vx_dsim *d, char *err, size_t errlen) {
+  if (vx_dsim_migrate(d, err, errlen)) return -1;
+  return vx_sim_step(d->s, err, errlen);
+}

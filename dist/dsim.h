@@ -1,0 +1,27 @@
+/* dsim.h — one simulation over the ranks of a communicator (Yokota & Barba, paper 002: the vortex
+ * method's dynamics on a distributed FMM). Each rank's vx_sim holds the elements of its range of the
+ * space-filling curve (partition.h); at the start of every step they migrate to the rank that owns
+ * their key (the ranges balance the count), the step's stages evaluate on the distributed engine
+ * (engine.h: the halo follows each rank's elements as the stages move them), and the health check,
+ * the energy watch, the conservative correction and the diagnostics reduce over the ranks (sim.h,
+ * vx_sim_coll): the run equals one process's to round-off. What the simulation does not spread yet it
+ * refuses (vx_sim_set_coll). All calls are collective; 0, or -1 with the reason on every rank. */
+#ifndef VX_DSIM_H
+#define VX_DSIM_H
+
+#include "engine.h"
+#include "sim.h"
+
+typedef struct vx_dsim vx_dsim;
+
+/* Spread s over c's ranks: s holds every element on every rank (each built from the same scene and
+ * parameters); each keeps its share. The caller keeps s and destroys it after vx_dsim_destroy. */
+vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen);
+void vx_dsim_destroy(vx_dsim *d);
+
+/* The elements to the ranks that own their keys (a new partition of the present positions). */
+int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen);
+/* Migrate, then one time step (vx_sim_step's return: VX_SIM_BLOWUP on every rank alike). */
+int vx_dsim_step(vx_dsim *d, char *err, size_t errlen);
+
+#endif
