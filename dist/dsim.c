@@ -65,21 +65,38 @@ static int coll_reduce(void *user, double *v, int n, vx_reduce_op op, char *err,
                        "MPI_Allreduce (simulation)", err, errlen);
 }
 
-/* The n records to the ranks that own their keys, then into the simulation. */
-static int hand_out(vx_dsim *d, element_rec *r, int n, char *err, size_t errlen) {
+/* n records (rb bytes each, at positions pos: 3n doubles) to the ranks that own their keys in a partition
+ * of every rank's positions balanced by count: *out (malloc'ed) the *nout this rank receives. Also the
+ * simulation's vx_sim_coll.to_owners. */
+static int to_owners(void *user, const void *rec, int n, size_t rb, const double *pos, void **out, int *nout, char *err,
+                     size_t errlen) {
+  vx_dsim *d = user;
   const vx_comm *c = &d->c;
   uint32_t *keys = malloc(sizeof(uint32_t) * ((size_t)n + 1)), *split = malloc(sizeof(uint32_t) * ((size_t)c->size + 1));
+  *out = NULL, *nout = 0;
+  int rc = -1;
+  if (!keys || !split) snprintf(err, errlen, "out of memory handing out %d records", n);
+  vx_part_cube cube;
+  if (!all_ok(c, keys && split, err, errlen) || vx_part_cube_all(c, pos, n, &cube, err, errlen)) goto done;
+  vx_part_keys(&cube, pos, n, keys);
+  rc = vx_part_splitters(c, keys, NULL, n, split, err, errlen) ||
+               vx_part_migrate(c, split, keys, n, rec, rb, out, nout, err, errlen)
+           ? -1
+           : 0;
+done:
+  free(keys), free(split);
+  return rc;
+}
+
+/* The n element records to the ranks that own their keys, then into the simulation. */
+static int hand_out(vx_dsim *d, element_rec *r, int n, char *err, size_t errlen) {
+  const vx_comm *c = &d->c;
   void *got = NULL;
   int m = 0, rc = -1;
-  int ok = keys && split && vx_host_reserve((void **)&d->x, &d->x_cap, sizeof(double) * 3 * ((size_t)n + 1)) == 0;
+  int ok = vx_host_reserve((void **)&d->x, &d->x_cap, sizeof(double) * 3 * ((size_t)n + 1)) == 0;
   for (int i = 0; ok && i < n; i++) memcpy(d->x + 3 * i, r[i].x, sizeof r[i].x);
   if (!ok) snprintf(err, errlen, "out of memory handing out %d elements", n);
-  vx_part_cube cube;
-  if (!all_ok(c, ok, err, errlen) || vx_part_cube_all(c, d->x, n, &cube, err, errlen)) goto done;
-  vx_part_keys(&cube, d->x, n, keys);
-  if (vx_part_splitters(c, keys, NULL, n, split, err, errlen) ||
-      vx_part_migrate(c, split, keys, n, r, sizeof *r, &got, &m, err, errlen))
-    goto done;
+  if (!all_ok(c, ok, err, errlen) || to_owners(d, r, n, sizeof *r, d->x, &got, &m, err, errlen)) goto done;
   const element_rec *g = got;
   double *x = malloc(sizeof(double) * 6 * ((size_t)m + 1));
   int *ring = malloc(sizeof(int) * ((size_t)m + 1));
@@ -93,7 +110,7 @@ static int hand_out(vx_dsim *d, element_rec *r, int n, char *err, size_t errlen)
   free(x), free(ring);
   rc = all_ok(c, ok, err, errlen) ? 0 : -1;
 done:
-  free(keys), free(split), free(got);
+  free(got);
   return rc;
 }
 
@@ -132,7 +149,7 @@ vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
   if (!ok) snprintf(err, errlen, "out of memory for the distributed simulation");
   if (ok) {
     d->c = *c, d->s = s;
-    const vx_sim_coll coll = {d, coll_evaluate, coll_reduce};
+    const vx_sim_coll coll = {d, coll_evaluate, coll_reduce, to_owners};
     ok = vx_sim_set_coll(s, &coll, err, errlen) == 0;
   }
   if (!all_ok(c, ok, err, errlen) || distribute(d, 0, err, errlen)) {

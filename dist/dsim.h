@@ -4,7 +4,8 @@
  * their key (the ranges balance the count), the step's stages evaluate on the distributed engine
  * (engine.h: the halo follows each rank's elements as the stages move them), and the health check,
  * the energy watch, the conservative correction and the diagnostics reduce over the ranks (sim.h,
- * vx_sim_coll): the run equals one process's to round-off. What the simulation does not spread yet it
+ * vx_sim_coll), a remeshing's nodes merged at the ranks that own them: the run equals one process's
+ * to round-off (docs/MATH.md §18). What the simulation does not spread yet it
  * refuses (vx_sim_set_coll). All calls are collective; 0, or -1 with the reason on every rank. */
 #ifndef VX_DSIM_H
 #define VX_DSIM_H

@@ -1,10 +1,12 @@
-/* mpi_test_sim.c — one simulation over 1, 2 and 3 ranks (dist/dsim.h): the default leapfrog's two thin
- * rings (its derived numerics: relaxation every step, substeps under the strain; the conservative
- * correction in its full mode, double, the CPU backend, no tracers) stepped 40 times with the elements
- * migrating every step, against the same run in one process on every rank: the diagnostics — impulse,
- * total vorticity, energy, max|α|, the rings' centres and radii — equal to 1e-10 relative after 10, 20,
- * 30 and 40 steps, with the elements spread over the ranks. A simulation the ranks cannot spread yet
- * (remeshing) is refused on every rank with the reason. */
+/* mpi_test_sim.c — one simulation over 1, 2 and 3 ranks (dist/dsim.h), stepped 40 times with the
+ * elements migrating every step, against the same run in one process on every rank (double, the CPU
+ * backend, no tracers, the conservative correction in its full mode): the diagnostics — impulse, total
+ * vorticity, energy, max|α|, Σ|α|, the element count, the rings' centres and radii — equal to 1e-10
+ * relative after 10, 20, 30 and 40 steps, with the elements spread over the ranks. Two flows: the
+ * default leapfrog's thin rings (relaxation every step, substeps under the strain), and two thick
+ * viscous rings remeshed every 5 steps (the lattice crossing the ranks: each rank's part of a
+ * remeshing merged at the nodes' owners, the drop threshold over every rank). A simulation the ranks
+ * cannot spread yet (a coarsening lattice) is refused on every rank with the reason. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,14 @@ static const char *SCENE = "name = mpi_leapfrog\n"
                            "order = 8\n"
                            "[ring]\ncirculation = 1.0\nradius = 0.3\ncore = 0.0297\nlayers = 0\ncentre = 0.5 0.5 0.375\naxis = 0 0 1\n"
                            "[ring]\ncirculation = 1.0\nradius = 0.3\ncore = 0.0297\nlayers = 0\ncentre = 0.5 0.5 0.5\naxis = 0 0 1\n";
+
+/* Two thick rings, viscous: the derived numerics remesh them onto a lattice with the diffusion, relax
+ * them and drop the weakest nodes with the full correction (here every 5 steps, the lattice fixed). */
+static const char *THICK = "name = mpi_thick\n"
+                           "resolution = coarse\n"
+                           "reynolds = 800\n"
+                           "[ring]\ncirculation = 1.0\nradius = 0.25\ncore = 0.05\ncentre = 0.5 0.5 0.4\naxis = 0 0 1\n"
+                           "[ring]\ncirculation = 1.0\nradius = 0.2\ncore = 0.04\ncentre = 0.5 0.5 0.55\naxis = 0 0 1\n";
 
 #define STEPS 40
 #define EVERY 10
@@ -51,52 +61,69 @@ static double row_diff(const vx_diag *a, const vx_diag *b) {
   return d;
 }
 
-static int run(const vx_comm *c) {
+/* One scene's run in one process and over the ranks, its diagnostics compared every EVERY steps. */
+static int compare(const vx_comm *c, const char *text, const char *name, int remesh_every) {
   char err[256] = "";
   vx_scene sc;
-  CHECK(vx_scene_parse(SCENE, "mpi_leapfrog", &sc, err, sizeof err) == 0, "scene: %s", err);
-  const vx_sim_params p = vx_sim_params_from_scene(&sc);
+  CHECK(vx_scene_parse(text, name, &sc, err, sizeof err) == 0, "%s: %s", name, err);
+  vx_sim_params p = vx_sim_params_from_scene(&sc);
+  if (remesh_every) p.remesh_every = remesh_every, p.remesh_coarsen = 0.0;
   vx_diag ref[STEPS / EVERY + 1], got;
   vx_sim *one = make_sim(&sc, p, err, sizeof err);
-  CHECK(one, "one process: %s", err);
+  CHECK(one, "%s, one process: %s", name, err);
   for (int k = 0; k <= STEPS; k++) {
     if (k % EVERY == 0) CHECK(vx_diag_compute(one, 1 << 20, &ref[k / EVERY], err, sizeof err) == 0, "diag: %s", err);
-    if (k < STEPS) CHECK(vx_sim_step(one, err, sizeof err) == 0, "one process, step %d: %s", k + 1, err);
+    if (k < STEPS) CHECK(vx_sim_step(one, err, sizeof err) == 0, "%s, one process, step %d: %s", name, k + 1, err);
   }
+  const long long remeshed = vx_sim_remesh_stats(one)->count;
   vx_sim_destroy(one);
 
   vx_sim *s = make_sim(&sc, p, err, sizeof err);
-  CHECK(s, "spread: %s", err);
+  CHECK(s, "%s, spread: %s", name, err);
   vx_dsim *d = vx_dsim_create(c, s, err, sizeof err);
-  CHECK(d, "vx_dsim_create: %s", err);
+  CHECK(d, "%s: vx_dsim_create: %s", name, err);
   double worst = 0.0;
   for (int k = 0; k <= STEPS; k++) {
     if (k % EVERY == 0) {
-      CHECK(vx_diag_compute(s, 1 << 20, &got, err, sizeof err) == 0, "spread diag: %s", err);
+      CHECK(vx_diag_compute(s, 1 << 20, &got, err, sizeof err) == 0, "%s, spread diag: %s", name, err);
       const vx_diag *r = &ref[k / EVERY];
       const double dk = row_diff(&got, r);
       worst = fmax(worst, dk);
-      CHECK(got.n_elem == r->n_elem && dk <= TOL, "step %d: %d elements (one process %d), largest relative difference %.3g",
-            k, got.n_elem, r->n_elem, dk);
+      CHECK(got.n_elem == r->n_elem && dk <= TOL, "%s, step %d: %d elements (one process %d), largest relative difference %.3g",
+            name, k, got.n_elem, r->n_elem, dk);
     }
-    if (k < STEPS) CHECK(vx_dsim_step(d, err, sizeof err) == 0, "spread, step %d: %s", k + 1, err);
+    if (k < STEPS) CHECK(vx_dsim_step(d, err, sizeof err) == 0, "%s, spread, step %d: %s", name, k + 1, err);
   }
+  CHECK(vx_sim_remesh_stats(s)->count == remeshed, "%s: %lld remeshings, one process %lld", name,
+        vx_sim_remesh_stats(s)->count, remeshed);
   const int mine = vx_sim_n_elements(s);
-  CHECK(c->size == 1 || (mine > 0 && mine < got.n_elem), "rank %d holds %d of %d elements", c->rank, mine, got.n_elem);
+  CHECK(c->size == 1 || (mine > 0 && mine < got.n_elem), "%s: rank %d holds %d of %d elements", name, c->rank, mine, got.n_elem);
   if (c->rank == 0)
-    printf("%d ranks: %d elements, %d steps, largest relative difference from one process %.2e (bound %.0e)\n", c->size,
-           got.n_elem, STEPS, worst, TOL);
+    printf("%s, %d ranks: %d elements, %d steps, %lld remeshings, largest relative difference from one process %.2e (bound "
+           "%.0e)\n",
+           name, c->size, got.n_elem, STEPS, remeshed, worst, TOL);
   vx_dsim_destroy(d);
   vx_sim_destroy(s);
+  return 0;
+}
 
-  vx_sim_params q = p;
-  q.remesh_every = 5, q.remesh_h = 0.03;
-  vx_sim *r = make_sim(&sc, q, err, sizeof err);
-  CHECK(r, "remeshed: %s", err);
-  d = vx_dsim_create(c, r, err, sizeof err);
-  CHECK(!d && strstr(err, "remeshing"), "a remeshed simulation: '%s'", d ? "accepted" : err);
+/* A simulation the ranks cannot spread yet is refused on every rank with the reason. */
+static int refused(const vx_comm *c) {
+  char err[256] = "";
+  vx_scene sc;
+  CHECK(vx_scene_parse(THICK, "mpi_thick", &sc, err, sizeof err) == 0, "scene: %s", err);
+  vx_sim_params p = vx_sim_params_from_scene(&sc);
+  p.remesh_coarsen = 2.0;
+  vx_sim *r = make_sim(&sc, p, err, sizeof err);
+  CHECK(r, "coarsened: %s", err);
+  vx_dsim *d = vx_dsim_create(c, r, err, sizeof err);
+  CHECK(!d && strstr(err, "coarsen"), "a coarsening lattice: '%s'", d ? "accepted" : err);
   vx_sim_destroy(r);
   return 0;
+}
+
+static int run(const vx_comm *c) {
+  return compare(c, SCENE, "leapfrog", 0) || compare(c, THICK, "thick viscous rings, remeshed", 5) || refused(c);
 }
 
 int main(int argc, char **argv) {

@@ -96,10 +96,11 @@ VX_HD static inline uint64_t vx_remesh_stencil(const void *pos, int is_float, in
   return vx_lattice_key(n[0], n[1], n[2]);
 }
 
-/* One node: the records idx[begin..end) (all of one key) summed in order. Returns |α|². */
+/* One node: the records idx[begin..end) (all of one key) summed in order; its ring, that of the largest
+ * single contribution, whose |·|² goes to *top when given. Returns |α|². */
 VX_HD static inline double vx_remesh_node(const uint32_t *idx, long long begin, long long end, const void *pos,
                                           const void *alpha, const int *ring, int is_float, const vx_lattice *L,
-                                          double a[3], int *node_ring) {
+                                          double a[3], int *node_ring, double *top) {
   double best = -1.0;
   a[0] = a[1] = a[2] = 0.0;
   *node_ring = 0;
@@ -115,6 +116,7 @@ VX_HD static inline double vx_remesh_node(const uint32_t *idx, long long begin, 
     }
     if (c2w > best) { best = c2w; *node_ring = ring[p]; }
   }
+  if (top) *top = best;
   return a[0] * a[0] + a[1] * a[1] + a[2] * a[2];
 }
 
@@ -129,10 +131,13 @@ typedef struct {
   double h, c2, drop;         /* spacing, diffusion number νΔt/h², relative drop threshold */
   double origin[3];           /* the lattice's node (0, 0, 0) */
   double drop_abs;            /* > 0: drop nodes with |α| < drop_abs instead (drop is then unused) */
+  int part;                   /* one process's part of a spread flow's remeshing (CPU): no drop, and each
+                                 node's largest single contribution |·|² into top_out, for the merge */
   /* results */
   vx_mem pos_out;      /* 3*(n_out + n_tracer): new elements at the nodes, then the tracers */
   vx_mem alpha_out;    /* 3*n_out */
   vx_mem ring_out;     /* n_out */
+  vx_mem top_out;      /* n_out doubles, with part */
   int n_nodes, n_out;         /* nodes reached, nodes kept */
   double max_alpha;           /* largest |α| over the nodes */
 } vx_remesh_job;
@@ -150,6 +155,17 @@ static inline vx_lattice vx_remesh_lattice(const vx_remesh_job *j) {
 int vx_remesh_cpu(vx_remesh_ws **ws, vx_remesh_job *j, char *err, size_t errlen);
 int vx_remesh_gpu(vx_remesh_ws **ws, vx_remesh_job *j, char *err, size_t errlen);
 void vx_remesh_ws_free_cpu(vx_remesh_ws *ws);
+
+/* A node of a spread flow's remeshing as it travels between processes: its position, its part of the
+ * strength, its ring and the largest single contribution |·|² behind that ring. */
+typedef struct {
+  double x[3], a[3], top;
+  int64_t ring;
+} vx_node_rec;
+/* Merge the n records a process received for its nodes (every process's part of them): the records of
+ * one lattice node (L's key of x) summed, each node's ring the one with the largest contribution, the
+ * merged nodes in key order at r[0 .. return value). -1 out of memory (err). */
+int vx_remesh_merge(const vx_lattice *L, vx_node_rec *r, int n, char *err, size_t errlen);
 void vx_remesh_ws_free_gpu(vx_remesh_ws *ws);
 
 VX_EXTERN_C_END

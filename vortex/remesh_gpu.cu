@@ -54,7 +54,7 @@ __global__ void remesh_nodes(const uint32_t *idx, const long long *seg, long lon
                              unsigned long long *misc) {
   long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= nn) return;
-  double a2 = vx_remesh_node(idx, seg[q], seg[q + 1], pos, alpha, ring, is_float, &L, na + 4 * q, nring + q);
+  double a2 = vx_remesh_node(idx, seg[q], seg[q + 1], pos, alpha, ring, is_float, &L, na + 4 * q, nring + q, NULL);
   na[4 * q + 3] = a2;
   atomicMax(misc + 1, (unsigned long long)__double_as_longlong(a2)); /* non-negative doubles order as their bits */
 }

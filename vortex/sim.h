@@ -381,10 +381,14 @@ typedef struct {
   int (*evaluate)(void *user, fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
   /* n doubles summed or maximised over the processes, in place */
   int (*reduce)(void *user, double *v, int n, vx_reduce_op op, char *err, size_t errlen);
+  /* n records of rec_bytes each to the processes that own their positions (pos: 3n doubles), as a
+   * remeshing's lattice nodes go to be merged: *out (malloc'ed) the *nout this process receives */
+  int (*to_owners)(void *user, const void *rec, int n, size_t rec_bytes, const double *pos, void **out, int *nout, char *err,
+                   size_t errlen);
 } vx_sim_coll;
 /* Spread s over processes with c's calls (NULL: this process alone again). What is not spread yet is
- * refused with the reason: tracers, remeshing, direct summation, the ring mode of the correction,
- * the CUDA backend. 0, or -1 with err. */
+ * refused with the reason: tracers, the lattice's coarsening, direct summation, the ring mode of the
+ * correction, the CUDA backend. 0, or -1 with err. */
 int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen);
 /* The sums or maxima over the processes (nothing to do alone). 0, or -1 with err. */
 int vx_sim_reduce(vx_sim *s, double *v, int n, vx_reduce_op op, char *err, size_t errlen);

@@ -3,13 +3,15 @@
  * dist/dsim.c makes from MPI. Alone (no calls set) everything is as in one process. */
 #include "sim_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *sim_coll_refusal(const vx_sim *s) {
   if (s->n_tracer > 0) return "tracers are not spread over processes yet (run with --tracers 0)";
-  if (s->prm.remesh_every > 0) return "remeshing is not spread over processes yet";
+  if (s->prm.remesh_every > 0 && s->prm.remesh_coarsen > 0.0)
+    return "the lattice's coarsening (remesh_coarsen) is not spread over processes yet";
   if (s->prm.direct) return "direct summation is not spread over processes (the FMM is)";
   if (s->prm.conserve == VX_CONSERVE_RING) return "the ring mode of the conservative correction is not spread over processes yet";
   if (s->on_device) return "the CUDA backend's simulation is not spread over processes yet (the engine is: vortexfmm-bench --mpi)";
@@ -24,7 +26,7 @@ int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen) {
   }
   const char *why = sim_coll_refusal(s);
   if (why) { snprintf(err, errlen, "%s", why); return -1; }
-  if (!c->evaluate || !c->reduce) { snprintf(err, errlen, "the collective calls are missing"); return -1; }
+  if (!c->evaluate || !c->reduce || !c->to_owners) { snprintf(err, errlen, "the collective calls are missing"); return -1; }
   s->coll = *c;
   s->coll_on = 1;
   s->health_id = -1; /* a kept reduction was this process's alone */
@@ -53,4 +55,73 @@ int vx_sim_set_elements(vx_sim *s, int n, const double *pos, const double *alpha
   s->have_grad = 0; /* the gradient belonged to the elements before */
   s->state_id++;
   return 0;
+}
+
+/* Whether every process is ok (a failure anywhere fails all of them alike, so that none waits in a
+ * collective call the others left); a process that is ok and hears otherwise says so in err. */
+static int coll_agree(vx_sim *s, int ok, char *err, size_t errlen) {
+  double bad = ok ? 0.0 : 1.0;
+  if (vx_sim_reduce(s, &bad, 1, VX_REDUCE_MAX, err, errlen)) return 0;
+  if (bad > 0.0 && ok) snprintf(err, errlen, "another process failed in the remeshing");
+  return bad == 0.0;
+}
+
+/* This process's part of the remeshing (every node its elements reach, undropped) as node records. */
+static int part_records(vx_sim *s, vx_remesh_job *j, vx_node_rec **out, double **pos, int *n, char *err, size_t errlen) {
+  j->part = 1;
+  const int rc = vx_remesh_cpu(&s->rws, j, err, errlen);
+  j->part = 0;
+  *n = rc ? 0 : j->n_out;
+  *out = malloc(sizeof **out * ((size_t)*n + 1)), *pos = malloc(sizeof **pos * 3 * ((size_t)*n + 1));
+  if (rc) return -1;
+  if (!*out || !*pos) { snprintf(err, errlen, "out of memory for %d lattice nodes", *n); return -1; }
+  const int fl = j->is_float;
+  for (int i = 0; i < *n; ++i) {
+    vx_node_rec *r = *out + i;
+    for (int c = 0; c < 3; ++c)
+      r->x[c] = (*pos)[3 * i + c] = vx_load(j->pos_out.p, fl, 3 * (size_t)i + c), r->a[c] = vx_load(j->alpha_out.p, fl, 3 * (size_t)i + c);
+    r->top = ((const double *)j->top_out.p)[i];
+    r->ring = ((const int *)j->ring_out.p)[i];
+  }
+  return 0;
+}
+
+/* The merged nodes r[0..m) less those under the drop threshold (of the largest |α| over every process)
+ * as this process's elements; the job's counts and max|α| over every process. */
+static int keep_nodes(vx_sim *s, vx_remesh_job *j, const vx_node_rec *r, int m, char *err, size_t errlen) {
+  double m2 = 0.0;
+  for (int i = 0; i < m; ++i) m2 = fmax(m2, r[i].a[0] * r[i].a[0] + r[i].a[1] * r[i].a[1] + r[i].a[2] * r[i].a[2]);
+  if (vx_sim_reduce(s, &m2, 1, VX_REDUCE_MAX, err, errlen)) return -1;
+  const double cut2 = j->drop_abs > 0.0 ? j->drop_abs * j->drop_abs : j->drop * j->drop * m2;
+  double *x = malloc(sizeof(double) * 6 * ((size_t)m + 1));
+  int *ring = malloc(sizeof(int) * ((size_t)m + 1)), k = 0;
+  const int ok = x && ring;
+  for (int i = 0; ok && i < m; ++i) {
+    if (!(r[i].a[0] * r[i].a[0] + r[i].a[1] * r[i].a[1] + r[i].a[2] * r[i].a[2] > cut2)) continue;
+    memcpy(x + 3 * (size_t)k, r[i].x, sizeof r[i].x), memcpy(x + 3 * ((size_t)m + k), r[i].a, sizeof r[i].a);
+    ring[k++] = (int)r[i].ring;
+  }
+  if (ok) memmove(x + 3 * (size_t)k, x + 3 * (size_t)m, sizeof(double) * 3 * (size_t)k);
+  else snprintf(err, errlen, "out of memory for %d lattice nodes", m);
+  int rc = coll_agree(s, ok && vx_sim_set_elements(s, k, x, x + 3 * (size_t)k, ring, err, errlen) == 0, err, errlen) ? 0 : -1;
+  free(x), free(ring);
+  double cnt[2] = {m, k};
+  if (rc || vx_sim_reduce(s, cnt, 2, VX_REDUCE_SUM, err, errlen)) return -1;
+  j->n_nodes = (int)cnt[0], j->n_out = (int)cnt[1], j->max_alpha = sqrt(m2);
+  return 0;
+}
+
+int sim_coll_remesh(vx_sim *s, vx_remesh_job *j, char *err, size_t errlen) {
+  vx_node_rec *r = NULL;
+  double *pos = NULL;
+  void *got = NULL;
+  int n = 0, m = 0, rc = -1;
+  const int ok = part_records(s, j, &r, &pos, &n, err, errlen) == 0;
+  if (!coll_agree(s, ok, err, errlen) || s->coll.to_owners(s->coll.user, r, n, sizeof *r, pos, &got, &m, err, errlen)) goto done;
+  const vx_lattice L = vx_remesh_lattice(j);
+  const int merged = vx_remesh_merge(&L, (vx_node_rec *)got, m, err, errlen);
+  if (coll_agree(s, merged >= 0, err, errlen)) rc = keep_nodes(s, j, (const vx_node_rec *)got, merged, err, errlen);
+done:
+  free(r), free(pos), free(got);
+  return rc;
 }

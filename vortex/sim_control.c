@@ -152,7 +152,7 @@ int sim_spread_cores(vx_sim *s, double dt, char *err, size_t errlen) {
 /* Remeshing is due after this step: its interval is over, or the diffusion it owes would pass the
  * kernel's limit c² <= VX_REMESH_C2_MAX within the next step. */
 int sim_remesh_due(const vx_sim *s) {
-  if (s->prm.remesh_every <= 0 || s->n_elem == 0) return 0;
+  if (s->prm.remesh_every <= 0 || (s->n_elem == 0 && !s->coll_on)) return 0; /* spread: every process remeshes */
   if (s->steps_since_remesh >= s->prm.remesh_every) return 1;
   double h = sim_lattice_h(&s->prm);
   return s->prm.viscosity > 0.0 && s->prm.viscosity * (s->since_remesh + s->prm.dt) / (h * h) > VX_REMESH_C2_MAX;
@@ -222,7 +222,7 @@ static int coarsen_lattice(vx_sim *s, double h, char *err, size_t errlen) {
 int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
   double t0 = sim_now_ms(), h = sim_lattice_h(&s->prm);
   if (!(h > 0.0)) { snprintf(err, errlen, "remeshing needs a lattice spacing (remesh_h or sigma)"); return -1; }
-  if (s->n_elem == 0) return 0;
+  if (s->n_elem == 0 && !s->coll_on) return 0;
   vx_remesh_job *j = &s->rj;
   j->n_elem = s->n_elem;
   j->n_tracer = s->n_tracer;
@@ -246,12 +246,18 @@ int vx_sim_remesh(vx_sim *s, char *err, size_t errlen) {
   /* the ring mode corrects relaxations only (sim_relax_strengths) */
   int keep = (s->prm.conserve == VX_CONSERVE_AXIAL || s->prm.conserve == VX_CONSERVE_FULL) && j->drop > 0.0;
   if (keep && element_moments(s, m0, err, errlen)) return -1;
-  int rc = s->on_device ? vx_remesh_gpu(&s->rws, j, err, errlen) : vx_remesh_cpu(&s->rws, j, err, errlen);
-  if (rc) return -1;
   int n_before = s->n_elem;
-  sim_swap_buf(&s->pos, &s->c_pos, &j->pos_out);
-  sim_swap_buf(&s->alpha, &s->c_alpha, &j->alpha_out);
-  if (adopt_remesh(s, err, errlen)) return -1;
+  if (s->coll_on) { /* spread over processes: the lattice crosses them (sim_coll.c) */
+    double nb = n_before;
+    if (vx_sim_reduce(s, &nb, 1, VX_REDUCE_SUM, err, errlen) || sim_coll_remesh(s, j, err, errlen)) return -1;
+    n_before = (int)nb;
+  } else {
+    int rc = s->on_device ? vx_remesh_gpu(&s->rws, j, err, errlen) : vx_remesh_cpu(&s->rws, j, err, errlen);
+    if (rc) return -1;
+    sim_swap_buf(&s->pos, &s->c_pos, &j->pos_out);
+    sim_swap_buf(&s->alpha, &s->c_alpha, &j->alpha_out);
+    if (adopt_remesh(s, err, errlen)) return -1;
+  }
   if (keep && restore_invariants(s, m0, &s->cstats.di_drop, err, errlen)) return -1;
   s->since_remesh = 0.0;
   s->steps_since_remesh = 0;

@@ -93,6 +93,10 @@ static inline double sim_now_ms(void) { return vx_clock_ms(); }
 
 /* sim_coll.c: what a simulation spread over processes cannot do yet, as the reason (NULL: none). */
 const char *sim_coll_refusal(const vx_sim *s);
+/* sim_coll.c: the remeshing job j of a spread flow: each process's part, the nodes to the processes that
+ * own them (vx_sim_coll.to_owners), merged (vx_remesh_merge), the drop threshold over every process;
+ * the process's new elements set, j's counts every process's. 0, or -1 with err on every process. */
+int sim_coll_remesh(vx_sim *s, vx_remesh_job *j, char *err, size_t errlen);
 
 /* sim.c: backend memory. Grow a backend buffer to at least bytes (contents not kept). */
 int sim_buf_reserve(vx_sim *s, void **p, size_t *cap, size_t bytes, char *err, size_t errlen);
