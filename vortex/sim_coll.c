@@ -13,7 +13,6 @@ const char *sim_coll_refusal(const vx_sim *s) {
   if (s->prm.remesh_every > 0 && s->prm.remesh_coarsen > 0.0)
     return "the lattice's coarsening (remesh_coarsen) is not spread over processes yet";
   if (s->prm.direct) return "direct summation is not spread over processes (the FMM is)";
-  if (s->prm.conserve == VX_CONSERVE_RING) return "the ring mode of the conservative correction is not spread over processes yet";
   if (s->on_device) return "the CUDA backend's simulation is not spread over processes yet (the engine is: vortexfmm-bench --mpi)";
   return NULL;
 }

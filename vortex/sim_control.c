@@ -64,43 +64,71 @@ typedef struct {
   double m[VX_MOMENTS_N];
 } ring_block;
 
+/* Each block's moments into m (VX_MOMENTS_N a block); spread over processes, each ring's over every
+ * process's blocks of it (a ring's elements lie on several): summed by ring id, given to each block. */
+static int block_moments(vx_sim *s, const ring_block *b, int nb, double *m, char *err, size_t errlen) {
+  for (int k = 0; k < nb; ++k) {
+    size_t off = 3 * s->rs * (size_t)b[k].first;
+    if (vx_moments(s->prm.precision, s->on_device, (const char *)s->pos + off, (const char *)s->alpha + off, b[k].count, s->cons,
+                   m + VX_MOMENTS_N * (size_t)k, err, errlen))
+      return -1;
+  }
+  if (!s->coll_on) return 0;
+  const int R = s->n_rings > 0 ? s->n_rings : 1;
+  double *sum = calloc((size_t)R * VX_MOMENTS_N, sizeof *sum);
+  int rc = sum ? 0 : -1;
+  if (!sum) snprintf(err, errlen, "out of host memory for %d rings' moments", R);
+  for (int k = 0; !rc && k < nb; ++k) {
+    const int r = s->ring[b[k].first];
+    for (int q = 0; q < VX_MOMENTS_N && r >= 0 && r < R; ++q) sum[VX_MOMENTS_N * r + q] += m[VX_MOMENTS_N * k + q];
+  }
+  if (!rc) rc = vx_sim_reduce(s, sum, R * VX_MOMENTS_N, VX_REDUCE_SUM, err, errlen);
+  for (int k = 0; !rc && k < nb; ++k) {
+    const int r = s->ring[b[k].first];
+    if (r >= 0 && r < R) memcpy(m + VX_MOMENTS_N * (size_t)k, sum + VX_MOMENTS_N * (size_t)r, sizeof(double) * VX_MOMENTS_N);
+  }
+  free(sum);
+  return rc;
+}
+
 /* The rings' blocks (the runs of one ring id among the elements; without remeshing, one a ring) and
  * their moments, in a new array of *nb (NULL with *nb = 0: no elements). 0, or -1 with err. */
 static int ring_moments(vx_sim *s, ring_block **out, int *nb, char *err, size_t errlen) {
   *out = NULL, *nb = 0;
   int n = 0;
   for (int i = 0; i < s->n_elem; ++i) n += i == 0 || s->ring[i] != s->ring[i - 1];
-  if (n == 0) return 0;
-  ring_block *b = (ring_block *)malloc((size_t)n * sizeof *b);
-  if (!b) { snprintf(err, errlen, "out of host memory for %d ring blocks", n); return -1; }
+  ring_block *b = (ring_block *)calloc((size_t)n + 1, sizeof *b);
+  double *m = malloc(((size_t)n + 1) * VX_MOMENTS_N * sizeof *m);
+  if (!b || !m) { free(b), free(m); snprintf(err, errlen, "out of host memory for %d ring blocks", n); return -1; }
   for (int i = 0, k = -1; i < s->n_elem; ++i) {
     if (i == 0 || s->ring[i] != s->ring[i - 1]) b[++k].first = i, b[k].count = 0;
     b[k].count++;
   }
-  if (s->on_device && sim_buf_reserve(s, &s->cons, &s->c_cons, VX_CONSERVE_SCRATCH, err, errlen)) { free(b); return -1; }
-  for (int k = 0; k < n; ++k) {
-    size_t off = 3 * s->rs * (size_t)b[k].first;
-    if (vx_moments(s->prm.precision, s->on_device, (const char *)s->pos + off, (const char *)s->alpha + off, b[k].count, s->cons,
-                   b[k].m, err, errlen)) {
-      free(b);
-      return -1;
-    }
-  }
+  int rc = s->on_device && sim_buf_reserve(s, &s->cons, &s->c_cons, VX_CONSERVE_SCRATCH, err, errlen) ? -1 : 0;
+  if (!rc) rc = block_moments(s, b, n, m, err, errlen);
+  for (int k = 0; !rc && k < n; ++k) memcpy(b[k].m, m + VX_MOMENTS_N * (size_t)k, sizeof b[k].m);
+  free(m);
+  if (rc) { free(b); return -1; }
   *out = b, *nb = n;
   return 0;
 }
 
-/* The ring mode's correction: each block back to its own impulse along its own direction (the axial
- * mode on the block); adds the relative impulse put back to *sum_di. Frees b. */
+/* The ring mode's correction: each ring back to its own impulse along its own direction (the axial
+ * mode on the ring's blocks); adds the relative impulse put back to *sum_di, once a ring. Frees b. */
 static int restore_rings(vx_sim *s, ring_block *b, int nb, double *sum_di, char *err, size_t errlen) {
-  int rc = 0;
+  double *m = malloc(((size_t)nb + 1) * VX_MOMENTS_N * sizeof *m);
+  int rc = m ? block_moments(s, b, nb, m, err, errlen) : -1;
+  if (!m) snprintf(err, errlen, "out of host memory for %d ring blocks", nb);
   for (int k = 0; k < nb && !rc; ++k) {
     size_t off = 3 * s->rs * (size_t)b[k].first;
     double di = 0.0;
-    rc = vx_conserve(s->prm.precision, s->on_device, (const char *)s->pos + off, (char *)s->alpha + off, b[k].count, s->cons,
-                     b[k].m, b[k].m + 3, VX_CONSERVE_AXIAL, &di, err, errlen);
-    *sum_di += di;
+    rc = vx_conserve_moments(s->prm.precision, s->on_device, (const char *)s->pos + off, (char *)s->alpha + off, b[k].count,
+                             m + VX_MOMENTS_N * (size_t)k, b[k].m, b[k].m + 3, VX_CONSERVE_AXIAL, &di, err, errlen);
+    int first = 1; /* a ring's first block here */
+    for (int q = 0; q < k && first; ++q) first = s->ring[b[q].first] != s->ring[b[k].first];
+    if (first) *sum_di += di;
   }
+  free(m);
   free(b);
   return rc;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "app_mpi.h"
 #include "numerics.h"
 #include "conserve.h"
 #include "app_checkpoint.h"
@@ -34,6 +35,9 @@ typedef struct {
   const app_batch_options *o;
   vx_scene sc;
   vx_sim *sim;
+  app_mpi_run *run;      /* under mpirun: the simulation spread over the processes (app_mpi.h) */
+  int speak;             /* this process says what happens and writes the files (rank 0) */
+  int rows;              /* diagnostics rows are due (every process computes them: collective sums) */
   long long k0, steps, every, vtk_every;
   vx_afile dfa;          /* the diagnostics CSV (dfa.f NULL: none) */
   vx_vtk_series *vtk;
@@ -149,23 +153,32 @@ static int restart_ahead(const batch *b) {
   return 2;
 }
 
-/* The opening line: what runs, with which parameters. */
-static void say_run(const batch *b, const char *path) {
+/* Every process's elements (collective under mpirun). */
+static long long all_elements(vx_sim *sim) {
+  double n = vx_sim_n_elements(sim);
+  char err[256];
+  return vx_sim_reduce(sim, &n, 1, VX_REDUCE_SUM, err, sizeof err) ? -1 : (long long)n;
+}
+
+/* The opening line: what runs, with which parameters (rank 0 under mpirun). */
+static void say_run(const batch *b, const char *path, long long n_elem) {
   const vx_sim_params *P = vx_sim_params_get(b->sim);
   vx_sim *sim = b->sim;
+  if (!b->speak) return;
   fprintf(stderr,
-          PROG ": scene %s (%s): %d elements in %d rings, %d tracers; %s backend, %s, %s, dt=%g, %s stretching, "
+          PROG ": scene %s (%s): %lld elements in %d rings, %d tracers; %s backend, %s, %s, dt=%g, %s stretching, "
                "kernel %s sigma=%g, %s",
-          b->sc.name, path, vx_sim_n_elements(sim), vx_sim_n_rings(sim), vx_sim_n_tracers(sim), vx_backend_name(P->backend),
+          b->sc.name, path, n_elem, vx_sim_n_rings(sim), vx_sim_n_tracers(sim), vx_backend_name(P->backend),
           vx_precision_name(P->precision), vx_integrator_name(P->integrator), P->dt, vx_stretching_name(P->stretching),
           vx_kernel_name(P->kernel), P->sigma, P->direct ? "direct summation" : "FMM");
   if (!P->direct) fprintf(stderr, " order %d", P->order);
   if (P->relax > 0) fprintf(stderr, "; relaxation %g every %d steps", P->relax, P->relax_every);
   if (P->remesh_every > 0)
-    fprintf(stderr, "; remeshing every %d steps on h=%g (%d elements after the first)%s", P->remesh_every,
-            vx_sim_remesh_stats(sim)->h, vx_sim_n_elements(sim), P->viscosity > 0 ? "" : ", inviscid");
+    fprintf(stderr, "; remeshing every %d steps on h=%g (%lld elements after the first)%s", P->remesh_every,
+            vx_sim_remesh_stats(sim)->h, n_elem, P->viscosity > 0 ? "" : ", inviscid");
   if (P->viscosity > 0) fprintf(stderr, ", viscosity %g", P->viscosity);
   if (P->dye_release > 0) fprintf(stderr, "; dye released continuously, each tracer living %g", P->dye_release);
+  if (app_mpi_size() > 1) fprintf(stderr, "; ranks = %d (the elements spread over them)", app_mpi_size());
   fprintf(stderr, "\n");
   /* what the method chose and why (numerics.h), and the command line's changes checked as the
    * scene's overrides are; under --quiet the warnings only */
@@ -188,12 +201,20 @@ static int open_outputs(batch *b) {
   const app_batch_options *o = b->o;
   const vx_sim_params *P = vx_sim_params_get(b->sim);
   char err[512];
-  if (o->diag) {
-    if (vx_afile_open(&b->dfa, o->diag, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
-    vx_diag_csv_preamble(b->dfa.f, &b->sc, P, vx_sim_n_elements(b->sim), vx_sim_n_tracers(b->sim));
-    b->ring_cols = vx_sim_n_rings(b->sim) + o->n_launch;
-    /* a write that failed (/dev/full) ends the run below */
-    vx_diag_csv_header(b->dfa.f, b->ring_cols, o->accuracy_every > 0);
+  b->rows = o->diag != NULL;
+  b->ring_cols = vx_sim_n_rings(b->sim) + o->n_launch;
+  long long n_all = all_elements(b->sim);
+  int opened = !(b->speak && o->diag) || vx_afile_open(&b->dfa, o->diag, err, sizeof err) == 0;
+  if (!app_mpi_any(!opened)) {
+    if (b->dfa.f) {
+      vx_diag_csv_preamble(b->dfa.f, &b->sc, P, (int)n_all, vx_sim_n_tracers(b->sim));
+      if (app_mpi_size() > 1) fprintf(b->dfa.f, "# ranks = %d\n", app_mpi_size());
+      /* a write that failed (/dev/full) ends the run below */
+      vx_diag_csv_header(b->dfa.f, b->ring_cols, o->accuracy_every > 0);
+    }
+  } else {
+    if (!opened) fprintf(stderr, PROG ": %s\n", err);
+    return 1;
   }
   /* a restart continues the series of the .pvd there; one that cannot be read is refused (exit 2) */
   int vr = 0;
@@ -212,13 +233,13 @@ static int open_outputs(batch *b) {
     return 1;
   }
   if (vx_sim_health(b->sim, &b->hl, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
-  if (b->dfa.f && !o->restart) { /* a restarted run's rows continue after the checkpoint's step */
+  if (b->rows && !o->restart) { /* a restarted run's rows continue after the checkpoint's step */
     vx_diag d;
     if (vx_diag_compute(b->sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
     if (row_passages(b, &d)) return 1;
     d.acc_cols = o->accuracy_every > 0;
     vx_diag_pad_rings(&d, b->ring_cols);
-    vx_diag_csv_row(b->dfa.f, &d);
+    if (b->dfa.f) vx_diag_csv_row(b->dfa.f, &d);
   }
   if (b->dfa.f && vx_afile_failed(&b->dfa)) return 1; /* the commit says why */
   if (b->vtk && vx_vtk_series_add(b->vtk, b->sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
@@ -276,7 +297,7 @@ static int after_step(batch *b, long long k) {
   b->last_engine = ss->engine;
   if (accuracy_take(b)) return 1;
   say_coarsening(b);
-  if (b->dfa.f && (k % b->every == 0 || k == b->steps || b->ms_launch > 0.0)) { /* a launch's step has its row */
+  if (b->rows && (k % b->every == 0 || k == b->steps || b->ms_launch > 0.0)) { /* a launch's step has its row */
     vx_diag d;
     if (vx_diag_compute(b->sim, (int)o->energy_max, &d, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
     if (row_passages(b, &d)) return 1;
@@ -284,8 +305,9 @@ static int after_step(batch *b, long long k) {
     d.ms_launch = b->ms_launch;
     d.acc_cols = o->accuracy_every > 0;
     d.acc = b->acc_res;
-    vx_diag_csv_row(b->dfa.f, &d);
-    if (vx_afile_failed(&b->dfa)) return 1; /* a full disk: stop now; the commit says why */
+    if (b->dfa.f) vx_diag_csv_row(b->dfa.f, &d);
+    /* a full disk: stop now (every process with rank 0; the commit says why) */
+    if (app_mpi_any(b->dfa.f && vx_afile_failed(&b->dfa))) return 1;
   }
   if (b->vtk && k % b->vtk_every == 0 && vx_vtk_series_add(b->vtk, b->sim, err, sizeof err)) {
     fprintf(stderr, PROG ": %s\n", err);
@@ -328,19 +350,22 @@ static int step_loop(batch *b) {
   double t_last = app_now(), ms_sum = 0.0;
   long long ms_n = 0;
   for (long long k = b->k0 + 1; k <= b->steps; ++k) {
-    if (app_interrupted()) {
+    if (app_mpi_any(app_interrupted())) { /* a signal any process caught stops them all after this step */
       if (app_ckpt_finish(&b->ck, b->sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
-      fprintf(stderr, PROG ": interrupted after step %lld of %lld%s%s%s\n", k - 1, b->steps,
+      if (b->speak)
+        fprintf(stderr, PROG ": interrupted after step %lld of %lld%s%s%s\n", k - 1, b->steps,
               b->dfa.f ? "; diagnostics kept" : "", b->ck.path[0] ? "; checkpoint " : "", b->ck.path);
       return 130;
     }
     if (launch_due(b, k)) return 1;
     accuracy_request(b, k);
-    int sr = vx_sim_step(b->sim, err, sizeof err);
+    int sr = app_mpi_step(b->run, b->sim, err, sizeof err);
     if (sr == 0) sr = vx_sim_health(b->sim, &b->hl, err, sizeof err);
     if (sr) {
-      if (!o->quiet) fprintf(stderr, "\n");
-      fprintf(stderr, PROG ": %s%s\n", sr == VX_SIM_BLOWUP ? "" : "step failed: ", err);
+      if (b->speak) /* under mpirun, another rank says only a failure of its own */
+        fprintf(stderr, "%s" PROG ": %s%s\n", o->quiet ? "" : "\n", sr == VX_SIM_BLOWUP ? "" : "step failed: ", err);
+      else if (sr != VX_SIM_BLOWUP && strncmp(err, "another ", 8))
+        fprintf(stderr, PROG ": rank %d: step failed: %s\n", app_mpi_rank(), err);
       if (sr != VX_SIM_BLOWUP) return 1;
       app_ckpt_blowup_note(&b->ck);
       return 3;
@@ -350,11 +375,16 @@ static int step_loop(batch *b) {
     ms_sum += ss->t_step;
     ms_n++;
     double tn = app_now();
-    if (!o->quiet && (tn - t_last >= 1.0 || k == b->steps)) {
-      fprintf(stderr,
+    /* the line's time: rank 0's clock for every process (they then count their elements together) */
+    int due = !o->quiet && (tn - t_last >= 1.0 || k == b->steps);
+    if (app_mpi_size() > 1) due = app_mpi_any(due && b->speak);
+    if (due) {
+      const long long n_all = all_elements(b->sim);
+      if (b->speak)
+        fprintf(stderr,
               PROG ": step %lld/%lld t=%.6g %.3f ms/step, %d elements, max|alpha| %.3g (x%.2f), energy x%.4f, dt*max|grad u| %.2f "
                    "(%d substeps)\n",
-              k, b->steps, vx_sim_time(b->sim), ms_sum / ms_n, vx_sim_n_elements(b->sim), b->hl.max_alpha,
+              k, b->steps, vx_sim_time(b->sim), ms_sum / ms_n, (int)n_all, b->hl.max_alpha,
               b->hl.max_alpha / b->hl.alpha0, b->hl.energy / b->hl.energy0, b->hl.lcfl, ss->substeps);
       t_last = tn;
       ms_sum = 0.0;
@@ -422,15 +452,36 @@ static void report(batch *b, double t_start) {
                     "threshold %.3g\n", vx_conserve_name(P->conserve), cs.relaxations, cs.di_relax, cs.di_drop);
 }
 
+/* Under mpirun, what a run spread over the processes does not do yet: its option, or NULL. */
+static const char *not_spread(const app_batch_options *o) {
+  if (app_mpi_size() <= 1) return NULL;
+  return o->restart ? "--restart" : o->checkpoint ? "--checkpoint" : o->checkpoint_every > 0 ? "--checkpoint-every"
+         : o->vtk_dir ? "--vtk-dir" : o->accuracy_every > 0 ? "--accuracy-every" : o->n_launch > 0 ? "--launch-ring"
+                                                                                                     : NULL;
+}
+
 int app_run_batch(const app_batch_options *o) {
   batch b;
   memset(&b, 0, sizeof b);
   b.o = o;
+  b.speak = app_mpi_rank() == 0;
+  const char *ns = not_spread(o);
+  if (ns) {
+    if (b.speak)
+      fprintf(stderr, PROG ": %s is not available in a run over several processes yet (ranks = %d); run it in one process\n",
+              ns, app_mpi_size());
+    return 2;
+  }
   char path[1024], err[512];
   int rc = batch_sim(o, &b.sc, path, sizeof path, &b.sim, err, sizeof err);
   if (rc) {
-    fprintf(stderr, PROG ": %s\n", err);
+    if (b.speak) fprintf(stderr, PROG ": %s\n", err); /* the same on every process: each read the same scene */
     return rc;
+  }
+  if (app_mpi_spread(b.sim, &b.run, err, sizeof err)) { /* under mpirun: each process keeps its share */
+    if (b.speak) fprintf(stderr, PROG ": %s\n", err);
+    vx_sim_destroy(b.sim);
+    return 2;
   }
   const vx_sim_params *P = vx_sim_params_get(b.sim);
   b.k0 = vx_sim_steps_done(b.sim); /* > 0 after a restart: the run goes on from that step */
@@ -442,6 +493,7 @@ int app_run_batch(const app_batch_options *o) {
   vx_passages_reset(&b.passages);
   b.n_scene_tracers = vx_sim_n_tracers(b.sim);
   if (check_paths(&b, path) || restart_ahead(&b)) {
+    app_mpi_free(b.run);
     vx_sim_destroy(b.sim);
     return 2;
   }
@@ -449,17 +501,18 @@ int app_run_batch(const app_batch_options *o) {
     if (o->launch_steps[i] <= b.k0 || o->launch_steps[i] > b.steps) {
       fprintf(stderr, PROG ": --launch-ring %lld is outside the steps this run takes (%lld..%lld)\n", o->launch_steps[i],
               b.k0 + 1, b.steps);
+      app_mpi_free(b.run);
       vx_sim_destroy(b.sim);
       return 2;
     }
-  say_run(&b, path);
+  say_run(&b, path, all_elements(b.sim));
   rc = open_outputs(&b);
   if (!rc) {
     double t_start = app_now();
     app_interrupt_catch(1); /* Ctrl-C: stop after this step with the files finalized */
     rc = step_loop(&b);
     app_interrupt_catch(0);
-    if (!rc) report(&b, t_start);
+    if (!rc && b.speak) report(&b, t_start);
   }
   app_series_free(&b.st);
   app_series_free(&b.acc_ms);
@@ -471,6 +524,7 @@ int app_run_batch(const app_batch_options *o) {
     fprintf(stderr, PROG ": %s\n", err);
     if (!rc) rc = 1;
   }
+  app_mpi_free(b.run);
   vx_sim_destroy(b.sim);
   return rc;
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "app_mpi.h"
 #include "numerics.h"
 #include "app_paths.h"
 #include "cli.h"
@@ -40,6 +41,7 @@
 #define PROG "vortexfmm"
 
 static int fail_usage(const char *fmt, ...) {
+  if (app_mpi_rank() > 0) return 2; /* under mpirun rank 0 says it */
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, PROG ": ");
@@ -535,14 +537,8 @@ static long launched_processes(long *rank) {
   return 1;
 }
 
-int main(int argc, char **argv) {
-  long rank, procs = launched_processes(&rank);
-  if (procs > 1) { /* each process would run the whole simulation and write the same files */
-    if (rank == 0)
-      fprintf(stderr, PROG ": started as %ld MPI processes: a simulation runs in one process (each would write the same "
-                      "files); run it without mpirun (vortexfmm-bench --mpi spreads the engine over ranks)\n", procs);
-    return 2;
-  }
+/* The command line, then the mode it asks for. */
+static int run_args(int argc, char **argv) {
   opts o;
   opts_default(&o);
   for (int i = 1; i < argc; ++i) {
@@ -563,5 +559,16 @@ int main(int argc, char **argv) {
     if (rc) return rc;
     ++i;
   }
+  if (app_mpi_size() > 1 && !(o.headless && o.frames < 0 && !o.screenshot))
+    return fail_usage("started as %d MPI processes: only the batch mode (--headless without --frames) runs over several",
+                      app_mpi_size());
   return run_mode(&o);
+}
+
+int main(int argc, char **argv) {
+  long rank, procs = launched_processes(&rank);
+  int rc = app_mpi_begin(&argc, &argv, procs, rank); /* under mpirun: one batch run over the processes (app_mpi.h) */
+  if (!rc) rc = run_args(argc, argv);
+  app_mpi_end();
+  return rc;
 }

@@ -1,0 +1,106 @@
+/* app_mpi.c — the program under mpirun (app_mpi.h). */
+#include "app_mpi.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef VX_HAVE_MPI
+#include "dsim.h"
+
+static int begun, size = 1, rank;
+static vx_comm world;
+
+int app_mpi_begin(int *argc, char ***argv, long procs, long rank0) {
+  char err[256];
+  (void)rank0;
+  if (procs <= 1) return 0;
+  if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+    fprintf(stderr, "vortexfmm: MPI_Init failed under mpirun\n");
+    return 2;
+  }
+  begun = 1;
+  if (vx_comm_create(MPI_COMM_WORLD, &world, err, sizeof err)) {
+    fprintf(stderr, "vortexfmm: %s\n", err);
+    return 2;
+  }
+  size = world.size, rank = world.rank;
+  return 0;
+}
+
+void app_mpi_end(void) {
+  if (!begun) return;
+  vx_comm_destroy(&world);
+  MPI_Finalize();
+  begun = 0, size = 1, rank = 0;
+}
+
+int app_mpi_size(void) { return size; }
+int app_mpi_rank(void) { return rank; }
+
+struct app_mpi_run {
+  vx_dsim *d;
+};
+
+int app_mpi_spread(vx_sim *s, app_mpi_run **run, char *err, size_t errlen) {
+  *run = NULL;
+  if (size <= 1) return 0;
+  app_mpi_run *r = calloc(1, sizeof *r);
+  int ok = r != NULL;
+  if (!ok) snprintf(err, errlen, "out of memory");
+  if (!vx_comm_agree(&world, ok)) {
+    if (ok) snprintf(err, errlen, "another rank failed to start");
+    free(r);
+    return -1;
+  }
+  if (!(r->d = vx_dsim_create(&world, s, err, errlen))) {
+    free(r);
+    return -1;
+  }
+  *run = r;
+  return 0;
+}
+
+int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen) {
+  return run ? vx_dsim_step(run->d, err, errlen) : vx_sim_step(s, err, errlen);
+}
+
+void app_mpi_free(app_mpi_run *run) {
+  if (!run) return;
+  vx_dsim_destroy(run->d);
+  free(run);
+}
+
+int app_mpi_any(int flag) {
+  if (size <= 1) return flag;
+  int any = flag;
+  if (MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, world.comm) != MPI_SUCCESS) return 1; /* stop rather than hang */
+  return any;
+}
+
+#else /* a build without MPI: one process */
+
+int app_mpi_begin(int *argc, char ***argv, long procs, long rank0) {
+  (void)argc, (void)argv;
+  if (procs <= 1) return 0;
+  if (rank0 == 0)
+    fprintf(stderr, "vortexfmm: started as %ld MPI processes, but this build has no MPI (install libopenmpi-dev and "
+                  "rebuild: scripts/setup does); each process would run the whole simulation into the same files\n",
+          procs);
+  return 2;
+}
+void app_mpi_end(void) {}
+int app_mpi_size(void) { return 1; }
+int app_mpi_rank(void) { return 0; }
+int app_mpi_spread(vx_sim *s, app_mpi_run **run, char *err, size_t errlen) {
+  (void)s, (void)err, (void)errlen;
+  *run = NULL;
+  return 0;
+}
+int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen) {
+  (void)run;
+  return vx_sim_step(s, err, errlen);
+}
+void app_mpi_free(app_mpi_run *run) { (void)run; }
+int app_mpi_any(int flag) { return flag; }
+
+#endif

@@ -1,0 +1,25 @@
+/* app_mpi.h — the program started by mpirun as several processes: one batch run spread over them
+ * (dist/dsim.h; docs/GUIDE.md, "Several processes"). Rank 0 speaks and writes the files; every rank
+ * steps its share of the elements. A build without MPI, or one process, runs as it always does. */
+#ifndef APP_MPI_H
+#define APP_MPI_H
+
+#include <stddef.h>
+#include "sim.h"
+
+/* MPI started for procs > 1 processes (MPI_Init); 0, or 2 with the reason said by rank 0 (a build
+ * without MPI). */
+int app_mpi_begin(int *argc, char ***argv, long procs, long rank);
+void app_mpi_end(void);         /* MPI_Finalize, when begun */
+int app_mpi_size(void);         /* processes (1: not under mpirun) */
+int app_mpi_rank(void);         /* this one's rank (0 alone) */
+
+/* The batch's simulation spread over the processes (nothing alone), and its steps. */
+typedef struct app_mpi_run app_mpi_run;
+int app_mpi_spread(vx_sim *s, app_mpi_run **run, char *err, size_t errlen);
+int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen);
+void app_mpi_free(app_mpi_run *run);
+/* Whether flag is set on any process (a Ctrl-C one process caught stops them all after the same step). */
+int app_mpi_any(int flag);
+
+#endif

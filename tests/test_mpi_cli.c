@@ -1,0 +1,107 @@
+/* test_mpi_cli.c — vortexfmm under mpiexec (src/vortexfmm/app_mpi.h): `mpiexec -np 2 vortexfmm --headless`
+ * runs one simulation over the two processes — the opening line and the diagnostics preamble say
+ * `ranks = 2`, rank 0 alone speaks and writes the CSV, whose rows agree with one process's run to the
+ * FMM's accuracy (the distributed engine picks its level by the leaf-size rule, one process by its cost
+ * model: 1e-4 relative here; at one level the two agree to round-off, mpi_test_sim) — and what it
+ * does not spread yet is refused before anything is written (exit 2, said once): the window, a
+ * checkpoint, tracers. A build without MPI skips (77). */
+#define _POSIX_C_SOURCE 200809L /* popen */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_check.h"
+#include "test_run.h"
+
+#ifdef VX_TEST_HAVE_MPI
+static char out[65536];
+
+/* The program under mpiexec with np processes; its exit code, stdout+stderr into out. */
+static int run_np(int np, const char *args) {
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "%s %d %s '%s/vortexfmm' %s 2>&1", VX_MPIEXEC, np, VX_MPIEXEC_FLAGS, VX_BINARY_DIR, args);
+  return vx_test_shell(cmd, out, sizeof out);
+}
+
+static int count(const char *text, const char *what) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
+  return n;
+}
+
+/* The largest relative difference of the invariants, energy, max|α| and the rings' centres between two
+ * CSVs of rows every 10 steps; *rows how many. */
+static double csv_diff(const char *a, const char *b, int *rows) {
+  static const char *cols[] = {"Ix", "Iy", "Iz", "energy", "max_alpha", "sum_abs_alpha", "ring0_x", "ring1_x"};
+  const char *ha = strstr(a, "\nstep,"), *hb = strstr(b, "\nstep,");
+  if (!ha || !hb) return INFINITY;
+  ha++, hb++;
+  double d = 0.0;
+  *rows = 0;
+  for (long long k = 0;; k += 10) { /* the rows of steps 0, 10, 20, 30 */
+    const char *ra = vx_test_csv_row(a, k), *rb = vx_test_csv_row(b, k);
+    if (!ra || !rb) return ra || rb ? INFINITY : d;
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+      const int ja = vx_test_csv_column(ha, cols[c]), jb = vx_test_csv_column(hb, cols[c]);
+      if (ja < 0 || jb < 0) return INFINITY;
+      const double x = vx_test_csv_field(ra, ja), y = vx_test_csv_field(rb, jb);
+      d = fmax(d, fabs(x - y) / fmax(fabs(y), 1e-3));
+    }
+    (*rows)++;
+  }
+}
+
+int main(void) {
+  char scene[256], one[256], two[256], args[2048], common[1024];
+  const int pid = (int)getpid();
+  snprintf(scene, sizeof scene, "%s/test_mpi_cli_%d.scene", VX_BINARY_DIR, pid);
+  snprintf(one, sizeof one, "%s/test_mpi_cli_%d_one.csv", VX_BINARY_DIR, pid);
+  snprintf(two, sizeof two, "%s/test_mpi_cli_%d_two.csv", VX_BINARY_DIR, pid);
+  FILE *f = fopen(scene, "w");
+  CHECK(f, "cannot write %s", scene);
+  fputs("name = mpi_cli\nkernel = gauss\norder = 8\nprecision = double\n"
+        "[ring]\ncirculation = 1.0\nradius = 0.3\ncore = 0.0297\nlayers = 0\ncentre = 0.375 0.5 0.5\naxis = 1 0 0\n"
+        "[ring]\ncirculation = 1.0\nradius = 0.3\ncore = 0.0297\nlayers = 0\ncentre = 0.5 0.5 0.5\naxis = 1 0 0\n",
+        f);
+  CHECK(fclose(f) == 0, "cannot write %s", scene);
+  snprintf(common, sizeof common, "--headless --scene '%s' --backend cpu --tracers 0 --steps 30 --diag-every 10", scene);
+
+  snprintf(args, sizeof args, "%s --diag '%s'", common, one);
+  int rc = run_np(1, args);
+  CHECK(rc == 0, "one process: exit %d:\n%s", rc, out);
+  snprintf(args, sizeof args, "%s --diag '%s'", common, two);
+  rc = run_np(2, args);
+  CHECK(rc == 0, "two processes: exit %d:\n%s", rc, out);
+  CHECK(count(out, "ranks = 2") == 1 && count(out, ": done: 30 steps") == 1, "the opening line once, with ranks = 2:\n%s", out);
+  static char a[1 << 16], b[1 << 16];
+  CHECK(vx_test_read_file(one, a, sizeof a) > 0 && vx_test_read_file(two, b, sizeof b) > 0, "the CSVs %s, %s", one, two);
+  CHECK(strstr(b, "\n# ranks = 2\n") && !strstr(a, "# ranks ="), "the preamble's ranks line");
+  int rows = 0;
+  const double d = csv_diff(b, a, &rows);
+  CHECK(rows == 4 && d <= 1e-4, "%d rows, largest relative difference %.3g from one process", rows, d);
+  printf("  ok: 2 processes ran the %d rows of one, largest relative difference %.2e (bound 1e-4)\n", rows, d);
+
+  remove(two);
+  snprintf(args, sizeof args, "%s --diag '%s' --checkpoint-every 10", common, two);
+  rc = run_np(2, args);
+  CHECK(rc == 2 && count(out, "--checkpoint-every is not available in a run over several processes yet") == 1,
+        "--checkpoint-every over 2 processes: exit %d:\n%s", rc, out);
+  CHECK(access(two, F_OK) != 0, "a refused run wrote %s", two);
+  snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 2 --tracers 1000", scene);
+  rc = run_np(2, args);
+  CHECK(rc == 2 && count(out, "tracers are not spread over processes yet") == 1, "tracers over 2 processes: exit %d:\n%s", rc, out);
+  snprintf(args, sizeof args, "--scene '%s'", scene);
+  rc = run_np(2, args);
+  CHECK(rc == 2 && count(out, "only the batch mode") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
+  printf("  ok: a checkpoint, tracers and the window refused over 2 processes (exit 2, said once)\n");
+  remove(scene), remove(one), remove(two);
+  return vx_test_end("vortexfmm under mpiexec");
+}
+#else
+int main(void) {
+  printf("SKIP: a build without MPI (vortexfmm runs in one process)\n");
+  return 77;
+}
+#endif
