@@ -13,7 +13,8 @@ struct vx_dsim {
   vx_dist_engine *dd;  /* the distributed engine around ctx, the simulation's elements' engine */
   fmm_ctx *ctx;
   double *x;           /* the points' positions in double (the cube's bounds) */
-  size_t x_cap;
+  void *raw;           /* device points copied to the host, in the run's precision */
+  size_t x_cap, raw_cap;
 };
 
 /* One element as it migrates. */
@@ -29,9 +30,18 @@ static int all_ok(const vx_comm *c, int ok, char *err, size_t errlen) {
   return 0;
 }
 
-/* n points of the run's precision as doubles in d->x. 0, or -1 out of memory. */
-static int positions(vx_dsim *d, const void *pos, int is_float, int n) {
-  if (vx_host_reserve((void **)&d->x, &d->x_cap, sizeof(double) * 3 * ((size_t)n + 1))) return -1;
+/* n points of the run's precision (on the device with on_device) as doubles in d->x. 0, or -1 with err. */
+static int positions(vx_dsim *d, const void *pos, int is_float, int on_device, int n, char *err, size_t errlen) {
+  const size_t b = (is_float ? sizeof(float) : sizeof(double)) * 3 * (size_t)n;
+  if (vx_host_reserve((void **)&d->x, &d->x_cap, sizeof(double) * 3 * ((size_t)n + 1)) ||
+      (on_device && vx_host_reserve(&d->raw, &d->raw_cap, b + 1))) {
+    snprintf(err, errlen, "out of memory for the cube of %d points", n);
+    return -1;
+  }
+  if (on_device) {
+    if (b && vx_device_download(d->raw, pos, b, err, errlen)) return -1;
+    pos = d->raw;
+  }
   for (size_t i = 0; i < 3 * (size_t)n; i++) d->x[i] = is_float ? ((const float *)pos)[i] : ((const double *)pos)[i];
   return 0;
 }
@@ -49,7 +59,7 @@ static int coll_evaluate(void *user, fmm_ctx *ctx, const fmm_io *io, fmm_stats *
   }
   const int is_float = fmm_get_params(ctx)->precision == VX_FLOAT;
   if (ok && io->tgt_pos != io->src_pos) ok = 0, snprintf(err, errlen, "the spread simulation evaluates its elements only");
-  if (ok && positions(d, io->src_pos, is_float, io->n_src)) ok = 0, snprintf(err, errlen, "out of memory for the cube");
+  if (ok && positions(d, io->src_pos, is_float, io->on_device, io->n_src, err, errlen)) ok = 0;
   if (!all_ok(&d->c, ok, err, errlen)) return -1;
   vx_part_cube cube;
   if (vx_part_cube_all(&d->c, d->x, io->n_src, &cube, err, errlen)) return -1;
@@ -162,7 +172,7 @@ vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
 void vx_dsim_destroy(vx_dsim *d) {
   if (!d) return;
   vx_dist_destroy(d->dd);
-  free(d->x);
+  free(d->x), free(d->raw);
   free(d);
 }
 

@@ -156,6 +156,7 @@ void vx_sim_destroy(vx_sim *s) {
   vx_mem_free(&s->rj.top_out, 0);
   if (s->on_device) vx_remesh_ws_free_gpu(s->rws);
   else vx_remesh_ws_free_cpu(s->rws);
+  vx_remesh_ws_free_cpu(s->rws_part);
   buf_free(s, &s->tp0, &s->c_tp0);
   buf_free(s, &s->tacc, &s->c_tacc);
   fmm_destroy(s->fmm);

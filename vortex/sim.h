@@ -387,8 +387,7 @@ typedef struct {
                    size_t errlen);
 } vx_sim_coll;
 /* Spread s over processes with c's calls (NULL: this process alone again). What is not spread yet is
- * refused with the reason: tracers, the lattice's coarsening, direct summation, the CUDA backend.
- * 0, or -1 with err. */
+ * refused with the reason: tracers, the lattice's coarsening, direct summation. 0, or -1 with err. */
 int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen);
 /* The sums or maxima over the processes (nothing to do alone). 0, or -1 with err. */
 int vx_sim_reduce(vx_sim *s, double *v, int n, vx_reduce_op op, char *err, size_t errlen);

@@ -13,7 +13,6 @@ const char *sim_coll_refusal(const vx_sim *s) {
   if (s->prm.remesh_every > 0 && s->prm.remesh_coarsen > 0.0)
     return "the lattice's coarsening (remesh_coarsen) is not spread over processes yet";
   if (s->prm.direct) return "direct summation is not spread over processes (the FMM is)";
-  if (s->on_device) return "the CUDA backend's simulation is not spread over processes yet (the engine is: vortexfmm-bench --mpi)";
   return NULL;
 }
 
@@ -65,24 +64,41 @@ static int coll_agree(vx_sim *s, int ok, char *err, size_t errlen) {
   return bad == 0.0;
 }
 
+/* The host job of this process's part of the remeshing j: its elements on the host (copied there from
+ * the device), no tracers, no drop; *hold the host copies it made (NULL: none). */
+static int part_job(vx_sim *s, const vx_remesh_job *j, vx_remesh_job *h, void **hold, char *err, size_t errlen) {
+  *h = *j;
+  h->n_tracer = 0, h->part = 1, h->ring = s->ring;
+  memset(&h->pos_out, 0, sizeof h->pos_out), memset(&h->alpha_out, 0, sizeof h->alpha_out);
+  memset(&h->ring_out, 0, sizeof h->ring_out), memset(&h->top_out, 0, sizeof h->top_out);
+  *hold = NULL;
+  if (!s->on_device) return 0;
+  const size_t b = 3 * s->rs * (size_t)s->n_elem;
+  char *p = malloc(2 * b + 1);
+  if (!p) { snprintf(err, errlen, "out of host memory for %d elements", s->n_elem); return -1; }
+  *hold = p, h->pos = p, h->alpha = p + b;
+  return b && (vx_device_download(p, s->pos, b, err, errlen) || vx_device_download(p + b, s->alpha, b, err, errlen)) ? -1 : 0;
+}
+
 /* This process's part of the remeshing (every node its elements reach, undropped) as node records. */
 static int part_records(vx_sim *s, vx_remesh_job *j, vx_node_rec **out, double **pos, int *n, char *err, size_t errlen) {
-  j->part = 1;
-  const int rc = vx_remesh_cpu(&s->rws, j, err, errlen);
-  j->part = 0;
-  *n = rc ? 0 : j->n_out;
+  vx_remesh_job h;
+  void *hold;
+  int rc = part_job(s, j, &h, &hold, err, errlen) || vx_remesh_cpu(&s->rws_part, &h, err, errlen) ? -1 : 0;
+  *n = rc ? 0 : h.n_out;
   *out = malloc(sizeof **out * ((size_t)*n + 1)), *pos = malloc(sizeof **pos * 3 * ((size_t)*n + 1));
-  if (rc) return -1;
-  if (!*out || !*pos) { snprintf(err, errlen, "out of memory for %d lattice nodes", *n); return -1; }
-  const int fl = j->is_float;
-  for (int i = 0; i < *n; ++i) {
+  if (!rc && (!*out || !*pos)) rc = -1, snprintf(err, errlen, "out of memory for %d lattice nodes", *n);
+  const int fl = h.is_float;
+  for (int i = 0; !rc && i < *n; ++i) {
     vx_node_rec *r = *out + i;
     for (int c = 0; c < 3; ++c)
-      r->x[c] = (*pos)[3 * i + c] = vx_load(j->pos_out.p, fl, 3 * (size_t)i + c), r->a[c] = vx_load(j->alpha_out.p, fl, 3 * (size_t)i + c);
-    r->top = ((const double *)j->top_out.p)[i];
-    r->ring = ((const int *)j->ring_out.p)[i];
+      r->x[c] = (*pos)[3 * i + c] = vx_load(h.pos_out.p, fl, 3 * (size_t)i + c), r->a[c] = vx_load(h.alpha_out.p, fl, 3 * (size_t)i + c);
+    r->top = ((const double *)h.top_out.p)[i];
+    r->ring = ((const int *)h.ring_out.p)[i];
   }
-  return 0;
+  vx_mem_free(&h.pos_out, 0), vx_mem_free(&h.alpha_out, 0), vx_mem_free(&h.ring_out, 0), vx_mem_free(&h.top_out, 0);
+  free(hold);
+  return rc;
 }
 
 /* The merged nodes r[0..m) less those under the drop threshold (of the largest |α| over every process)

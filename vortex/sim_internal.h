@@ -83,6 +83,7 @@ struct vx_sim {
   /* spread over processes (vx_sim_set_coll): the collective calls */
   vx_sim_coll coll;
   int coll_on;
+  vx_remesh_ws *rws_part;    /* the host scratch of this process's part of a remeshing (sim_coll.c) */
   /* the continuous dye release (sim_dye.c): its sources and count, and the host rows of a block */
   vx_dye_state dye;
   void *dye_rows;

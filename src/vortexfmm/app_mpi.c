@@ -6,6 +6,7 @@
 
 #ifdef VX_HAVE_MPI
 #include "dsim.h"
+#include "fmm.h"
 
 static int begun, size = 1, rank;
 static vx_comm world;
@@ -24,6 +25,14 @@ int app_mpi_begin(int *argc, char ***argv, long procs, long rank0) {
     return 2;
   }
   size = world.size, rank = world.rank;
+  /* one GPU a process: the process's rank on its node, modulo the node's devices (none: the CPU) */
+  MPI_Comm node;
+  int local = 0;
+  if (MPI_Comm_split_type(world.comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+  }
+  if (vx_cuda_available(NULL, 0)) (void)vx_cuda_use_device(local, err, sizeof err);
   return 0;
 }
 
