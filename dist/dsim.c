@@ -2,6 +2,7 @@
  * elements' migration between steps. */
 #include "dsim.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,4 +182,42 @@ int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen) { return distribute(d,
 int vx_dsim_step(vx_dsim *d, char *err, size_t errlen) {
   if (vx_dsim_migrate(d, err, errlen)) return -1;
   return vx_sim_step(d->s, err, errlen);
+}
+
+int vx_dsim_gather(vx_dsim *d, int root, double **pos, double **alpha, int **ring, int *n, char *err, size_t errlen) {
+  const vx_comm *c = &d->c;
+  const int mine = vx_sim_n_elements(d->s), at_root = c->rank == root;
+  *pos = *alpha = NULL, *ring = NULL, *n = 0;
+  int *cnt = malloc(sizeof(int) * 3 * (size_t)c->size), *dsp = cnt ? cnt + c->size : NULL, *c3 = cnt ? cnt + 2 * c->size : NULL;
+  double *x = malloc(sizeof(double) * 6 * ((size_t)mine + 1));
+  int ok = cnt && x && vx_sim_get_elements(d->s, x, x + 3 * (size_t)mine, err, errlen) == 0;
+  if (!cnt || !x) snprintf(err, errlen, "out of memory gathering %d elements", mine);
+  long long total = 0;
+  if (all_ok(c, ok, err, errlen) &&
+      !vx_comm_check(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, root, c->comm), "MPI_Gather (counts)", err, errlen)) {
+    for (int r = 0; at_root && r < c->size; r++) dsp[r] = (int)total, total += cnt[r];
+    ok = !at_root || total <= INT_MAX / 3;
+    if (ok && at_root) {
+      *pos = malloc(sizeof(double) * 3 * (size_t)(total + 1)), *alpha = malloc(sizeof(double) * 3 * (size_t)(total + 1));
+      *ring = malloc(sizeof(int) * (size_t)(total + 1));
+      ok = *pos && *alpha && *ring;
+    }
+    if (!ok) snprintf(err, errlen, "rank %d: out of memory for the %lld elements of every rank", c->rank, total);
+    if (all_ok(c, ok, err, errlen)) {
+      for (int r = 0; at_root && r < c->size; r++) c3[r] = 3 * cnt[r], dsp[r] *= 3;
+      ok = !vx_comm_check(MPI_Gatherv(x, 3 * mine, MPI_DOUBLE, *pos, c3, dsp, MPI_DOUBLE, root, c->comm), "MPI_Gatherv (positions)",
+                          err, errlen) &&
+           !vx_comm_check(MPI_Gatherv(x + 3 * (size_t)mine, 3 * mine, MPI_DOUBLE, *alpha, c3, dsp, MPI_DOUBLE, root, c->comm),
+                          "MPI_Gatherv (strengths)", err, errlen);
+      for (int r = 0; at_root && r < c->size; r++) dsp[r] /= 3;
+      ok = ok && !vx_comm_check(MPI_Gatherv(vx_sim_rings(d->s), mine, MPI_INT, *ring, cnt, dsp, MPI_INT, root, c->comm),
+                                "MPI_Gatherv (rings)", err, errlen);
+      if (ok) *n = at_root ? (int)total : 0;
+    }
+  } else {
+    ok = 0;
+  }
+  free(cnt), free(x);
+  if (!ok) free(*pos), free(*alpha), free(*ring), *pos = *alpha = NULL, *ring = NULL, *n = 0;
+  return ok ? 0 : -1;
 }

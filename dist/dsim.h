@@ -24,5 +24,8 @@ void vx_dsim_destroy(vx_dsim *d);
 int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen);
 /* Migrate, then one time step (vx_sim_step's return: VX_SIM_BLOWUP on every rank alike). */
 int vx_dsim_step(vx_dsim *d, char *err, size_t errlen);
+/* Every rank's elements at rank root (host doubles, malloc'ed, rank 0's first; *n of them), as a
+ * checkpoint of the whole flow needs them; NULL and 0 elsewhere. */
+int vx_dsim_gather(vx_dsim *d, int root, double **pos, double **alpha, int **ring, int *n, char *err, size_t errlen);
 
 #endif

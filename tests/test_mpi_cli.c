@@ -3,8 +3,10 @@
  * `ranks = 2`, rank 0 alone speaks and writes the CSV, whose rows agree with one process's run to the
  * FMM's accuracy (the distributed engine picks its level by the leaf-size rule, one process by its cost
  * model: 1e-4 relative here; at one level the two agree to round-off, mpi_test_sim) — and what it
- * does not spread yet is refused before anything is written (exit 2, said once): the window, a
- * checkpoint, tracers. A build without MPI skips (77). */
+ * does not spread yet is refused before anything is written (exit 2, said once): the window, a VTK
+ * series, tracers. A checkpoint of 2 processes continues on 3 (the rows of the uninterrupted 2
+ * processes' run to 1e-10: both spread, one level rule) and on 1 (to the FMM's accuracy). A build
+ * without MPI skips (77). */
 #define _POSIX_C_SOURCE 200809L /* popen */
 #include <math.h>
 #include <stdio.h>
@@ -54,11 +56,13 @@ static double csv_diff(const char *a, const char *b, int *rows) {
 }
 
 int main(void) {
-  char scene[256], one[256], two[256], args[2048], common[1024];
+  char scene[256], one[256], two[256], three[256], ckpt[256], args[2048], common[1024];
   const int pid = (int)getpid();
   snprintf(scene, sizeof scene, "%s/test_mpi_cli_%d.scene", VX_BINARY_DIR, pid);
   snprintf(one, sizeof one, "%s/test_mpi_cli_%d_one.csv", VX_BINARY_DIR, pid);
   snprintf(two, sizeof two, "%s/test_mpi_cli_%d_two.csv", VX_BINARY_DIR, pid);
+  snprintf(three, sizeof three, "%s/test_mpi_cli_%d_three.csv", VX_BINARY_DIR, pid);
+  snprintf(ckpt, sizeof ckpt, "%s/test_mpi_cli_%d.ckpt", VX_BINARY_DIR, pid);
   FILE *f = fopen(scene, "w");
   CHECK(f, "cannot write %s", scene);
   fputs("name = mpi_cli\nkernel = gauss\norder = 8\nprecision = double\n"
@@ -66,12 +70,12 @@ int main(void) {
         "[ring]\ncirculation = 1.0\nradius = 0.3\ncore = 0.0297\nlayers = 0\ncentre = 0.5 0.5 0.5\naxis = 1 0 0\n",
         f);
   CHECK(fclose(f) == 0, "cannot write %s", scene);
-  snprintf(common, sizeof common, "--headless --scene '%s' --backend cpu --tracers 0 --steps 30 --diag-every 10", scene);
+  snprintf(common, sizeof common, "--headless --scene '%s' --backend cpu --tracers 0 --diag-every 10", scene);
 
-  snprintf(args, sizeof args, "%s --diag '%s'", common, one);
+  snprintf(args, sizeof args, "%s --steps 30 --diag '%s'", common, one);
   int rc = run_np(1, args);
   CHECK(rc == 0, "one process: exit %d:\n%s", rc, out);
-  snprintf(args, sizeof args, "%s --diag '%s'", common, two);
+  snprintf(args, sizeof args, "%s --steps 30 --diag '%s'", common, two);
   rc = run_np(2, args);
   CHECK(rc == 0, "two processes: exit %d:\n%s", rc, out);
   CHECK(count(out, "ranks = 2") == 1 && count(out, ": done: 30 steps") == 1, "the opening line once, with ranks = 2:\n%s", out);
@@ -83,11 +87,41 @@ int main(void) {
   CHECK(rows == 4 && d <= 1e-4, "%d rows, largest relative difference %.3g from one process", rows, d);
   printf("  ok: 2 processes ran the %d rows of one, largest relative difference %.2e (bound 1e-4)\n", rows, d);
 
-  remove(two);
-  snprintf(args, sizeof args, "%s --diag '%s' --checkpoint-every 10", common, two);
+  /* a checkpoint of 2 processes at step 10, continued on 3 to step 30: the rows of the 2 processes' run
+   * (both spread: one level rule, so to round-off), and on 1 (its cost model's level: the FMM's accuracy) */
+  snprintf(args, sizeof args, "%s --steps 10 --checkpoint-every 10 --checkpoint '%s'", common, ckpt);
   rc = run_np(2, args);
-  CHECK(rc == 2 && count(out, "--checkpoint-every is not available in a run over several processes yet") == 1,
-        "--checkpoint-every over 2 processes: exit %d:\n%s", rc, out);
+  CHECK(rc == 0 && access(ckpt, F_OK) == 0, "a checkpoint of 2 processes: exit %d:\n%s", rc, out);
+  snprintf(args, sizeof args, "--headless --restart '%s' --steps 30 --diag '%s'", ckpt, three);
+  rc = run_np(3, args);
+  CHECK(rc == 0 && count(out, "ranks = 3") == 1, "the restart on 3 processes: exit %d:\n%s", rc, out);
+  static char c3[1 << 16];
+  CHECK(vx_test_read_file(three, c3, sizeof c3) > 0, "the CSV %s", three);
+  double d3 = 0.0;
+  for (long long k = 20; k <= 30; k += 10) { /* the restarted run's rows: after the checkpoint's step */
+    const char *ra = vx_test_csv_row(c3, k), *rb = vx_test_csv_row(b, k);
+    CHECK(ra && rb, "row %lld", k);
+    const int ja = vx_test_csv_column(strstr(c3, "\nstep,") + 1, "Ix"), jb = vx_test_csv_column(strstr(b, "\nstep,") + 1, "Ix");
+    for (int q = 0; q < 3; q++)
+      d3 = fmax(d3, fabs(vx_test_csv_field(ra, ja + q) - vx_test_csv_field(rb, jb + q)) / fmax(fabs(vx_test_csv_field(rb, jb)), 1e-3));
+  }
+  CHECK(vx_test_csv_row(c3, 10) == NULL && d3 <= 1e-10, "the restart on 3 processes: impulse %.3g from 2 processes' run", d3);
+  remove(three);
+  snprintf(args, sizeof args, "--headless --restart '%s' --steps 30 --diag '%s'", ckpt, three);
+  rc = run_np(1, args);
+  CHECK(rc == 0, "the restart in one process: exit %d:\n%s", rc, out);
+  CHECK(vx_test_read_file(three, c3, sizeof c3) > 0, "the CSV %s", three);
+  const char *r30 = vx_test_csv_row(c3, 30), *b30 = vx_test_csv_row(b, 30);
+  const int j1 = vx_test_csv_column(strstr(c3, "\nstep,") + 1, "Ix"), j2 = vx_test_csv_column(strstr(b, "\nstep,") + 1, "Ix");
+  const double d1 = r30 && b30 ? fabs(vx_test_csv_field(r30, j1) - vx_test_csv_field(b30, j2)) / fabs(vx_test_csv_field(b30, j2)) : 1.0;
+  CHECK(d1 <= 1e-4, "the restart in one process: Ix at step 30 %.3g from 2 processes' run", d1);
+  printf("  ok: a checkpoint of 2 processes continued on 3 (impulse within %.1e) and on 1 (%.1e)\n", d3, d1);
+
+  remove(two);
+  snprintf(args, sizeof args, "%s --steps 30 --diag '%s' --vtk-dir '%s'", common, two, VX_BINARY_DIR);
+  rc = run_np(2, args);
+  CHECK(rc == 2 && count(out, "--vtk-dir is not available in a run over several processes yet") == 1,
+        "--vtk-dir over 2 processes: exit %d:\n%s", rc, out);
   CHECK(access(two, F_OK) != 0, "a refused run wrote %s", two);
   snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 2 --tracers 1000", scene);
   rc = run_np(2, args);
@@ -95,8 +129,8 @@ int main(void) {
   snprintf(args, sizeof args, "--scene '%s'", scene);
   rc = run_np(2, args);
   CHECK(rc == 2 && count(out, "only the batch mode") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
-  printf("  ok: a checkpoint, tracers and the window refused over 2 processes (exit 2, said once)\n");
-  remove(scene), remove(one), remove(two);
+  printf("  ok: a VTK series, tracers and the window refused over 2 processes (exit 2, said once)\n");
+  remove(scene), remove(one), remove(two), remove(three), remove(ckpt);
   return vx_test_end("vortexfmm under mpiexec");
 }
 #else

@@ -229,9 +229,10 @@ static int open_outputs(batch *b) {
     return vr == -2 ? 2 : 1;
   }
   if (app_ckpt_init(&b->ck, o->checkpoint, o->checkpoint_every, &b->sc, b->steps, b->every, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
+    if (b->speak) fprintf(stderr, PROG ": %s\n", err);
     return 1;
   }
+  b->ck.run = b->run;
   if (vx_sim_health(b->sim, &b->hl, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
   if (b->rows && !o->restart) { /* a restarted run's rows continue after the checkpoint's step */
     vx_diag d;
@@ -274,6 +275,12 @@ static int accuracy_take(batch *b) {
   return 0;
 }
 
+/* A failure every process shares (a checkpoint rank 0 could not write): said by rank 0; 1. */
+static int say_failed(const batch *b, const char *err) {
+  if (b->speak) fprintf(stderr, PROG ": %s\n", err);
+  return 1;
+}
+
 /* A doubling of the remeshing lattice (vx_sim_params.remesh_coarsen), said once. */
 static void say_coarsening(batch *b) {
   const vx_remesh_stats *r = vx_sim_remesh_stats(b->sim);
@@ -313,7 +320,7 @@ static int after_step(batch *b, long long k) {
     fprintf(stderr, PROG ": %s\n", err);
     return 1;
   }
-  if (app_ckpt_step(&b->ck, b->sim, k, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+  if (app_ckpt_step(&b->ck, b->sim, k, err, sizeof err)) return say_failed(b, err);
   return 0;
 }
 
@@ -351,7 +358,7 @@ static int step_loop(batch *b) {
   long long ms_n = 0;
   for (long long k = b->k0 + 1; k <= b->steps; ++k) {
     if (app_mpi_any(app_interrupted())) { /* a signal any process caught stops them all after this step */
-      if (app_ckpt_finish(&b->ck, b->sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+      if (app_ckpt_finish(&b->ck, b->sim, err, sizeof err)) return say_failed(b, err);
       if (b->speak)
         fprintf(stderr, PROG ": interrupted after step %lld of %lld%s%s%s\n", k - 1, b->steps,
               b->dfa.f ? "; diagnostics kept" : "", b->ck.path[0] ? "; checkpoint " : "", b->ck.path);
@@ -367,7 +374,7 @@ static int step_loop(batch *b) {
       else if (sr != VX_SIM_BLOWUP && strncmp(err, "another ", 8))
         fprintf(stderr, PROG ": rank %d: step failed: %s\n", app_mpi_rank(), err);
       if (sr != VX_SIM_BLOWUP) return 1;
-      app_ckpt_blowup_note(&b->ck);
+      if (b->speak) app_ckpt_blowup_note(&b->ck);
       return 3;
     }
     if (after_step(b, k)) return 1;
@@ -391,7 +398,7 @@ static int step_loop(batch *b) {
       ms_n = 0;
     }
   }
-  if (app_ckpt_finish(&b->ck, b->sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+  if (app_ckpt_finish(&b->ck, b->sim, err, sizeof err)) return say_failed(b, err);
   return 0;
 }
 
@@ -455,9 +462,7 @@ static void report(batch *b, double t_start) {
 /* Under mpirun, what a run spread over the processes does not do yet: its option, or NULL. */
 static const char *not_spread(const app_batch_options *o) {
   if (app_mpi_size() <= 1) return NULL;
-  return o->restart ? "--restart" : o->checkpoint ? "--checkpoint" : o->checkpoint_every > 0 ? "--checkpoint-every"
-         : o->vtk_dir ? "--vtk-dir" : o->accuracy_every > 0 ? "--accuracy-every" : o->n_launch > 0 ? "--launch-ring"
-                                                                                                     : NULL;
+  return o->vtk_dir ? "--vtk-dir" : o->accuracy_every > 0 ? "--accuracy-every" : o->n_launch > 0 ? "--launch-ring" : NULL;
 }
 
 int app_run_batch(const app_batch_options *o) {

@@ -31,14 +31,28 @@ int app_ckpt_init(app_ckpt *c, const char *file, long long every, const vx_scene
   c->meta.diag_every = diag_every;
   app_ckpt_path(file, c->every, sc, c->path, sizeof c->path);
   if (!c->path[0]) return 0;
-  vx_afile probe; /* fail before the run, not after its first K steps */
-  if (vx_afile_open(&probe, c->path, err, errlen)) return -1;
-  vx_afile_abort(&probe);
+  vx_afile probe; /* fail before the run, not after its first K steps (under mpirun rank 0 writes) */
+  const int ok = app_mpi_rank() > 0 || vx_afile_open(&probe, c->path, err, errlen) == 0;
+  if (ok && app_mpi_rank() == 0) vx_afile_abort(&probe);
+  if (app_mpi_any(!ok)) {
+    if (ok) snprintf(err, errlen, "rank 0 cannot write the checkpoint %s", c->path);
+    return -1;
+  }
   return 0;
 }
 
+/* The checkpoint now: of the simulation, or under mpirun of the whole flow gathered at rank 0, which
+ * writes it (every process learns whether it did). */
 static int write_now(app_ckpt *c, vx_sim *s, char *err, size_t errlen) {
-  if (vx_ckpt_save(s, &c->meta, c->path, err, errlen)) return -1;
+  vx_sim *whole = NULL;
+  if (c->run && app_mpi_whole(c->run, s, &whole, err, errlen)) return -1;
+  vx_sim *w = c->run ? whole : s;
+  const int ok = !w || vx_ckpt_save(w, &c->meta, c->path, err, errlen) == 0;
+  vx_sim_destroy(whole);
+  if (app_mpi_any(!ok)) {
+    if (ok) snprintf(err, errlen, "rank 0 could not write the checkpoint %s", c->path);
+    return -1;
+  }
   c->last_step = vx_sim_steps_done(s);
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include "app.h"
+#include "app_mpi.h"
 #include "checkpoint.h"
 
 VX_EXTERN_C_BEGIN
@@ -18,6 +19,7 @@ typedef struct {
   long long every;        /* steps between two checkpoints; 0: at the end of the run only */
   vx_ckpt_meta meta;      /* the scene's name and seed, the run's steps and diag_every, written with each */
   long long last_step;    /* step of the last checkpoint written; -1: none yet */
+  struct app_mpi_run *run; /* a run spread over processes (app_mpi.h): rank 0 writes the whole flow */
 } app_ckpt;
 
 /* Where checkpoints of scene sc go: file, else with every > 0 <scene name>.ckpt in the current

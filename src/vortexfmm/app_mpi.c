@@ -79,6 +79,27 @@ void app_mpi_free(app_mpi_run *run) {
   free(run);
 }
 
+int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen) {
+  *whole = NULL;
+  vx_sim_state st;
+  double *pos = NULL, *alpha = NULL;
+  int *ring = NULL, n = 0;
+  if (vx_sim_export_state(s, &st, err, errlen) || vx_dsim_gather(run->d, 0, &pos, &alpha, &ring, &n, err, errlen)) return -1;
+  int ok = 1;
+  if (rank == 0) {
+    vx_sim_params p = *vx_sim_params_get(s);
+    ok = (*whole = vx_sim_create_from_state(&p, &st, n, 0, pos, alpha, ring, err, errlen)) != NULL;
+  }
+  free(pos), free(alpha), free(ring);
+  if (!vx_comm_agree(&world, ok)) {
+    if (ok) snprintf(err, errlen, "rank 0 could not hold the whole flow");
+    vx_sim_destroy(*whole);
+    *whole = NULL;
+    return -1;
+  }
+  return 0;
+}
+
 int app_mpi_any(int flag) {
   if (size <= 1) return flag;
   int any = flag;
@@ -110,6 +131,11 @@ int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen) {
   return vx_sim_step(s, err, errlen);
 }
 void app_mpi_free(app_mpi_run *run) { (void)run; }
+int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen) {
+  (void)run, (void)s, (void)err, (void)errlen;
+  *whole = NULL;
+  return 0;
+}
 int app_mpi_any(int flag) { return flag; }
 
 #endif

@@ -15,10 +15,13 @@ int app_mpi_size(void);         /* processes (1: not under mpirun) */
 int app_mpi_rank(void);         /* this one's rank (0 alone) */
 
 /* The batch's simulation spread over the processes (nothing alone), and its steps. */
-typedef struct app_mpi_run app_mpi_run;
+typedef struct app_mpi_run app_mpi_run; /* struct app_mpi_run: app_checkpoint.h names it */
 int app_mpi_spread(vx_sim *s, app_mpi_run **run, char *err, size_t errlen);
 int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen);
 void app_mpi_free(app_mpi_run *run);
+/* The whole flow of a spread run in one simulation at rank 0 (*whole; NULL elsewhere), as a checkpoint
+ * saves it: every process's elements and the run's counters. Collective. 0, or -1 with err. */
+int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen);
 /* Whether flag is set on any process (a Ctrl-C one process caught stops them all after the same step). */
 int app_mpi_any(int flag);
 
