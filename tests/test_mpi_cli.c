@@ -5,8 +5,9 @@
  * model: 1e-4 relative here; at one level the two agree to round-off, mpi_test_sim) — and what it
  * does not spread yet is refused before anything is written (exit 2, said once): the window, a VTK
  * series, tracers. A checkpoint of 2 processes continues on 3 (the rows of the uninterrupted 2
- * processes' run to 1e-10: both spread, one level rule) and on 1 (to the FMM's accuracy). A build
- * without MPI skips (77). */
+ * processes' run to 1e-10: both spread, one level rule) and on 1 (to the FMM's accuracy). A process
+ * that cannot start (rank 1 asking for a GPU a machine without one lacks) stops every process, rank 0
+ * naming it once. A build without MPI skips (77). */
 #define _POSIX_C_SOURCE 200809L /* popen */
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fmm.h"
 #include "test_check.h"
 #include "test_run.h"
 
@@ -130,6 +132,16 @@ int main(void) {
   rc = run_np(2, args);
   CHECK(rc == 2 && count(out, "only the batch mode") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
   printf("  ok: a VTK series, tracers and the window refused over 2 processes (exit 2, said once)\n");
+  if (!vx_cuda_available(NULL, 0)) { /* rank 1 alone cannot start (no GPU for it): every process stops, rank 0 says why */
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "%s 1 %s '%s/vortexfmm' --headless --scene '%s' --tracers 0 --steps 2 --backend cpu : %s 1 '%s/vortexfmm' "
+             "--headless --scene '%s' --tracers 0 --steps 2 --backend cuda 2>&1",
+             VX_MPIEXEC, VX_MPIEXEC_FLAGS, VX_BINARY_DIR, scene, VX_MPIEXEC_NUMPROC, VX_BINARY_DIR, scene);
+    rc = vx_test_shell(cmd, out, sizeof out);
+    CHECK(rc != 0 && count(out, "vortexfmm: rank 1: ") == 1, "rank 1 without a GPU: exit %d:\n%s", rc, out);
+    printf("  ok: a process that cannot start stops the others, rank 0 naming it (exit %d)\n", rc);
+  }
   remove(scene), remove(one), remove(two), remove(three), remove(ckpt);
   return vx_test_end("vortexfmm under mpiexec");
 }

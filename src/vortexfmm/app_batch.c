@@ -478,9 +478,10 @@ int app_run_batch(const app_batch_options *o) {
     return 2;
   }
   char path[1024], err[512];
-  int rc = batch_sim(o, &b.sc, path, sizeof path, &b.sim, err, sizeof err);
-  if (rc) {
-    if (b.speak) fprintf(stderr, PROG ": %s\n", err); /* the same on every process: each read the same scene */
+  err[0] = 0;
+  int rc = app_mpi_agree(batch_sim(o, &b.sc, path, sizeof path, &b.sim, err, sizeof err), err);
+  if (rc) { /* under mpirun a process that cannot start (no GPU for it, out of memory) stops them all */
+    vx_sim_destroy(b.sim);
     return rc;
   }
   if (app_mpi_spread(b.sim, &b.run, err, sizeof err)) { /* under mpirun: each process keeps its share */

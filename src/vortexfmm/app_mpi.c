@@ -100,6 +100,23 @@ int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t
   return 0;
 }
 
+int app_mpi_agree(int rc, const char *mine) {
+  if (size <= 1) {
+    if (rc) fprintf(stderr, "vortexfmm: %s\n", mine);
+    return rc;
+  }
+  int worst = rc;
+  if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, world.comm) != MPI_SUCCESS) return rc ? rc : 1;
+  if (!worst) return 0;
+  char first[512] = "";
+  int at = -1, n = 0;
+  if (vx_comm_first_error(&world, rc ? mine : "", &at, &n, first, sizeof first) == 0 && rank == 0) {
+    if (size > 1 && at >= 0)
+      fprintf(stderr, "vortexfmm: rank %d%s: %s\n", at, n > 1 ? " (and others)" : "", first);
+  }
+  return worst;
+}
+
 int app_mpi_any(int flag) {
   if (size <= 1) return flag;
   int any = flag;
@@ -137,5 +154,9 @@ int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t
   return 0;
 }
 int app_mpi_any(int flag) { return flag; }
+int app_mpi_agree(int rc, const char *mine) {
+  if (rc) fprintf(stderr, "vortexfmm: %s\n", mine);
+  return rc;
+}
 
 #endif

@@ -24,5 +24,9 @@ void app_mpi_free(app_mpi_run *run);
 int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen);
 /* Whether flag is set on any process (a Ctrl-C one process caught stops them all after the same step). */
 int app_mpi_any(int flag);
+/* Collective, after a step each process took alone (reading its input, making its engine): 0 when every
+ * process succeeded (rc 0), else the largest rc of any, and rank 0 has said once which rank failed first
+ * and why (mine: this process's reason, "" when it succeeded; alone: said as it is). */
+int app_mpi_agree(int rc, const char *mine);
 
 #endif
