@@ -16,6 +16,7 @@ struct vx_dsim {
   double *x;           /* the points' positions in double (the cube's bounds) */
   void *raw;           /* device points copied to the host, in the run's precision */
   size_t x_cap, raw_cap;
+  int since;           /* steps since the last migration */
 };
 
 /* One element as it migrates. */
@@ -180,7 +181,11 @@ void vx_dsim_destroy(vx_dsim *d) {
 int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen) { return distribute(d, 1, err, errlen); }
 
 int vx_dsim_step(vx_dsim *d, char *err, size_t errlen) {
-  if (vx_dsim_migrate(d, err, errlen)) return -1;
+  if (d->since >= VX_DSIM_MIGRATE_EVERY) {
+    if (vx_dsim_migrate(d, err, errlen)) return -1;
+    d->since = 0;
+  }
+  d->since++;
   return vx_sim_step(d->s, err, errlen);
 }
 

@@ -1,7 +1,7 @@
 /* dsim.h — one simulation over the ranks of a communicator (Yokota & Barba, paper 002: the vortex
  * method's dynamics on a distributed FMM). Each rank's vx_sim holds the elements of its range of the
- * space-filling curve (partition.h); at the start of every step they migrate to the rank that owns
- * their key (the ranges balance the count), the step's stages evaluate on the distributed engine
+ * space-filling curve (partition.h); every VX_DSIM_MIGRATE_EVERY steps they migrate to the rank that
+ * owns their key (the ranges balance the count), the step's stages evaluate on the distributed engine
  * (engine.h: the halo follows each rank's elements as the stages move them), and the health check,
  * the energy watch, the conservative correction and the diagnostics reduce over the ranks (sim.h,
  * vx_sim_coll), a remeshing's nodes merged at the ranks that own them: the run equals one process's
@@ -22,7 +22,12 @@ void vx_dsim_destroy(vx_dsim *d);
 
 /* The elements to the ranks that own their keys (a new partition of the present positions). */
 int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen);
-/* Migrate, then one time step (vx_sim_step's return: VX_SIM_BLOWUP on every rank alike). */
+/* Steps between two migrations: the halo serves elements wherever the steps move them (engine.h), so
+ * a migration only keeps the ranks' spans apart and the halo small; elements move a fraction of a
+ * cell a step, and a migration moves every element through the host. */
+#define VX_DSIM_MIGRATE_EVERY 10
+/* One time step, after a migration when VX_DSIM_MIGRATE_EVERY steps have passed since the last one
+ * (vx_sim_step's return: VX_SIM_BLOWUP on every rank alike). */
 int vx_dsim_step(vx_dsim *d, char *err, size_t errlen);
 /* Every rank's elements at rank root (host doubles, malloc'ed, rank 0's first; *n of them), as a
  * checkpoint of the whole flow needs them; NULL and 0 elsewhere. */
