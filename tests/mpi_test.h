@@ -100,6 +100,16 @@ static inline double *records_pos(const rec *r, int n) {
   return pos;
 }
 
+/* This rank's node-local rank: the GPU it takes, one a rank (vx_cuda_use_device wraps it). */
+static inline int mpi_test_node_rank(const vx_comm *c) {
+  MPI_Comm node;
+  int local = 0;
+  MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  return local;
+}
+
 /* A test's main: MPI, the checked communicator, run (non-zero: a check failed between collective
  * calls, and every rank is stopped rather than left waiting), then the verdict of every rank. */
 static inline int mpi_test_main(int argc, char **argv, const char *name, int (*run)(const vx_comm *),

@@ -205,12 +205,7 @@ static int check_case(const vx_comm *c, const owned_set *s, const case_t *k) {
 
 static int run(const vx_comm *c) {
   char err[256] = "";
-  MPI_Comm node;
-  int local = 0;
-  MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
-  CHECK(vx_cuda_use_device(local, err, sizeof err) >= 0, "%s", err);
+  CHECK(vx_cuda_use_device(mpi_test_node_rank(c), err, sizeof err) >= 0, "%s", err);
   owned_set s;
   CHECK(records_owned(c, &s, err, sizeof err) == 0, "partition: %s", err);
   static const case_t cases[] = {
