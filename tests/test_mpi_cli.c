@@ -3,8 +3,8 @@
  * `ranks = 2`, rank 0 alone speaks and writes the CSV, whose rows agree with one process's run to the
  * FMM's accuracy (the distributed engine picks its level by the leaf-size rule, one process by its cost
  * model: 1e-4 relative here; at one level the two agree to round-off, mpi_test_sim) — and what it
- * does not spread yet is refused before anything is written (exit 2, said once): the window, a VTK
- * series, tracers. A checkpoint of 2 processes continues on 3 (the rows of the uninterrupted 2
+ * does not spread yet is refused before anything is written (exit 2, said once): the window, a
+ * launched ring, tracers. A VTK series holds the whole flow (rank 0 writes it). A checkpoint of 2 processes continues on 3 (the rows of the uninterrupted 2
  * processes' run to 1e-10: both spread, one level rule) and on 1 (to the FMM's accuracy). A process
  * that cannot start (rank 1 asking for a GPU a machine without one lacks) stops every process, rank 0
  * naming it once. A build without MPI skips (77). */
@@ -119,11 +119,28 @@ int main(void) {
   CHECK(d1 <= 1e-4, "the restart in one process: Ix at step 30 %.3g from 2 processes' run", d1);
   printf("  ok: a checkpoint of 2 processes continued on 3 (impulse within %.1e) and on 1 (%.1e)\n", d3, d1);
 
-  remove(two);
-  snprintf(args, sizeof args, "%s --steps 30 --diag '%s' --vtk-dir '%s'", common, two, VX_BINARY_DIR);
+  /* a ParaView series of the whole flow, written by rank 0 */
+  char vtk[256], pvd[320], snap[320];
+  snprintf(vtk, sizeof vtk, "%s/test_mpi_cli_%d_vtk", VX_BINARY_DIR, pid);
+  snprintf(pvd, sizeof pvd, "%s/mpi_cli.pvd", vtk);
+  snprintf(snap, sizeof snap, "%s/mpi_cli_000010.vtp", vtk);
+  snprintf(args, sizeof args, "%s --steps 10 --vtk-dir '%s' --vtk-every 10", common, vtk);
   rc = run_np(2, args);
-  CHECK(rc == 2 && count(out, "--vtk-dir is not available in a run over several processes yet") == 1,
-        "--vtk-dir over 2 processes: exit %d:\n%s", rc, out);
+  static char v[1 << 20];
+  CHECK(rc == 0 && vx_test_read_file(pvd, v, sizeof v) > 0 && strstr(v, "mpi_cli_000010.vtp"), "--vtk-dir over 2 processes: exit %d:\n%s",
+        rc, out);
+  CHECK(vx_test_read_file(snap, v, sizeof v) > 0 && strstr(v, "NumberOfPoints=\"504\""), "the snapshot %s holds every element",
+        snap);
+  printf("  ok: a VTK series of the whole flow written by rank 0\n");
+  remove(snap), remove(pvd);
+  snprintf(snap, sizeof snap, "%s/mpi_cli_000000.vtp", vtk);
+  remove(snap), rmdir(vtk);
+
+  remove(two);
+  snprintf(args, sizeof args, "%s --steps 30 --diag '%s' --launch-ring 5", common, two);
+  rc = run_np(2, args);
+  CHECK(rc == 2 && count(out, "--launch-ring is not available in a run over several processes yet") == 1,
+        "--launch-ring over 2 processes: exit %d:\n%s", rc, out);
   CHECK(access(two, F_OK) != 0, "a refused run wrote %s", two);
   snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 2 --tracers 1000", scene);
   rc = run_np(2, args);
@@ -131,7 +148,7 @@ int main(void) {
   snprintf(args, sizeof args, "--scene '%s'", scene);
   rc = run_np(2, args);
   CHECK(rc == 2 && count(out, "only the batch mode") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
-  printf("  ok: a VTK series, tracers and the window refused over 2 processes (exit 2, said once)\n");
+  printf("  ok: a launched ring, tracers and the window refused over 2 processes (exit 2, said once)\n");
   if (!vx_cuda_available(NULL, 0)) { /* rank 1 alone cannot start (no GPU for it): every process stops, rank 0 says why */
     char cmd[4096];
     snprintf(cmd, sizeof cmd,

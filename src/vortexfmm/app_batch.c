@@ -194,6 +194,28 @@ static void say_run(const batch *b, const char *path, long long n_elem) {
   }
 }
 
+/* A failure every process shares (a checkpoint rank 0 could not write): said by rank 0; 1. */
+static int say_failed(const batch *b, const char *err) {
+  if (b->speak) fprintf(stderr, PROG ": %s\n", err);
+  return 1;
+}
+
+/* A ParaView snapshot (--vtk-dir) of the state: under mpirun of the whole flow, gathered at rank 0, which
+ * writes it (every process learns whether it did). 0, or -1 with err. */
+static int vtk_add(batch *b, char *err, size_t errlen) {
+  if (!b->o->vtk_dir) return 0;
+  vx_sim *whole = NULL;
+  if (b->run && app_mpi_whole(b->run, b->sim, &whole, err, errlen)) return -1;
+  vx_sim *w = b->run ? whole : b->sim;
+  const int ok = !w || !b->vtk || vx_vtk_series_add(b->vtk, w, err, errlen) == 0;
+  vx_sim_destroy(whole);
+  if (app_mpi_any(!ok)) {
+    if (ok) snprintf(err, errlen, "rank 0 could not write the VTK snapshot");
+    return -1;
+  }
+  return 0;
+}
+
 /* The diagnostics CSV grows under a temporary name beside FILE (rows flushed) and is renamed at the
  * end, whatever the end: no half-written file under FILE. Then the VTK series, the checkpoints
  * and row 0. 0, or the exit code with the reason said. */
@@ -216,17 +238,18 @@ static int open_outputs(batch *b) {
     if (!opened) fprintf(stderr, PROG ": %s\n", err);
     return 1;
   }
-  /* a restart continues the series of the .pvd there; one that cannot be read is refused (exit 2) */
+  /* a restart continues the series of the .pvd there; one that cannot be read is refused (exit 2);
+   * under mpirun rank 0 writes the series */
   int vr = 0;
-  if (o->vtk_dir && o->restart)
+  if (o->vtk_dir && o->restart && b->speak)
     vr = vx_vtk_series_resume(o->vtk_dir, b->sc.name, vx_sim_time(b->sim), &b->vtk, err, sizeof err);
-  else if (o->vtk_dir && !(b->vtk = vx_vtk_series_create(o->vtk_dir, b->sc.name, err, sizeof err)))
+  else if (o->vtk_dir && b->speak && !(b->vtk = vx_vtk_series_create(o->vtk_dir, b->sc.name, err, sizeof err)))
     vr = -1;
-  if (vr) {
+  if (app_mpi_any(vr != 0)) {
     if (vr == -2) fprintf(stderr, PROG ": --vtk-dir %s: %s\n", o->vtk_dir, err);
-    else fprintf(stderr, PROG ": %s\n", err);
+    else if (vr) fprintf(stderr, PROG ": %s\n", err);
     if (b->dfa.f) vx_afile_abort(&b->dfa); /* nothing ran: no CSV either */
-    return vr == -2 ? 2 : 1;
+    return app_mpi_any(vr == -2) ? 2 : 1;
   }
   if (app_ckpt_init(&b->ck, o->checkpoint, o->checkpoint_every, &b->sc, b->steps, b->every, err, sizeof err)) {
     if (b->speak) fprintf(stderr, PROG ": %s\n", err);
@@ -243,7 +266,7 @@ static int open_outputs(batch *b) {
     if (b->dfa.f) vx_diag_csv_row(b->dfa.f, &d);
   }
   if (b->dfa.f && vx_afile_failed(&b->dfa)) return 1; /* the commit says why */
-  if (b->vtk && vx_vtk_series_add(b->vtk, b->sim, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+  if (vtk_add(b, err, sizeof err)) return say_failed(b, err);
   if (app_series_init(&b->st, ST_N, STEP_WARMUP, b->steps - b->k0) || app_series_init(&b->acc_ms, 3, 1, b->steps - b->k0)) {
     fprintf(stderr, PROG ": out of host memory for %lld step timings\n", b->st.cap);
     return 1;
@@ -273,12 +296,6 @@ static int accuracy_take(batch *b) {
     app_series_add(&b->acc_ms, v);
   }
   return 0;
-}
-
-/* A failure every process shares (a checkpoint rank 0 could not write): said by rank 0; 1. */
-static int say_failed(const batch *b, const char *err) {
-  if (b->speak) fprintf(stderr, PROG ": %s\n", err);
-  return 1;
 }
 
 /* A doubling of the remeshing lattice (vx_sim_params.remesh_coarsen), said once. */
@@ -316,10 +333,7 @@ static int after_step(batch *b, long long k) {
     /* a full disk: stop now (every process with rank 0; the commit says why) */
     if (app_mpi_any(b->dfa.f && vx_afile_failed(&b->dfa))) return 1;
   }
-  if (b->vtk && k % b->vtk_every == 0 && vx_vtk_series_add(b->vtk, b->sim, err, sizeof err)) {
-    fprintf(stderr, PROG ": %s\n", err);
-    return 1;
-  }
+  if (k % b->vtk_every == 0 && vtk_add(b, err, sizeof err)) return say_failed(b, err);
   if (app_ckpt_step(&b->ck, b->sim, k, err, sizeof err)) return say_failed(b, err);
   return 0;
 }
@@ -462,7 +476,7 @@ static void report(batch *b, double t_start) {
 /* Under mpirun, what a run spread over the processes does not do yet: its option, or NULL. */
 static const char *not_spread(const app_batch_options *o) {
   if (app_mpi_size() <= 1) return NULL;
-  return o->vtk_dir ? "--vtk-dir" : o->accuracy_every > 0 ? "--accuracy-every" : o->n_launch > 0 ? "--launch-ring" : NULL;
+  return o->accuracy_every > 0 ? "--accuracy-every" : o->n_launch > 0 ? "--launch-ring" : NULL;
 }
 
 int app_run_batch(const app_batch_options *o) {
