@@ -100,6 +100,31 @@ done:
   return rc;
 }
 
+/* vx_sim_coll.allgather: every rank's n doubles at every rank, rank 0's first. */
+static int allgather(void *user, const double *v, int n, double **out, int *nout, char *err, size_t errlen) {
+  vx_dsim *d = user;
+  const vx_comm *c = &d->c;
+  *out = NULL, *nout = 0;
+  int *cnt = malloc(sizeof(int) * 2 * (size_t)c->size), *dsp = cnt ? cnt + c->size : NULL;
+  if (!all_ok(c, cnt != NULL, err, errlen) ||
+      vx_comm_check(MPI_Allgather(&n, 1, MPI_INT, cnt, 1, MPI_INT, c->comm), "MPI_Allgather (counts)", err, errlen)) {
+    if (!cnt) snprintf(err, errlen, "out of memory");
+    free(cnt);
+    return -1;
+  }
+  long long total = 0;
+  for (int r = 0; r < c->size; r++) dsp[r] = (int)total, total += cnt[r];
+  int ok = total <= INT_MAX && (*out = malloc(sizeof(double) * (size_t)(total + 1))) != NULL;
+  if (!ok) snprintf(err, errlen, "rank %d: out of memory for %lld values of every rank", c->rank, total);
+  int rc = -1;
+  if (all_ok(c, ok, err, errlen) &&
+      !vx_comm_check(MPI_Allgatherv(v, n, MPI_DOUBLE, *out, cnt, dsp, MPI_DOUBLE, c->comm), "MPI_Allgatherv", err, errlen))
+    rc = 0, *nout = (int)total;
+  free(cnt);
+  if (rc) free(*out), *out = NULL;
+  return rc;
+}
+
 /* The n element records to the ranks that own their keys, then into the simulation. */
 static int hand_out(vx_dsim *d, element_rec *r, int n, char *err, size_t errlen) {
   const vx_comm *c = &d->c;
@@ -161,7 +186,7 @@ vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
   if (!ok) snprintf(err, errlen, "out of memory for the distributed simulation");
   if (ok) {
     d->c = *c, d->s = s;
-    const vx_sim_coll coll = {d, coll_evaluate, coll_reduce, to_owners};
+    const vx_sim_coll coll = {d, coll_evaluate, coll_reduce, to_owners, allgather};
     ok = vx_sim_set_coll(s, &coll, err, errlen) == 0;
   }
   if (!all_ok(c, ok, err, errlen) || distribute(d, 0, err, errlen)) {

@@ -6,9 +6,9 @@
  * leapfrog's thin rings (relaxation every step with each ring's impulse restored, the ring mode of
  * the correction summed over every rank's share of the ring; substeps under the strain), and two
  * thick viscous rings remeshed every 5 steps (the lattice crossing the ranks: each rank's part of a
- * remeshing merged at the nodes' owners, the drop threshold over every rank, the full correction). A
- * simulation the ranks cannot spread yet (a coarsening lattice) is refused on every rank with the
- * reason. */
+ * remeshing merged at the nodes' owners, the drop threshold over every rank, the full correction),
+ * and two wider ones whose lattice coarsens (the field's scale over every rank's nodes). A simulation
+ * the ranks cannot spread yet (direct summation) is refused on every rank with the reason. */
 #include "mpi_sim_check.h"
 
 static int run(const vx_comm *c) {

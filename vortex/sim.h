@@ -385,9 +385,12 @@ typedef struct {
    * remeshing's lattice nodes go to be merged: *out (malloc'ed) the *nout this process receives */
   int (*to_owners)(void *user, const void *rec, int n, size_t rec_bytes, const double *pos, void **out, int *nout, char *err,
                    size_t errlen);
+  /* every process's n doubles v, process 0's first, at every process: *out (malloc'ed) the *nout of them
+   * (the lattice's scale, which reads neighbouring nodes, from the whole field) */
+  int (*allgather)(void *user, const double *v, int n, double **out, int *nout, char *err, size_t errlen);
 } vx_sim_coll;
 /* Spread s over processes with c's calls (NULL: this process alone again). What is not spread yet is
- * refused with the reason: tracers, the lattice's coarsening, direct summation. 0, or -1 with err. */
+ * refused with the reason: tracers, direct summation. 0, or -1 with err. */
 int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen);
 /* The sums or maxima over the processes (nothing to do alone). 0, or -1 with err. */
 int vx_sim_reduce(vx_sim *s, double *v, int n, vx_reduce_op op, char *err, size_t errlen);

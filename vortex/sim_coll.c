@@ -10,8 +10,6 @@
 
 const char *sim_coll_refusal(const vx_sim *s) {
   if (s->n_tracer > 0) return "tracers are not spread over processes yet (run with --tracers 0)";
-  if (s->prm.remesh_every > 0 && s->prm.remesh_coarsen > 0.0)
-    return "the lattice's coarsening (remesh_coarsen) is not spread over processes yet";
   if (s->prm.direct) return "direct summation is not spread over processes (the FMM is)";
   return NULL;
 }
@@ -24,7 +22,7 @@ int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen) {
   }
   const char *why = sim_coll_refusal(s);
   if (why) { snprintf(err, errlen, "%s", why); return -1; }
-  if (!c->evaluate || !c->reduce || !c->to_owners) { snprintf(err, errlen, "the collective calls are missing"); return -1; }
+  if (!c->evaluate || !c->reduce || !c->to_owners || !c->allgather) { snprintf(err, errlen, "the collective calls are missing"); return -1; }
   s->coll = *c;
   s->coll_on = 1;
   s->health_id = -1; /* a kept reduction was this process's alone */

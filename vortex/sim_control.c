@@ -220,11 +220,19 @@ static int measure_lattice(vx_sim *s, double h, vx_lattice_field *f, char *err, 
   f->radius = vx_field_radius(m);
   if (!vx_coarsen_may(f->radius, h)) return 0;
   size_t n3 = 3 * (size_t)s->n_elem;
-  double *x = malloc(sizeof(double) * 2 * (n3 ? n3 : 1));
+  double *x = malloc(sizeof(double) * 2 * (n3 ? n3 : 1)), *p = NULL, *a = NULL;
   if (!x) { snprintf(err, errlen, "out of host memory measuring the lattice field"); return -1; }
-  int rc = sim_fetch_doubles(s, s->pos, n3, x, err, errlen) || sim_fetch_doubles(s, s->alpha, n3, x + n3, err, errlen) ||
-           vx_lattice_scale(x, x + n3, s->n_elem, h, s->prm.remesh_origin, &f->scale, err, errlen);
-  free(x);
+  int rc = sim_fetch_doubles(s, s->pos, n3, x, err, errlen) || sim_fetch_doubles(s, s->alpha, n3, x + n3, err, errlen) ? -1 : 0;
+  int n = s->n_elem, np = 0, na = 0;
+  if (s->coll_on) { /* the scale reads neighbouring nodes, which other processes hold: the whole field */
+    rc = rc || s->coll.allgather(s->coll.user, x, (int)n3, &p, &np, err, errlen) ||
+                 s->coll.allgather(s->coll.user, x + n3, (int)n3, &a, &na, err, errlen)
+             ? -1
+             : 0;
+    n = np / 3;
+  }
+  if (!rc) rc = vx_lattice_scale(s->coll_on ? p : x, s->coll_on ? a : x + n3, n, h, s->prm.remesh_origin, &f->scale, err, errlen);
+  free(x), free(p), free(a);
   return rc ? -1 : 0;
 }
 
