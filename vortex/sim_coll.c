@@ -22,7 +22,10 @@ int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen) {
   }
   const char *why = sim_coll_refusal(s);
   if (why) { snprintf(err, errlen, "%s", why); return -1; }
-  if (!c->evaluate || !c->reduce || !c->to_owners || !c->allgather) { snprintf(err, errlen, "the collective calls are missing"); return -1; }
+  if (!c->evaluate || !c->reduce || !c->to_owners || !c->allgather) {
+    snprintf(err, errlen, "the collective calls are missing");
+    return -1;
+  }
   s->coll = *c;
   s->coll_on = 1;
   s->health_id = -1; /* a kept reduction was this process's alone */
