@@ -9,6 +9,7 @@
 
 #include "cuda_check.h"
 #include "octree.h"
+#include "octree_gpu.h"
 
 /* The host twin is vx_part_keys_of (partition.c): the same cells from the same doubles. */
 __global__ void k_dist_keys(const void *pos, int pos_float, int n, double lo0, double lo1, double lo2, double inv,
@@ -93,6 +94,12 @@ static int grow(void **p, size_t *cap, size_t bytes, const char *what, char *err
 }
 
 static unsigned blocks(long long n) { return (unsigned)((n + 255) / 256 > 0 ? (n + 255) / 256 : 1); }
+
+extern "C" int vx_dist_dev_bounds(vx_dist_dev *w, const void *d_pos, int pos_float, int n, double mn[3], double mx[3],
+                                  int *bad, char *err, size_t errlen) {
+  if (grow(&w->bnd, &w->bnd_cap, oct_bounds_scratch_gpu(), "the points' bounds", err, errlen)) return -1;
+  return oct_bounds_gpu(d_pos, n, pos_float, w->bnd, mn, mx, bad, err, errlen);
+}
 
 extern "C" int vx_dist_dev_key_span(vx_dist_dev *w, const vx_part_cube *cube, const void *d_pos, int pos_float, int n,
                                     int targets, const uint32_t **d_keys, uint32_t span[2], char *err, size_t errlen) {
@@ -285,7 +292,7 @@ extern "C" void vx_dist_dev_free(vx_dist_dev *w) {
   for (int q = 0; q < w->n_peer; q++)
     if (w->peer_ptr[q]) cudaIpcCloseMemHandle(w->peer_ptr[q]);
   free(w->peer_ptr), free(w->peer_h);
-  void *all[] = {w->keys, w->idx, w->rec, w->pos, w->str, w->recv, w->tkeys, w->bits, w->flag, w->tmp, w->table, w->small};
+  void *all[] = {w->keys, w->idx, w->rec, w->pos, w->str, w->recv, w->tkeys, w->bits, w->flag, w->tmp, w->table, w->small, w->bnd};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (all[i]) cudaFree(all[i]);
   memset(w, 0, sizeof *w);

@@ -17,9 +17,9 @@ extern "C" {
 /* Device work buffers, grown on demand (zeroed: none yet), and the other ranks' receiving buffers this
  * rank has opened (CUDA IPC). */
 typedef struct {
-  void *keys, *idx, *rec, *pos, *str, *recv, *tkeys, *bits, *flag, *tmp, *table, *small;
+  void *keys, *idx, *rec, *pos, *str, *recv, *tkeys, *bits, *flag, *tmp, *table, *small, *bnd;
   size_t keys_cap, idx_cap, rec_cap, pos_cap, str_cap, recv_cap, tkeys_cap, bits_cap, flag_cap, tmp_cap, table_cap,
-      small_cap;
+      small_cap, bnd_cap;
   int n_peer;
   void **peer_ptr;       /* rank q's receiving buffer, opened (NULL: none) */
   unsigned char *peer_h; /* its handle, VX_DIST_IPC_HANDLE bytes a rank */
@@ -36,6 +36,10 @@ int vx_dist_dev_gather(vx_dist_dev *w, const void *d_pos, const void *d_str, siz
  * halo records rec (host, as vx_dist_dev_gather makes them). 0, or -1 with err. */
 int vx_dist_dev_sources(vx_dist_dev *w, const void *d_pos, const void *d_str, int ns, const void *rec, int nh, size_t rs,
                         void **pos, void **str, char *err, size_t errlen);
+/* The bounds of n device points (vx_part_bounds' device twin, by the octree build's reduction): only mn, mx
+ * and *bad cross to the host. 0, or -1 with err. */
+int vx_dist_dev_bounds(vx_dist_dev *w, const void *d_pos, int pos_float, int n, double mn[3], double mx[3], int *bad,
+                       char *err, size_t errlen);
 /* The level-10 keys (vx_part_keys_of) of n device points into a device array of w's (*d_keys: the sources' buffer, or with
  * targets set the targets'), their least and greatest into span (UINT32_MAX and 0 when n = 0): only those cross to
  * the host. 0, or -1 with err. */

@@ -1,6 +1,9 @@
 /* dsim.c — one simulation over the ranks (dsim.h): the collective calls the simulation makes, and the
  * elements' migration between steps. */
 #include "dsim.h"
+#ifdef VX_HAVE_CUDA
+#include "dist_gpu.h"
+#endif
 
 #include <limits.h>
 #include <stdint.h>
@@ -13,9 +16,11 @@ struct vx_dsim {
   vx_sim *s;
   vx_dist_engine *dd;  /* the distributed engine around ctx, the simulation's elements' engine */
   fmm_ctx *ctx;
-  double *x;           /* the points' positions in double (the cube's bounds) */
-  void *raw;           /* device points copied to the host, in the run's precision */
-  size_t x_cap, raw_cap;
+  double *x;           /* the elements' positions in double as they are handed out */
+  size_t x_cap;
+#ifdef VX_HAVE_CUDA
+  vx_dist_dev w;       /* the device bounds' scratch */
+#endif
   int since;           /* steps since the last migration */
 };
 
@@ -32,20 +37,21 @@ static int all_ok(const vx_comm *c, int ok, char *err, size_t errlen) {
   return 0;
 }
 
-/* n points of the run's precision (on the device with on_device) as doubles in d->x. 0, or -1 with err. */
-static int positions(vx_dsim *d, const void *pos, int is_float, int on_device, int n, char *err, size_t errlen) {
-  const size_t b = (is_float ? sizeof(float) : sizeof(double)) * 3 * (size_t)n;
-  if (vx_host_reserve((void **)&d->x, &d->x_cap, sizeof(double) * 3 * ((size_t)n + 1)) ||
-      (on_device && vx_host_reserve(&d->raw, &d->raw_cap, b + 1))) {
-    snprintf(err, errlen, "out of memory for the cube of %d points", n);
-    return -1;
+/* This rank's bounds of n points of the run's precision, on the device with on_device (only the bounds
+ * cross to the host). 0, or -1 with err. */
+static int bounds(vx_dsim *d, const void *pos, int is_float, int on_device, int n, double mn[3], double mx[3], int *bad,
+                  char *err, size_t errlen) {
+  if (!on_device) {
+    vx_part_bounds(pos, is_float, n, mn, mx, bad);
+    return 0;
   }
-  if (on_device) {
-    if (b && vx_device_download(d->raw, pos, b, err, errlen)) return -1;
-    pos = d->raw;
-  }
-  for (size_t i = 0; i < 3 * (size_t)n; i++) d->x[i] = is_float ? ((const float *)pos)[i] : ((const double *)pos)[i];
-  return 0;
+#ifdef VX_HAVE_CUDA
+  return vx_dist_dev_bounds(&d->w, pos, is_float, n, mn, mx, bad, err, errlen);
+#else
+  (void)d;
+  snprintf(err, errlen, "device points in a build without CUDA");
+  return -1;
+#endif
 }
 
 /* vx_sim_coll.evaluate: the elements' call on the distributed engine, in the cube of every rank's
@@ -61,10 +67,12 @@ static int coll_evaluate(void *user, fmm_ctx *ctx, const fmm_io *io, fmm_stats *
   }
   const int is_float = fmm_get_params(ctx)->precision == VX_FLOAT;
   if (ok && io->tgt_pos != io->src_pos) ok = 0, snprintf(err, errlen, "the spread simulation evaluates its elements only");
-  if (ok && positions(d, io->src_pos, is_float, io->on_device, io->n_src, err, errlen)) ok = 0;
+  double mn[3], mx[3];
+  int bad = -1;
+  if (ok && bounds(d, io->src_pos, is_float, io->on_device, io->n_src, mn, mx, &bad, err, errlen)) ok = 0;
   if (!all_ok(&d->c, ok, err, errlen)) return -1;
   vx_part_cube cube;
-  if (vx_part_cube_all(&d->c, d->x, io->n_src, &cube, err, errlen)) return -1;
+  if (vx_part_cube_of(&d->c, mn, mx, bad, &cube, err, errlen)) return -1;
   fmm_io one = *io;
   one.tree = FMM_TREE_BUILD;
   return vx_dist_evaluate(d->dd, &cube, 0, &one, st, NULL, err, errlen);
@@ -151,30 +159,32 @@ done:
   return rc;
 }
 
-/* This rank's elements as records: every element (all 1), or the block [rank·n/R, (rank+1)·n/R) of
- * them (all 0: every rank holds every element). *out malloc'ed. */
-static int records(vx_dsim *d, int all, element_rec **out, int *nout, char *err, size_t errlen) {
-  const int n = vx_sim_n_elements(d->s), R = d->c.size, k = d->c.rank;
-  const int i0 = all ? 0 : (int)((long long)n * k / R), i1 = all ? n : (int)((long long)n * (k + 1) / R);
+/* This rank's elements as records: every element before `first`, and of those from `first` on the block
+ * [first + rank·m/R, first + (rank+1)·m/R), m of them (every rank holds those: first = 0 at the start, where
+ * every rank holds every element; after a launched ring, its elements). *out malloc'ed. */
+static int records(vx_dsim *d, int first, element_rec **out, int *nout, char *err, size_t errlen) {
+  const int n = vx_sim_n_elements(d->s), R = d->c.size, k = d->c.rank, m = n - first;
+  const int i0 = first + (int)((long long)m * k / R), i1 = first + (int)((long long)m * (k + 1) / R);
   double *x = malloc(sizeof(double) * 6 * ((size_t)n + 1));
-  element_rec *r = malloc(sizeof *r * ((size_t)(i1 - i0) + 1));
+  element_rec *r = malloc(sizeof *r * ((size_t)(first + i1 - i0) + 1));
   const int *ring = vx_sim_rings(d->s);
-  int ok = x && r && vx_sim_get_elements(d->s, x, x + 3 * (size_t)n, err, errlen) == 0;
+  int ok = x && r && vx_sim_get_elements(d->s, x, x + 3 * (size_t)n, err, errlen) == 0, j = 0;
   if (!x || !r) snprintf(err, errlen, "out of memory for %d elements", n);
-  for (int i = i0; ok && i < i1; i++) {
-    memcpy(r[i - i0].x, x + 3 * i, sizeof r->x), memcpy(r[i - i0].a, x + 3 * ((size_t)n + i), sizeof r->a);
-    r[i - i0].ring = ring[i];
+  for (int i = 0; ok && i < n; i++) {
+    if (i >= first && (i < i0 || i >= i1)) continue;
+    memcpy(r[j].x, x + 3 * i, sizeof r->x), memcpy(r[j].a, x + 3 * ((size_t)n + i), sizeof r->a);
+    r[j++].ring = ring[i];
   }
   free(x);
   if (!ok) free(r), r = NULL;
-  *out = r, *nout = i1 - i0;
+  *out = r, *nout = j;
   return ok ? 0 : -1;
 }
 
-static int distribute(vx_dsim *d, int all, char *err, size_t errlen) {
+static int distribute(vx_dsim *d, int first, char *err, size_t errlen) {
   element_rec *r = NULL;
   int n = 0;
-  const int ok = records(d, all, &r, &n, err, errlen) == 0;
+  const int ok = records(d, first, &r, &n, err, errlen) == 0;
   const int rc = all_ok(&d->c, ok, err, errlen) ? hand_out(d, r, n, err, errlen) : -1;
   free(r);
   return rc;
@@ -199,11 +209,20 @@ vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
 void vx_dsim_destroy(vx_dsim *d) {
   if (!d) return;
   vx_dist_destroy(d->dd);
-  free(d->x), free(d->raw);
+#ifdef VX_HAVE_CUDA
+  vx_dist_dev_free(&d->w);
+#endif
+  free(d->x);
   free(d);
 }
 
-int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen) { return distribute(d, 1, err, errlen); }
+int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen) { return distribute(d, vx_sim_n_elements(d->s), err, errlen); }
+
+int vx_dsim_added(vx_dsim *d, int first, char *err, size_t errlen) {
+  const int n = vx_sim_n_elements(d->s), ok = first >= 0 && first <= n;
+  if (!ok) snprintf(err, errlen, "added elements from %d of %d", first, n);
+  return all_ok(&d->c, ok, err, errlen) ? distribute(d, first, err, errlen) : -1;
+}
 
 int vx_dsim_step(vx_dsim *d, char *err, size_t errlen) {
   if (d->since >= VX_DSIM_MIGRATE_EVERY) {

@@ -22,6 +22,9 @@ void vx_dsim_destroy(vx_dsim *d);
 
 /* The elements to the ranks that own their keys (a new partition of the present positions). */
 int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen);
+/* Every rank added the same elements to s, from element `first` on (a launched ring: launch.h): each
+ * keeps its share of them, and they go to the ranks that own their keys with the others. */
+int vx_dsim_added(vx_dsim *d, int first, char *err, size_t errlen);
 /* Steps between two migrations: the halo serves elements wherever the steps move them (engine.h), so
  * a migration only keeps the ranks' spans apart and the halo small; elements move a fraction of a
  * cell a step, and a migration moves every element through the host. */

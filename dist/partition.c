@@ -10,19 +10,22 @@
 
 #include "octree.h"
 
-int vx_part_cube_all(const vx_comm *c, const double *pos, int n, vx_part_cube *cube, char *err, size_t errlen) {
-  double mn[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, mx[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
-  int bad = -1;
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < 3; k++) {
-      double x = pos[3 * i + k];
-      if (!isfinite(x)) {
-        if (bad < 0) bad = i;
-        continue;
-      }
-      if (x < mn[k]) mn[k] = x;
-      if (x > mx[k]) mx[k] = x;
+void vx_part_bounds(const void *pos, int pos_float, int n, double mn[3], double mx[3], int *bad) {
+  for (int k = 0; k < 3; k++) mn[k] = HUGE_VAL, mx[k] = -HUGE_VAL;
+  *bad = -1;
+  for (int i = 0; i < n; i++) {
+    double x[3];
+    for (int k = 0; k < 3; k++) x[k] = pos_float ? ((const float *)pos)[3 * i + k] : ((const double *)pos)[3 * i + k];
+    if (!isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2])) {
+      if (*bad < 0) *bad = i;
+      continue;
     }
+    for (int k = 0; k < 3; k++) mn[k] = x[k] < mn[k] ? x[k] : mn[k], mx[k] = x[k] > mx[k] ? x[k] : mx[k];
+  }
+}
+
+int vx_part_cube_of(const vx_comm *c, const double mn[3], const double mx[3], int bad, vx_part_cube *cube, char *err,
+                    size_t errlen) {
   if (bad >= 0) snprintf(err, errlen, "rank %d: point %d has a non-finite coordinate", c->rank, bad);
   if (!vx_comm_agree(c, bad < 0)) {
     if (bad < 0) snprintf(err, errlen, "another rank has a point with a non-finite coordinate");
@@ -40,6 +43,13 @@ int vx_part_cube_all(const vx_comm *c, const double *pos, int n, vx_part_cube *c
     return -1;
   }
   return 0;
+}
+
+int vx_part_cube_all(const vx_comm *c, const double *pos, int n, vx_part_cube *cube, char *err, size_t errlen) {
+  double mn[3], mx[3];
+  int bad;
+  vx_part_bounds(pos, 0, n, mn, mx, &bad);
+  return vx_part_cube_of(c, mn, mx, bad, cube, err, errlen);
 }
 
 void vx_part_keys_of(const vx_part_cube *cube, const void *pos, int pos_float, int n, uint32_t *keys) {

@@ -19,6 +19,12 @@ typedef struct {
 
 /* The root cube of the points of all ranks (pos: 3n doubles, x y z a point). */
 int vx_part_cube_all(const vx_comm *c, const double *pos, int n, vx_part_cube *cube, char *err, size_t errlen);
+/* Its two halves: this rank's bounds of n points in double (pos_float 0) or float (1), those with a
+ * non-finite coordinate skipped and the first such point into *bad (-1: none; not collective), and the
+ * root cube of every rank's bounds (collective: any rank's bad point fails every rank). */
+void vx_part_bounds(const void *pos, int pos_float, int n, double mn[3], double mx[3], int *bad);
+int vx_part_cube_of(const vx_comm *c, const double mn[3], const double mx[3], int bad, vx_part_cube *cube, char *err,
+                    size_t errlen);
 
 /* Each point's key: the Morton code of its finest cell in the cube. */
 void vx_part_keys(const vx_part_cube *cube, const double *pos, int n, uint32_t *keys);

@@ -46,6 +46,12 @@ void oct_free_gpu(oct_tree_gpu *t);
 /* In-place exclusive sum of n ints on `stream`, with the tree's grown CUB storage (for callers
  * that lay out work per leaf of a built tree, e.g. the FMM's target chunks). */
 cudaError_t oct_exclusive_scan_gpu(oct_tree_gpu *t, int *d, int n, cudaStream_t stream);
+/* The bounding box of n device positions by the build's own reduction (points with a non-finite
+ * coordinate skipped) into mn and mx, the first such point into *bad (-1: none), on the default stream;
+ * d_scratch holds oct_bounds_scratch_gpu() bytes. 0, or -1 with err (a CUDA error). */
+size_t oct_bounds_scratch_gpu(void);
+int oct_bounds_gpu(const void *d_pos, int n, int pos_float, void *d_scratch, double mn[3], double mx[3], int *bad,
+                   char *err, size_t errlen);
 /* Copy a GPU tree into a host oct_tree (for tests): free with oct_free_cpu. */
 int oct_download_gpu(const oct_tree_gpu *g, oct_tree *host, char *err, size_t errlen);
 #ifdef __cplusplus

@@ -156,6 +156,26 @@ fail:
   return -1;
 }
 
+extern "C" size_t oct_bounds_scratch_gpu(void) { return sizeof(double) * 8 * OCT_BOUNDS_BLOCKS + sizeof(oct_info); }
+
+extern "C" int oct_bounds_gpu(const void *d_pos, int n, int pos_float, void *d_scratch, double mn[3], double mx[3], int *bad,
+                              char *err, size_t errlen) {
+  const long long nb = ((long long)n + OCT_THREADS - 1) / OCT_THREADS;
+  const unsigned nbb = (unsigned)(nb < 1 ? 1 : nb < OCT_BOUNDS_BLOCKS ? nb : OCT_BOUNDS_BLOCKS);
+  double *part = (double *)d_scratch;
+  oct_info *info = (oct_info *)(part + 8 * OCT_BOUNDS_BLOCKS), h;
+  k_bounds<<<nbb, OCT_THREADS>>>(d_pos, n, NULL, 0, pos_float, part);
+  VX_CU_LAUNCH(k_bounds);
+  k_bounds_final<<<1, OCT_THREADS>>>(part, (int)nbb, info);
+  VX_CU_LAUNCH(k_bounds_final);
+  VX_CU(cudaMemcpy(&h, info, sizeof h, cudaMemcpyDeviceToHost));
+  for (int k = 0; k < 3; k++) mn[k] = h.mn[k], mx[k] = h.mx[k];
+  *bad = h.bad[0] == INT_MAX ? -1 : h.bad[0];
+  return 0;
+fail:
+  return -1;
+}
+
 /* The choosing set's keys (at depth D), ranks and histogram at level Lt, occupancy into occ. */
 static int keys_hist(oct_build *b, int first, int Lt, int *occ, char *err, size_t errlen) {
   oct_ws *w = b->w;

@@ -94,6 +94,39 @@ static int check_halo_twin(const vx_comm *c, const owned_set *s, const dev_set *
 }
 
 /* The device kernels against their host twins on this rank's points. */
+/* The points' bounds on the device (vx_dist_dev_bounds) against the host's (vx_part_bounds): as they are,
+ * then with non-finite coordinates at two points (the first of them is named). */
+static int check_bounds_twin(const owned_set *s, const dev_set *D, vx_dist_dev *w) {
+  char err[256] = "";
+  const size_t b = 3 * D->rs * (size_t)s->n;
+  char *p = malloc(b + 1);
+  void *dp = NULL;
+  CHECK(p && vx_device_alloc(&dp, b + 1, err, sizeof err) == 0, "bounds: %s", p ? err : "out of memory");
+  memcpy(p, D->pos, b);
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass && s->n > 3) { /* a NaN at 2n/3, an infinity at n/3 */
+      const double bad[2] = {NAN, -INFINITY};
+      for (int k = 0; k < 2; k++) {
+        const size_t j = 3 * (size_t)(s->n * (2 - k) / 3) + (size_t)k;
+        if (D->f) ((float *)p)[j] = (float)bad[k];
+        else ((double *)p)[j] = bad[k];
+      }
+    }
+    CHECK(vx_device_upload(dp, p, b, err, sizeof err) == 0, "bounds: %s", err);
+    double dmn[3], dmx[3], hmn[3], hmx[3];
+    int dbad = 0, hbad = 0;
+    CHECK(vx_dist_dev_bounds(w, dp, D->f, s->n, dmn, dmx, &dbad, err, sizeof err) == 0, "bounds: %s", err);
+    vx_part_bounds(p, D->f, s->n, hmn, hmx, &hbad);
+    CHECK(!memcmp(dmn, hmn, sizeof hmn) && !memcmp(dmx, hmx, sizeof hmx) && dbad == hbad,
+          "pass %d: device bounds [%g %g %g]..[%g %g %g] bad %d, host [%g %g %g]..[%g %g %g] bad %d", pass, dmn[0], dmn[1],
+          dmn[2], dmx[0], dmx[1], dmx[2], dbad, hmn[0], hmn[1], hmn[2], hmx[0], hmx[1], hmx[2], hbad);
+    CHECK(pass == (hbad >= 0) || s->n <= 3, "pass %d: the first bad point %d", pass, hbad);
+  }
+  vx_device_free(dp);
+  free(p);
+  return 0;
+}
+
 static int check_twins(const vx_comm *c, const owned_set *s, const dev_set *D) {
   char err[256] = "";
   vx_dist_dev w;
@@ -130,6 +163,7 @@ static int check_twins(const vx_comm *c, const owned_set *s, const dev_set *D) {
     CHECK(nd == nh, "level %d: %lld distinct cells on the device, %lld on the host", l, nd, nh);
   }
   if (check_halo_twin(c, s, D, &w, kh, dk)) return 1;
+  if (check_bounds_twin(s, D, &w)) return 1;
   vx_dist_dev_free(&w);
   free(kd), free(kh), free(idx), free(rec);
   return 0;

@@ -3,8 +3,9 @@
  * `ranks = 2`, rank 0 alone speaks and writes the CSV, whose rows agree with one process's run to the
  * FMM's accuracy (the distributed engine picks its level by the leaf-size rule, one process by its cost
  * model: 1e-4 relative here; at one level the two agree to round-off, mpi_test_sim) — and what it
- * does not spread yet is refused before anything is written (exit 2, said once): the window, a
- * launched ring, tracers. A VTK series holds the whole flow (rank 0 writes it). A checkpoint of 2 processes continues on 3 (the rows of the uninterrupted 2
+ * does not spread yet is refused before anything is written (exit 2, said once): the window and
+ * tracers. A ring launched before a step (every process makes it, each keeps its share) gives one
+ * process's rows. A VTK series holds the whole flow (rank 0 writes it). A checkpoint of 2 processes continues on 3 (the rows of the uninterrupted 2
  * processes' run to 1e-10: both spread, one level rule) and on 1 (to the FMM's accuracy). A process
  * that cannot start (rank 1 asking for a GPU a machine without one lacks) stops every process, rank 0
  * naming it once. A build without MPI skips (77). */
@@ -36,9 +37,10 @@ static int count(const char *text, const char *what) {
 }
 
 /* The largest relative difference of the invariants, energy, max|α| and the rings' centres between two
- * CSVs of rows every 10 steps; *rows how many. */
-static double csv_diff(const char *a, const char *b, int *rows) {
-  static const char *cols[] = {"Ix", "Iy", "Iz", "energy", "max_alpha", "sum_abs_alpha", "ring0_x", "ring1_x"};
+ * CSVs of rows every 10 steps (with launched, the third ring's centre too); *rows how many. */
+static double csv_diff(const char *a, const char *b, int launched, int *rows) {
+  static const char *cols[] = {"Ix", "Iy", "Iz", "energy", "max_alpha", "sum_abs_alpha", "ring0_x", "ring1_x", "ring2_x"};
+  const size_t ncol = sizeof cols / sizeof cols[0] - (launched ? 0 : 1);
   const char *ha = strstr(a, "\nstep,"), *hb = strstr(b, "\nstep,");
   if (!ha || !hb) return INFINITY;
   ha++, hb++;
@@ -47,7 +49,7 @@ static double csv_diff(const char *a, const char *b, int *rows) {
   for (long long k = 0;; k += 10) { /* the rows of steps 0, 10, 20, 30 */
     const char *ra = vx_test_csv_row(a, k), *rb = vx_test_csv_row(b, k);
     if (!ra || !rb) return ra || rb ? INFINITY : d;
-    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+    for (size_t c = 0; c < ncol; c++) {
       const int ja = vx_test_csv_column(ha, cols[c]), jb = vx_test_csv_column(hb, cols[c]);
       if (ja < 0 || jb < 0) return INFINITY;
       const double x = vx_test_csv_field(ra, ja), y = vx_test_csv_field(rb, jb);
@@ -85,7 +87,7 @@ int main(void) {
   CHECK(vx_test_read_file(one, a, sizeof a) > 0 && vx_test_read_file(two, b, sizeof b) > 0, "the CSVs %s, %s", one, two);
   CHECK(strstr(b, "\n# ranks = 2\n") && !strstr(a, "# ranks ="), "the preamble's ranks line");
   int rows = 0;
-  const double d = csv_diff(b, a, &rows);
+  const double d = csv_diff(b, a, 0, &rows);
   CHECK(rows == 4 && d <= 1e-4, "%d rows, largest relative difference %.3g from one process", rows, d);
   printf("  ok: 2 processes ran the %d rows of one, largest relative difference %.2e (bound 1e-4)\n", rows, d);
 
@@ -136,19 +138,28 @@ int main(void) {
   snprintf(snap, sizeof snap, "%s/mpi_cli_000000.vtp", vtk);
   remove(snap), rmdir(vtk);
 
-  remove(two);
+  /* a ring launched before step 5: every process makes it, each keeps its share; the rows (the launched
+   * ring's centre among them) as one process's */
+  remove(one), remove(two);
+  snprintf(args, sizeof args, "%s --steps 30 --diag '%s' --launch-ring 5", common, one);
+  rc = run_np(1, args);
+  CHECK(rc == 0, "a launched ring in one process: exit %d:\n%s", rc, out);
   snprintf(args, sizeof args, "%s --steps 30 --diag '%s' --launch-ring 5", common, two);
   rc = run_np(2, args);
-  CHECK(rc == 2 && count(out, "--launch-ring is not available in a run over several processes yet") == 1,
-        "--launch-ring over 2 processes: exit %d:\n%s", rc, out);
-  CHECK(access(two, F_OK) != 0, "a refused run wrote %s", two);
+  CHECK(rc == 0 && count(out, "ring 2 launched before step 5") == 1 && count(out, "+252 elements") == 1,
+        "a launched ring over 2 processes: exit %d:\n%s", rc, out);
+  CHECK(vx_test_read_file(one, a, sizeof a) > 0 && vx_test_read_file(two, b, sizeof b) > 0, "the CSVs %s, %s", one, two);
+  const double dl = csv_diff(b, a, 1, &rows);
+  CHECK(rows == 4 && dl <= 1e-4, "a launched ring: %d rows, largest relative difference %.3g from one process", rows, dl);
+  printf("  ok: a ring launched over 2 processes: the rows of one, largest relative difference %.2e (bound 1e-4)\n", dl);
+  remove(one), remove(two);
   snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 2 --tracers 1000", scene);
   rc = run_np(2, args);
   CHECK(rc == 2 && count(out, "tracers are not spread over processes yet") == 1, "tracers over 2 processes: exit %d:\n%s", rc, out);
   snprintf(args, sizeof args, "--scene '%s'", scene);
   rc = run_np(2, args);
   CHECK(rc == 2 && count(out, "only the batch mode") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
-  printf("  ok: a launched ring, tracers and the window refused over 2 processes (exit 2, said once)\n");
+  printf("  ok: tracers and the window refused over 2 processes (exit 2, said once)\n");
   if (!vx_cuda_available(NULL, 0)) { /* rank 1 alone cannot start (no GPU for it): every process stops, rank 0 says why */
     char cmd[4096];
     snprintf(cmd, sizeof cmd,

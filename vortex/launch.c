@@ -51,6 +51,10 @@ int vx_launch_aim_behind(vx_launch *L, vx_sim *s, const vx_scene *sc, char *err,
     w += m;
   }
   free(buf);
+  double sums[4] = {acc[0], acc[1], acc[2], w}; /* spread over processes: every process's elements */
+  if (vx_sim_reduce(s, sums, 4, VX_REDUCE_SUM, err, errlen)) return -1;
+  for (int i = 0; i < 3; ++i) acc[i] = sums[i];
+  w = sums[3];
   if (w > 0.0)
     for (int i = 0; i < 3; ++i) c[i] = acc[i] / w;
   memcpy(L->axis, t.axis, sizeof L->axis);

@@ -37,8 +37,8 @@ void vx_launch_defaults(const vx_scene *sc, const vx_sim *s, vx_launch *L);
 /* From eye along fwd: centre = eye + VX_LAUNCH_AHEAD·R·fwd/|fwd|, axis = fwd. */
 void vx_launch_aim(vx_launch *L, const double eye[3], const double fwd[3]);
 /* Without a camera (the batch's --launch-ring): along the scene's first ring's axis, from behind
- * the elements (their |α|-weighted centroid less 2R + 4a along the axis): it chases the rings.
- * 0, or -1 with err (the elements could not be read). */
+ * the elements (their |α|-weighted centroid less 2R + 4a along the axis, over every process's elements
+ * when the flow is spread): it chases the rings. 0, or -1 with err (the elements could not be read). */
 int vx_launch_aim_behind(vx_launch *L, vx_sim *s, const vx_scene *sc, char *err, size_t errlen);
 /* The one-ring scene of launch number k (seeds its tracers; 0 for the first): the template ring
  * with L's centre, axis, R, Γ and a, n_around keeping the template's spacing 2πR/n_around, layers

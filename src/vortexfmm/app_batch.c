@@ -339,26 +339,30 @@ static int after_step(batch *b, long long k) {
 }
 
 /* --launch-ring K: before step K, a ring sized as the scene's first, along its axis from behind the
- * rings (no camera here: vortex/launch.h, vx_launch_aim_behind). 0, or 1 with the reason said. */
+ * rings (no camera here: vortex/launch.h, vx_launch_aim_behind); under mpirun every process makes the
+ * same ring and keeps its share. 0, or 1 with the reason said (once). */
 static int launch_due(batch *b, long long k) {
-  char err[512];
+  char err[512] = "";
   b->ms_launch = 0.0;
   for (int i = 0; i < b->o->n_launch; ++i) {
     if (b->o->launch_steps[i] != k) continue;
-    int ne = vx_sim_n_elements(b->sim), nt = vx_sim_n_tracers(b->sim);
+    int ne = vx_sim_n_elements(b->sim), nt = vx_sim_n_tracers(b->sim), added = 0;
     double t0 = app_now();
     vx_launch L;
     vx_launch_defaults(&b->sc, b->sim, &L);
-    if (vx_launch_aim_behind(&L, b->sim, &b->sc, err, sizeof err) || vx_launch_ring(b->sim, &b->sc, &L, err, sizeof err)) {
-      fprintf(stderr, PROG ": ring not launched before step %lld: %s\n", k, err);
+    int rc = vx_launch_aim_behind(&L, b->sim, &b->sc, err, sizeof err) || vx_launch_ring(b->sim, &b->sc, &L, err, sizeof err);
+    if (!rc) added = vx_sim_n_elements(b->sim) - ne, rc = app_mpi_added(b->run, ne, err, sizeof err) ? 1 : 0;
+    if (app_mpi_any(rc)) {
+      char why[640];
+      snprintf(why, sizeof why, "ring not launched before step %lld: %s", k, rc ? err : "");
+      (void)app_mpi_agree(rc, rc ? why : "");
       return 1;
     }
     double ms = 1e3 * (app_now() - t0);
     b->ms_launch += ms;
-    if (!b->o->quiet)
+    if (!b->o->quiet && b->speak)
       fprintf(stderr, PROG ": ring %d launched before step %lld at (%.4g, %.4g, %.4g): +%d elements, +%d tracers in %.2f ms\n",
-              vx_sim_n_rings(b->sim) - 1, k, L.centre[0], L.centre[1], L.centre[2], vx_sim_n_elements(b->sim) - ne,
-              vx_sim_n_tracers(b->sim) - nt, ms);
+              vx_sim_n_rings(b->sim) - 1, k, L.centre[0], L.centre[1], L.centre[2], added, vx_sim_n_tracers(b->sim) - nt, ms);
   }
   return 0;
 }
@@ -476,7 +480,7 @@ static void report(batch *b, double t_start) {
 /* Under mpirun, what a run spread over the processes does not do yet: its option, or NULL. */
 static const char *not_spread(const app_batch_options *o) {
   if (app_mpi_size() <= 1) return NULL;
-  return o->accuracy_every > 0 ? "--accuracy-every" : o->n_launch > 0 ? "--launch-ring" : NULL;
+  return o->accuracy_every > 0 ? "--accuracy-every" : NULL;
 }
 
 int app_run_batch(const app_batch_options *o) {

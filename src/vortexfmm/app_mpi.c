@@ -73,6 +73,10 @@ int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen) {
   return run ? vx_dsim_step(run->d, err, errlen) : vx_sim_step(s, err, errlen);
 }
 
+int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen) {
+  return run ? vx_dsim_added(run->d, first, err, errlen) : 0;
+}
+
 void app_mpi_free(app_mpi_run *run) {
   if (!run) return;
   vx_dsim_destroy(run->d);
@@ -148,6 +152,10 @@ int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen) {
   return vx_sim_step(s, err, errlen);
 }
 void app_mpi_free(app_mpi_run *run) { (void)run; }
+int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen) {
+  (void)run, (void)first, (void)err, (void)errlen;
+  return 0;
+}
 int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen) {
   (void)run, (void)s, (void)err, (void)errlen;
   *whole = NULL;

@@ -19,6 +19,9 @@ typedef struct app_mpi_run app_mpi_run; /* struct app_mpi_run: app_checkpoint.h 
 int app_mpi_spread(vx_sim *s, app_mpi_run **run, char *err, size_t errlen);
 int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen);
 void app_mpi_free(app_mpi_run *run);
+/* After every process added the same elements from element `first` on (a launched ring): each keeps its
+ * share (nothing alone). Collective. 0, or -1 with err. */
+int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen);
 /* The whole flow of a spread run in one simulation at rank 0 (*whole; NULL elsewhere), as a checkpoint
  * saves it: every process's elements and the run's counters. Collective. 0, or -1 with err. */
 int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen);
