@@ -5,7 +5,8 @@
  * model: 1e-4 relative here; at one level the two agree to round-off, mpi_test_sim) — and what it
  * does not spread yet is refused before anything is written (exit 2, said once): the window and
  * tracers. A ring launched before a step (every process makes it, each keeps its share) gives one
- * process's rows. A VTK series holds the whole flow (rank 0 writes it). A checkpoint of 2 processes continues on 3 (the rows of the uninterrupted 2
+ * process's rows; the accuracy readout measures against the direct sum over every process's sources.
+ * A VTK series holds the whole flow (rank 0 writes it). A checkpoint of 2 processes continues on 3 (the rows of the uninterrupted 2
  * processes' run to 1e-10: both spread, one level rule) and on 1 (to the FMM's accuracy). A process
  * that cannot start (rank 1 asking for a GPU a machine without one lacks) stops every process, rank 0
  * naming it once. A build without MPI skips (77). */
@@ -153,6 +154,28 @@ int main(void) {
   CHECK(rows == 4 && dl <= 1e-4, "a launched ring: %d rows, largest relative difference %.3g from one process", rows, dl);
   printf("  ok: a ring launched over 2 processes: the rows of one, largest relative difference %.2e (bound 1e-4)\n", dl);
   remove(one), remove(two);
+  /* the accuracy readout over 2 and 3 processes: every element sampled, so the same figure (one evaluation
+   * to round-off) against the direct sum over every process's sources; one process's level is another */
+  double acc[3][2];
+  for (int np = 1; np <= 3; np++) {
+    remove(two);
+    snprintf(args, sizeof args, "%s --steps 20 --diag '%s' --accuracy-every 10", common, two);
+    rc = run_np(np, args);
+    CHECK(rc == 0 && count(out, "accuracy readout (504 samples, 504 with grad u)") == 1, "the readout on %d: exit %d:\n%s", np, rc, out);
+    CHECK(vx_test_read_file(two, b, sizeof b) > 0, "the CSV %s", two);
+    const char *h = strstr(b, "\nstep,"), *r20 = vx_test_csv_row(b, 20);
+    CHECK(h && r20, "the row of step 20");
+    acc[np - 1][0] = vx_test_csv_field(r20, vx_test_csv_column(h + 1, "err_u_l2"));
+    acc[np - 1][1] = vx_test_csv_field(r20, vx_test_csv_column(h + 1, "err_gu_l2"));
+  }
+  for (int q = 0; q < 2; q++) {
+    CHECK(acc[1][q] > 0.0 && acc[1][q] <= 5e-5 && fabs(acc[2][q] - acc[1][q]) <= 1e-6 * acc[1][q],
+          "the readout's %s: 2 processes %.4g, 3 processes %.4g (bound 5e-5, equal to 1e-6)", q ? "err_gu_l2" : "err_u_l2", acc[1][q], acc[2][q]);
+    CHECK(acc[0][q] > acc[1][q] / 3 && acc[0][q] < 3 * acc[1][q], "the readout: one process %.4g, 2 processes %.4g", acc[0][q], acc[1][q]);
+  }
+  printf("  ok: the accuracy readout over 2 and 3 processes: u %.3e, grad u %.3e (one process, another level: %.3e, %.3e)\n",
+         acc[1][0], acc[1][1], acc[0][0], acc[0][1]);
+  remove(two);
   snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 2 --tracers 1000", scene);
   rc = run_np(2, args);
   CHECK(rc == 2 && count(out, "tracers are not spread over processes yet") == 1, "tracers over 2 processes: exit %d:\n%s", rc, out);

@@ -27,6 +27,8 @@ VX_EXTERN_C_BEGIN
 
 /* Default sample size: half elements, half tracers (all elements when there are no tracers). */
 #define VX_ACC_SAMPLE 512
+/* The program's sample seed (the window's and the batch's readouts; a new sample each capture). */
+#define VX_ACC_SEED 0x5eed
 
 typedef struct {
   int n_u, n_g;             /* samples: velocity (elements, then tracers), gradient (the elements among them) */

@@ -25,7 +25,6 @@
 
 #define PROG "vortexfmm"
 #define STEP_WARMUP 2 /* steps left out of the closing timing medians */
-#define ACC_SEED 0x5eed /* the accuracy readout's sample seed (the window's too: app_core.c) */
 
 /* per-step phase times kept for the closing medians */
 enum { ST_STEP, ST_TREE, ST_FAR, ST_NEAR, ST_INTEG, ST_P2M, ST_M2M, ST_M2L, ST_L2L, ST_L2P, ST_N };
@@ -271,7 +270,7 @@ static int open_outputs(batch *b) {
     fprintf(stderr, PROG ": out of host memory for %lld step timings\n", b->st.cap);
     return 1;
   }
-  if (o->accuracy_every > 0 && !(b->acc = vx_acc_create(VX_ACC_SAMPLE, ACC_SEED, err, sizeof err))) {
+  if (o->accuracy_every > 0 && !b->run && !(b->acc = vx_acc_create(VX_ACC_SAMPLE, VX_ACC_SEED, err, sizeof err))) {
     fprintf(stderr, PROG ": %s\n", err);
     return 1;
   }
@@ -281,14 +280,16 @@ static int open_outputs(batch *b) {
 /* --accuracy-every K: before step k, arm the readout when k - 1 is a multiple of K (it captures
  * the step's first engine call: the state after k - 1 steps). */
 static void accuracy_request(batch *b, long long k) {
-  if (b->acc && (k - 1) % b->o->accuracy_every == 0) (void)vx_acc_request(b->acc, b->sim);
+  if (b->o->accuracy_every <= 0 || (k - 1) % b->o->accuracy_every != 0) return;
+  if (b->run) app_mpi_accuracy_request(b->run, b->sim); /* spread: measured within the call, over every process */
+  else if (b->acc) (void)vx_acc_request(b->acc, b->sim);
 }
 
 /* After the step: its figure, waited for (no frame to stall in a batch run; the cost is reported). */
 static int accuracy_take(batch *b) {
   char err[512];
   vx_acc_result r;
-  int rc = b->acc ? vx_acc_poll(b->acc, 1, &r, err, sizeof err) : 0;
+  int rc = b->run ? app_mpi_accuracy_take(b->run, &r) : b->acc ? vx_acc_poll(b->acc, 1, &r, err, sizeof err) : 0;
   if (rc < 0) { fprintf(stderr, PROG ": accuracy readout: %s\n", err); return 1; }
   if (rc == 1) {
     b->acc_res = r;
@@ -463,24 +464,22 @@ static void report(batch *b, double t_start) {
             vx_sim_n_tracers(b->sim) > 0 ? "; the tracers', within their own tolerance, shorter" : "");
   if (!P->direct && P->backend == VX_BACKEND_CUDA) report_m2l_levels(&b->last_engine);
   const vx_acc_result *r = &b->acc_res;
-  if (b->acc && b->acc_ms.n > 0)
-    fprintf(stderr,
-            PROG ": accuracy readout (%d samples, %d with grad u), last at step %lld: u L2 %.3e p99 %.3e, grad u L2 %.3e "
-                 "p99 %.3e; cost, median of %lld after 1 warm-up: capture %.3f ms on the step's thread, snapshot %.3f ms "
-                 "on the GPU's main stream, direct sum %.3f ms %s\n",
-            r->n_u, r->n_g, r->step, r->u_l2, r->u_p99, r->g_l2, r->g_p99, b->acc_ms.n, app_series_median(&b->acc_ms, 0),
-            app_series_median(&b->acc_ms, 1), app_series_median(&b->acc_ms, 2),
-            P->backend == VX_BACKEND_CUDA ? "on the side stream" : "on a worker thread");
+  if (b->o->accuracy_every > 0 && b->acc_ms.n > 0) {
+    fprintf(stderr, PROG ": accuracy readout (%d samples, %d with grad u), last at step %lld: u L2 %.3e p99 %.3e, grad u L2 %.3e p99 %.3e; ",
+            r->n_u, r->n_g, r->step, r->u_l2, r->u_p99, r->g_l2, r->g_p99);
+    if (b->run)
+      fprintf(stderr, "cost, median of %lld after 1 warm-up: %.3f ms within the step (each process sums its own sources at "
+                      "every sample, on the host)\n", b->acc_ms.n, app_series_median(&b->acc_ms, 2));
+    else
+      fprintf(stderr, "cost, median of %lld after 1 warm-up: capture %.3f ms on the step's thread, snapshot %.3f ms on the GPU's "
+                      "main stream, direct sum %.3f ms %s\n", b->acc_ms.n, app_series_median(&b->acc_ms, 0),
+              app_series_median(&b->acc_ms, 1), app_series_median(&b->acc_ms, 2),
+              P->backend == VX_BACKEND_CUDA ? "on the side stream" : "on a worker thread");
+  }
   const vx_conserve_stats cs = vx_sim_conserve_stats(b->sim);
   if (P->conserve != 0 && !b->o->quiet) /* how much the correction put back (vortex/conserve.h) */
     fprintf(stderr, PROG ": conservative correction (%s): %lld relaxations put back a summed |dI|/|I| of %.3g, the drop "
                     "threshold %.3g\n", vx_conserve_name(P->conserve), cs.relaxations, cs.di_relax, cs.di_drop);
-}
-
-/* Under mpirun, what a run spread over the processes does not do yet: its option, or NULL. */
-static const char *not_spread(const app_batch_options *o) {
-  if (app_mpi_size() <= 1) return NULL;
-  return o->accuracy_every > 0 ? "--accuracy-every" : NULL;
 }
 
 int app_run_batch(const app_batch_options *o) {
@@ -488,13 +487,6 @@ int app_run_batch(const app_batch_options *o) {
   memset(&b, 0, sizeof b);
   b.o = o;
   b.speak = app_mpi_rank() == 0;
-  const char *ns = not_spread(o);
-  if (ns) {
-    if (b.speak)
-      fprintf(stderr, PROG ": %s is not available in a run over several processes yet (ranks = %d); run it in one process\n",
-              ns, app_mpi_size());
-    return 2;
-  }
   char path[1024], err[512];
   err[0] = 0;
   int rc = app_mpi_agree(batch_sim(o, &b.sc, path, sizeof path, &b.sim, err, sizeof err), err);

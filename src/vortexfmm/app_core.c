@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define READOUT_SEED 0x5eed     /* the accuracy readout's sample seed (a new sample each capture) */
 
 void app_message(app *a, const char *fmt, ...) {
   va_list ap;
@@ -36,7 +35,7 @@ int app_init(app *a, const app_options *o, int window, char *err, size_t errlen)
   a->opt = *o;
   a->window = window;
   a->t_start = app_now();
-  if (!(a->acc = vx_acc_create(VX_ACC_SAMPLE, READOUT_SEED, err, errlen))) return 1;
+  if (!(a->acc = vx_acc_create(VX_ACC_SAMPLE, VX_ACC_SEED, err, errlen))) return 1;
   a->cuda_ok = vx_cuda_available(a->gpu_name, sizeof a->gpu_name);
   if (app_scenes_list(a, err, errlen)) return 2;
   char path[1024];

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #ifdef VX_HAVE_MPI
+#include "dacc.h"
 #include "dsim.h"
 #include "fmm.h"
 
@@ -48,6 +49,7 @@ int app_mpi_rank(void) { return rank; }
 
 struct app_mpi_run {
   vx_dsim *d;
+  vx_dacc acc;
 };
 
 int app_mpi_spread(vx_sim *s, app_mpi_run **run, char *err, size_t errlen) {
@@ -61,6 +63,7 @@ int app_mpi_spread(vx_sim *s, app_mpi_run **run, char *err, size_t errlen) {
     free(r);
     return -1;
   }
+  vx_dacc_init(&r->acc, &world, VX_ACC_SAMPLE, VX_ACC_SEED);
   if (!(r->d = vx_dsim_create(&world, s, err, errlen))) {
     free(r);
     return -1;
@@ -75,6 +78,17 @@ int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen) {
 
 int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen) {
   return run ? vx_dsim_added(run->d, first, err, errlen) : 0;
+}
+
+void app_mpi_accuracy_request(app_mpi_run *run, vx_sim *s) {
+  if (run) vx_dacc_request(&run->acc, s);
+}
+
+int app_mpi_accuracy_take(app_mpi_run *run, vx_acc_result *r) {
+  if (!run || !run->acc.ready) return 0;
+  *r = run->acc.res;
+  run->acc.ready = 0;
+  return 1;
 }
 
 void app_mpi_free(app_mpi_run *run) {
@@ -154,6 +168,11 @@ int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen) {
 void app_mpi_free(app_mpi_run *run) { (void)run; }
 int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen) {
   (void)run, (void)first, (void)err, (void)errlen;
+  return 0;
+}
+void app_mpi_accuracy_request(app_mpi_run *run, vx_sim *s) { (void)run, (void)s; }
+int app_mpi_accuracy_take(app_mpi_run *run, vx_acc_result *r) {
+  (void)run, (void)r;
   return 0;
 }
 int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen) {

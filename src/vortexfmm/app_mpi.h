@@ -5,6 +5,7 @@
 #define APP_MPI_H
 
 #include <stddef.h>
+#include "accuracy.h"
 #include "sim.h"
 
 /* MPI started for procs > 1 processes (MPI_Init); 0, or 2 with the reason said by rank 0 (a build
@@ -22,6 +23,10 @@ void app_mpi_free(app_mpi_run *run);
 /* After every process added the same elements from element `first` on (a launched ring): each keeps its
  * share (nothing alone). Collective. 0, or -1 with err. */
 int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen);
+/* The accuracy readout of a spread run (dist/dacc.h): arm the next step's first engine call, then after
+ * the step take its figure (1 with *r, which rank 0 holds; 0: none was made). */
+void app_mpi_accuracy_request(app_mpi_run *run, vx_sim *s);
+int app_mpi_accuracy_take(app_mpi_run *run, vx_acc_result *r);
 /* The whole flow of a spread run in one simulation at rank 0 (*whole; NULL elsewhere), as a checkpoint
  * saves it: every process's elements and the run's counters. Collective. 0, or -1 with err. */
 int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen);
