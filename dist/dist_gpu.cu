@@ -123,6 +123,15 @@ extern "C" int vx_dist_dev_key_span(vx_dist_dev *w, const vx_part_cube *cube, co
   return 0;
 }
 
+extern "C" int vx_dist_dev_cell_bytes(vx_dist_dev *w, size_t b0, size_t nb, void *bits, char *err, size_t errlen) {
+  if (b0 + nb > w->bits_cap) {
+    snprintf(err, errlen, "cell bytes %zu..%zu beyond the level's bitmap (%zu bytes)", b0, b0 + nb, w->bits_cap);
+    return -1;
+  }
+  VX_CUR(cudaMemcpy(bits, (const char *)w->bits + b0, nb, cudaMemcpyDeviceToHost));
+  return 0;
+}
+
 extern "C" int vx_dist_dev_cells(vx_dist_dev *w, const uint32_t *d_keys, int n, int l, long long *count, char *err,
                                  size_t errlen) {
   const size_t nw = (((size_t)1 << (3 * l)) + 31) / 32;

@@ -47,6 +47,9 @@ int vx_dist_dev_key_span(vx_dist_dev *w, const vx_part_cube *cube, const void *d
                          const uint32_t **d_keys, uint32_t span[2], char *err, size_t errlen);
 /* The distinct level-l cells (l <= 8) of n device keys into *count (engine.c's distinct_cells on the host). */
 int vx_dist_dev_cells(vx_dist_dev *w, const uint32_t *d_keys, int n, int l, long long *count, char *err, size_t errlen);
+/* Bytes [b0, b0 + nb) of the level bitmap the last vx_dist_dev_cells made (cell q: byte q/8, bit q%8), into
+ * the host array bits (engine.c's union of overlapping spans). 0, or -1 with err. */
+int vx_dist_dev_cell_bytes(vx_dist_dev *w, size_t b0, size_t nb, void *bits, char *err, size_t errlen);
 /* The halo's copies grouped by rank from n device keys: the level-L cells c0..c1 (those of the rank's key
  * range) have destinations pool[off[c - c0] .. off[c - c0] + cnt[c - c0]); for each of the R ranks the
  * points whose cell lists it, in order, are gathered into w's send buffer by rank (the records of

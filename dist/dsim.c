@@ -22,6 +22,7 @@ struct vx_dsim {
   vx_dist_dev w;       /* the device bounds' scratch */
 #endif
   int since;           /* steps since the last migration */
+  vx_dsim_stats stats;
 };
 
 /* One element as it migrates. */
@@ -75,7 +76,15 @@ static int coll_evaluate(void *user, fmm_ctx *ctx, const fmm_io *io, fmm_stats *
   if (vx_part_cube_of(&d->c, mn, mx, bad, &cube, err, errlen)) return -1;
   fmm_io one = *io;
   one.tree = FMM_TREE_BUILD;
-  return vx_dist_evaluate(d->dd, &cube, 0, &one, st, NULL, err, errlen);
+  vx_dist_stats ds;
+  const double t0 = MPI_Wtime();
+  if (vx_dist_evaluate(d->dd, &cube, 0, &one, st, &ds, err, errlen)) return -1;
+  vx_dist_stats *a = &d->stats.eval;
+  a->t_level += ds.t_level, a->t_halo += ds.t_halo, a->t_coarse += ds.t_coarse, a->t_local += ds.t_local;
+  a->n_halo += ds.n_halo, a->L = ds.L, a->Lc = ds.Lc, a->Lh = ds.Lh;
+  d->stats.t_eval += 1e3 * (MPI_Wtime() - t0);
+  d->stats.n_eval++;
+  return 0;
 }
 
 /* vx_sim_coll.reduce: one all-reduce. */
@@ -226,12 +235,17 @@ int vx_dsim_added(vx_dsim *d, int first, char *err, size_t errlen) {
 
 int vx_dsim_step(vx_dsim *d, char *err, size_t errlen) {
   if (d->since >= VX_DSIM_MIGRATE_EVERY) {
+    const double t0 = MPI_Wtime();
     if (vx_dsim_migrate(d, err, errlen)) return -1;
+    d->stats.t_migrate += 1e3 * (MPI_Wtime() - t0);
+    d->stats.n_migrate++;
     d->since = 0;
   }
   d->since++;
   return vx_sim_step(d->s, err, errlen);
 }
+
+vx_dsim_stats vx_dsim_get_stats(const vx_dsim *d) { return d->stats; }
 
 int vx_dsim_gather(vx_dsim *d, int root, double **pos, double **alpha, int **ring, int *n, char *err, size_t errlen) {
   const vx_comm *c = &d->c;

@@ -32,6 +32,15 @@ int vx_dsim_added(vx_dsim *d, int first, char *err, size_t errlen);
 /* One time step, after a migration when VX_DSIM_MIGRATE_EVERY steps have passed since the last one
  * (vx_sim_step's return: VX_SIM_BLOWUP on every rank alike). */
 int vx_dsim_step(vx_dsim *d, char *err, size_t errlen);
+/* This rank's time in the distributed engine and the migrations so far: each phase summed over the
+ * evaluations (eval: vx_dist_stats' ms and halo sources, summed; its levels the last evaluation's), the
+ * evaluations' wall ms in all, and the migrations'. */
+typedef struct {
+  vx_dist_stats eval;
+  double t_eval, t_migrate;
+  long long n_eval, n_migrate;
+} vx_dsim_stats;
+vx_dsim_stats vx_dsim_get_stats(const vx_dsim *d);
 /* Every rank's elements at rank root (host doubles, malloc'ed, rank 0's first; *n of them), as a
  * checkpoint of the whole flow needs them; NULL and 0 elsewhere. */
 int vx_dsim_gather(vx_dsim *d, int root, double **pos, double **alpha, int **ring, int *n, char *err, size_t errlen);

@@ -156,25 +156,59 @@ static int distinct_cells(vx_dist_engine *d, key_set *s, int l, cell_span *c, ch
   return 0;
 }
 
-/* Collective: the non-empty level-l cells (l <= CELL_BITMAP_LMAX) of every rank's keys, exactly: each rank's
- * cells as a bitmap, their union by one all-reduce. */
-static int union_cells(vx_dist_engine *d, key_set *s, int l, long long *out, char *err, size_t errlen) {
-  const vx_comm *c = &d->c;
+/* This rank's level-l cells among the bytes [b0, b0 + nb) of the level's bitmap (cell q: byte q/8, bit
+ * q%8) into bits; on the device the bitmap distinct_cells just made there. */
+static int own_cell_bytes(vx_dist_engine *d, key_set *s, int l, size_t b0, size_t nb, uint8_t *bits, char *err,
+                          size_t errlen) {
+#ifdef VX_HAVE_CUDA
+  if (!s->k) return vx_dist_dev_cell_bytes(&d->dev, b0, nb, bits, err, errlen);
+#endif
+  (void)d, (void)err, (void)errlen;
   const int sh = VX_PART_KEY_BITS - 3 * l;
-  const size_t nb = ((size_t)1 << (3 * l)) / 8 + 1;
-  const int ok = host_keys(d, s, err, errlen) == 0 && vx_host_reserve((void **)&d->bits, &d->bits_cap, nb) == 0;
+  memset(bits, 0, nb);
+  for (int i = 0; i < s->n; i++) {
+    const size_t q = s->k[i] >> sh;
+    if (q >> 3 >= b0 && q >> 3 < b0 + nb) bits[(q >> 3) - b0] |= (uint8_t)(1u << (q & 7));
+  }
+  return 0;
+}
+
+/* Collective, distinct_cells(l) just made on every rank (l <= CELL_BITMAP_LMAX; all: every rank's span):
+ * the non-empty level-l cells of every rank's keys, exactly, when spans overlap. Outside the pairwise
+ * overlaps of the spans a cell is one rank's, which counted it; over the bytes of the bitmap that cover
+ * them the ranks' cells are united by one all-reduce of those bytes alone, and each rank's own count there
+ * taken out: Σ n_r − Σ own_r + |∪ own_r|. */
+static int union_cells(vx_dist_engine *d, key_set *s, int l, const cell_span *all, long long *out, char *err,
+                       size_t errlen) {
+  const vx_comm *c = &d->c;
+  long long total = 0, lo = LLONG_MAX, hi = -1;
+  for (int r = 0; r < c->size; r++) {
+    if (all[r].n == 0) continue;
+    total += all[r].n;
+    for (int q = r + 1; q < c->size; q++) {
+      if (all[q].n == 0) continue;
+      const long long a = all[r].first > all[q].first ? all[r].first : all[q].first;
+      const long long b = all[r].last < all[q].last ? all[r].last : all[q].last;
+      if (a <= b) lo = a < lo ? a : lo, hi = b > hi ? b : hi;
+    }
+  }
+  *out = total;
+  if (hi < lo) return 0; /* spans out of order but apart */
+  const size_t b0 = (size_t)lo >> 3, nb = ((size_t)hi >> 3) - b0 + 1;
+  const int ok = vx_host_reserve((void **)&d->bits, &d->bits_cap, nb) == 0 &&
+                 own_cell_bytes(d, s, l, b0, nb, d->bits, err, errlen) == 0;
   if (!ok && !err[0]) snprintf(err, errlen, "out of memory counting the cells of level %d", l);
   if (!all_ok(c, ok, err, errlen)) return -1;
   uint8_t *bits = d->bits;
-  memset(bits, 0, nb);
-  for (int i = 0; i < s->n; i++) bits[(s->k[i] >> sh) >> 3] |= (uint8_t)(1u << ((s->k[i] >> sh) & 7));
+  long long own = 0, uni = 0;
+  for (size_t b = 0; b < nb; b++) own += __builtin_popcount(bits[b]);
   if (vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, bits, (int)nb, MPI_BYTE, MPI_BOR, c->comm), "MPI_Allreduce (cells)", err,
-                    errlen))
+                    errlen) ||
+      vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, &own, 1, MPI_LONG_LONG, MPI_SUM, c->comm), "MPI_Allreduce (own cells)",
+                    err, errlen))
     return -1;
-  long long n = 0;
-#pragma omp parallel for schedule(static) reduction(+ : n)
-  for (size_t b = 0; b < nb; b++) n += __builtin_popcount(bits[b]);
-  *out = n;
+  for (size_t b = 0; b < nb; b++) uni += __builtin_popcount(bits[b]);
+  *out = total - own + uni;
   return 0;
 }
 
@@ -201,9 +235,22 @@ static int global_cells(vx_dist_engine *d, key_set *s, int l, cell_span *all, lo
     total += all[r].n - (all[r].first == last);
     last = all[r].last;
   }
-  if (!ascend && l <= CELL_BITMAP_LMAX) return union_cells(d, s, l, out, err, errlen);
+  if (!ascend && l <= CELL_BITMAP_LMAX) return union_cells(d, s, l, all, out, err, errlen);
   *out = total;
   return 0;
+}
+
+int vx_dist_occupied(vx_dist_engine *d, const uint32_t *keys, const uint32_t *d_keys, int n, int l, long long *out, char *err,
+                     size_t errlen) {
+  key_set s = {keys, d_keys, n, UINT32_MAX, 0};
+  cell_span *all = malloc(sizeof *all * (size_t)d->c.size);
+  int ok = all != NULL && (keys || host_keys(d, &s, err, errlen) == 0);
+  if (!all) snprintf(err, errlen, "out of memory");
+  if (ok && n > 0) keys_span(&s);
+  s.k = keys; /* device keys are counted on the device */
+  const int rc = all_ok(&d->c, ok, err, errlen) ? global_cells(d, &s, l, all, out, err, errlen) : -1;
+  free(all);
+  return rc;
 }
 
 /* The finest level of the global tree: the rule of oct_build_cpu (a forced level, or the leaf-size

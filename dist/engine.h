@@ -48,4 +48,10 @@ void vx_dist_destroy(vx_dist_engine *d);
 int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, int Lc_max, const fmm_io *io,
                      fmm_stats *st, vx_dist_stats *ds, char *err, size_t errlen);
 
+/* The non-empty level-l cells of every rank's n level-10 keys (host keys, or device keys d_keys with keys NULL), as
+ * the global level counts them: exactly for l <= 8 whether or not the ranks' spans overlap. Collective. 0, or -1
+ * with err on every rank. */
+int vx_dist_occupied(vx_dist_engine *d, const uint32_t *keys, const uint32_t *d_keys, int n, int l, long long *out, char *err,
+                     size_t errlen);
+
 #endif

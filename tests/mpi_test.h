@@ -61,6 +61,37 @@ typedef struct {
 
 static inline void owned_free(owned_set *s) { free(s->split), free(s->o); }
 
+/* The level-10 keys of a set's points in its cube (malloc'ed). */
+static inline uint32_t *owned_keys(const owned_set *s) {
+  double *x = malloc(sizeof(double) * 3 * ((size_t)s->n + 1));
+  uint32_t *k = malloc(sizeof(uint32_t) * ((size_t)s->n + 1));
+  if (x && k) {
+    for (int i = 0; i < s->n; i++) memcpy(x + 3 * i, s->o[i].x, sizeof s->o[i].x);
+    vx_part_keys(&s->cube, x, s->n, k);
+  }
+  free(x);
+  if (!x) free(k), k = NULL;
+  return k;
+}
+
+/* The non-empty level-l cells of every rank's keys, by gathering them all (the reference of the engine's
+ * count, vx_dist_occupied). */
+static inline long long occupied_ref(const vx_comm *c, const uint32_t *keys, int n, int l) {
+  int *cnt = malloc(sizeof(int) * 2 * (size_t)c->size), *dsp = cnt + c->size, tot = 0;
+  MPI_Allgather(&n, 1, MPI_INT, cnt, 1, MPI_INT, c->comm);
+  for (int r = 0; r < c->size; r++) dsp[r] = tot, tot += cnt[r];
+  uint32_t *all = malloc(sizeof(uint32_t) * ((size_t)tot + 1));
+  MPI_Allgatherv(keys, n, MPI_UINT32_T, all, cnt, dsp, MPI_UINT32_T, c->comm);
+  unsigned char *seen = calloc((size_t)1 << (3 * l), 1);
+  long long m = 0;
+  for (int i = 0; i < tot; i++) {
+    const uint32_t q = all[i] >> (VX_PART_KEY_BITS - 3 * l);
+    m += !seen[q], seen[q] = 1;
+  }
+  free(cnt), free(all), free(seen);
+  return m;
+}
+
 /* Makes this rank's records and moves them to their owners. 0, or -1 with err. */
 static inline int records_owned(const vx_comm *c, owned_set *s, char *err, size_t errlen) {
   memset(s, 0, sizeof *s);

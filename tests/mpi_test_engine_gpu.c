@@ -237,6 +237,39 @@ static int check_case(const vx_comm *c, const owned_set *s, const case_t *k) {
   return 0;
 }
 
+/* The global level's count of non-empty cells from device keys (vx_dist_occupied: each rank's level bitmap on
+ * the device, the bytes over the spans' overlaps united) against every rank's keys gathered, at levels 2..8:
+ * the partition's keys, and the same with 1 in 16 replaced by a key anywhere (overlapping spans). */
+static int check_occupied(const vx_comm *c, const owned_set *s) {
+  char err[256] = "";
+  fmm_params P = fmm_params_default();
+  P.backend = VX_BACKEND_CUDA;
+  fmm_ctx *ctx = fmm_create(&P, err, sizeof err);
+  CHECK(ctx, "fmm_create: %s", err);
+  vx_dist_engine *d = vx_dist_create(c, ctx, err, sizeof err);
+  uint32_t *k = owned_keys(s);
+  void *dk = NULL;
+  CHECK(d && k && vx_device_alloc(&dk, sizeof(uint32_t) * ((size_t)s->n + 1), err, sizeof err) == 0, "%s",
+        d && k ? err : "out of memory");
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; pass && i < s->n; i += 16) k[i] = (uint32_t)(unit((uint64_t)s->o[i].id, 7) * (double)(1u << VX_PART_KEY_BITS));
+    CHECK(vx_device_upload(dk, k, sizeof(uint32_t) * (size_t)s->n, err, sizeof err) == 0, "%s", err);
+    for (int l = 2; l <= 8; l++) {
+      long long got = -1;
+      CHECK(vx_dist_occupied(d, NULL, dk, s->n, l, &got, err, sizeof err) == 0, "%s", err);
+      const long long want = occupied_ref(c, k, s->n, l);
+      CHECK(got == want, "%s, level %d: %lld cells counted on the device, %lld occupied", pass ? "overlapping" : "the partition",
+            l, got, want);
+    }
+  }
+  if (c->rank == 0) printf("device keys: the occupied cells of levels 2..8 counted exactly, spans apart and overlapping\n");
+  vx_device_free(dk);
+  free(k);
+  vx_dist_destroy(d);
+  fmm_destroy(ctx);
+  return 0;
+}
+
 static int run(const vx_comm *c) {
   char err[256] = "";
   CHECK(vx_cuda_use_device(mpi_test_node_rank(c), err, sizeof err) >= 0, "%s", err);
@@ -250,6 +283,7 @@ static int run(const vx_comm *c) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (check_case(c, &s, &cases[i])) return 1;
+  if (check_occupied(c, &s)) return 1;
   owned_free(&s);
   return 0;
 }

@@ -463,6 +463,7 @@ static void report(batch *b, double t_start) {
             b->last_engine.reg_err, b->last_engine.r_cut,
             vx_sim_n_tracers(b->sim) > 0 ? "; the tracers', within their own tolerance, shorter" : "");
   if (!P->direct && P->backend == VX_BACKEND_CUDA) report_m2l_levels(&b->last_engine);
+  app_mpi_report(b->run, stderr);
   const vx_acc_result *r = &b->acc_res;
   if (b->o->accuracy_every > 0 && b->acc_ms.n > 0) {
     fprintf(stderr, PROG ": accuracy readout (%d samples, %d with grad u), last at step %lld: u L2 %.3e p99 %.3e, grad u L2 %.3e p99 %.3e; ",

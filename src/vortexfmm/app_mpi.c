@@ -80,6 +80,23 @@ int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen) {
   return run ? vx_dsim_added(run->d, first, err, errlen) : 0;
 }
 
+void app_mpi_report(const app_mpi_run *run, FILE *f) {
+  if (!run) return;
+  const vx_dsim_stats st = vx_dsim_get_stats(run->d);
+  if (st.n_eval <= 0) return;
+  const double n = (double)st.n_eval;
+  const vx_dist_stats *e = &st.eval;
+  fprintf(f,
+          "vortexfmm: over %d processes, rank 0's mean evaluation: %.3f ms (global level %.3f, halo %.3f of %.0f sources, "
+          "coarse levels %.3f, own tree and evaluation %.3f; levels %d, dense to %d, halo at %d) in %lld evaluations",
+          size, st.t_eval / n, e->t_level / n, e->t_halo / n, (double)e->n_halo / n, e->t_coarse / n, e->t_local / n, e->L,
+          e->Lc, e->Lh, st.n_eval);
+  if (st.n_migrate > 0)
+    fprintf(f, "; a migration %.3f ms every %d steps (%lld)", st.t_migrate / (double)st.n_migrate, VX_DSIM_MIGRATE_EVERY,
+            st.n_migrate);
+  fputc('\n', f);
+}
+
 void app_mpi_accuracy_request(app_mpi_run *run, vx_sim *s) {
   if (run) vx_dacc_request(&run->acc, s);
 }
@@ -170,6 +187,7 @@ int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen) {
   (void)run, (void)first, (void)err, (void)errlen;
   return 0;
 }
+void app_mpi_report(const app_mpi_run *run, FILE *f) { (void)run, (void)f; }
 void app_mpi_accuracy_request(app_mpi_run *run, vx_sim *s) { (void)run, (void)s; }
 int app_mpi_accuracy_take(app_mpi_run *run, vx_acc_result *r) {
   (void)run, (void)r;

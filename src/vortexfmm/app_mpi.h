@@ -5,6 +5,7 @@
 #define APP_MPI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "accuracy.h"
 #include "sim.h"
 
@@ -27,6 +28,9 @@ int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen);
  * the step take its figure (1 with *r, which rank 0 holds; 0: none was made). */
 void app_mpi_accuracy_request(app_mpi_run *run, vx_sim *s);
 int app_mpi_accuracy_take(app_mpi_run *run, vx_acc_result *r);
+/* The closing report's lines of a spread run: this process's mean time in the distributed engine's
+ * phases and in a migration (rank 0 calls it). */
+void app_mpi_report(const app_mpi_run *run, FILE *f);
 /* The whole flow of a spread run in one simulation at rank 0 (*whole; NULL elsewhere), as a checkpoint
  * saves it: every process's elements and the run's counters. Collective. 0, or -1 with err. */
 int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen);
