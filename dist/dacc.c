@@ -10,6 +10,7 @@
 #include "fmm.h"
 
 #define GOLDEN 0.6180339887498949
+#define BLOCKS 64 /* sample blocks of the direct sum, one a thread at a time */
 
 void vx_dacc_init(vx_dacc *a, const vx_comm *c, int n_sample, uint64_t seed) {
   memset(a, 0, sizeof *a);
@@ -67,6 +68,20 @@ static int snapshot(const vx_dacc *a, const vx_sim_eval *e, long long off, long 
   return rc;
 }
 
+/* The direct sum of the n sources at the k samples, the samples in BLOCKS blocks on the threads (each block
+ * vx_acc_direct_cpu's sum, in its order: the same figure at any thread count). */
+static void direct_blocks(int kernel, double sigma, int n, const double *src, int k, int g, const double *tgt, double *part,
+                          double *ref) {
+  const size_t per = 12 * (size_t)vx_acc_chunks(n);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int b = 0; b < BLOCKS; b++) {
+    const int t0 = (int)((long long)k * b / BLOCKS), t1 = (int)((long long)k * (b + 1) / BLOCKS);
+    if (t1 > t0)
+      vx_acc_direct_cpu(kernel, sigma, n, src, t1 - t0, g ? t1 - t0 : 0, tgt + 3 * (size_t)t0, part + per * (size_t)t0,
+                        ref + 12 * (size_t)t0);
+  }
+}
+
 int vx_dacc_measure(vx_dacc *a, const vx_sim_eval *e, char *err, size_t errlen) {
   const vx_comm *c = &a->c;
   const int R = c->size, n = e->n_elem, g = e->grad != NULL;
@@ -104,7 +119,7 @@ int vx_dacc_measure(vx_dacc *a, const vx_sim_eval *e, char *err, size_t errlen) 
     rc = -1;
   /* this rank's sources at every sample, the parts summed at rank 0 */
   if (!rc) {
-    vx_acc_direct_cpu((int)e->kernel, e->sigma, n, src, k, g ? k : 0, all, part, ref);
+    direct_blocks((int)e->kernel, e->sigma, n, src, k, g, all, part, ref);
     rc = vx_comm_check(MPI_Reduce(c->rank ? ref : MPI_IN_PLACE, ref, 12 * k, MPI_DOUBLE, MPI_SUM, 0, c->comm),
                        "MPI_Reduce (the direct sums)", err, errlen);
   }
