@@ -18,7 +18,6 @@ typedef struct {
   double u;             /* the sample's offset, moved each capture */
   int ready;            /* a capture's figure is in res (at rank 0; every rank learns that one was made) */
   vx_acc_result res;
-  char err[256];        /* a failed capture's reason (the step fails with it) */
 } vx_dacc;
 
 /* A readout of n_sample targets over c (the caller keeps c alive), its offset from seed. */

@@ -122,17 +122,27 @@ __global__ void k_occ_parent(const int *bin1, size_t ncell, int *occ) {
 /* ------------------------------------------------------------------------------------------------
  * Host side: steps 2-4 of oct_build_gpu */
 
+/* The bounds of sources ∪ targets into *info on stream: k_bounds' per-block partials in part (8 doubles a
+ * block, OCT_BOUNDS_BLOCKS at most), then k_bounds_final. 0, or -1 with err. */
+static int launch_bounds(const void *sp, int ns, const void *tp, int nt, int pos_float, double *part, oct_info *info,
+                         cudaStream_t stream, char *err, size_t errlen) {
+  const long long nb = ((long long)ns + nt + OCT_THREADS - 1) / OCT_THREADS;
+  const unsigned nbb = (unsigned)(nb < 1 ? 1 : nb < OCT_BOUNDS_BLOCKS ? nb : OCT_BOUNDS_BLOCKS);
+  k_bounds<<<nbb, OCT_THREADS, 0, stream>>>(sp, ns, tp, nt, pos_float, part);
+  VX_CU_LAUNCH(k_bounds);
+  k_bounds_final<<<1, OCT_THREADS, 0, stream>>>(part, (int)nbb, info);
+  VX_CU_LAUNCH(k_bounds_final);
+  return 0;
+fail:
+  return -1;
+}
+
 /* Step 2: the root cube: exact min/max on the device, the cube on the host with oct_root_cube. */
 int oct_gpu_root_cube(oct_build *b, char *err, size_t errlen) {
   oct_tree_gpu *t = b->t;
-  const long long total = (long long)b->ns + (b->same ? 0 : b->nt);
-  const long long nb = (total + OCT_THREADS - 1) / OCT_THREADS;
-  const unsigned nbb = (unsigned)(nb < OCT_BOUNDS_BLOCKS ? nb : OCT_BOUNDS_BLOCKS);
-  k_bounds<<<nbb, OCT_THREADS, 0, b->stream>>>(b->src, b->ns, b->tgt, b->same ? 0 : b->nt, b->pos_float,
-                                                (double *)b->w->part.p);
-  VX_CU_LAUNCH(k_bounds);
-  k_bounds_final<<<1, OCT_THREADS, 0, b->stream>>>((const double *)b->w->part.p, (int)nbb, b->info);
-  VX_CU_LAUNCH(k_bounds_final);
+  if (launch_bounds(b->src, b->ns, b->tgt, b->same ? 0 : b->nt, b->pos_float, (double *)b->w->part.p, b->info, b->stream,
+                    err, errlen))
+    return -1;
   VX_CU(cudaMemcpyAsync(b->h, b->info, sizeof(oct_info), cudaMemcpyDeviceToHost, b->stream));
   VX_CU(cudaStreamSynchronize(b->stream));
   if (b->h->bad[0] != INT_MAX) {
@@ -160,14 +170,9 @@ extern "C" size_t oct_bounds_scratch_gpu(void) { return sizeof(double) * 8 * OCT
 
 extern "C" int oct_bounds_gpu(const void *d_pos, int n, int pos_float, void *d_scratch, double mn[3], double mx[3], int *bad,
                               char *err, size_t errlen) {
-  const long long nb = ((long long)n + OCT_THREADS - 1) / OCT_THREADS;
-  const unsigned nbb = (unsigned)(nb < 1 ? 1 : nb < OCT_BOUNDS_BLOCKS ? nb : OCT_BOUNDS_BLOCKS);
   double *part = (double *)d_scratch;
   oct_info *info = (oct_info *)(part + 8 * OCT_BOUNDS_BLOCKS), h;
-  k_bounds<<<nbb, OCT_THREADS>>>(d_pos, n, NULL, 0, pos_float, part);
-  VX_CU_LAUNCH(k_bounds);
-  k_bounds_final<<<1, OCT_THREADS>>>(part, (int)nbb, info);
-  VX_CU_LAUNCH(k_bounds_final);
+  if (launch_bounds(d_pos, n, NULL, 0, pos_float, part, info, 0, err, errlen)) return -1;
   VX_CU(cudaMemcpy(&h, info, sizeof h, cudaMemcpyDeviceToHost));
   for (int k = 0; k < 3; k++) mn[k] = h.mn[k], mx[k] = h.mx[k];
   *bad = h.bad[0] == INT_MAX ? -1 : h.bad[0];
