@@ -16,8 +16,18 @@ struct vx_dsim {
   vx_sim *s;
   vx_dist_engine *dd;  /* the distributed engine around ctx, the simulation's elements' engine */
   fmm_ctx *ctx;
+  /* host buffers kept from one migration to the next (a fresh allocation of a rank's elements each
+   * time costs as much as the copies through it) */
   double *x;           /* the elements' positions in double as they are handed out */
   size_t x_cap;
+  double *xa;          /* positions and strengths in double, 6 a element */
+  size_t xa_cap;
+  void *rec;           /* this rank's element records */
+  size_t rec_cap;
+  int *ring;           /* the received elements' rings */
+  size_t ring_cap;
+  uint32_t *keys;      /* the records' keys */
+  size_t keys_cap;
 #ifdef VX_HAVE_CUDA
   vx_dist_dev w;       /* the device bounds' scratch */
 #endif
@@ -101,19 +111,21 @@ static int to_owners(void *user, const void *rec, int n, size_t rb, const double
                      size_t errlen) {
   vx_dsim *d = user;
   const vx_comm *c = &d->c;
-  uint32_t *keys = malloc(sizeof(uint32_t) * ((size_t)n + 1)), *split = malloc(sizeof(uint32_t) * ((size_t)c->size + 1));
+  uint32_t *split = malloc(sizeof(uint32_t) * ((size_t)c->size + 1));
+  int ok = split && vx_host_reserve((void **)&d->keys, &d->keys_cap, sizeof(uint32_t) * ((size_t)n + 1)) == 0;
+  uint32_t *keys = d->keys;
   *out = NULL, *nout = 0;
   int rc = -1;
-  if (!keys || !split) snprintf(err, errlen, "out of memory handing out %d records", n);
+  if (!ok) snprintf(err, errlen, "out of memory handing out %d records", n);
   vx_part_cube cube;
-  if (!all_ok(c, keys && split, err, errlen) || vx_part_cube_all(c, pos, n, &cube, err, errlen)) goto done;
+  if (!all_ok(c, ok, err, errlen) || vx_part_cube_all(c, pos, n, &cube, err, errlen)) goto done;
   vx_part_keys(&cube, pos, n, keys);
   rc = vx_part_splitters(c, keys, NULL, n, split, err, errlen) ||
                vx_part_migrate(c, split, keys, n, rec, rb, out, nout, err, errlen)
            ? -1
            : 0;
 done:
-  free(keys), free(split);
+  free(split);
   return rc;
 }
 
@@ -152,16 +164,16 @@ static int hand_out(vx_dsim *d, element_rec *r, int n, char *err, size_t errlen)
   if (!ok) snprintf(err, errlen, "out of memory handing out %d elements", n);
   if (!all_ok(c, ok, err, errlen) || to_owners(d, r, n, sizeof *r, d->x, &got, &m, err, errlen)) goto done;
   const element_rec *g = got;
-  double *x = malloc(sizeof(double) * 6 * ((size_t)m + 1));
-  int *ring = malloc(sizeof(int) * ((size_t)m + 1));
-  ok = x && ring;
+  ok = vx_host_reserve((void **)&d->xa, &d->xa_cap, sizeof(double) * 6 * ((size_t)m + 1)) == 0 &&
+       vx_host_reserve((void **)&d->ring, &d->ring_cap, sizeof(int) * ((size_t)m + 1)) == 0;
+  double *x = d->xa;
+  int *ring = d->ring;
   if (!ok) snprintf(err, errlen, "out of memory for %d elements", m);
   for (int i = 0; ok && i < m; i++) {
     memcpy(x + 3 * i, g[i].x, sizeof g[i].x), memcpy(x + 3 * ((size_t)m + i), g[i].a, sizeof g[i].a);
     ring[i] = (int)g[i].ring;
   }
   ok = ok && vx_sim_set_elements(d->s, m, x, x + 3 * (size_t)m, ring, err, errlen) == 0;
-  free(x), free(ring);
   rc = all_ok(c, ok, err, errlen) ? 0 : -1;
 done:
   free(got);
@@ -170,22 +182,22 @@ done:
 
 /* This rank's elements as records: every element before `first`, and of those from `first` on the block
  * [first + rank·m/R, first + (rank+1)·m/R), m of them (every rank holds those: first = 0 at the start, where
- * every rank holds every element; after a launched ring, its elements). *out malloc'ed. */
+ * every rank holds every element; after a launched ring, its elements). *out: d's buffer. */
 static int records(vx_dsim *d, int first, element_rec **out, int *nout, char *err, size_t errlen) {
   const int n = vx_sim_n_elements(d->s), R = d->c.size, k = d->c.rank, m = n - first;
   const int i0 = first + (int)((long long)m * k / R), i1 = first + (int)((long long)m * (k + 1) / R);
-  double *x = malloc(sizeof(double) * 6 * ((size_t)n + 1));
-  element_rec *r = malloc(sizeof *r * ((size_t)(first + i1 - i0) + 1));
+  int mem = vx_host_reserve((void **)&d->xa, &d->xa_cap, sizeof(double) * 6 * ((size_t)n + 1)) == 0 &&
+            vx_host_reserve(&d->rec, &d->rec_cap, sizeof(element_rec) * ((size_t)(first + i1 - i0) + 1)) == 0;
+  double *x = d->xa;
+  element_rec *r = d->rec;
   const int *ring = vx_sim_rings(d->s);
-  int ok = x && r && vx_sim_get_elements(d->s, x, x + 3 * (size_t)n, err, errlen) == 0, j = 0;
-  if (!x || !r) snprintf(err, errlen, "out of memory for %d elements", n);
+  int ok = mem && vx_sim_get_elements(d->s, x, x + 3 * (size_t)n, err, errlen) == 0, j = 0;
+  if (!mem) snprintf(err, errlen, "out of memory for %d elements", n);
   for (int i = 0; ok && i < n; i++) {
     if (i >= first && (i < i0 || i >= i1)) continue;
     memcpy(r[j].x, x + 3 * i, sizeof r->x), memcpy(r[j].a, x + 3 * ((size_t)n + i), sizeof r->a);
     r[j++].ring = ring[i];
   }
-  free(x);
-  if (!ok) free(r), r = NULL;
   *out = r, *nout = j;
   return ok ? 0 : -1;
 }
@@ -194,9 +206,7 @@ static int distribute(vx_dsim *d, int first, char *err, size_t errlen) {
   element_rec *r = NULL;
   int n = 0;
   const int ok = records(d, first, &r, &n, err, errlen) == 0;
-  const int rc = all_ok(&d->c, ok, err, errlen) ? hand_out(d, r, n, err, errlen) : -1;
-  free(r);
-  return rc;
+  return all_ok(&d->c, ok, err, errlen) ? hand_out(d, r, n, err, errlen) : -1;
 }
 
 vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
@@ -221,7 +231,7 @@ void vx_dsim_destroy(vx_dsim *d) {
 #ifdef VX_HAVE_CUDA
   vx_dist_dev_free(&d->w);
 #endif
-  free(d->x);
+  free(d->x), free(d->xa), free(d->rec), free(d->ring), free(d->keys);
   free(d);
 }
 

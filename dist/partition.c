@@ -87,15 +87,34 @@ typedef struct {
   double cost;
 } key_cost;
 
-static int by_key(const void *a, const void *b) {
-  uint32_t x = ((const key_cost *)a)->key, y = ((const key_cost *)b)->key;
-  return (x > y) - (x < y);
+/* kc[0..n) by key (below 2^VX_PART_KEY_BITS), stably: three counting passes of RADIX_BITS bits
+ * through tmp. O(n), where a comparison sort of a rank's millions of keys took most of a migration. */
+#define RADIX_BITS 10
+_Static_assert(3 * RADIX_BITS >= VX_PART_KEY_BITS, "three passes cover a key");
+static void sort_by_key(key_cost *kc, key_cost *tmp, int n) {
+  enum { B = 1 << RADIX_BITS };
+  size_t at[B];
+  key_cost *src = kc, *dst = tmp;
+  for (int pass = 0; pass < 3; pass++) {
+    const int shift = pass * RADIX_BITS;
+    memset(at, 0, sizeof at);
+    for (int i = 0; i < n; i++) at[(src[i].key >> shift) & (B - 1)]++;
+    size_t sum = 0;
+    for (int b = 0; b < B; b++) {
+      const size_t k = at[b];
+      at[b] = sum, sum += k;
+    }
+    for (int i = 0; i < n; i++) dst[at[(src[i].key >> shift) & (B - 1)]++] = src[i];
+    key_cost *t = src;
+    src = dst, dst = t;
+  }
+  if (src != kc) memcpy(kc, src, (size_t)n * sizeof *kc);
 }
 
 /* The local keys ascending, sorted[0..n), and the running sums of their costs, below[0..n]: the cost
  * of the keys under k is below[oct_lower_bound(sorted, n, k)]. */
 static int sorted_costs(const uint32_t *keys, const double *cost, int n, uint32_t **sorted, double **below) {
-  key_cost *kc = malloc((size_t)(n > 0 ? n : 1) * sizeof *kc);
+  key_cost *kc = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *kc);
   *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof **sorted);
   *below = malloc((size_t)(n + 1) * sizeof **below);
   if (!kc || !*sorted || !*below) {
@@ -103,7 +122,7 @@ static int sorted_costs(const uint32_t *keys, const double *cost, int n, uint32_
     return -1;
   }
   for (int i = 0; i < n; i++) kc[i] = (key_cost){keys[i], cost ? cost[i] : 1.0};
-  qsort(kc, (size_t)n, sizeof *kc, by_key);
+  sort_by_key(kc, kc + (n > 0 ? n : 1), n);
   (*below)[0] = 0.0;
   for (int i = 0; i < n; i++) (*sorted)[i] = kc[i].key, (*below)[i + 1] = (*below)[i] + kc[i].cost;
   free(kc);
@@ -158,20 +177,18 @@ done:
 
 /* vx_part_pack (partition.h): each block of records counts its copies a rank, the blocks' offsets follow
  * by rank, then every block puts its copies in place, in parallel and in the records' order. */
-int vx_part_pack(int R, const int *start, const int *dest, int n, const void *records, size_t rb, char **packed,
+int vx_part_pack(int R, int skip, const int *start, const int *dest, int n, const void *records, size_t rb, char **packed,
                  int *count, int *displ) {
   const char *rec = records;
   enum { BLK = 1 << 14 };
-  const int m = start[n], nblk = (n + BLK - 1) / BLK;
+  const int nblk = (n + BLK - 1) / BLK;
   long long *at = calloc((size_t)(nblk + 1) * R, sizeof *at); /* block b's next slot for rank r: at[b R + r] */
-  *packed = malloc((size_t)(m > 0 ? m : 1) * rb);
-  if (!at || !*packed) {
-    free(at);
-    return -1;
-  }
+  *packed = NULL;
+  if (!at) return -1;
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < nblk; b++)
-    for (int j = start[b * BLK]; j < start[(b + 1) * BLK < n ? (b + 1) * BLK : n]; j++) at[(size_t)b * R + dest[j]]++;
+    for (int j = start[b * BLK]; j < start[(b + 1) * BLK < n ? (b + 1) * BLK : n]; j++)
+      if (dest[j] != skip) at[(size_t)b * R + dest[j]]++;
   long long pos = 0;
   for (int r = 0; r < R; r++) {
     displ[r] = (int)pos;
@@ -181,20 +198,36 @@ int vx_part_pack(int R, const int *start, const int *dest, int n, const void *re
     }
     count[r] = (int)(pos - displ[r]);
   }
+  *packed = malloc((size_t)(pos > 0 ? pos : 1) * rb);
+  if (!*packed) {
+    free(at);
+    return -1;
+  }
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < nblk; b++) {
     long long *slot = at + (size_t)b * R;
     for (int i = b * BLK; i < n && i < (b + 1) * BLK; i++)
-      for (int j = start[i]; j < start[i + 1]; j++) memcpy(*packed + (size_t)(slot[dest[j]]++) * rb, rec + (size_t)i * rb, rb);
+      for (int j = start[i]; j < start[i + 1]; j++)
+        if (dest[j] != skip) memcpy(*packed + (size_t)(slot[dest[j]]++) * rb, rec + (size_t)i * rb, rb);
   }
   for (int r = 0; r < R; r++) count[r] *= (int)rb, displ[r] *= (int)rb;
   free(at);
   return 0;
 }
 
+/* The copies to this rank itself, in the records' order, to out (each rb bytes). */
+static void copy_own(int rank, const int *start, const int *dest, int n, const char *rec, size_t rb, char *out) {
+  size_t k = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = start[i]; j < start[i + 1]; j++)
+      if (dest[j] == rank) memcpy(out + (k++) * rb, rec + (size_t)i * rb, rb);
+}
+
+/* vx_part_exchange (partition.h): the copies to other ranks packed and sent in one all-to-all; those to
+ * this rank copied straight into their place among the received (most of a migration's records stay). */
 int vx_part_exchange(const vx_comm *c, const int *start, const int *dest, int n, const void *rec, size_t rec_bytes,
                      void **out, int *nout, char *err, size_t errlen) {
-  const int R = c->size;
+  const int R = c->size, me = c->rank;
   *out = NULL, *nout = 0;
   int *cnt = malloc(4 * (size_t)R * sizeof *cnt);
   char *packed = NULL, *recv = NULL;
@@ -203,10 +236,12 @@ int vx_part_exchange(const vx_comm *c, const int *start, const int *dest, int n,
   if (rec_bytes == 0) snprintf(err, errlen, "a record of 0 bytes");
   else if (!ok) snprintf(err, errlen, "rank %d: %d records of %zu bytes exceed one exchange (2 GiB) or memory", c->rank, m,
                          rec_bytes);
-  if (ok && vx_part_pack(R, start, dest, n, rec, rec_bytes, &packed, cnt, cnt + R)) {
+  if (ok && vx_part_pack(R, me, start, dest, n, rec, rec_bytes, &packed, cnt, cnt + R)) {
     ok = 0;
     snprintf(err, errlen, "rank %d: out of memory packing %d records", c->rank, m);
   }
+  long long own = 0;
+  for (int j = 0; ok && j < m; j++) own += dest[j] == me;
   int rc = -1;
   if (!vx_comm_agree(c, ok)) {
     if (ok) snprintf(err, errlen, "another rank failed to send its records");
@@ -216,7 +251,7 @@ int vx_part_exchange(const vx_comm *c, const int *start, const int *dest, int n,
   if (vx_comm_check(MPI_Alltoall(cnt, 1, MPI_INT, rcnt, 1, MPI_INT, c->comm), "MPI_Alltoall (record counts)", err, errlen))
     goto done;
   double total = 0.0;
-  for (int r = 0; r < R; r++) rdispl[r] = (int)total, total += rcnt[r];
+  for (int r = 0; r < R; r++) rdispl[r] = (int)total, total += r == me ? (double)own * (double)rec_bytes : rcnt[r];
   ok = total <= (double)INT_MAX && (recv = malloc(total > 0 ? (size_t)total : 1)) != NULL;
   if (!ok) snprintf(err, errlen, "rank %d: cannot receive %.0f bytes of records", c->rank, total);
   if (!vx_comm_agree(c, ok)) {
@@ -226,6 +261,7 @@ int vx_part_exchange(const vx_comm *c, const int *start, const int *dest, int n,
   if (vx_comm_check(MPI_Alltoallv(packed, cnt, cnt + R, MPI_BYTE, recv, rcnt, rdispl, MPI_BYTE, c->comm),
                     "MPI_Alltoallv (records)", err, errlen))
     goto done;
+  copy_own(me, start, dest, n, rec, rec_bytes, recv + rdispl[me]);
   *out = recv, recv = NULL;
   *nout = (int)(total / (double)rec_bytes);
   rc = 0;

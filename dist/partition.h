@@ -53,8 +53,9 @@ int vx_part_migrate(const vx_comm *c, const uint32_t *split, const uint32_t *key
 
 /* The copies of n records (rb bytes each) going to any ranks, record i to dest[start[i] .. start[i+1]),
  * packed by rank into *packed (malloc'ed), each rank's in the records' order; count[r] and displ[r] (R
- * each) in bytes. Not collective. 0, or -1 out of memory. */
-int vx_part_pack(int R, const int *start, const int *dest, int n, const void *records, size_t rb, char **packed,
+ * each) in bytes. The copies to rank `skip` are left out (count 0; -1: none left out). Not collective.
+ * 0, or -1 out of memory. */
+int vx_part_pack(int R, int skip, const int *start, const int *dest, int n, const void *records, size_t rb, char **packed,
                  int *count, int *displ);
 /* Sends copies of records to any ranks: record i to dest[start[i] .. start[i+1]) (start: n+1
  * offsets). *out and *nout as vx_part_migrate's. */

@@ -79,7 +79,7 @@ static int check_halo_twin(const vx_comm *c, const owned_set *s, const dev_set *
     if (start[i + 1] > start[i]) cs[m] = start[i], sel[m++] = i;
   cs[m] = start[n];
   char *packed = NULL;
-  CHECK(vx_part_pack(R, cs, dest, m, sel, sizeof(int), &packed, hc, hd) == 0, "out of memory");
+  CHECK(vx_part_pack(R, -1, cs, dest, m, sel, sizeof(int), &packed, hc, hd) == 0, "out of memory");
   CHECK(vx_dist_dev_halo(w, dkeys, n, L, mn >> sh, mx >> sh, off, cnt, pool, n_pool, R, D->dpos, D->dstr, D->rs, dc, dd,
                          idx, err, sizeof err) == 0,
         "halo: %s", err);
