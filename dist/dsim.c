@@ -6,7 +6,6 @@
 #endif
 
 #include <limits.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +32,6 @@ struct vx_dsim {
   vx_dist_dev w;       /* the device bounds' scratch */
 #endif
   int since;           /* steps since the last migration */
-  int every;           /* > 0: a migration every this many steps (vx_dsim_set_migrate_every); 0: the rule */
-  int first_eval;      /* the step's first evaluation is still to come */
-  long long halo, halo_base; /* that evaluation's halo sources: the last step's, the first step's after a migration */
   vx_dsim_stats stats;
 };
 
@@ -93,10 +89,6 @@ static int coll_evaluate(void *user, fmm_ctx *ctx, const fmm_io *io, fmm_stats *
   vx_dist_stats ds;
   const double t0 = MPI_Wtime();
   if (vx_dist_evaluate(d->dd, &cube, 0, &one, st, &ds, err, errlen)) return -1;
-  if (d->first_eval) {
-    d->halo = ds.n_halo, d->first_eval = 0;
-    if (d->since == 1) d->halo_base = ds.n_halo;
-  }
   vx_dist_stats *a = &d->stats.eval;
   a->t_level += ds.t_level, a->t_halo += ds.t_halo, a->t_coarse += ds.t_coarse, a->t_local += ds.t_local;
   a->n_halo += ds.n_halo, a->L = ds.L, a->Lc = ds.Lc, a->Lh = ds.Lh;
@@ -214,7 +206,6 @@ static int distribute(vx_dsim *d, int first, char *err, size_t errlen) {
   element_rec *r = NULL;
   int n = 0;
   const int ok = records(d, first, &r, &n, err, errlen) == 0;
-  d->since = 0;
   return all_ok(&d->c, ok, err, errlen) ? hand_out(d, r, n, err, errlen) : -1;
 }
 
@@ -252,34 +243,15 @@ int vx_dsim_added(vx_dsim *d, int first, char *err, size_t errlen) {
   return all_ok(&d->c, ok, err, errlen) ? distribute(d, first, err, errlen) : -1;
 }
 
-void vx_dsim_set_migrate_every(vx_dsim *d, int k) { d->every = k > 0 ? k : 0; }
-
-/* Whether a migration is due before this step (dsim.h): the same answer on every rank. 0 or 1, or -1
- * with err. */
-static int migration_due(vx_dsim *d, char *err, size_t errlen) {
-  if (d->every > 0) return d->since >= d->every;
-  if (d->c.size < 2 || d->since == 0) return 0;
-  double n = vx_sim_n_elements(d->s);
-  double v[2] = {d->halo > d->halo_base + VX_DSIM_HALO_GROWTH * fmax((double)d->halo_base, 1.0) ? 1.0 : 0.0, n};
-  double w[2], total = n;
-  if (vx_comm_check(MPI_Allreduce(v, w, 2, MPI_DOUBLE, MPI_MAX, d->c.comm), "MPI_Allreduce (migration due)", err, errlen) ||
-      vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_DOUBLE, MPI_SUM, d->c.comm), "MPI_Allreduce (elements)", err,
-                    errlen))
-    return -1;
-  return w[0] > 0.0 || w[1] > (1.0 + VX_DSIM_IMBALANCE) * total / d->c.size;
-}
-
 int vx_dsim_step(vx_dsim *d, char *err, size_t errlen) {
-  const int due = migration_due(d, err, errlen);
-  if (due < 0) return -1;
-  if (due) {
+  if (d->since >= VX_DSIM_MIGRATE_EVERY) {
     const double t0 = MPI_Wtime();
     if (vx_dsim_migrate(d, err, errlen)) return -1;
     d->stats.t_migrate += 1e3 * (MPI_Wtime() - t0);
     d->stats.n_migrate++;
+    d->since = 0;
   }
   d->since++;
-  d->first_eval = 1;
   return vx_sim_step(d->s, err, errlen);
 }
 

@@ -1,9 +1,8 @@
 /* dsim.h — one simulation over the ranks of a communicator (Yokota & Barba, paper 002: the vortex
  * method's dynamics on a distributed FMM). Each rank's vx_sim holds the elements of its range of the
- * space-filling curve (partition.h); when the halo has grown or the counts drifted apart they migrate
- * to the rank that owns their key (the ranges balance the count), the step's stages evaluate on the
- * distributed engine (engine.h: the halo follows each rank's elements as the stages move them), and
- * the health check,
+ * space-filling curve (partition.h); every VX_DSIM_MIGRATE_EVERY steps they migrate to the rank that
+ * owns their key (the ranges balance the count), the step's stages evaluate on the distributed engine
+ * (engine.h: the halo follows each rank's elements as the stages move them), and the health check,
  * the energy watch, the conservative correction and the diagnostics reduce over the ranks (sim.h,
  * vx_sim_coll), a remeshing's nodes merged at the ranks that own them: the run equals one process's
  * to round-off (docs/MATH.md §18). What the simulation does not spread yet it
@@ -26,20 +25,12 @@ int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen);
 /* Every rank added the same elements to s, from element `first` on (a launched ring: launch.h): each
  * keeps its share of them, and they go to the ranks that own their keys with the others. */
 int vx_dsim_added(vx_dsim *d, int first, char *err, size_t errlen);
-/* When the elements migrate. The halo serves elements wherever the steps move them (engine.h), so a
- * migration only keeps the ranks' spans apart, the halo small and the counts even, and it moves every
- * element through the host: a step begins with one when, after the last step, the largest rank's halo
- * (its first evaluation's remote sources) has grown by more than VX_DSIM_HALO_GROWTH of its size at
- * the first step after the last migration, or the largest rank holds more than 1 + VX_DSIM_IMBALANCE
- * times the mean count (remeshing changes the counts). Both are counts: a run migrates at the same
- * steps every time. */
-#define VX_DSIM_HALO_GROWTH 0.1
-#define VX_DSIM_IMBALANCE 0.05
-/* Instead of the rule, a migration every k steps (k > 0; 0: the rule again): the tests' way to make
- * migrations happen. */
-void vx_dsim_set_migrate_every(vx_dsim *d, int k);
-/* One time step, after a migration when one is due (vx_sim_step's return: VX_SIM_BLOWUP on every rank
- * alike). */
+/* Steps between two migrations: the halo serves elements wherever the steps move them (engine.h), so
+ * a migration only keeps the ranks' spans apart and the halo small; elements move a fraction of a
+ * cell a step, and a migration moves every element through the host. */
+#define VX_DSIM_MIGRATE_EVERY 10
+/* One time step, after a migration when VX_DSIM_MIGRATE_EVERY steps have passed since the last one
+ * (vx_sim_step's return: VX_SIM_BLOWUP on every rank alike). */
 int vx_dsim_step(vx_dsim *d, char *err, size_t errlen);
 /* This rank's time in the distributed engine and the migrations so far: each phase summed over the
  * evaluations (eval: vx_dist_stats' ms and halo sources, summed; its levels the last evaluation's), the

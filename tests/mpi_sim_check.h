@@ -69,10 +69,8 @@ static double row_diff(const vx_diag *a, const vx_diag *b) {
   return d;
 }
 
-/* One scene's run in one process and over the ranks, its diagnostics compared every EVERY steps; over the
- * ranks a migration every `migrate` steps (0: when dsim.h's rule says). */
-static int compare(const vx_comm *c, const char *text, const char *name, int remesh_every, int conserve, double coarsen,
-                   int migrate) {
+/* One scene's run in one process and over the ranks, its diagnostics compared every EVERY steps. */
+static int compare(const vx_comm *c, const char *text, const char *name, int remesh_every, int conserve, double coarsen) {
   char err[256] = "";
   vx_scene sc;
   CHECK(vx_scene_parse(text, name, &sc, err, sizeof err) == 0, "%s: %s", name, err);
@@ -96,7 +94,6 @@ static int compare(const vx_comm *c, const char *text, const char *name, int rem
   CHECK(s, "%s, spread: %s", name, err);
   vx_dsim *d = vx_dsim_create(c, s, err, sizeof err);
   CHECK(d, "%s: vx_dsim_create: %s", name, err);
-  vx_dsim_set_migrate_every(d, migrate);
   double worst = 0.0;
   for (int k = 0; k <= STEPS; k++) {
     if (k % EVERY == 0) {
@@ -112,14 +109,12 @@ static int compare(const vx_comm *c, const char *text, const char *name, int rem
   CHECK(vx_sim_remesh_stats(s)->count == remeshed && vx_sim_remesh_stats(s)->coarsenings == coarsened,
         "%s: %lld remeshings and %d coarsenings, one process %lld and %d", name, vx_sim_remesh_stats(s)->count,
         vx_sim_remesh_stats(s)->coarsenings, remeshed, coarsened);
-  const long long migrations = vx_dsim_get_stats(d).n_migrate, forced = migrate > 0 ? (STEPS - 1) / migrate : -1;
-  CHECK(forced < 0 || migrations == forced, "%s: %lld migrations, %lld asked for", name, migrations, forced);
   const int mine = vx_sim_n_elements(s);
   CHECK(c->size == 1 || (mine > 0 && mine < got.n_elem), "%s: rank %d holds %d of %d elements", name, c->rank, mine, got.n_elem);
   if (c->rank == 0)
-    printf("%s, %d ranks: %d elements, %d steps, %lld migrations (%s), %lld remeshings, %d coarsenings, largest relative "
-           "difference from one process %.2e (bound %.0e)\n",
-           name, c->size, got.n_elem, STEPS, migrations, migrate > 0 ? "asked for" : "the rule's", remeshed, coarsened, worst, TOL);
+    printf("%s, %d ranks: %d elements, %d steps, %lld remeshings, %d coarsenings, largest relative difference from one process "
+           "%.2e (bound %.0e)\n",
+           name, c->size, got.n_elem, STEPS, remeshed, coarsened, worst, TOL);
   vx_dsim_destroy(d);
   vx_sim_destroy(s);
   return 0;
@@ -142,10 +137,9 @@ static int refused(const vx_comm *c) {
 
 /* Both scenes compared, then the refusal. */
 static int sim_checks(const vx_comm *c) {
-  return compare(c, SCENE, "leapfrog", 0, VX_CONSERVE_RING, 0.0, 0) ||
-         compare(c, SCENE, "leapfrog, migrating every 10 steps", 0, VX_CONSERVE_RING, 0.0, 10) ||
-         compare(c, THICK, "thick viscous rings, remeshed", 5, VX_CONSERVE_FULL, 0.0, 10) ||
-         compare(c, WIDE, "wide viscous rings, the lattice coarsening", 5, VX_CONSERVE_FULL, 0.5, 0) || refused(c);
+  return compare(c, SCENE, "leapfrog", 0, VX_CONSERVE_RING, 0.0) ||
+         compare(c, THICK, "thick viscous rings, remeshed", 5, VX_CONSERVE_FULL, 0.0) ||
+         compare(c, WIDE, "wide viscous rings, the lattice coarsening", 5, VX_CONSERVE_FULL, 0.5) || refused(c);
 }
 
 #endif

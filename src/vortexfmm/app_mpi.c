@@ -91,8 +91,9 @@ void app_mpi_report(const app_mpi_run *run, FILE *f) {
           "coarse levels %.3f, own tree and evaluation %.3f; levels %d, dense to %d, halo at %d) in %lld evaluations",
           size, st.t_eval / n, e->t_level / n, e->t_halo / n, (double)e->n_halo / n, e->t_coarse / n, e->t_local / n, e->L,
           e->Lc, e->Lh, st.n_eval);
-  if (st.n_migrate > 0) fprintf(f, "; %lld migrations, %.3f ms each", st.n_migrate, st.t_migrate / (double)st.n_migrate);
-  else fprintf(f, "; no migration (the halo grew by at most %g)", VX_DSIM_HALO_GROWTH);
+  if (st.n_migrate > 0)
+    fprintf(f, "; a migration %.3f ms every %d steps (%lld)", st.t_migrate / (double)st.n_migrate, VX_DSIM_MIGRATE_EVERY,
+            st.n_migrate);
   fputc('\n', f);
 }
 
