@@ -88,7 +88,7 @@ typedef struct {
 } key_cost;
 
 /* kc[0..n) by key (below 2^VX_PART_KEY_BITS), stably: three counting passes of RADIX_BITS bits
- * through tmp. O(n), where a comparison sort of a rank's millions of keys took most of a migration. */
+ * through tmp. */
 #define RADIX_BITS 10
 _Static_assert(3 * RADIX_BITS >= VX_PART_KEY_BITS, "three passes cover a key");
 static void sort_by_key(key_cost *kc, key_cost *tmp, int n) {
@@ -111,23 +111,69 @@ static void sort_by_key(key_cost *kc, key_cost *tmp, int n) {
   if (src != kc) memcpy(kc, src, (size_t)n * sizeof *kc);
 }
 
-/* The local keys ascending, sorted[0..n), and the running sums of their costs, below[0..n]: the cost
- * of the keys under k is below[oct_lower_bound(sorted, n, k)]. */
-static int sorted_costs(const uint32_t *keys, const double *cost, int n, uint32_t **sorted, double **below) {
-  key_cost *kc = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof *kc);
-  *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof **sorted);
-  *below = malloc((size_t)(n + 1) * sizeof **below);
-  if (!kc || !*sorted || !*below) {
-    free(kc);
-    return -1;
-  }
-  for (int i = 0; i < n; i++) kc[i] = (key_cost){keys[i], cost ? cost[i] : 1.0};
-  sort_by_key(kc, kc + (n > 0 ? n : 1), n);
-  (*below)[0] = 0.0;
-  for (int i = 0; i < n; i++) (*sorted)[i] = kc[i].key, (*below)[i + 1] = (*below)[i] + kc[i].cost;
-  free(kc);
+/* The cost of a rank's keys below a key k, the question each bit of the splitters' search asks: the
+ * keys' top HIST_BITS bits in a histogram of running sums answer it for the top bits; below them only
+ * the keys of the bins the splitters have reached are kept, sorted (no sort of every key, which took
+ * most of a migration). */
+#define HIST_BITS 16
+#define FINE_BITS (VX_PART_KEY_BITS - HIST_BITS)
+typedef struct {
+  double *cum;       /* cum[h]: the cost of the keys whose top bits are below h (2^HIST_BITS + 1) */
+  key_cost *fine;    /* the keys of the reached bins, ascending (twice n_fine: the sort's scratch) */
+  double *fine_below; /* fine_below[i]: the cost of fine[0..i) */
+  int n_fine;
+} cost_below;
+
+static int cost_histogram(const uint32_t *keys, const double *cost, int n, cost_below *q) {
+  const size_t H = (size_t)1 << HIST_BITS;
+  memset(q, 0, sizeof *q);
+  q->cum = calloc(H + 1, sizeof *q->cum);
+  if (!q->cum) return -1;
+  for (int i = 0; i < n; i++) q->cum[(keys[i] >> FINE_BITS) + 1] += cost ? cost[i] : 1.0;
+  for (size_t h = 0; h < H; h++) q->cum[h + 1] += q->cum[h];
   return 0;
 }
+
+/* The keys in the bins of split[1..R) (their top bits decided), sorted with their running costs. */
+static int cost_fine(const uint32_t *keys, const double *cost, int n, const uint32_t *split, int R, cost_below *q) {
+  unsigned char *mark = calloc((size_t)1 << HIST_BITS, 1);
+  if (!mark) return -1;
+  for (int r = 1; r < R; r++) mark[split[r] >> FINE_BITS] = 1;
+  int m = 0;
+  for (int i = 0; i < n; i++) m += mark[keys[i] >> FINE_BITS];
+  q->fine = malloc(2 * (size_t)(m > 0 ? m : 1) * sizeof *q->fine);
+  q->fine_below = malloc((size_t)(m + 1) * sizeof *q->fine_below);
+  if (!q->fine || !q->fine_below) return free(mark), -1;
+  for (int i = 0, j = 0; i < n; i++)
+    if (mark[keys[i] >> FINE_BITS]) q->fine[j++] = (key_cost){keys[i], cost ? cost[i] : 1.0};
+  free(mark);
+  sort_by_key(q->fine, q->fine + (m > 0 ? m : 1), m);
+  q->fine_below[0] = 0.0;
+  for (int i = 0; i < m; i++) q->fine_below[i + 1] = q->fine_below[i] + q->fine[i].cost;
+  q->n_fine = m;
+  return 0;
+}
+
+/* The first of the kept keys at or above k. */
+static int fine_lower_bound(const cost_below *q, uint32_t k) {
+  int lo = 0, hi = q->n_fine;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (q->fine[mid].key < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* The cost of the keys below k: from the histogram when k's low FINE_BITS are 0, else the histogram
+ * up to k's bin and the kept keys of that bin (cost_fine has run for it). */
+static double cost_under(const cost_below *q, uint32_t k) {
+  const uint32_t h = k >> FINE_BITS, base = h << FINE_BITS;
+  if (k == base) return q->cum[h];
+  return q->cum[h] + q->fine_below[fine_lower_bound(q, k)] - q->fine_below[fine_lower_bound(q, base)];
+}
+
+static void cost_below_free(cost_below *q) { free(q->cum), free(q->fine), free(q->fine_below); }
 
 int vx_part_splitters(const vx_comm *c, const uint32_t *keys, const double *cost, int n, uint32_t *split,
                       char *err, size_t errlen) {
@@ -135,9 +181,9 @@ int vx_part_splitters(const vx_comm *c, const uint32_t *keys, const double *cost
   int bad = -1;
   for (int i = 0; cost && i < n && bad < 0; i++)
     if (!(cost[i] >= 0.0 && isfinite(cost[i]))) bad = i;
-  uint32_t *sorted = NULL;
-  double *below = NULL, *target = NULL, *part = NULL, *sum = NULL;
-  int mem = bad < 0 ? sorted_costs(keys, cost, n, &sorted, &below) : 0;
+  cost_below q = {0};
+  double *target = NULL, *part = NULL, *sum = NULL;
+  int mem = bad < 0 ? cost_histogram(keys, cost, n, &q) : 0;
   if (R > 1) {
     target = malloc((size_t)R * sizeof *target), part = malloc((size_t)R * sizeof *part);
     sum = malloc((size_t)R * sizeof *sum);
@@ -145,7 +191,7 @@ int vx_part_splitters(const vx_comm *c, const uint32_t *keys, const double *cost
   }
   int ok = bad < 0 && mem == 0;
   if (bad >= 0) snprintf(err, errlen, "rank %d: point %d has a cost that is negative or not finite", c->rank, bad);
-  else if (mem) snprintf(err, errlen, "rank %d: out of memory sorting %d keys", c->rank, n);
+  else if (mem) snprintf(err, errlen, "rank %d: out of memory for the histogram of %d keys", c->rank, n);
   int rc = -1;
   if (!vx_comm_agree(c, ok)) {
     if (ok) snprintf(err, errlen, "another rank failed to take part in the key ranges");
@@ -153,13 +199,21 @@ int vx_part_splitters(const vx_comm *c, const uint32_t *keys, const double *cost
   }
   split[0] = 0, split[R] = 1u << VX_PART_KEY_BITS;
   if (R > 1) {
-    double total = below[n];
+    double total = q.cum[(size_t)1 << HIST_BITS];
     if (vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (total cost)",
                       err, errlen))
       goto done;
     for (int r = 1; r < R; r++) target[r] = total * r / R, split[r] = 0;
     for (int b = VX_PART_KEY_BITS - 1; b >= 0; b--) {
-      for (int r = 1; r < R; r++) part[r] = below[oct_lower_bound(sorted, n, split[r] | (1u << b))];
+      if (b == FINE_BITS - 1) { /* the top bits decided: the keys of the splitters' bins, sorted */
+        const int fine_ok = cost_fine(keys, cost, n, split, R, &q) == 0;
+        if (!fine_ok) snprintf(err, errlen, "rank %d: out of memory sorting the key ranges' bins", c->rank);
+        if (!vx_comm_agree(c, fine_ok)) {
+          if (fine_ok) snprintf(err, errlen, "another rank failed to take part in the key ranges");
+          goto done;
+        }
+      }
+      for (int r = 1; r < R; r++) part[r] = cost_under(&q, split[r] | (1u << b));
       if (vx_comm_check(MPI_Allreduce(part + 1, sum + 1, R - 1, MPI_DOUBLE, MPI_SUM, c->comm), "MPI_Allreduce (key ranges)",
                         err, errlen))
         goto done;
@@ -171,7 +225,7 @@ int vx_part_splitters(const vx_comm *c, const uint32_t *keys, const double *cost
   }
   rc = 0;
 done:
-  free(sorted), free(below), free(target), free(part), free(sum);
+  cost_below_free(&q), free(target), free(part), free(sum);
   return rc;
 }
 

@@ -2,6 +2,7 @@
  * 1, 2 and 3 ranks: each rank makes records of its own spread over the whole cube; after the key
  * ranges and the migration every record is on the rank owning its key, none is lost, duplicated or
  * altered, the cost is balanced within one finest cell's cost, a second migration moves nothing,
+ * splitters among keys crowded into two bins of the search's histogram equal the brute force,
  * and bad input fails on every rank with one line; vx_comm_first_error gives every rank the lowest
  * failing rank's reason and the count of failing ranks. */
 #include <math.h>
@@ -85,8 +86,54 @@ static int first_error(const vx_comm *c) {
   return 0;
 }
 
+static int by_key_u32(const void *a, const void *b) {
+  const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Keys crowded into two neighbouring bins of the splitters' histogram (the top 16 of 30 bits), every
+ * rank's different, with integer costs (exact sums): each splitter equals the brute force over every
+ * rank's keys, the largest key whose keys below cost at most r/R of the total. */
+static int crowded_splitters(const vx_comm *c) {
+  const int n = 400 + 37 * c->rank, R = c->size;
+  uint32_t *k = malloc((size_t)n * sizeof *k), split[9];
+  double *w = malloc((size_t)n * sizeof *w);
+  CHECK(k && w && R <= 8, "out of memory or too many ranks");
+  for (int i = 0; i < n; i++) {
+    const uint64_t id = (uint64_t)c->rank * 100000u + (uint64_t)i;
+    k[i] = ((12345u + (unit(id, 1) < 0.2)) << 14) | (uint32_t)(unit(id, 2) * 16384.0);
+    w[i] = cost_of((int64_t)id);
+  }
+  char err[256] = "";
+  CHECK(vx_part_splitters(c, k, w, n, split, err, sizeof err) == 0, "crowded splitters: %s", err);
+  int *cnt = malloc((size_t)R * sizeof *cnt), *dsp = malloc((size_t)R * sizeof *dsp), total = 0;
+  MPI_Allgather(&n, 1, MPI_INT, cnt, 1, MPI_INT, c->comm);
+  for (int r = 0; r < R; r++) dsp[r] = total, total += cnt[r];
+  uint32_t *all = malloc((size_t)total * sizeof *all), *ka = malloc(2 * (size_t)total * sizeof *ka);
+  double *wa = malloc((size_t)total * sizeof *wa);
+  CHECK(cnt && dsp && all && ka && wa, "out of memory");
+  MPI_Allgatherv(k, n, MPI_UINT32_T, all, cnt, dsp, MPI_UINT32_T, c->comm);
+  MPI_Allgatherv(w, n, MPI_DOUBLE, wa, cnt, dsp, MPI_DOUBLE, c->comm);
+  for (int i = 0; i < total; i++) ka[2 * i] = all[i], ka[2 * i + 1] = (uint32_t)wa[i]; /* costs 1..7: exact */
+  qsort(ka, (size_t)total, 2 * sizeof *ka, by_key_u32);
+  double sum = 0.0;
+  for (int i = 0; i < total; i++) sum += ka[2 * i + 1];
+  for (int r = 1; r < R; r++) {
+    const double target = sum * r / R;
+    double below = 0.0;
+    uint32_t want = (1u << VX_PART_KEY_BITS) - 1u;
+    for (int i = 0; i < total; i++) {
+      if (below + ka[2 * i + 1] > target) { want = ka[2 * i]; break; }
+      below += ka[2 * i + 1];
+    }
+    CHECK(split[r] == want, "rank %d: splitter %d is %u, the brute force %u", c->rank, r, split[r], want);
+  }
+  free(k), free(w), free(cnt), free(dsp), free(all), free(ka), free(wa);
+  return 0;
+}
+
 static int run(const vx_comm *c) {
-  if (first_error(c)) return 1;
+  if (first_error(c) || crowded_splitters(c)) return 1;
   char err[256] = "";
   owned_set s;
   CHECK(records_owned(c, &s, err, sizeof err) == 0, "partition: %s", err);
