@@ -28,7 +28,7 @@ int vx_dsim_added(vx_dsim *d, int first, char *err, size_t errlen);
 /* Steps between two migrations: the halo serves elements wherever the steps move them (engine.h), so
  * a migration only keeps the ranks' spans apart and the halo small; elements move a fraction of a
  * cell a step, and a migration moves every element through the host. For a large flow on two GPUs a
- * migration costs about two steps, and the steps do not slow within 50 steps of one
+ * migration costs about a step, and the steps do not slow within 50 steps of one
  * (docs/BENCHMARKS.md, "Several GPUs"). */
 #define VX_DSIM_MIGRATE_EVERY 25
 /* One time step, after a migration when VX_DSIM_MIGRATE_EVERY steps have passed since the last one
