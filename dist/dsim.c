@@ -6,16 +6,22 @@
 #endif
 
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The simulation's engines: the elements' calls, and with tracers the tracers' calls on an engine of
+ * their own (sim_step.c), each wrapped in a distributed engine. */
+#define N_ENGINES 2
+
 struct vx_dsim {
   vx_comm c;
   vx_sim *s;
-  vx_dist_engine *dd;  /* the distributed engine around ctx, the simulation's elements' engine */
-  fmm_ctx *ctx;
+  vx_dist_engine *dd[N_ENGINES]; /* the distributed engine around ctx[k] */
+  fmm_ctx *ctx[N_ENGINES];
+  int last;                      /* the slot of the last call */
   /* host buffers kept from one migration to the next (a fresh allocation of a rank's elements each
    * time costs as much as the copies through it) */
   double *x;           /* the elements' positions in double as they are handed out */
@@ -28,6 +34,8 @@ struct vx_dsim {
   size_t ring_cap;
   uint32_t *keys;      /* the records' keys */
   size_t keys_cap;
+  double *tx;          /* the tracers' positions as they are handed out */
+  size_t tx_cap;
 #ifdef VX_HAVE_CUDA
   vx_dist_dev w;       /* the device bounds' scratch */
 #endif
@@ -65,30 +73,43 @@ static int bounds(vx_dsim *d, const void *pos, int is_float, int on_device, int 
 #endif
 }
 
-/* vx_sim_coll.evaluate: the elements' call on the distributed engine, in the cube of every rank's
- * elements (the engine builds its own tree each call). */
+/* The distributed engine around ctx: a slot's own, or the slot not used last made anew around it (the
+ * simulation made a new engine: new parameters). NULL with err. */
+static vx_dist_engine *engine_of(vx_dsim *d, fmm_ctx *ctx, char *err, size_t errlen) {
+  int k = 0;
+  while (k < N_ENGINES && d->ctx[k] != ctx) k++;
+  if (k == N_ENGINES) {
+    k = N_ENGINES - 1 - d->last;
+    vx_dist_destroy(d->dd[k]);
+    d->dd[k] = vx_dist_create(&d->c, ctx, err, errlen);
+    d->ctx[k] = d->dd[k] ? ctx : NULL;
+  }
+  d->last = k;
+  return d->dd[k];
+}
+
+/* vx_sim_coll.evaluate: an engine call of the simulation (its elements', or its tracers' from its elements)
+ * on the distributed engine, in the cube of every rank's points of the call (the engine builds its own tree
+ * each call). */
 static int coll_evaluate(void *user, fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
   vx_dsim *d = user;
-  int ok = 1;
-  if (d->ctx != ctx) { /* the simulation made a new engine (new parameters) */
-    vx_dist_destroy(d->dd);
-    d->dd = vx_dist_create(&d->c, ctx, err, errlen);
-    d->ctx = d->dd ? ctx : NULL;
-    ok = d->dd != NULL;
-  }
-  const int is_float = fmm_get_params(ctx)->precision == VX_FLOAT;
-  if (ok && io->tgt_pos != io->src_pos) ok = 0, snprintf(err, errlen, "the spread simulation evaluates its elements only");
-  double mn[3], mx[3];
-  int bad = -1;
+  vx_dist_engine *dd = engine_of(d, ctx, err, errlen);
+  int ok = dd != NULL;
+  const int is_float = fmm_get_params(ctx)->precision == VX_FLOAT, tgt = io->tgt_pos != io->src_pos || io->n_tgt > io->n_src;
+  double mn[3], mx[3], tmn[3], tmx[3];
+  int bad = -1, tbad = -1;
   if (ok && bounds(d, io->src_pos, is_float, io->on_device, io->n_src, mn, mx, &bad, err, errlen)) ok = 0;
+  if (ok && tgt && bounds(d, io->tgt_pos, is_float, io->on_device, io->n_tgt, tmn, tmx, &tbad, err, errlen)) ok = 0;
   if (!all_ok(&d->c, ok, err, errlen)) return -1;
+  for (int k = 0; tgt && k < 3; k++) mn[k] = fmin(mn[k], tmn[k]), mx[k] = fmax(mx[k], tmx[k]);
+  if (bad < 0) bad = tbad;
   vx_part_cube cube;
   if (vx_part_cube_of(&d->c, mn, mx, bad, &cube, err, errlen)) return -1;
   fmm_io one = *io;
   one.tree = FMM_TREE_BUILD;
   vx_dist_stats ds;
   const double t0 = MPI_Wtime();
-  if (vx_dist_evaluate(d->dd, &cube, 0, &one, st, &ds, err, errlen)) return -1;
+  if (vx_dist_evaluate(dd, &cube, 0, &one, st, &ds, err, errlen)) return -1;
   vx_dist_stats *a = &d->stats.eval;
   a->t_level += ds.t_level, a->t_halo += ds.t_halo, a->t_coarse += ds.t_coarse, a->t_local += ds.t_local;
   a->n_halo += ds.n_halo, a->L = ds.L, a->Lc = ds.Lc, a->Lh = ds.Lh;
@@ -154,38 +175,54 @@ static int allgather(void *user, const double *v, int n, double **out, int *nout
   return rc;
 }
 
-/* The n element records to the ranks that own their keys, then into the simulation. */
-static int hand_out(vx_dsim *d, element_rec *r, int n, char *err, size_t errlen) {
+/* The n element records r and the nt tracers at tx (3nt doubles) to the ranks that own their keys, each
+ * kind in a partition balanced by its own count (the tracers' calls have a halo of their own), then into
+ * the simulation. */
+static int hand_out(vx_dsim *d, element_rec *r, int n, double *tx, int nt, char *err, size_t errlen) {
   const vx_comm *c = &d->c;
-  void *got = NULL;
-  int m = 0, rc = -1;
+  void *got = NULL, *gott = NULL;
+  int m = 0, mt = 0, rc = -1;
   int ok = vx_host_reserve((void **)&d->x, &d->x_cap, sizeof(double) * 3 * ((size_t)n + 1)) == 0;
   for (int i = 0; ok && i < n; i++) memcpy(d->x + 3 * i, r[i].x, sizeof r[i].x);
   if (!ok) snprintf(err, errlen, "out of memory handing out %d elements", n);
   if (!all_ok(c, ok, err, errlen) || to_owners(d, r, n, sizeof *r, d->x, &got, &m, err, errlen)) goto done;
+  long long any = nt;
+  if (vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_LONG_LONG, MPI_SUM, c->comm), "MPI_Allreduce (tracers)", err,
+                    errlen) ||
+      (any > 0 && to_owners(d, tx, nt, 3 * sizeof(double), tx, &gott, &mt, err, errlen)))
+    goto done;
   const element_rec *g = got;
-  ok = vx_host_reserve((void **)&d->xa, &d->xa_cap, sizeof(double) * 6 * ((size_t)m + 1)) == 0 &&
+  const size_t np = 3 * ((size_t)m + mt);
+  ok = vx_host_reserve((void **)&d->xa, &d->xa_cap, sizeof(double) * (np + 3 * (size_t)m + 1)) == 0 &&
        vx_host_reserve((void **)&d->ring, &d->ring_cap, sizeof(int) * ((size_t)m + 1)) == 0;
   double *x = d->xa;
   int *ring = d->ring;
-  if (!ok) snprintf(err, errlen, "out of memory for %d elements", m);
+  if (!ok) snprintf(err, errlen, "out of memory for %d elements and %d tracers", m, mt);
   for (int i = 0; ok && i < m; i++) {
-    memcpy(x + 3 * i, g[i].x, sizeof g[i].x), memcpy(x + 3 * ((size_t)m + i), g[i].a, sizeof g[i].a);
+    memcpy(x + 3 * i, g[i].x, sizeof g[i].x), memcpy(x + np + 3 * i, g[i].a, sizeof g[i].a);
     ring[i] = (int)g[i].ring;
   }
-  ok = ok && vx_sim_set_elements(d->s, m, x, x + 3 * (size_t)m, ring, err, errlen) == 0;
+  if (ok && mt) memcpy(x + 3 * (size_t)m, gott, sizeof(double) * 3 * (size_t)mt);
+  ok = ok && vx_sim_set_particles(d->s, m, mt, x, x + np, ring, err, errlen) == 0;
   rc = all_ok(c, ok, err, errlen) ? 0 : -1;
 done:
-  free(got);
+  free(got), free(gott);
   return rc;
 }
 
-/* This rank's elements as records: every element before `first`, and of those from `first` on the block
- * [first + rank·m/R, first + (rank+1)·m/R), m of them (every rank holds those: first = 0 at the start, where
- * every rank holds every element; after a launched ring, its elements). *out: d's buffer. */
+/* Rank k's block of m things handed out from `first` on: [first + k·m/R, first + (k+1)·m/R). */
+static void block(const vx_comm *c, int first, int n, int *i0, int *i1) {
+  const long long m = n - first;
+  *i0 = first + (int)(m * c->rank / c->size), *i1 = first + (int)(m * (c->rank + 1) / c->size);
+}
+
+/* This rank's elements as records: every element before `first`, and of those from `first` on its block
+ * (every rank holds those: first = 0 at the start, where every rank holds every element; after a launched
+ * ring, its elements). *out: d's buffer. */
 static int records(vx_dsim *d, int first, element_rec **out, int *nout, char *err, size_t errlen) {
-  const int n = vx_sim_n_elements(d->s), R = d->c.size, k = d->c.rank, m = n - first;
-  const int i0 = first + (int)((long long)m * k / R), i1 = first + (int)((long long)m * (k + 1) / R);
+  const int n = vx_sim_n_elements(d->s);
+  int i0, i1;
+  block(&d->c, first, n, &i0, &i1);
   int mem = vx_host_reserve((void **)&d->xa, &d->xa_cap, sizeof(double) * 6 * ((size_t)n + 1)) == 0 &&
             vx_host_reserve(&d->rec, &d->rec_cap, sizeof(element_rec) * ((size_t)(first + i1 - i0) + 1)) == 0;
   double *x = d->xa;
@@ -202,11 +239,24 @@ static int records(vx_dsim *d, int first, element_rec **out, int *nout, char *er
   return ok ? 0 : -1;
 }
 
-static int distribute(vx_dsim *d, int first, char *err, size_t errlen) {
+/* This rank's tracers in d->tx, as records() takes its elements (from tracer `first` on, its block). */
+static int tracer_records(vx_dsim *d, int first, int *nout, char *err, size_t errlen) {
+  const int n = vx_sim_n_tracers(d->s);
+  int i0, i1;
+  block(&d->c, first, n, &i0, &i1);
+  const int ok = vx_host_reserve((void **)&d->tx, &d->tx_cap, sizeof(double) * 3 * ((size_t)n + 1)) == 0;
+  if (!ok) snprintf(err, errlen, "out of memory for %d tracers", n);
+  if (!ok || vx_sim_get_tracers(d->s, d->tx, err, errlen)) return -1;
+  memmove(d->tx + 3 * (size_t)first, d->tx + 3 * (size_t)i0, sizeof(double) * 3 * (size_t)(i1 - i0));
+  *nout = first + i1 - i0;
+  return 0;
+}
+
+static int distribute(vx_dsim *d, int first, int first_t, char *err, size_t errlen) {
   element_rec *r = NULL;
-  int n = 0;
-  const int ok = records(d, first, &r, &n, err, errlen) == 0;
-  return all_ok(&d->c, ok, err, errlen) ? hand_out(d, r, n, err, errlen) : -1;
+  int n = 0, nt = 0;
+  const int ok = records(d, first, &r, &n, err, errlen) == 0 && tracer_records(d, first_t, &nt, err, errlen) == 0;
+  return all_ok(&d->c, ok, err, errlen) ? hand_out(d, r, n, d->tx, nt, err, errlen) : -1;
 }
 
 vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
@@ -218,7 +268,8 @@ vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
     const vx_sim_coll coll = {d, coll_evaluate, coll_reduce, to_owners, allgather};
     ok = vx_sim_set_coll(s, &coll, err, errlen) == 0;
   }
-  if (!all_ok(c, ok, err, errlen) || distribute(d, 0, err, errlen)) {
+  if (ok && vx_sim_tracer_step_open(s)) ok = 0, snprintf(err, errlen, "the tracers are within their step");
+  if (!all_ok(c, ok, err, errlen) || distribute(d, 0, 0, err, errlen)) {
     if (d) vx_sim_set_coll(s, NULL, err, 0), vx_dsim_destroy(d);
     return NULL;
   }
@@ -227,24 +278,32 @@ vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
 
 void vx_dsim_destroy(vx_dsim *d) {
   if (!d) return;
-  vx_dist_destroy(d->dd);
+  for (int k = 0; k < N_ENGINES; k++) vx_dist_destroy(d->dd[k]);
 #ifdef VX_HAVE_CUDA
   vx_dist_dev_free(&d->w);
 #endif
-  free(d->x), free(d->xa), free(d->rec), free(d->ring), free(d->keys);
+  free(d->x), free(d->xa), free(d->rec), free(d->ring), free(d->keys), free(d->tx);
   free(d);
 }
 
-int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen) { return distribute(d, vx_sim_n_elements(d->s), err, errlen); }
+int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen) {
+  const int ok = !vx_sim_tracer_step_open(d->s);
+  if (!ok) snprintf(err, errlen, "a migration within the tracers' step");
+  return all_ok(&d->c, ok, err, errlen)
+             ? distribute(d, vx_sim_n_elements(d->s), vx_sim_n_tracers(d->s), err, errlen)
+             : -1;
+}
 
-int vx_dsim_added(vx_dsim *d, int first, char *err, size_t errlen) {
-  const int n = vx_sim_n_elements(d->s), ok = first >= 0 && first <= n;
-  if (!ok) snprintf(err, errlen, "added elements from %d of %d", first, n);
-  return all_ok(&d->c, ok, err, errlen) ? distribute(d, first, err, errlen) : -1;
+int vx_dsim_added(vx_dsim *d, int first, int first_t, char *err, size_t errlen) {
+  const int n = vx_sim_n_elements(d->s), nt = vx_sim_n_tracers(d->s);
+  const int ok = first >= 0 && first <= n && first_t >= 0 && first_t <= nt && !vx_sim_tracer_step_open(d->s);
+  if (!ok) snprintf(err, errlen, "added elements from %d of %d and tracers from %d of %d", first, n, first_t, nt);
+  return all_ok(&d->c, ok, err, errlen) ? distribute(d, first, first_t, err, errlen) : -1;
 }
 
 int vx_dsim_step(vx_dsim *d, char *err, size_t errlen) {
-  if (d->since >= VX_DSIM_MIGRATE_EVERY) {
+  /* the tracers migrate between their own steps (their RK4 state follows their order) */
+  if (d->since >= VX_DSIM_MIGRATE_EVERY && !vx_sim_tracer_step_open(d->s)) {
     const double t0 = MPI_Wtime();
     if (vx_dsim_migrate(d, err, errlen)) return -1;
     d->stats.t_migrate += 1e3 * (MPI_Wtime() - t0);
@@ -257,40 +316,5 @@ int vx_dsim_step(vx_dsim *d, char *err, size_t errlen) {
 
 vx_dsim_stats vx_dsim_get_stats(const vx_dsim *d) { return d->stats; }
 
-int vx_dsim_gather(vx_dsim *d, int root, double **pos, double **alpha, int **ring, int *n, char *err, size_t errlen) {
-  const vx_comm *c = &d->c;
-  const int mine = vx_sim_n_elements(d->s), at_root = c->rank == root;
-  *pos = *alpha = NULL, *ring = NULL, *n = 0;
-  int *cnt = malloc(sizeof(int) * 3 * (size_t)c->size), *dsp = cnt ? cnt + c->size : NULL, *c3 = cnt ? cnt + 2 * c->size : NULL;
-  double *x = malloc(sizeof(double) * 6 * ((size_t)mine + 1));
-  int ok = cnt && x && vx_sim_get_elements(d->s, x, x + 3 * (size_t)mine, err, errlen) == 0;
-  if (!cnt || !x) snprintf(err, errlen, "out of memory gathering %d elements", mine);
-  long long total = 0;
-  if (all_ok(c, ok, err, errlen) &&
-      !vx_comm_check(MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, root, c->comm), "MPI_Gather (counts)", err, errlen)) {
-    for (int r = 0; at_root && r < c->size; r++) dsp[r] = (int)total, total += cnt[r];
-    ok = !at_root || total <= INT_MAX / 3;
-    if (ok && at_root) {
-      *pos = malloc(sizeof(double) * 3 * (size_t)(total + 1)), *alpha = malloc(sizeof(double) * 3 * (size_t)(total + 1));
-      *ring = malloc(sizeof(int) * (size_t)(total + 1));
-      ok = *pos && *alpha && *ring;
-    }
-    if (!ok) snprintf(err, errlen, "rank %d: out of memory for the %lld elements of every rank", c->rank, total);
-    if (all_ok(c, ok, err, errlen)) {
-      for (int r = 0; at_root && r < c->size; r++) c3[r] = 3 * cnt[r], dsp[r] *= 3;
-      ok = !vx_comm_check(MPI_Gatherv(x, 3 * mine, MPI_DOUBLE, *pos, c3, dsp, MPI_DOUBLE, root, c->comm), "MPI_Gatherv (positions)",
-                          err, errlen) &&
-           !vx_comm_check(MPI_Gatherv(x + 3 * (size_t)mine, 3 * mine, MPI_DOUBLE, *alpha, c3, dsp, MPI_DOUBLE, root, c->comm),
-                          "MPI_Gatherv (strengths)", err, errlen);
-      for (int r = 0; at_root && r < c->size; r++) dsp[r] /= 3;
-      ok = ok && !vx_comm_check(MPI_Gatherv(vx_sim_rings(d->s), mine, MPI_INT, *ring, cnt, dsp, MPI_INT, root, c->comm),
-                                "MPI_Gatherv (rings)", err, errlen);
-      if (ok) *n = at_root ? (int)total : 0;
-    }
-  } else {
-    ok = 0;
-  }
-  free(cnt), free(x);
-  if (!ok) free(*pos), free(*alpha), free(*ring), *pos = *alpha = NULL, *ring = NULL, *n = 0;
-  return ok ? 0 : -1;
-}
+const vx_comm *vx_dsim_comm(const vx_dsim *d) { return &d->c; }
+vx_sim *vx_dsim_sim(const vx_dsim *d) { return d->s; }

@@ -1,8 +1,9 @@
 /* dsim.h — one simulation over the ranks of a communicator (Yokota & Barba, paper 002: the vortex
  * method's dynamics on a distributed FMM). Each rank's vx_sim holds the elements of its range of the
- * space-filling curve (partition.h); every VX_DSIM_MIGRATE_EVERY steps they migrate to the rank that
- * owns their key (the ranges balance the count), the step's stages evaluate on the distributed engine
- * (engine.h: the halo follows each rank's elements as the stages move them), and the health check,
+ * space-filling curve (partition.h), and the tracers of theirs; every VX_DSIM_MIGRATE_EVERY steps (the
+ * tracers' own step allowing) they migrate to the rank that owns their key (the ranges balance each
+ * kind's count), the step's stages evaluate on the distributed engine (engine.h: the halo follows each
+ * rank's targets as the stages move them; the tracers' calls on an engine of their own), and the health check,
  * the energy watch, the conservative correction and the diagnostics reduce over the ranks (sim.h,
  * vx_sim_coll), a remeshing's nodes merged at the ranks that own them: the run equals one process's
  * to round-off (docs/MATH.md §18). What the simulation does not spread yet it
@@ -15,16 +16,19 @@
 
 typedef struct vx_dsim vx_dsim;
 
-/* Spread s over c's ranks: s holds every element on every rank (each built from the same scene and
- * parameters); each keeps its share. The caller keeps s and destroys it after vx_dsim_destroy. */
+/* Spread s over c's ranks: s holds every element and tracer on every rank (each built from the same scene
+ * and parameters; not within the tracers' step); each keeps its share. The caller keeps s and destroys
+ * it after vx_dsim_destroy. */
 vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen);
 void vx_dsim_destroy(vx_dsim *d);
 
-/* The elements to the ranks that own their keys (a new partition of the present positions). */
+/* The elements and tracers to the ranks that own their keys (a new partition of the present positions);
+ * refused within the tracers' step (vx_sim_tracer_step_open). */
 int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen);
-/* Every rank added the same elements to s, from element `first` on (a launched ring: launch.h): each
- * keeps its share of them, and they go to the ranks that own their keys with the others. */
-int vx_dsim_added(vx_dsim *d, int first, char *err, size_t errlen);
+/* Every rank added the same particles to s, elements from `first` on and tracers from `first_t` on (a
+ * launched ring: launch.h): each keeps its share of them, and they go to the ranks that own their keys
+ * with the others. */
+int vx_dsim_added(vx_dsim *d, int first, int first_t, char *err, size_t errlen);
 /* Steps between two migrations: the halo serves elements wherever the steps move them (engine.h), so
  * a migration only keeps the ranks' spans apart and the halo small; elements move a fraction of a
  * cell a step, and a migration moves every element through the host. For a large flow on two GPUs a
@@ -43,8 +47,20 @@ typedef struct {
   long long n_eval, n_migrate;
 } vx_dsim_stats;
 vx_dsim_stats vx_dsim_get_stats(const vx_dsim *d);
-/* Every rank's elements at rank root (host doubles, malloc'ed, rank 0's first; *n of them), as a
- * checkpoint of the whole flow needs them; NULL and 0 elsewhere. */
-int vx_dsim_gather(vx_dsim *d, int root, double **pos, double **alpha, int **ring, int *n, char *err, size_t errlen);
+/* The whole flow as one process holds it: every rank's particles, rank 0's first. */
+typedef struct {
+  double *pos;            /* 3(n + n_tracer): the elements', then the tracers' */
+  double *alpha;          /* 3n */
+  int *ring;              /* n */
+  double *tr_y0, *tr_acc; /* the tracers' step's y0 and acc (3 n_tracer each) while it is under way, else NULL */
+  int n, n_tracer;
+} vx_dsim_flow;
+/* Every rank's particles at rank root (malloc'ed; nothing elsewhere), as a checkpoint of the whole flow
+ * needs them (dsim_gather.c). Collective. 0, or -1 with err on every rank. */
+int vx_dsim_gather(vx_dsim *d, int root, vx_dsim_flow *f, char *err, size_t errlen);
+void vx_dsim_flow_free(vx_dsim_flow *f);
+/* The communicator and the simulation d spreads. */
+const vx_comm *vx_dsim_comm(const vx_dsim *d);
+vx_sim *vx_dsim_sim(const vx_dsim *d);
 
 #endif

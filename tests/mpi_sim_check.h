@@ -46,7 +46,8 @@ static vx_backend sim_backend = VX_BACKEND_CPU;
 /* The run's parameters; the level by the leaf-size rule and never the direct sum in place of the FMM, as
  * the distributed engine chooses on two ranks or more (engine.h), so that one process evaluates alike. */
 static vx_sim *make_sim(const vx_scene *sc, vx_sim_params p, char *err, size_t errlen) {
-  p.backend = sim_backend, p.precision = VX_DOUBLE, p.tracers = 0;
+  p.backend = sim_backend, p.precision = VX_DOUBLE;
+  if (p.tracers < 0) p.tracers = 0;
   p.fmm_only = 1, p.level_rule = FMM_LEVEL_RULE_LEAF;
   p.keep_move = -1; /* every stage builds its tree, as the distributed engine does (a kept tree moves the result by the FMM's error) */
   return vx_sim_create(&p, sc, err, errlen);
@@ -75,6 +76,7 @@ static int compare(const vx_comm *c, const char *text, const char *name, int rem
   vx_scene sc;
   CHECK(vx_scene_parse(text, name, &sc, err, sizeof err) == 0, "%s: %s", name, err);
   vx_sim_params p = vx_sim_params_from_scene(&sc);
+  p.tracers = 0;
   if (remesh_every) p.remesh_every = remesh_every, p.remesh_coarsen = coarsen;
   CHECK(p.conserve == conserve, "%s: the correction's mode %s, expected %s", name, vx_conserve_name(p.conserve),
         vx_conserve_name(conserve));
@@ -135,11 +137,106 @@ static int refused(const vx_comm *c) {
   return 0;
 }
 
-/* Both scenes compared, then the refusal. */
+/* The largest distance from a tracer of a (na of them) to the nearest of b (nb), over `scale`. */
+static double tracer_gap(const double *a, int na, const double *b, int nb, double scale) {
+  double worst = 0.0;
+  for (int i = 0; i < na; i++) {
+    double best = HUGE_VAL;
+    for (int j = 0; j < nb; j++) {
+      const double dx = a[3 * i] - b[3 * j], dy = a[3 * i + 1] - b[3 * j + 1], dz = a[3 * i + 2] - b[3 * j + 2];
+      best = fmin(best, dx * dx + dy * dy + dz * dz);
+    }
+    worst = fmax(worst, sqrt(best) / scale);
+  }
+  return worst;
+}
+
+/* Tracers over the ranks: the thick viscous rings, remeshed every 5 steps (the tracers stay through each
+ * remeshing), with TRACERS tracers taking their own RK4 step over several element steps, migrating at
+ * steps 10 and 30 where their step allows and by the interval (a migration within their step is refused).
+ * After STEPS steps and a few more, to a time within the tracers' step, the tracers gathered at rank 0 are
+ * the one process's, each within TOL of the larger ring's radius of one of them (the gather changes their
+ * order), and the elements' diagnostics equal; the gathered flow and its tracers' step (y0 and acc, as a
+ * checkpoint holds them) continue in one process as the one process's run does, 3 more steps. */
+#define TRACERS 600
+static int compare_tracers(const vx_comm *c) {
+  char err[256] = "";
+  vx_scene sc;
+  CHECK(vx_scene_parse(THICK, "mpi_thick", &sc, err, sizeof err) == 0, "scene: %s", err);
+  vx_sim_params p = vx_sim_params_from_scene(&sc);
+  p.tracers = TRACERS, p.tracer_every = 4, p.remesh_every = 5;
+  vx_sim *one = make_sim(&sc, p, err, sizeof err);
+  CHECK(one && vx_sim_n_tracers(one) == TRACERS, "tracers, one process: %s", err);
+  int steps = 0;
+  while (steps < STEPS || (!vx_sim_tracer_step_open(one) && steps < STEPS + 4)) {
+    steps++;
+    CHECK(vx_sim_step(one, err, sizeof err) == 0, "tracers, one process, step %d: %s", steps, err);
+  }
+  CHECK(vx_sim_tracer_step_open(one), "the tracers' step is not under way after %d steps", steps);
+  vx_diag ref, got;
+  double *ref_t = malloc(sizeof(double) * 6 * TRACERS);
+  CHECK(ref_t && vx_sim_get_tracers(one, ref_t, err, sizeof err) == 0, "tracers: %s", err);
+  CHECK(vx_diag_compute(one, 1 << 20, &ref, err, sizeof err) == 0, "diag: %s", err);
+
+  vx_sim *s = make_sim(&sc, p, err, sizeof err);
+  CHECK(s, "tracers, spread: %s", err);
+  vx_dsim *d = vx_dsim_create(c, s, err, sizeof err);
+  CHECK(d, "tracers: vx_dsim_create: %s", err);
+  int refused = 0, migrated = 0;
+  for (int k = 0; k < steps; k++) {
+    const int open = vx_sim_tracer_step_open(s);
+    if (!open && ((k >= 10 && migrated == 0) || (k >= 30 && migrated == 1))) {
+      CHECK(vx_dsim_migrate(d, err, sizeof err) == 0, "tracers, a migration before step %d: %s", k + 1, err);
+      migrated++;
+    }
+    if (open && !refused) {
+      refused = vx_dsim_migrate(d, err, sizeof err) != 0 && strstr(err, "within the tracers' step");
+      CHECK(refused, "a migration within the tracers' step, before step %d: '%s'", k + 1, err);
+    }
+    CHECK(vx_dsim_step(d, err, sizeof err) == 0, "tracers, spread, step %d: %s", k + 1, err);
+  }
+  CHECK(refused && migrated == 2, "the tracers' step was never under way (%d) or the migrations not made (%d)", refused, migrated);
+  const int mine = vx_sim_n_tracers(s);
+  CHECK(c->size == 1 || (mine > 0 && mine < TRACERS), "rank %d holds %d of %d tracers", c->rank, mine, TRACERS);
+  CHECK(vx_diag_compute(s, 1 << 20, &got, err, sizeof err) == 0, "spread diag: %s", err);
+  const double de = row_diff(&got, &ref);
+  vx_sim_state st;
+  vx_dsim_flow f;
+  CHECK(vx_sim_export_state(s, &st, err, sizeof err) == 0 && vx_dsim_gather(d, 0, &f, err, sizeof err) == 0, "gather: %s", err);
+  if (c->rank == 0) {
+    CHECK(f.n == ref.n_elem && f.n_tracer == TRACERS && f.tr_y0 && f.tr_acc,
+          "gathered %d elements and %d tracers (the step's state %s), expected %d and %d", f.n, f.n_tracer,
+          f.tr_y0 ? "given" : "missing", ref.n_elem, TRACERS);
+    const double gap = tracer_gap(ref_t, TRACERS, f.pos + 3 * (size_t)f.n, f.n_tracer, 0.25);
+    CHECK(gap <= TOL && de <= TOL, "tracers: the farthest from its twin %.3g of R, the diagnostics %.3g (bound %.0e)", gap, de, TOL);
+    st.tr_y0 = f.tr_y0, st.tr_acc = f.tr_acc;
+    vx_sim *whole = vx_sim_create_from_state(vx_sim_params_get(s), &st, f.n, f.n_tracer, f.pos, f.alpha, f.ring, err, sizeof err);
+    CHECK(whole, "the gathered flow: %s", err);
+    for (int k = 0; k < 3; k++)
+      CHECK(vx_sim_step(one, err, sizeof err) == 0 && vx_sim_step(whole, err, sizeof err) == 0, "3 more steps: %s", err);
+    CHECK(vx_sim_get_tracers(one, ref_t, err, sizeof err) == 0 && vx_sim_get_tracers(whole, ref_t + 3 * TRACERS, err, sizeof err) == 0,
+          "tracers: %s", err);
+    const double gap3 = tracer_gap(ref_t, TRACERS, ref_t + 3 * TRACERS, TRACERS, 0.25);
+    CHECK(gap3 <= TOL, "the gathered flow 3 steps on: the farthest tracer from its twin %.3g of R (bound %.0e)", gap3, TOL);
+    printf("tracers, %d ranks: %d tracers in steps of up to 4, %d steps remeshed every 5: the farthest from its twin in one process "
+           "%.2e of R, the diagnostics %.2e; gathered within their step and continued 3 steps %.2e (bound %.0e)\n",
+           c->size, TRACERS, steps, gap, de, gap3, TOL);
+    vx_sim_destroy(whole);
+  }
+  vx_dsim_flow_free(&f);
+  vx_dsim_destroy(d);
+  vx_sim_destroy(s);
+  vx_sim_destroy(one);
+  free(ref_t);
+  return 0;
+}
+
+/* The scenes compared, the tracers, then the refusal. */
 static int sim_checks(const vx_comm *c) {
   return compare(c, SCENE, "leapfrog", 0, VX_CONSERVE_RING, 0.0) ||
          compare(c, THICK, "thick viscous rings, remeshed", 5, VX_CONSERVE_FULL, 0.0) ||
-         compare(c, WIDE, "wide viscous rings, the lattice coarsening", 5, VX_CONSERVE_FULL, 0.5) || refused(c);
+         compare(c, WIDE, "wide viscous rings, the lattice coarsening", 5, VX_CONSERVE_FULL, 0.5) || compare_tracers(c) ||
+         refused(c);
 }
 
 #endif

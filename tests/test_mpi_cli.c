@@ -3,8 +3,9 @@
  * `ranks = 2`, rank 0 alone speaks and writes the CSV, whose rows agree with one process's run to the
  * FMM's accuracy (the distributed engine picks its level by the leaf-size rule, one process by its cost
  * model: 1e-4 relative here; at one level the two agree to round-off, mpi_test_sim) — and what it
- * does not spread yet is refused before anything is written (exit 2, said once): the window and
- * tracers. A ring launched before a step (every process makes it, each keeps its share) gives one
+ * does not spread yet is refused before anything is written (exit 2, said once): the window and the
+ * continuous dye release. Tracers spread with the elements, and their checkpoint continues on 3
+ * processes. A ring launched before a step (every process makes it, each keeps its share) gives one
  * process's rows; the accuracy readout measures against the direct sum over every process's sources.
  * A VTK series holds the whole flow (rank 0 writes it). A checkpoint of 2 processes continues on 3 (the rows of the uninterrupted 2
  * processes' run to 1e-10: both spread, one level rule) and on 1 (to the FMM's accuracy). A process
@@ -176,13 +177,26 @@ int main(void) {
   printf("  ok: the accuracy readout over 2 and 3 processes: u %.3e, grad u %.3e (one process, another level: %.3e, %.3e)\n",
          acc[1][0], acc[1][1], acc[0][0], acc[0][1]);
   remove(two);
-  snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 2 --tracers 1000", scene);
+  /* tracers: spread over 2 processes, checkpointed whole and restarted on 3 */
+  remove(ckpt);
+  snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 10 --tracers 1000 --tracer-every 4 --checkpoint '%s'",
+           scene, ckpt);
   rc = run_np(2, args);
-  CHECK(rc == 2 && count(out, "tracers are not spread over processes yet") == 1, "tracers over 2 processes: exit %d:\n%s", rc, out);
+  CHECK(rc == 0 && count(out, "1000 tracers") == 1 && count(out, "ranks = 2 (the elements and tracers spread over them)") == 1,
+        "tracers over 2 processes: exit %d:\n%s", rc, out);
+  snprintf(args, sizeof args, "--headless --restart '%s' --steps 14", ckpt);
+  rc = run_np(3, args);
+  CHECK(rc == 0 && count(out, "1000 tracers") == 1 && count(out, "ranks = 3") == 1, "the tracers' restart on 3 processes: exit %d:\n%s",
+        rc, out);
+  snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 2 --tracers 1000 --dye-release 1", scene);
+  rc = run_np(2, args);
+  CHECK(rc == 2 && count(out, "the continuous dye release is not spread over processes yet") == 1,
+        "the dye release over 2 processes: exit %d:\n%s", rc, out);
   snprintf(args, sizeof args, "--scene '%s'", scene);
   rc = run_np(2, args);
   CHECK(rc == 2 && count(out, "only the batch mode") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
-  printf("  ok: tracers and the window refused over 2 processes (exit 2, said once)\n");
+  printf("  ok: 1000 tracers over 2 processes, their checkpoint continued on 3; the dye release and the window refused over 2 "
+         "processes (exit 2, said once)\n");
   if (!vx_cuda_available(NULL, 0)) { /* rank 1 alone cannot start (no GPU for it): every process stops, rank 0 says why */
     char cmd[4096];
     snprintf(cmd, sizeof cmd,

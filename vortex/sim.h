@@ -390,14 +390,21 @@ typedef struct {
   int (*allgather)(void *user, const double *v, int n, double **out, int *nout, char *err, size_t errlen);
 } vx_sim_coll;
 /* Spread s over processes with c's calls (NULL: this process alone again). What is not spread yet is
- * refused with the reason: tracers, direct summation. 0, or -1 with err. */
+ * refused with the reason: the continuous dye release, direct summation. 0, or -1 with err. */
 int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen);
 /* The sums or maxima over the processes (nothing to do alone). 0, or -1 with err. */
 int vx_sim_reduce(vx_sim *s, double *v, int n, vx_reduce_op op, char *err, size_t errlen);
-/* Replace this process's elements (host doubles, copied; a simulation without tracers): a share of
- * the flow's elements, as the processes hand them between steps. The counters, the rings' count and
- * the blow-up references stay. 0, or -1 with err. */
+/* Replace this process's particles (host doubles, copied): n elements and n_tracer tracers (pos:
+ * 3(n + n_tracer), the elements' then the tracers'; alpha: 3n), a share of the flow's, as the processes
+ * hand them between steps. The counters, the rings' count and the blow-up references stay; the
+ * tracers may change only between their steps (vx_sim_tracer_step_open). 0, or -1 with err. */
+int vx_sim_set_particles(vx_sim *s, int n, int n_tracer, const double *pos, const double *alpha, const int *ring, char *err,
+                         size_t errlen);
+/* The same for the elements alone (pos and alpha 3n): the tracers stay as they are. */
 int vx_sim_set_elements(vx_sim *s, int n, const double *pos, const double *alpha, const int *ring, char *err, size_t errlen);
+/* Whether the tracers' own step (vx_sim_params.tracer_every) is under way: their RK4 state is then
+ * indexed by the tracers' order, which must not change. */
+int vx_sim_tracer_step_open(const vx_sim *s);
 
 VX_EXTERN_C_END
 #endif

@@ -9,7 +9,8 @@
 #include <string.h>
 
 const char *sim_coll_refusal(const vx_sim *s) {
-  if (s->n_tracer > 0) return "tracers are not spread over processes yet (run with --tracers 0)";
+  if (s->n_tracer > 0 && s->prm.dye_release > 0.0)
+    return "the continuous dye release is not spread over processes yet (run without --dye-release)";
   if (s->prm.direct) return "direct summation is not spread over processes (the FMM is)";
   return NULL;
 }
@@ -36,25 +37,47 @@ int vx_sim_reduce(vx_sim *s, double *v, int n, vx_reduce_op op, char *err, size_
   return s->coll_on ? s->coll.reduce(s->coll.user, v, n, op, err, errlen) : 0;
 }
 
-int vx_sim_set_elements(vx_sim *s, int n, const double *pos, const double *alpha, const int *ring, char *err, size_t errlen) {
-  if (s->n_tracer > 0) { snprintf(err, errlen, "replacing the elements of a simulation with tracers"); return -1; }
-  if (n < 0 || n > (1 << 30)) { snprintf(err, errlen, "bad element count %d", n); return -1; }
+int vx_sim_set_particles(vx_sim *s, int n, int n_tracer, const double *pos, const double *alpha, const int *ring, char *err,
+                         size_t errlen) {
+  if (n < 0 || n_tracer < 0 || (long long)n + n_tracer > (1 << 30)) {
+    snprintf(err, errlen, "bad particle counts %d and %d", n, n_tracer);
+    return -1;
+  }
+  if (s->tr_steps > 0 && n_tracer != s->n_tracer) {
+    snprintf(err, errlen, "replacing the tracers within their step");
+    return -1;
+  }
   int *r = realloc(s->ring, sizeof(int) * ((size_t)n + 1));
   if (!r) { snprintf(err, errlen, "out of host memory for %d elements' rings", n); return -1; }
   s->ring = r;
   if (n) memcpy(s->ring, ring, sizeof(int) * (size_t)n);
-  s->n_elem = s->n_tot = n;
-  size_t b = 3 * s->rs * (size_t)n;
-  if (sim_buf_reserve(s, &s->pos, &s->c_pos, b, err, errlen) || sim_buf_reserve(s, &s->alpha, &s->c_alpha, b, err, errlen) ||
+  s->n_elem = n, s->n_tracer = n_tracer, s->n_tot = n + n_tracer;
+  size_t b = 3 * s->rs * (size_t)s->n_tot, ba = 3 * s->rs * (size_t)n;
+  if (sim_buf_reserve(s, &s->pos, &s->c_pos, b, err, errlen) || sim_buf_reserve(s, &s->alpha, &s->c_alpha, ba, err, errlen) ||
       sim_buf_reserve(s, &s->vel, &s->c_vel, b, err, errlen) || sim_buf_reserve(s, &s->grad, &s->c_grad, 3 * b, err, errlen) ||
-      sim_reserve_scratch(s, err, errlen) || sim_store_doubles(s, s->pos, pos, 3 * (size_t)n, err, errlen) ||
+      sim_reserve_scratch(s, err, errlen) || sim_store_doubles(s, s->pos, pos, 3 * (size_t)s->n_tot, err, errlen) ||
       sim_store_doubles(s, s->alpha, alpha, 3 * (size_t)n, err, errlen) || sim_upload_rings(s, err, errlen))
     return -1;
   s->field_ok = 0;
-  s->have_grad = 0; /* the gradient belonged to the elements before */
+  s->have_grad = 0; /* the gradient belonged to the particles before */
   s->state_id++;
   return 0;
 }
+
+int vx_sim_set_elements(vx_sim *s, int n, const double *pos, const double *alpha, const int *ring, char *err, size_t errlen) {
+  if (s->n_tracer == 0) return vx_sim_set_particles(s, n, 0, pos, alpha, ring, err, errlen);
+  if (n < 0 || n > (1 << 30)) { snprintf(err, errlen, "bad element count %d", n); return -1; }
+  /* the tracers stay: their rows move up or down behind the new elements */
+  const size_t ne = 3 * (size_t)n, nt = 3 * (size_t)s->n_tracer;
+  double *x = malloc(sizeof(double) * (ne + nt + 1));
+  if (!x) { snprintf(err, errlen, "out of host memory for %d elements and %d tracers", n, s->n_tracer); return -1; }
+  memcpy(x, pos, sizeof(double) * ne);
+  int rc = vx_sim_get_tracers(s, x + ne, err, errlen) || vx_sim_set_particles(s, n, s->n_tracer, x, alpha, ring, err, errlen);
+  free(x);
+  return rc ? -1 : 0;
+}
+
+int vx_sim_tracer_step_open(const vx_sim *s) { return s->tr_steps > 0; }
 
 /* Whether every process is ok (a failure anywhere fails all of them alike, so that none waits in a
  * collective call the others left); a process that is ok and hears otherwise says so in err. */

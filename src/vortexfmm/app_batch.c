@@ -152,22 +152,23 @@ static int restart_ahead(const batch *b) {
   return 2;
 }
 
-/* Every process's elements (collective under mpirun). */
-static long long all_elements(vx_sim *sim) {
-  double n = vx_sim_n_elements(sim);
+/* Every process's elements (collective under mpirun); with `tracers`, its tracers. */
+static long long all_of(vx_sim *sim, int tracers) {
+  double n = tracers ? vx_sim_n_tracers(sim) : vx_sim_n_elements(sim);
   char err[256];
   return vx_sim_reduce(sim, &n, 1, VX_REDUCE_SUM, err, sizeof err) ? -1 : (long long)n;
 }
+static long long all_elements(vx_sim *sim) { return all_of(sim, 0); }
 
 /* The opening line: what runs, with which parameters (rank 0 under mpirun). */
-static void say_run(const batch *b, const char *path, long long n_elem) {
+static void say_run(const batch *b, const char *path, long long n_elem, long long n_tracer) {
   const vx_sim_params *P = vx_sim_params_get(b->sim);
   vx_sim *sim = b->sim;
   if (!b->speak) return;
   fprintf(stderr,
-          PROG ": scene %s (%s): %lld elements in %d rings, %d tracers; %s backend, %s, %s, dt=%g, %s stretching, "
+          PROG ": scene %s (%s): %lld elements in %d rings, %lld tracers; %s backend, %s, %s, dt=%g, %s stretching, "
                "kernel %s sigma=%g, %s",
-          b->sc.name, path, n_elem, vx_sim_n_rings(sim), vx_sim_n_tracers(sim), vx_backend_name(P->backend),
+          b->sc.name, path, n_elem, vx_sim_n_rings(sim), n_tracer, vx_backend_name(P->backend),
           vx_precision_name(P->precision), vx_integrator_name(P->integrator), P->dt, vx_stretching_name(P->stretching),
           vx_kernel_name(P->kernel), P->sigma, P->direct ? "direct summation" : "FMM");
   if (!P->direct) fprintf(stderr, " order %d", P->order);
@@ -177,7 +178,7 @@ static void say_run(const batch *b, const char *path, long long n_elem) {
             vx_sim_remesh_stats(sim)->h, n_elem, P->viscosity > 0 ? "" : ", inviscid");
   if (P->viscosity > 0) fprintf(stderr, ", viscosity %g", P->viscosity);
   if (P->dye_release > 0) fprintf(stderr, "; dye released continuously, each tracer living %g", P->dye_release);
-  if (app_mpi_size() > 1) fprintf(stderr, "; ranks = %d (the elements spread over them)", app_mpi_size());
+  if (app_mpi_size() > 1) fprintf(stderr, "; ranks = %d (the elements and tracers spread over them)", app_mpi_size());
   fprintf(stderr, "\n");
   /* what the method chose and why (numerics.h), and the command line's changes checked as the
    * scene's overrides are; under --quiet the warnings only */
@@ -352,7 +353,7 @@ static int launch_due(batch *b, long long k) {
     vx_launch L;
     vx_launch_defaults(&b->sc, b->sim, &L);
     int rc = vx_launch_aim_behind(&L, b->sim, &b->sc, err, sizeof err) || vx_launch_ring(b->sim, &b->sc, &L, err, sizeof err);
-    if (!rc) added = vx_sim_n_elements(b->sim) - ne, rc = app_mpi_added(b->run, ne, err, sizeof err) ? 1 : 0;
+    if (!rc) added = vx_sim_n_elements(b->sim) - ne, rc = app_mpi_added(b->run, ne, nt, err, sizeof err) ? 1 : 0;
     if (app_mpi_any(rc)) {
       char why[640];
       snprintf(why, sizeof why, "ring not launched before step %lld: %s", k, rc ? err : "");
@@ -522,7 +523,8 @@ int app_run_batch(const app_batch_options *o) {
       vx_sim_destroy(b.sim);
       return 2;
     }
-  say_run(&b, path, all_elements(b.sim));
+  const long long n_elem = all_elements(b.sim), n_tracer = all_of(b.sim, 1);
+  say_run(&b, path, n_elem, n_tracer);
   rc = open_outputs(&b);
   if (!rc) {
     double t_start = app_now();

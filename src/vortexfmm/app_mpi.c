@@ -76,8 +76,8 @@ int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen) {
   return run ? vx_dsim_step(run->d, err, errlen) : vx_sim_step(s, err, errlen);
 }
 
-int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen) {
-  return run ? vx_dsim_added(run->d, first, err, errlen) : 0;
+int app_mpi_added(app_mpi_run *run, int first, int first_t, char *err, size_t errlen) {
+  return run ? vx_dsim_added(run->d, first, first_t, err, errlen) : 0;
 }
 
 void app_mpi_report(const app_mpi_run *run, FILE *f) {
@@ -117,15 +117,15 @@ void app_mpi_free(app_mpi_run *run) {
 int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen) {
   *whole = NULL;
   vx_sim_state st;
-  double *pos = NULL, *alpha = NULL;
-  int *ring = NULL, n = 0;
-  if (vx_sim_export_state(s, &st, err, errlen) || vx_dsim_gather(run->d, 0, &pos, &alpha, &ring, &n, err, errlen)) return -1;
+  vx_dsim_flow f;
+  if (vx_sim_export_state(s, &st, err, errlen) || vx_dsim_gather(run->d, 0, &f, err, errlen)) return -1;
   int ok = 1;
   if (rank == 0) {
     vx_sim_params p = *vx_sim_params_get(s);
-    ok = (*whole = vx_sim_create_from_state(&p, &st, n, 0, pos, alpha, ring, err, errlen)) != NULL;
+    st.tr_y0 = f.tr_y0, st.tr_acc = f.tr_acc;
+    ok = (*whole = vx_sim_create_from_state(&p, &st, f.n, f.n_tracer, f.pos, f.alpha, f.ring, err, errlen)) != NULL;
   }
-  free(pos), free(alpha), free(ring);
+  vx_dsim_flow_free(&f);
   if (!vx_comm_agree(&world, ok)) {
     if (ok) snprintf(err, errlen, "rank 0 could not hold the whole flow");
     vx_sim_destroy(*whole);
@@ -183,8 +183,8 @@ int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen) {
   return vx_sim_step(s, err, errlen);
 }
 void app_mpi_free(app_mpi_run *run) { (void)run; }
-int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen) {
-  (void)run, (void)first, (void)err, (void)errlen;
+int app_mpi_added(app_mpi_run *run, int first, int first_t, char *err, size_t errlen) {
+  (void)run, (void)first, (void)first_t, (void)err, (void)errlen;
   return 0;
 }
 void app_mpi_report(const app_mpi_run *run, FILE *f) { (void)run, (void)f; }

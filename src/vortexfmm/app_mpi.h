@@ -21,9 +21,9 @@ typedef struct app_mpi_run app_mpi_run; /* struct app_mpi_run: app_checkpoint.h 
 int app_mpi_spread(vx_sim *s, app_mpi_run **run, char *err, size_t errlen);
 int app_mpi_step(app_mpi_run *run, vx_sim *s, char *err, size_t errlen);
 void app_mpi_free(app_mpi_run *run);
-/* After every process added the same elements from element `first` on (a launched ring): each keeps its
- * share (nothing alone). Collective. 0, or -1 with err. */
-int app_mpi_added(app_mpi_run *run, int first, char *err, size_t errlen);
+/* After every process added the same elements from element `first` on and tracers from tracer `first_t` on
+ * (a launched ring): each keeps its share (nothing alone). Collective. 0, or -1 with err. */
+int app_mpi_added(app_mpi_run *run, int first, int first_t, char *err, size_t errlen);
 /* The accuracy readout of a spread run (dist/dacc.h): arm the next step's first engine call, then after
  * the step take its figure (1 with *r, which rank 0 holds; 0: none was made). */
 void app_mpi_accuracy_request(app_mpi_run *run, vx_sim *s);
@@ -32,7 +32,7 @@ int app_mpi_accuracy_take(app_mpi_run *run, vx_acc_result *r);
  * phases and in a migration (rank 0 calls it). */
 void app_mpi_report(const app_mpi_run *run, FILE *f);
 /* The whole flow of a spread run in one simulation at rank 0 (*whole; NULL elsewhere), as a checkpoint
- * saves it: every process's elements and the run's counters. Collective. 0, or -1 with err. */
+ * saves it: every process's elements and tracers and the run's counters. Collective. 0, or -1 with err. */
 int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen);
 /* Whether flag is set on any process (a Ctrl-C one process caught stops them all after the same step). */
 int app_mpi_any(int flag);
