@@ -568,7 +568,7 @@ int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, int Lc_max, co
   }
   const int choose_tgt = oct_choose_targets(glob[0], glob[1]);
   if (global_level(d, cube->side, choose_tgt ? &tk : &sk, glob[choose_tgt], &pt.L, err, errlen)) goto done;
-  pt.Lc = Lc_max ? Lc_max : VX_DIST_LC;
+  pt.Lc = Lc_max ? Lc_max : vx_dist_lc(c->size);
   if (pt.Lc > pt.L) pt.Lc = pt.L;
   fmm_stats tmp;
   const fmm_corr cr = fmm_reg_prepare(d->ctx, cube->side, pt.L, glob[2] > 0, 0.0, &tmp);

@@ -19,9 +19,14 @@
 #include "fmm.h"
 #include "partition.h"
 
-/* The deepest level of the dense far field by default: 8^4 cells, 5 MB of multipoles at p = 8 in double
- * a reduction; the levels below it take their sources from the halo. */
-#define VX_DIST_LC 4
+/* The deepest level of the dense far field by default over R ranks: 3 (8^3 cells, 0.6 MB of multipoles at
+ * p = 8 in float a reduction) up to VX_DIST_LC3_RANKS ranks, 4 (8^4 cells, 4.5 MB) beyond; the levels below
+ * it take their sources from the halo, whose boxes are that level's. On two GPUs level 3 evaluates 2^24 and
+ * 2^25 points as fast as level 4 and a simulation's small calls twice as fast (docs/BENCHMARKS.md, "Several
+ * GPUs"); the more ranks share the level's 512 cells, the more of them lie on a share's surface, and level 4
+ * keeps the halo a layer of smaller boxes. */
+#define VX_DIST_LC3_RANKS 4
+static inline int vx_dist_lc(int ranks) { return ranks <= VX_DIST_LC3_RANKS ? 3 : 4; }
 
 typedef struct {
   int L, Lc, Lh;                   /* the finest level, the dense far field's deepest, the halo's level */
@@ -43,7 +48,7 @@ void vx_dist_destroy(vx_dist_engine *d);
  * holds every rank's points. The halo follows the span of each rank's targets' keys, so points that moved
  * off the partition (vx_part_migrate) since it was made, as a time step's stages move them, are served as
  * they are; the partition keeps those spans disjoint and the halo small. The results go to io's vel and
- * grad. Lc_max: the dense far field's deepest level (0: VX_DIST_LC; at most the finest level). 0, or -1
+ * grad. Lc_max: the dense far field's deepest level (0: vx_dist_lc; at most the finest level). 0, or -1
  * with err on every rank. */
 int vx_dist_evaluate(vx_dist_engine *d, const vx_part_cube *cube, int Lc_max, const fmm_io *io,
                      fmm_stats *st, vx_dist_stats *ds, char *err, size_t errlen);

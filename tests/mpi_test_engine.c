@@ -111,7 +111,7 @@ typedef struct {
   int f;                /* float */
   vx_kernel kernel;
   double sigma;
-  int levels, Lc_max;   /* 0: automatic, VX_DIST_LC */
+  int levels, Lc_max;   /* 0: automatic, vx_dist_lc */
   int partial;          /* the halo must be a part of the other ranks' sources (on 2 ranks or more) */
 } case_t;
 
