@@ -1,6 +1,7 @@
 /* dsim.c — one simulation over the ranks (dsim.h): the collective calls the simulation makes, and the
  * elements' migration between steps. */
 #include "dsim.h"
+#include "ddirect.h"
 #ifdef VX_HAVE_CUDA
 #include "dist_gpu.h"
 #endif
@@ -22,6 +23,7 @@ struct vx_dsim {
   vx_dist_engine *dd[N_ENGINES]; /* the distributed engine around ctx[k] */
   fmm_ctx *ctx[N_ENGINES];
   int last;                      /* the slot of the last call */
+  vx_ddirect direct;             /* the direct sum's gathered sources (vx_sim_params.direct) */
   /* host buffers kept from one migration to the next (a fresh allocation of a rank's elements each
    * time costs as much as the copies through it) */
   double *x;           /* the elements' positions in double as they are handed out */
@@ -88,11 +90,12 @@ static vx_dist_engine *engine_of(vx_dsim *d, fmm_ctx *ctx, char *err, size_t err
   return d->dd[k];
 }
 
-/* vx_sim_coll.evaluate: an engine call of the simulation (its elements', or its tracers' from its elements)
- * on the distributed engine, in the cube of every rank's points of the call (the engine builds its own tree
- * each call). */
-static int coll_evaluate(void *user, fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
+/* vx_sim_coll.evaluate: an engine call of the simulation (its elements', or its tracers' from its elements):
+ * with `direct` the direct sum over the ranks (ddirect.h), else the distributed engine in the cube of every
+ * rank's points of the call (it builds its own tree each call). */
+static int coll_evaluate(void *user, fmm_ctx *ctx, const fmm_io *io, int direct, fmm_stats *st, char *err, size_t errlen) {
   vx_dsim *d = user;
+  if (direct) return vx_ddirect_evaluate(&d->c, &d->direct, ctx, io, st, err, errlen);
   vx_dist_engine *dd = engine_of(d, ctx, err, errlen);
   int ok = dd != NULL;
   const int is_float = fmm_get_params(ctx)->precision == VX_FLOAT, tgt = io->tgt_pos != io->src_pos || io->n_tgt > io->n_src;
@@ -279,6 +282,7 @@ vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
 void vx_dsim_destroy(vx_dsim *d) {
   if (!d) return;
   for (int k = 0; k < N_ENGINES; k++) vx_dist_destroy(d->dd[k]);
+  vx_ddirect_free(&d->direct);
 #ifdef VX_HAVE_CUDA
   vx_dist_dev_free(&d->w);
 #endif

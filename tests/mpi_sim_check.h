@@ -71,12 +71,13 @@ static double row_diff(const vx_diag *a, const vx_diag *b) {
 }
 
 /* One scene's run in one process and over the ranks, its diagnostics compared every EVERY steps. */
-static int compare(const vx_comm *c, const char *text, const char *name, int remesh_every, int conserve, double coarsen) {
+static int compare(const vx_comm *c, const char *text, const char *name, int remesh_every, int conserve, double coarsen,
+                   int direct) {
   char err[256] = "";
   vx_scene sc;
   CHECK(vx_scene_parse(text, name, &sc, err, sizeof err) == 0, "%s: %s", name, err);
   vx_sim_params p = vx_sim_params_from_scene(&sc);
-  p.tracers = 0;
+  p.tracers = 0, p.direct = direct;
   if (remesh_every) p.remesh_every = remesh_every, p.remesh_coarsen = coarsen;
   CHECK(p.conserve == conserve, "%s: the correction's mode %s, expected %s", name, vx_conserve_name(p.conserve),
         vx_conserve_name(conserve));
@@ -122,17 +123,18 @@ static int compare(const vx_comm *c, const char *text, const char *name, int rem
   return 0;
 }
 
-/* A simulation the ranks cannot spread yet is refused on every rank with the reason. */
+/* A simulation the ranks cannot spread yet is refused on every rank with the reason: the continuous dye
+ * release. */
 static int refused(const vx_comm *c) {
   char err[256] = "";
   vx_scene sc;
   CHECK(vx_scene_parse(THICK, "mpi_thick", &sc, err, sizeof err) == 0, "scene: %s", err);
   vx_sim_params p = vx_sim_params_from_scene(&sc);
-  p.direct = 1;
+  p.tracers = 200, p.dye_release = 1.0;
   vx_sim *r = make_sim(&sc, p, err, sizeof err);
-  CHECK(r, "direct: %s", err);
+  CHECK(r, "the dye release: %s", err);
   vx_dsim *d = vx_dsim_create(c, r, err, sizeof err);
-  CHECK(!d && strstr(err, "direct summation"), "direct summation: '%s'", d ? "accepted" : err);
+  CHECK(!d && strstr(err, "dye release"), "the dye release: '%s'", d ? "accepted" : err);
   vx_sim_destroy(r);
   return 0;
 }
@@ -231,11 +233,12 @@ static int compare_tracers(const vx_comm *c) {
   return 0;
 }
 
-/* The scenes compared, the tracers, then the refusal. */
+/* The scenes compared (the leapfrog also by direct summation over the ranks), the tracers, then the refusal. */
 static int sim_checks(const vx_comm *c) {
-  return compare(c, SCENE, "leapfrog", 0, VX_CONSERVE_RING, 0.0) ||
-         compare(c, THICK, "thick viscous rings, remeshed", 5, VX_CONSERVE_FULL, 0.0) ||
-         compare(c, WIDE, "wide viscous rings, the lattice coarsening", 5, VX_CONSERVE_FULL, 0.5) || compare_tracers(c) ||
+  return compare(c, SCENE, "leapfrog", 0, VX_CONSERVE_RING, 0.0, 0) ||
+         compare(c, SCENE, "leapfrog, direct summation", 0, VX_CONSERVE_RING, 0.0, 1) ||
+         compare(c, THICK, "thick viscous rings, remeshed", 5, VX_CONSERVE_FULL, 0.0, 0) ||
+         compare(c, WIDE, "wide viscous rings, the lattice coarsening", 5, VX_CONSERVE_FULL, 0.5, 0) || compare_tracers(c) ||
          refused(c);
 }
 

@@ -5,7 +5,7 @@
  * model: 1e-4 relative here; at one level the two agree to round-off, mpi_test_sim) — and what it
  * does not spread yet is refused before anything is written (exit 2, said once): the window and the
  * continuous dye release. Tracers spread with the elements, and their checkpoint continues on 3
- * processes. A ring launched before a step (every process makes it, each keeps its share) gives one
+ * processes; --direct sums over every process's sources, the rows of one process's direct sum. A ring launched before a step (every process makes it, each keeps its share) gives one
  * process's rows; the accuracy readout measures against the direct sum over every process's sources.
  * A VTK series holds the whole flow (rank 0 writes it). A checkpoint of 2 processes continues on 3 (the rows of the uninterrupted 2
  * processes' run to 1e-10: both spread, one level rule) and on 1 (to the FMM's accuracy). A process
@@ -177,6 +177,20 @@ int main(void) {
   printf("  ok: the accuracy readout over 2 and 3 processes: u %.3e, grad u %.3e (one process, another level: %.3e, %.3e)\n",
          acc[1][0], acc[1][1], acc[0][0], acc[0][1]);
   remove(two);
+  /* --direct: the direct sum over both processes' sources, the rows of one process's direct sum */
+  snprintf(args, sizeof args, "%s --steps 30 --direct --diag '%s'", common, one);
+  rc = run_np(1, args);
+  CHECK(rc == 0, "one process, --direct: exit %d:\n%s", rc, out);
+  snprintf(args, sizeof args, "%s --steps 30 --direct --diag '%s'", common, two);
+  rc = run_np(2, args);
+  CHECK(rc == 0 && count(out, "direct summation") >= 1, "two processes, --direct: exit %d:\n%s", rc, out);
+  CHECK(vx_test_read_file(one, a, sizeof a) > 0 && vx_test_read_file(two, b, sizeof b) > 0, "the CSVs %s, %s", one, two);
+  int rows_d = 0;
+  const double dd = csv_diff(b, a, 0, &rows_d);
+  CHECK(rows_d == 4 && dd <= 1e-10, "--direct: %d rows, largest relative difference %.3g from one process", rows_d, dd);
+  printf("  ok: --direct over 2 processes: the %d rows of one process's direct sum, largest relative difference %.2e "
+         "(bound 1e-10)\n", rows_d, dd);
+
   /* tracers: spread over 2 processes, checkpointed whole and restarted on 3 */
   remove(ckpt);
   snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 10 --tracers 1000 --tracer-every 4 --checkpoint '%s'",

@@ -377,8 +377,9 @@ void vx_sim_set_tracer_gradient(vx_sim *s, int on);
 typedef enum { VX_REDUCE_SUM = 0, VX_REDUCE_MAX = 1 } vx_reduce_op;
 typedef struct {
   void *user;
-  /* the elements' engine call over every process's elements (io: this process's, host arrays) */
-  int (*evaluate)(void *user, fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen);
+  /* an engine call over every process's elements (io: this process's sources and targets; with `direct`
+   * the direct sum, vx_sim_params.direct) */
+  int (*evaluate)(void *user, fmm_ctx *ctx, const fmm_io *io, int direct, fmm_stats *st, char *err, size_t errlen);
   /* n doubles summed or maximised over the processes, in place */
   int (*reduce)(void *user, double *v, int n, vx_reduce_op op, char *err, size_t errlen);
   /* n records of rec_bytes each to the processes that own their positions (pos: 3n doubles), as a
@@ -390,7 +391,7 @@ typedef struct {
   int (*allgather)(void *user, const double *v, int n, double **out, int *nout, char *err, size_t errlen);
 } vx_sim_coll;
 /* Spread s over processes with c's calls (NULL: this process alone again). What is not spread yet is
- * refused with the reason: the continuous dye release, direct summation. 0, or -1 with err. */
+ * refused with the reason: the continuous dye release. 0, or -1 with err. */
 int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen);
 /* The sums or maxima over the processes (nothing to do alone). 0, or -1 with err. */
 int vx_sim_reduce(vx_sim *s, double *v, int n, vx_reduce_op op, char *err, size_t errlen);

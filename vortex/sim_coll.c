@@ -11,7 +11,6 @@
 const char *sim_coll_refusal(const vx_sim *s) {
   if (s->n_tracer > 0 && s->prm.dye_release > 0.0)
     return "the continuous dye release is not spread over processes yet (run without --dye-release)";
-  if (s->prm.direct) return "direct summation is not spread over processes (the FMM is)";
   return NULL;
 }
 

@@ -13,10 +13,10 @@
 /* ------------------------------------------------------------------ engine calls */
 
 /* One engine call of io on ctx: the FMM, or direct summation with prm.direct, or over every process's
- * elements when spread (sim_coll.c: elements only); its statistics into st (NULL: none, a call outside
+ * elements when spread (sim_coll.c); its statistics into st (NULL: none, a call outside
  * the steps). */
 int sim_plain_call(vx_sim *s, fmm_ctx *ctx, const fmm_io *io, fmm_stats *st, char *err, size_t errlen) {
-  if (s->coll_on) return s->coll.evaluate(s->coll.user, ctx, io, st, err, errlen);
+  if (s->coll_on) return s->coll.evaluate(s->coll.user, ctx, io, s->prm.direct, st, err, errlen);
   return s->prm.direct ? fmm_direct(ctx, io, st, err, errlen) : fmm_evaluate(ctx, io, st, err, errlen);
 }
 
