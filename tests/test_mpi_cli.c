@@ -191,16 +191,19 @@ int main(void) {
   printf("  ok: --direct over 2 processes: the %d rows of one process's direct sum, largest relative difference %.2e "
          "(bound 1e-10)\n", rows_d, dd);
 
-  /* tracers: spread over 2 processes, checkpointed whole and restarted on 3 */
+  /* tracers: spread over 2 processes, a ring launched with its share of every process's tracers (500 of
+   * 1000 over two rings, as one process counts), checkpointed whole and restarted on 3 */
   remove(ckpt);
-  snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 10 --tracers 1000 --tracer-every 4 --checkpoint '%s'",
-           scene, ckpt);
+  snprintf(args, sizeof args,
+           "--headless --scene '%s' --backend cpu --steps 10 --tracers 1000 --tracer-every 4 --launch-ring 5 --checkpoint '%s'", scene,
+           ckpt);
   rc = run_np(2, args);
-  CHECK(rc == 0 && count(out, "1000 tracers") == 1 && count(out, "ranks = 2 (the elements and tracers spread over them)") == 1,
+  CHECK(rc == 0 && count(out, "1000 tracers") == 1 && count(out, "ranks = 2 (the elements and tracers spread over them)") == 1 &&
+            count(out, "+500 tracers") == 1,
         "tracers over 2 processes: exit %d:\n%s", rc, out);
   snprintf(args, sizeof args, "--headless --restart '%s' --steps 14", ckpt);
   rc = run_np(3, args);
-  CHECK(rc == 0 && count(out, "1000 tracers") == 1 && count(out, "ranks = 3") == 1, "the tracers' restart on 3 processes: exit %d:\n%s",
+  CHECK(rc == 0 && count(out, "1500 tracers") == 1 && count(out, "ranks = 3") == 1, "the tracers' restart on 3 processes: exit %d:\n%s",
         rc, out);
   snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 2 --tracers 1000 --dye-release 1", scene);
   rc = run_np(2, args);
@@ -209,8 +212,8 @@ int main(void) {
   snprintf(args, sizeof args, "--scene '%s'", scene);
   rc = run_np(2, args);
   CHECK(rc == 2 && count(out, "only the batch mode") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
-  printf("  ok: 1000 tracers over 2 processes, their checkpoint continued on 3; the dye release and the window refused over 2 "
-         "processes (exit 2, said once)\n");
+  printf("  ok: 1000 tracers over 2 processes and 500 more with a launched ring, their checkpoint continued on 3; the dye "
+         "release and the window refused over 2 processes (exit 2, said once)\n");
   if (!vx_cuda_available(NULL, 0)) { /* rank 1 alone cannot start (no GPU for it): every process stops, rank 0 says why */
     char cmd[4096];
     snprintf(cmd, sizeof cmd,

@@ -348,12 +348,17 @@ static int launch_due(batch *b, long long k) {
   b->ms_launch = 0.0;
   for (int i = 0; i < b->o->n_launch; ++i) {
     if (b->o->launch_steps[i] != k) continue;
-    int ne = vx_sim_n_elements(b->sim), nt = vx_sim_n_tracers(b->sim), added = 0;
+    int ne = vx_sim_n_elements(b->sim), nt = vx_sim_n_tracers(b->sim), added = 0, added_t = 0;
     double t0 = app_now();
     vx_launch L;
     vx_launch_defaults(&b->sc, b->sim, &L);
+    const int nr = vx_sim_n_rings(b->sim);
+    if (b->run && nr > 0) L.tracers = all_of(b->sim, 1) / nr; /* spread: every process's tracers a ring, as one process counts */
     int rc = vx_launch_aim_behind(&L, b->sim, &b->sc, err, sizeof err) || vx_launch_ring(b->sim, &b->sc, &L, err, sizeof err);
-    if (!rc) added = vx_sim_n_elements(b->sim) - ne, rc = app_mpi_added(b->run, ne, nt, err, sizeof err) ? 1 : 0;
+    if (!rc) { /* every process made the same ring: its counts, before each keeps its share */
+      added = vx_sim_n_elements(b->sim) - ne, added_t = vx_sim_n_tracers(b->sim) - nt;
+      rc = app_mpi_added(b->run, ne, nt, err, sizeof err) ? 1 : 0;
+    }
     if (app_mpi_any(rc)) {
       char why[640];
       snprintf(why, sizeof why, "ring not launched before step %lld: %s", k, rc ? err : "");
@@ -364,7 +369,7 @@ static int launch_due(batch *b, long long k) {
     b->ms_launch += ms;
     if (!b->o->quiet && b->speak)
       fprintf(stderr, PROG ": ring %d launched before step %lld at (%.4g, %.4g, %.4g): +%d elements, +%d tracers in %.2f ms\n",
-              vx_sim_n_rings(b->sim) - 1, k, L.centre[0], L.centre[1], L.centre[2], added, vx_sim_n_tracers(b->sim) - nt, ms);
+              vx_sim_n_rings(b->sim) - 1, k, L.centre[0], L.centre[1], L.centre[2], added, added_t, ms);
   }
   return 0;
 }
