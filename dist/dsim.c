@@ -178,35 +178,40 @@ static int allgather(void *user, const double *v, int n, double **out, int *nout
   return rc;
 }
 
-/* The n element records r and the nt tracers at tx (3nt doubles) to the ranks that own their keys, each
- * kind in a partition balanced by its own count (the tracers' calls have a halo of their own), then into
- * the simulation. */
-static int hand_out(vx_dsim *d, element_rec *r, int n, double *tx, int nt, char *err, size_t errlen) {
+/* The n element records r and the nt tracer records at tx (w doubles each: the position, then within the
+ * tracers' step y0 and acc) to the ranks that own their keys, each kind in a partition balanced by its own
+ * count (the tracers' calls have a halo of their own), then into the simulation. */
+static int hand_out(vx_dsim *d, element_rec *r, int n, double *tx, int nt, int w, char *err, size_t errlen) {
   const vx_comm *c = &d->c;
   void *got = NULL, *gott = NULL;
   int m = 0, mt = 0, rc = -1;
-  int ok = vx_host_reserve((void **)&d->x, &d->x_cap, sizeof(double) * 3 * ((size_t)n + 1)) == 0;
+  int ok = vx_host_reserve((void **)&d->x, &d->x_cap, sizeof(double) * 3 * ((size_t)(n > nt ? n : nt) + 1)) == 0;
   for (int i = 0; ok && i < n; i++) memcpy(d->x + 3 * i, r[i].x, sizeof r[i].x);
-  if (!ok) snprintf(err, errlen, "out of memory handing out %d elements", n);
+  if (!ok) snprintf(err, errlen, "out of memory handing out %d elements and %d tracers", n, nt);
   if (!all_ok(c, ok, err, errlen) || to_owners(d, r, n, sizeof *r, d->x, &got, &m, err, errlen)) goto done;
   long long any = nt;
+  for (int i = 0; i < nt; i++) memcpy(d->x + 3 * i, tx + (size_t)w * i, sizeof(double) * 3);
   if (vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_LONG_LONG, MPI_SUM, c->comm), "MPI_Allreduce (tracers)", err,
                     errlen) ||
-      (any > 0 && to_owners(d, tx, nt, 3 * sizeof(double), tx, &gott, &mt, err, errlen)))
+      (any > 0 && to_owners(d, tx, nt, sizeof(double) * (size_t)w, d->x, &gott, &mt, err, errlen)))
     goto done;
   const element_rec *g = got;
-  const size_t np = 3 * ((size_t)m + mt);
-  ok = vx_host_reserve((void **)&d->xa, &d->xa_cap, sizeof(double) * (np + 3 * (size_t)m + 1)) == 0 &&
+  const double *gt = gott;
+  const size_t np = 3 * ((size_t)m + mt), k = 3 * (size_t)mt;
+  ok = vx_host_reserve((void **)&d->xa, &d->xa_cap, sizeof(double) * (np + 3 * (size_t)m + 2 * k + 1)) == 0 &&
        vx_host_reserve((void **)&d->ring, &d->ring_cap, sizeof(int) * ((size_t)m + 1)) == 0;
-  double *x = d->xa;
+  double *x = d->xa, *alpha = x + np, *y0 = alpha + 3 * (size_t)m, *acc = y0 + k;
   int *ring = d->ring;
   if (!ok) snprintf(err, errlen, "out of memory for %d elements and %d tracers", m, mt);
   for (int i = 0; ok && i < m; i++) {
-    memcpy(x + 3 * i, g[i].x, sizeof g[i].x), memcpy(x + np + 3 * i, g[i].a, sizeof g[i].a);
+    memcpy(x + 3 * i, g[i].x, sizeof g[i].x), memcpy(alpha + 3 * i, g[i].a, sizeof g[i].a);
     ring[i] = (int)g[i].ring;
   }
-  if (ok && mt) memcpy(x + 3 * (size_t)m, gott, sizeof(double) * 3 * (size_t)mt);
-  ok = ok && vx_sim_set_particles(d->s, m, mt, x, x + np, ring, err, errlen) == 0;
+  for (size_t i = 0; ok && i < (size_t)mt; i++) {
+    memcpy(x + 3 * ((size_t)m + i), gt + w * i, sizeof(double) * 3);
+    if (w == 9) memcpy(y0 + 3 * i, gt + 9 * i + 3, sizeof(double) * 3), memcpy(acc + 3 * i, gt + 9 * i + 6, sizeof(double) * 3);
+  }
+  ok = ok && vx_sim_set_particles(d->s, m, mt, x, alpha, ring, y0, acc, err, errlen) == 0;
   rc = all_ok(c, ok, err, errlen) ? 0 : -1;
 done:
   free(got), free(gott);
@@ -242,24 +247,35 @@ static int records(vx_dsim *d, int first, element_rec **out, int *nout, char *er
   return ok ? 0 : -1;
 }
 
-/* This rank's tracers in d->tx, as records() takes its elements (from tracer `first` on, its block). */
-static int tracer_records(vx_dsim *d, int first, int *nout, char *err, size_t errlen) {
-  const int n = vx_sim_n_tracers(d->s);
+/* This rank's tracers as records in d->tx, as records() takes its elements (from tracer `first` on, its
+ * block): *w doubles each, the position and, within the tracers' step, its y0 and acc. */
+static int tracer_records(vx_dsim *d, int first, int *nout, int *w, char *err, size_t errlen) {
+  const int n = vx_sim_n_tracers(d->s), open = vx_sim_tracer_step_open(d->s);
   int i0, i1;
   block(&d->c, first, n, &i0, &i1);
-  const int ok = vx_host_reserve((void **)&d->tx, &d->tx_cap, sizeof(double) * 3 * ((size_t)n + 1)) == 0;
+  *w = open ? 9 : 3;
+  const size_t t3 = 3 * (size_t)n;
+  int ok = vx_host_reserve((void **)&d->tx, &d->tx_cap, sizeof(double) * (size_t)*w * ((size_t)n + 1)) == 0 &&
+           vx_host_reserve((void **)&d->xa, &d->xa_cap, sizeof(double) * 3 * (t3 + 1)) == 0;
   if (!ok) snprintf(err, errlen, "out of memory for %d tracers", n);
-  if (!ok || vx_sim_get_tracers(d->s, d->tx, err, errlen)) return -1;
-  memmove(d->tx + 3 * (size_t)first, d->tx + 3 * (size_t)i0, sizeof(double) * 3 * (size_t)(i1 - i0));
-  *nout = first + i1 - i0;
+  double *p = d->xa, *y0 = p + t3, *acc = y0 + t3;
+  if (!ok || vx_sim_get_tracers(d->s, p, err, errlen) || (open && vx_sim_tracer_step(d->s, y0, acc, err, errlen))) return -1;
+  int j = 0;
+  for (int i = 0; i < n; i++) {
+    if (i >= first && (i < i0 || i >= i1)) continue;
+    double *r = d->tx + (size_t)*w * j++;
+    memcpy(r, p + 3 * (size_t)i, sizeof(double) * 3);
+    if (open) memcpy(r + 3, y0 + 3 * (size_t)i, sizeof(double) * 3), memcpy(r + 6, acc + 3 * (size_t)i, sizeof(double) * 3);
+  }
+  *nout = j;
   return 0;
 }
 
 static int distribute(vx_dsim *d, int first, int first_t, char *err, size_t errlen) {
   element_rec *r = NULL;
-  int n = 0, nt = 0;
-  const int ok = records(d, first, &r, &n, err, errlen) == 0 && tracer_records(d, first_t, &nt, err, errlen) == 0;
-  return all_ok(&d->c, ok, err, errlen) ? hand_out(d, r, n, d->tx, nt, err, errlen) : -1;
+  int n = 0, nt = 0, w = 3;
+  const int ok = records(d, first, &r, &n, err, errlen) == 0 && tracer_records(d, first_t, &nt, &w, err, errlen) == 0;
+  return all_ok(&d->c, ok, err, errlen) ? hand_out(d, r, n, d->tx, nt, w, err, errlen) : -1;
 }
 
 vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
@@ -271,7 +287,6 @@ vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen) {
     const vx_sim_coll coll = {d, coll_evaluate, coll_reduce, to_owners, allgather};
     ok = vx_sim_set_coll(s, &coll, err, errlen) == 0;
   }
-  if (ok && vx_sim_tracer_step_open(s)) ok = 0, snprintf(err, errlen, "the tracers are within their step");
   if (!all_ok(c, ok, err, errlen) || distribute(d, 0, 0, err, errlen)) {
     if (d) vx_sim_set_coll(s, NULL, err, 0), vx_dsim_destroy(d);
     return NULL;
@@ -291,23 +306,18 @@ void vx_dsim_destroy(vx_dsim *d) {
 }
 
 int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen) {
-  const int ok = !vx_sim_tracer_step_open(d->s);
-  if (!ok) snprintf(err, errlen, "a migration within the tracers' step");
-  return all_ok(&d->c, ok, err, errlen)
-             ? distribute(d, vx_sim_n_elements(d->s), vx_sim_n_tracers(d->s), err, errlen)
-             : -1;
+  return distribute(d, vx_sim_n_elements(d->s), vx_sim_n_tracers(d->s), err, errlen);
 }
 
 int vx_dsim_added(vx_dsim *d, int first, int first_t, char *err, size_t errlen) {
   const int n = vx_sim_n_elements(d->s), nt = vx_sim_n_tracers(d->s);
-  const int ok = first >= 0 && first <= n && first_t >= 0 && first_t <= nt && !vx_sim_tracer_step_open(d->s);
+  const int ok = first >= 0 && first <= n && first_t >= 0 && first_t <= nt;
   if (!ok) snprintf(err, errlen, "added elements from %d of %d and tracers from %d of %d", first, n, first_t, nt);
   return all_ok(&d->c, ok, err, errlen) ? distribute(d, first, first_t, err, errlen) : -1;
 }
 
 int vx_dsim_step(vx_dsim *d, char *err, size_t errlen) {
-  /* the tracers migrate between their own steps (their RK4 state follows their order) */
-  if (d->since >= VX_DSIM_MIGRATE_EVERY && !vx_sim_tracer_step_open(d->s)) {
+  if (d->since >= VX_DSIM_MIGRATE_EVERY) {
     const double t0 = MPI_Wtime();
     if (vx_dsim_migrate(d, err, errlen)) return -1;
     d->stats.t_migrate += 1e3 * (MPI_Wtime() - t0);

@@ -1,8 +1,8 @@
 /* dsim.h — one simulation over the ranks of a communicator (Yokota & Barba, paper 002: the vortex
  * method's dynamics on a distributed FMM). Each rank's vx_sim holds the elements of its range of the
- * space-filling curve (partition.h), and the tracers of theirs; every VX_DSIM_MIGRATE_EVERY steps (the
- * tracers' own step allowing) they migrate to the rank that owns their key (the ranges balance each
- * kind's count), the step's stages evaluate on the distributed engine (engine.h: the halo follows each
+ * space-filling curve (partition.h), and the tracers of theirs; every VX_DSIM_MIGRATE_EVERY steps they
+ * migrate to the rank that owns their key (the ranges balance each kind's count; a tracer within its own
+ * RK4 step takes the step's state with it), the step's stages evaluate on the distributed engine (engine.h: the halo follows each
  * rank's targets as the stages move them; the tracers' calls on an engine of their own), and the health check,
  * the energy watch, the conservative correction and the diagnostics reduce over the ranks (sim.h,
  * vx_sim_coll), a remeshing's nodes merged at the ranks that own them: the run equals one process's
@@ -17,13 +17,12 @@
 typedef struct vx_dsim vx_dsim;
 
 /* Spread s over c's ranks: s holds every element and tracer on every rank (each built from the same scene
- * and parameters; not within the tracers' step); each keeps its share. The caller keeps s and destroys
+ * and parameters, or the same checkpoint); each keeps its share. The caller keeps s and destroys
  * it after vx_dsim_destroy. */
 vx_dsim *vx_dsim_create(const vx_comm *c, vx_sim *s, char *err, size_t errlen);
 void vx_dsim_destroy(vx_dsim *d);
 
-/* The elements and tracers to the ranks that own their keys (a new partition of the present positions);
- * refused within the tracers' step (vx_sim_tracer_step_open). */
+/* The elements and tracers to the ranks that own their keys (a new partition of the present positions). */
 int vx_dsim_migrate(vx_dsim *d, char *err, size_t errlen);
 /* Every rank added the same particles to s, elements from `first` on and tracers from `first_t` on (a
  * launched ring: launch.h): each keeps its share of them, and they go to the ranks that own their keys

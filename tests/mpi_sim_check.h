@@ -154,12 +154,13 @@ static double tracer_gap(const double *a, int na, const double *b, int nb, doubl
 }
 
 /* Tracers over the ranks: the thick viscous rings, remeshed every 5 steps (the tracers stay through each
- * remeshing), with TRACERS tracers taking their own RK4 step over several element steps, migrating at
- * steps 10 and 30 where their step allows and by the interval (a migration within their step is refused).
- * After STEPS steps and a few more, to a time within the tracers' step, the tracers gathered at rank 0 are
- * the one process's, each within TOL of the larger ring's radius of one of them (the gather changes their
- * order), and the elements' diagnostics equal; the gathered flow and its tracers' step (y0 and acc, as a
- * checkpoint holds them) continue in one process as the one process's run does, 3 more steps. */
+ * remeshing), with TRACERS tracers taking their own RK4 step over several element steps, migrating by the
+ * interval and at steps 10 and 30, once within the tracers' step (its state going with them). After STEPS
+ * steps and a few more, to a time within the tracers' step, the tracers gathered at rank 0 are the one
+ * process's, each within TOL of the larger ring's radius of one of them (the gather changes their order),
+ * and the elements' diagnostics equal; the gathered flow and its tracers' step (y0 and acc, as a
+ * checkpoint holds them) continue in one process as the one process's run does, 3 more steps; and the
+ * one process's flow spread there, within the tracers' step (a restart), continues alike. */
 #define TRACERS 600
 static int compare_tracers(const vx_comm *c) {
   char err[256] = "";
@@ -184,20 +185,19 @@ static int compare_tracers(const vx_comm *c) {
   CHECK(s, "tracers, spread: %s", err);
   vx_dsim *d = vx_dsim_create(c, s, err, sizeof err);
   CHECK(d, "tracers: vx_dsim_create: %s", err);
-  int refused = 0, migrated = 0;
+  int within = 0;
   for (int k = 0; k < steps; k++) {
     const int open = vx_sim_tracer_step_open(s);
-    if (!open && ((k >= 10 && migrated == 0) || (k >= 30 && migrated == 1))) {
+    if (k == 10 || k == 30 || (open && !within)) {
       CHECK(vx_dsim_migrate(d, err, sizeof err) == 0, "tracers, a migration before step %d: %s", k + 1, err);
-      migrated++;
+      within |= open;
     }
-    if (open && !refused) {
-      refused = vx_dsim_migrate(d, err, sizeof err) != 0 && strstr(err, "within the tracers' step");
-      CHECK(refused, "a migration within the tracers' step, before step %d: '%s'", k + 1, err);
-    }
+    if (open && k == 13)
+      CHECK(vx_sim_set_particles(s, 0, 1, NULL, NULL, NULL, NULL, NULL, err, sizeof err) != 0 && strstr(err, "step's state"),
+            "new tracers within their step without its state: '%s'", err);
     CHECK(vx_dsim_step(d, err, sizeof err) == 0, "tracers, spread, step %d: %s", k + 1, err);
   }
-  CHECK(refused && migrated == 2, "the tracers' step was never under way (%d) or the migrations not made (%d)", refused, migrated);
+  CHECK(within, "no migration within the tracers' step");
   const int mine = vx_sim_n_tracers(s);
   CHECK(c->size == 1 || (mine > 0 && mine < TRACERS), "rank %d holds %d of %d tracers", c->rank, mine, TRACERS);
   CHECK(vx_diag_compute(s, 1 << 20, &got, err, sizeof err) == 0, "spread diag: %s", err);
@@ -205,11 +205,12 @@ static int compare_tracers(const vx_comm *c) {
   vx_sim_state st;
   vx_dsim_flow f;
   CHECK(vx_sim_export_state(s, &st, err, sizeof err) == 0 && vx_dsim_gather(d, 0, &f, err, sizeof err) == 0, "gather: %s", err);
+  double gap = 0.0, gap3 = 0.0;
   if (c->rank == 0) {
     CHECK(f.n == ref.n_elem && f.n_tracer == TRACERS && f.tr_y0 && f.tr_acc,
           "gathered %d elements and %d tracers (the step's state %s), expected %d and %d", f.n, f.n_tracer,
           f.tr_y0 ? "given" : "missing", ref.n_elem, TRACERS);
-    const double gap = tracer_gap(ref_t, TRACERS, f.pos + 3 * (size_t)f.n, f.n_tracer, 0.25);
+    gap = tracer_gap(ref_t, TRACERS, f.pos + 3 * (size_t)f.n, f.n_tracer, 0.25);
     CHECK(gap <= TOL && de <= TOL, "tracers: the farthest from its twin %.3g of R, the diagnostics %.3g (bound %.0e)", gap, de, TOL);
     st.tr_y0 = f.tr_y0, st.tr_acc = f.tr_acc;
     vx_sim *whole = vx_sim_create_from_state(vx_sim_params_get(s), &st, f.n, f.n_tracer, f.pos, f.alpha, f.ring, err, sizeof err);
@@ -218,16 +219,34 @@ static int compare_tracers(const vx_comm *c) {
       CHECK(vx_sim_step(one, err, sizeof err) == 0 && vx_sim_step(whole, err, sizeof err) == 0, "3 more steps: %s", err);
     CHECK(vx_sim_get_tracers(one, ref_t, err, sizeof err) == 0 && vx_sim_get_tracers(whole, ref_t + 3 * TRACERS, err, sizeof err) == 0,
           "tracers: %s", err);
-    const double gap3 = tracer_gap(ref_t, TRACERS, ref_t + 3 * TRACERS, TRACERS, 0.25);
+    gap3 = tracer_gap(ref_t, TRACERS, ref_t + 3 * TRACERS, TRACERS, 0.25);
     CHECK(gap3 <= TOL, "the gathered flow 3 steps on: the farthest tracer from its twin %.3g of R (bound %.0e)", gap3, TOL);
-    printf("tracers, %d ranks: %d tracers in steps of up to 4, %d steps remeshed every 5: the farthest from its twin in one process "
-           "%.2e of R, the diagnostics %.2e; gathered within their step and continued 3 steps %.2e (bound %.0e)\n",
-           c->size, TRACERS, steps, gap, de, gap3, TOL);
     vx_sim_destroy(whole);
   }
   vx_dsim_flow_free(&f);
   vx_dsim_destroy(d);
   vx_sim_destroy(s);
+
+  /* the one process's flow spread within the tracers' step, as a restart from a checkpoint made there */
+  vx_sim *s2 = make_sim(&sc, p, err, sizeof err);
+  CHECK(s2, "tracers, restart: %s", err);
+  for (int k = 0; k < steps; k++) CHECK(vx_sim_step(s2, err, sizeof err) == 0, "tracers, restart, step %d: %s", k + 1, err);
+  vx_dsim *d2 = vx_dsim_create(c, s2, err, sizeof err);
+  CHECK(d2 && vx_sim_tracer_step_open(s2), "tracers: spread within their step: %s", err);
+  for (int k = 0; k < 3; k++) CHECK(vx_dsim_step(d2, err, sizeof err) == 0, "tracers, restarted spread, step %d: %s", k + 1, err);
+  CHECK(vx_dsim_gather(d2, 0, &f, err, sizeof err) == 0, "gather: %s", err);
+  if (c->rank == 0) {
+    const double gap_r = tracer_gap(ref_t, TRACERS, f.pos + 3 * (size_t)f.n, f.n_tracer, 0.25);
+    CHECK(f.n_tracer == TRACERS && gap_r <= TOL, "spread within the tracers' step, 3 steps on: %d tracers, the farthest from its twin "
+          "%.3g of R (bound %.0e)", f.n_tracer, gap_r, TOL);
+    printf("tracers, %d ranks: %d tracers in steps of up to 4, %d steps remeshed every 5: the farthest from its twin in one process "
+           "%.2e of R, the diagnostics %.2e; gathered within their step and continued 3 steps %.2e; spread there and continued "
+           "%.2e (bound %.0e)\n",
+           c->size, TRACERS, steps, gap, de, gap3, gap_r, TOL);
+  }
+  vx_dsim_flow_free(&f);
+  vx_dsim_destroy(d2);
+  vx_sim_destroy(s2);
   vx_sim_destroy(one);
   free(ref_t);
   return 0;

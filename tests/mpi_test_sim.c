@@ -8,8 +8,9 @@
  * the ranks; two thick viscous rings remeshed every 5 steps (the lattice crossing the ranks: each rank's
  * part of a remeshing merged at the nodes' owners, the drop threshold over every rank, the full
  * correction), and two wider ones whose lattice coarsens (the field's scale over every rank's nodes); the
- * thick rings with 600 tracers in their own RK4 steps (each within 1e-10 R of its one-process twin, the
- * gathered flow continuing as one process's). A simulation the ranks cannot spread yet (the continuous
+ * thick rings with 600 tracers in their own RK4 steps, migrating between and within them (each within
+ * 1e-10 R of its one-process twin; the gathered flow, and the one process's flow spread within the
+ * tracers' step, continuing as one process's). A simulation the ranks cannot spread yet (the continuous
  * dye release) is refused on every rank with the reason. */
 #include "mpi_sim_check.h"
 

@@ -397,14 +397,15 @@ int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen);
 int vx_sim_reduce(vx_sim *s, double *v, int n, vx_reduce_op op, char *err, size_t errlen);
 /* Replace this process's particles (host doubles, copied): n elements and n_tracer tracers (pos:
  * 3(n + n_tracer), the elements' then the tracers'; alpha: 3n), a share of the flow's, as the processes
- * hand them between steps. The counters, the rings' count and the blow-up references stay; the
- * tracers may change only between their steps (vx_sim_tracer_step_open). 0, or -1 with err. */
-int vx_sim_set_particles(vx_sim *s, int n, int n_tracer, const double *pos, const double *alpha, const int *ring, char *err,
-                         size_t errlen);
-/* The same for the elements alone (pos and alpha 3n): the tracers stay as they are. */
+ * hand them between steps; within the tracers' own step (vx_sim_tracer_step_open) the new tracers' y0
+ * and acc with them (3 n_tracer each, as vx_sim_tracer_step gives them; ignored between steps). The
+ * counters, the rings' count and the blow-up references stay. 0, or -1 with err. */
+int vx_sim_set_particles(vx_sim *s, int n, int n_tracer, const double *pos, const double *alpha, const int *ring,
+                         const double *y0, const double *acc, char *err, size_t errlen);
+/* The same for the elements alone (pos and alpha 3n), at any time: the tracers stay as they are. */
 int vx_sim_set_elements(vx_sim *s, int n, const double *pos, const double *alpha, const int *ring, char *err, size_t errlen);
-/* Whether the tracers' own step (vx_sim_params.tracer_every) is under way: their RK4 state is then
- * indexed by the tracers' order, which must not change. */
+/* Whether the tracers' own step (vx_sim_params.tracer_every) is under way: their RK4 state (y0, acc)
+ * then goes with them wherever they are handed. */
 int vx_sim_tracer_step_open(const vx_sim *s);
 
 VX_EXTERN_C_END

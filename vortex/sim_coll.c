@@ -36,14 +36,11 @@ int vx_sim_reduce(vx_sim *s, double *v, int n, vx_reduce_op op, char *err, size_
   return s->coll_on ? s->coll.reduce(s->coll.user, v, n, op, err, errlen) : 0;
 }
 
-int vx_sim_set_particles(vx_sim *s, int n, int n_tracer, const double *pos, const double *alpha, const int *ring, char *err,
+/* The particles replaced (vx_sim_set_particles), the tracers' step state left to the caller. */
+static int set_particles(vx_sim *s, int n, int n_tracer, const double *pos, const double *alpha, const int *ring, char *err,
                          size_t errlen) {
   if (n < 0 || n_tracer < 0 || (long long)n + n_tracer > (1 << 30)) {
     snprintf(err, errlen, "bad particle counts %d and %d", n, n_tracer);
-    return -1;
-  }
-  if (s->tr_steps > 0 && n_tracer != s->n_tracer) {
-    snprintf(err, errlen, "replacing the tracers within their step");
     return -1;
   }
   int *r = realloc(s->ring, sizeof(int) * ((size_t)n + 1));
@@ -63,15 +60,31 @@ int vx_sim_set_particles(vx_sim *s, int n, int n_tracer, const double *pos, cons
   return 0;
 }
 
+int vx_sim_set_particles(vx_sim *s, int n, int n_tracer, const double *pos, const double *alpha, const int *ring,
+                         const double *y0, const double *acc, char *err, size_t errlen) {
+  const int open = s->tr_steps > 0;
+  if (open && n_tracer > 0 && (!y0 || !acc)) {
+    snprintf(err, errlen, "replacing the tracers within their step without the step's state");
+    return -1;
+  }
+  if (set_particles(s, n, n_tracer, pos, alpha, ring, err, errlen)) return -1;
+  if (!open) return 0;
+  const size_t k = 3 * (size_t)n_tracer, b = k * s->rs;
+  return sim_buf_reserve(s, &s->tp0, &s->c_tp0, b, err, errlen) || sim_buf_reserve(s, &s->tacc, &s->c_tacc, b, err, errlen) ||
+                 (k && (sim_store_doubles(s, s->tp0, y0, k, err, errlen) || sim_store_doubles(s, s->tacc, acc, k, err, errlen)))
+             ? -1
+             : 0;
+}
+
 int vx_sim_set_elements(vx_sim *s, int n, const double *pos, const double *alpha, const int *ring, char *err, size_t errlen) {
-  if (s->n_tracer == 0) return vx_sim_set_particles(s, n, 0, pos, alpha, ring, err, errlen);
+  if (s->n_tracer == 0) return set_particles(s, n, 0, pos, alpha, ring, err, errlen);
   if (n < 0 || n > (1 << 30)) { snprintf(err, errlen, "bad element count %d", n); return -1; }
-  /* the tracers stay: their rows move up or down behind the new elements */
+  /* the tracers stay, and their step's state with them: their rows move up or down behind the new elements */
   const size_t ne = 3 * (size_t)n, nt = 3 * (size_t)s->n_tracer;
   double *x = malloc(sizeof(double) * (ne + nt + 1));
   if (!x) { snprintf(err, errlen, "out of host memory for %d elements and %d tracers", n, s->n_tracer); return -1; }
   memcpy(x, pos, sizeof(double) * ne);
-  int rc = vx_sim_get_tracers(s, x + ne, err, errlen) || vx_sim_set_particles(s, n, s->n_tracer, x, alpha, ring, err, errlen);
+  int rc = vx_sim_get_tracers(s, x + ne, err, errlen) || set_particles(s, n, s->n_tracer, x, alpha, ring, err, errlen);
   free(x);
   return rc ? -1 : 0;
 }
