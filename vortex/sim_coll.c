@@ -36,28 +36,40 @@ int vx_sim_reduce(vx_sim *s, double *v, int n, vx_reduce_op op, char *err, size_
   return s->coll_on ? s->coll.reduce(s->coll.user, v, n, op, err, errlen) : 0;
 }
 
-/* The particles replaced (vx_sim_set_particles), the tracers' step state left to the caller. */
-static int set_particles(vx_sim *s, int n, int n_tracer, const double *pos, const double *alpha, const int *ring, char *err,
-                         size_t errlen) {
-  if (n < 0 || n_tracer < 0 || (long long)n + n_tracer > (1 << 30)) {
-    snprintf(err, errlen, "bad particle counts %d and %d", n, n_tracer);
-    return -1;
-  }
+/* The counts and every array but the positions after the particles were replaced (the positions are
+ * the caller's): the rings, the strengths, and the arrays that follow the count. */
+static int adopt_particles(vx_sim *s, int n, int n_tracer, const double *alpha, const int *ring, char *err, size_t errlen) {
   int *r = realloc(s->ring, sizeof(int) * ((size_t)n + 1));
   if (!r) { snprintf(err, errlen, "out of host memory for %d elements' rings", n); return -1; }
   s->ring = r;
   if (n) memcpy(s->ring, ring, sizeof(int) * (size_t)n);
   s->n_elem = n, s->n_tracer = n_tracer, s->n_tot = n + n_tracer;
   size_t b = 3 * s->rs * (size_t)s->n_tot, ba = 3 * s->rs * (size_t)n;
-  if (sim_buf_reserve(s, &s->pos, &s->c_pos, b, err, errlen) || sim_buf_reserve(s, &s->alpha, &s->c_alpha, ba, err, errlen) ||
-      sim_buf_reserve(s, &s->vel, &s->c_vel, b, err, errlen) || sim_buf_reserve(s, &s->grad, &s->c_grad, 3 * b, err, errlen) ||
-      sim_reserve_scratch(s, err, errlen) || sim_store_doubles(s, s->pos, pos, 3 * (size_t)s->n_tot, err, errlen) ||
+  if (sim_buf_reserve(s, &s->alpha, &s->c_alpha, ba, err, errlen) || sim_buf_reserve(s, &s->vel, &s->c_vel, b, err, errlen) ||
+      sim_buf_reserve(s, &s->grad, &s->c_grad, 3 * b, err, errlen) || sim_reserve_scratch(s, err, errlen) ||
       sim_store_doubles(s, s->alpha, alpha, 3 * (size_t)n, err, errlen) || sim_upload_rings(s, err, errlen))
     return -1;
   s->field_ok = 0;
   s->have_grad = 0; /* the gradient belonged to the particles before */
   s->state_id++;
   return 0;
+}
+
+static int counts_ok(int n, int n_tracer, char *err, size_t errlen) {
+  if (n >= 0 && n_tracer >= 0 && (long long)n + n_tracer <= (1 << 30)) return 1;
+  snprintf(err, errlen, "bad particle counts %d and %d", n, n_tracer);
+  return 0;
+}
+
+/* The particles replaced (vx_sim_set_particles), the tracers' step state left to the caller. */
+static int set_particles(vx_sim *s, int n, int n_tracer, const double *pos, const double *alpha, const int *ring, char *err,
+                         size_t errlen) {
+  if (!counts_ok(n, n_tracer, err, errlen)) return -1;
+  return sim_buf_reserve(s, &s->pos, &s->c_pos, 3 * s->rs * ((size_t)n + n_tracer), err, errlen) ||
+                 sim_store_doubles(s, s->pos, pos, 3 * ((size_t)n + n_tracer), err, errlen) ||
+                 adopt_particles(s, n, n_tracer, alpha, ring, err, errlen)
+             ? -1
+             : 0;
 }
 
 int vx_sim_set_particles(vx_sim *s, int n, int n_tracer, const double *pos, const double *alpha, const int *ring,
@@ -77,16 +89,20 @@ int vx_sim_set_particles(vx_sim *s, int n, int n_tracer, const double *pos, cons
 }
 
 int vx_sim_set_elements(vx_sim *s, int n, const double *pos, const double *alpha, const int *ring, char *err, size_t errlen) {
-  if (s->n_tracer == 0) return set_particles(s, n, 0, pos, alpha, ring, err, errlen);
-  if (n < 0 || n > (1 << 30)) { snprintf(err, errlen, "bad element count %d", n); return -1; }
-  /* the tracers stay, and their step's state with them: their rows move up or down behind the new elements */
-  const size_t ne = 3 * (size_t)n, nt = 3 * (size_t)s->n_tracer;
-  double *x = malloc(sizeof(double) * (ne + nt + 1));
-  if (!x) { snprintf(err, errlen, "out of host memory for %d elements and %d tracers", n, s->n_tracer); return -1; }
-  memcpy(x, pos, sizeof(double) * ne);
-  int rc = vx_sim_get_tracers(s, x + ne, err, errlen) || set_particles(s, n, s->n_tracer, x, alpha, ring, err, errlen);
-  free(x);
-  return rc ? -1 : 0;
+  const int nt = s->n_tracer;
+  if (nt == 0) return set_particles(s, n, 0, pos, alpha, ring, err, errlen);
+  if (!counts_ok(n, nt, err, errlen)) return -1;
+  /* the tracers stay, and their step's state with them: the new positions built in the remeshing job's
+   * output buffer (free between remeshings), the tracers' rows moved within backend memory */
+  const size_t r3 = 3 * s->rs;
+  vx_mem *P = &s->rj.pos_out;
+  if (vx_mem_reserve(P, r3 * ((size_t)n + nt), s->on_device, err, errlen) ||
+      sim_store_doubles(s, P->p, pos, 3 * (size_t)n, err, errlen) ||
+      sim_copy_backend(s, (char *)P->p + r3 * (size_t)n, (const char *)s->pos + r3 * (size_t)s->n_elem, r3 * (size_t)nt, err,
+                       errlen))
+    return -1;
+  sim_swap_buf(&s->pos, &s->c_pos, P);
+  return adopt_particles(s, n, nt, alpha, ring, err, errlen);
 }
 
 int vx_sim_tracer_step_open(const vx_sim *s) { return s->tr_steps > 0; }

@@ -105,6 +105,8 @@ int sim_buf_reserve(vx_sim *s, void **p, size_t *cap, size_t bytes, char *err, s
 int sim_fetch_doubles(vx_sim *s, const void *src, size_t n, double *dst, char *err, size_t errlen);
 /* Copy n host doubles into backend memory dst, in the run's precision. */
 int sim_store_doubles(vx_sim *s, void *dst, const double *src, size_t n, char *err, size_t errlen);
+/* sim_rings.c: copy bytes within backend memory (device to device on cuda). */
+int sim_copy_backend(vx_sim *s, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 /* Swap a simulation buffer with a remeshing output buffer. */
 void sim_swap_buf(void **p, size_t *cap, vx_mem *b);
 /* sim.c: the RK scratch arrays for the integrator in use; the host ring array mirrored on the device

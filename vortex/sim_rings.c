@@ -12,8 +12,7 @@
 #include "compact.h"
 #include "sim_gpu.h"
 
-/* Copy bytes within backend memory. */
-static int copy_backend(vx_sim *s, void *dst, const void *src, size_t bytes, char *err, size_t errlen) {
+int sim_copy_backend(vx_sim *s, void *dst, const void *src, size_t bytes, char *err, size_t errlen) {
   if (bytes == 0) return 0;
   if (s->on_device) return vx_gpu_copy(dst, src, bytes, err, errlen);
   memcpy(dst, src, bytes);
@@ -43,10 +42,10 @@ static int build_grown(vx_sim *s, int ne, int nt, const double *pos, const doubl
     return -1;
   char *p = (char *)P->p, *a = (char *)A->p;
   const char *op = (const char *)s->pos;
-  return copy_backend(s, p, op, r3 * n0, err, errlen) || sim_store_doubles(s, p + r3 * n0, pos, 3 * (size_t)ne, err, errlen) ||
-                 copy_backend(s, p + r3 * (n0 + ne), op + r3 * n0, r3 * t0, err, errlen) ||
+  return sim_copy_backend(s, p, op, r3 * n0, err, errlen) || sim_store_doubles(s, p + r3 * n0, pos, 3 * (size_t)ne, err, errlen) ||
+                 sim_copy_backend(s, p + r3 * (n0 + ne), op + r3 * n0, r3 * t0, err, errlen) ||
                  sim_store_doubles(s, p + r3 * (n0 + ne + t0), pos + 3 * (size_t)ne, 3 * (size_t)nt, err, errlen) ||
-                 copy_backend(s, a, s->alpha, r3 * n0, err, errlen) ||
+                 sim_copy_backend(s, a, s->alpha, r3 * n0, err, errlen) ||
                  sim_store_doubles(s, a + r3 * n0, alpha, 3 * (size_t)ne, err, errlen)
              ? -1
              : 0;
