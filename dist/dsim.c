@@ -36,14 +36,21 @@ struct vx_dsim {
   size_t ring_cap;
   uint32_t *keys;      /* the records' keys */
   size_t keys_cap;
-  double *tx;          /* the tracers' positions as they are handed out */
+  double *tx;          /* the tracers' records as they are handed out */
   size_t tx_cap;
+  double *tid;         /* this rank's tracers' places in the whole flow (vx_dsim_tracer_ids) */
+  size_t tid_cap;
+  long long layout;    /* hand-outs so far (vx_dsim_layout) */
 #ifdef VX_HAVE_CUDA
   vx_dist_dev w;       /* the device bounds' scratch */
 #endif
   int since;           /* steps since the last migration */
   vx_dsim_stats stats;
 };
+
+/* A tracer record's width in doubles: its position and place in the whole flow, and within the tracers'
+ * step its y0 and acc. */
+enum { TR_CLOSED = 4, TR_OPEN = 10 };
 
 /* One element as it migrates. */
 typedef struct {
@@ -178,9 +185,10 @@ static int allgather(void *user, const double *v, int n, double **out, int *nout
   return rc;
 }
 
-/* The n element records r and the nt tracer records at tx (w doubles each: the position, then within the
- * tracers' step y0 and acc) to the ranks that own their keys, each kind in a partition balanced by its own
- * count (the tracers' calls have a halo of their own), then into the simulation. */
+/* The n element records r and the nt tracer records at tx (w doubles each: the position, the tracer's place
+ * in the whole flow, then within the tracers' step y0 and acc) to the ranks that own their keys, each kind
+ * in a partition balanced by its own count (the tracers' calls have a halo of their own), then into the
+ * simulation. */
 static int hand_out(vx_dsim *d, element_rec *r, int n, double *tx, int nt, int w, char *err, size_t errlen) {
   const vx_comm *c = &d->c;
   void *got = NULL, *gott = NULL;
@@ -199,7 +207,8 @@ static int hand_out(vx_dsim *d, element_rec *r, int n, double *tx, int nt, int w
   const double *gt = gott;
   const size_t np = 3 * ((size_t)m + mt), k = 3 * (size_t)mt;
   ok = vx_host_reserve((void **)&d->xa, &d->xa_cap, sizeof(double) * (np + 3 * (size_t)m + 2 * k + 1)) == 0 &&
-       vx_host_reserve((void **)&d->ring, &d->ring_cap, sizeof(int) * ((size_t)m + 1)) == 0;
+       vx_host_reserve((void **)&d->ring, &d->ring_cap, sizeof(int) * ((size_t)m + 1)) == 0 &&
+       vx_host_reserve((void **)&d->tid, &d->tid_cap, sizeof(double) * ((size_t)mt + 1)) == 0;
   double *x = d->xa, *alpha = x + np, *y0 = alpha + 3 * (size_t)m, *acc = y0 + k;
   int *ring = d->ring;
   if (!ok) snprintf(err, errlen, "out of memory for %d elements and %d tracers", m, mt);
@@ -208,11 +217,14 @@ static int hand_out(vx_dsim *d, element_rec *r, int n, double *tx, int nt, int w
     ring[i] = (int)g[i].ring;
   }
   for (size_t i = 0; ok && i < (size_t)mt; i++) {
-    memcpy(x + 3 * ((size_t)m + i), gt + w * i, sizeof(double) * 3);
-    if (w == 9) memcpy(y0 + 3 * i, gt + 9 * i + 3, sizeof(double) * 3), memcpy(acc + 3 * i, gt + 9 * i + 6, sizeof(double) * 3);
+    const double *t = gt + w * i;
+    memcpy(x + 3 * ((size_t)m + i), t, sizeof(double) * 3);
+    d->tid[i] = t[3];
+    if (w == TR_OPEN) memcpy(y0 + 3 * i, t + 4, sizeof(double) * 3), memcpy(acc + 3 * i, t + 7, sizeof(double) * 3);
   }
   ok = ok && vx_sim_set_particles(d->s, m, mt, x, alpha, ring, y0, acc, err, errlen) == 0;
   rc = all_ok(c, ok, err, errlen) ? 0 : -1;
+  d->layout++;
 done:
   free(got), free(gott);
   return rc;
@@ -248,12 +260,17 @@ static int records(vx_dsim *d, int first, element_rec **out, int *nout, char *er
 }
 
 /* This rank's tracers as records in d->tx, as records() takes its elements (from tracer `first` on, its
- * block): *w doubles each, the position and, within the tracers' step, its y0 and acc. */
+ * block; those are new to the whole flow and take the places after every rank's tracers before `first`):
+ * *w doubles each. */
 static int tracer_records(vx_dsim *d, int first, int *nout, int *w, char *err, size_t errlen) {
   const int n = vx_sim_n_tracers(d->s), open = vx_sim_tracer_step_open(d->s);
   int i0, i1;
   block(&d->c, first, n, &i0, &i1);
-  *w = open ? 9 : 3;
+  *w = open ? TR_OPEN : TR_CLOSED;
+  long long base = first; /* the whole flow's tracers before the new ones */
+  if (vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, &base, 1, MPI_LONG_LONG, MPI_SUM, d->c.comm), "MPI_Allreduce (tracer places)",
+                    err, errlen))
+    return -1;
   const size_t t3 = 3 * (size_t)n;
   int ok = vx_host_reserve((void **)&d->tx, &d->tx_cap, sizeof(double) * (size_t)*w * ((size_t)n + 1)) == 0 &&
            vx_host_reserve((void **)&d->xa, &d->xa_cap, sizeof(double) * 3 * (t3 + 1)) == 0;
@@ -265,7 +282,8 @@ static int tracer_records(vx_dsim *d, int first, int *nout, int *w, char *err, s
     if (i >= first && (i < i0 || i >= i1)) continue;
     double *r = d->tx + (size_t)*w * j++;
     memcpy(r, p + 3 * (size_t)i, sizeof(double) * 3);
-    if (open) memcpy(r + 3, y0 + 3 * (size_t)i, sizeof(double) * 3), memcpy(r + 6, acc + 3 * (size_t)i, sizeof(double) * 3);
+    r[3] = i < first ? d->tid[i] : (double)(base + (i - first));
+    if (open) memcpy(r + 4, y0 + 3 * (size_t)i, sizeof(double) * 3), memcpy(r + 7, acc + 3 * (size_t)i, sizeof(double) * 3);
   }
   *nout = j;
   return 0;
@@ -273,7 +291,7 @@ static int tracer_records(vx_dsim *d, int first, int *nout, int *w, char *err, s
 
 static int distribute(vx_dsim *d, int first, int first_t, char *err, size_t errlen) {
   element_rec *r = NULL;
-  int n = 0, nt = 0, w = 3;
+  int n = 0, nt = 0, w = TR_CLOSED;
   const int ok = records(d, first, &r, &n, err, errlen) == 0 && tracer_records(d, first_t, &nt, &w, err, errlen) == 0;
   return all_ok(&d->c, ok, err, errlen) ? hand_out(d, r, n, d->tx, nt, w, err, errlen) : -1;
 }
@@ -301,7 +319,7 @@ void vx_dsim_destroy(vx_dsim *d) {
 #ifdef VX_HAVE_CUDA
   vx_dist_dev_free(&d->w);
 #endif
-  free(d->x), free(d->xa), free(d->rec), free(d->ring), free(d->keys), free(d->tx);
+  free(d->x), free(d->xa), free(d->rec), free(d->ring), free(d->keys), free(d->tx), free(d->tid);
   free(d);
 }
 
@@ -332,3 +350,5 @@ vx_dsim_stats vx_dsim_get_stats(const vx_dsim *d) { return d->stats; }
 
 const vx_comm *vx_dsim_comm(const vx_dsim *d) { return &d->c; }
 vx_sim *vx_dsim_sim(const vx_dsim *d) { return d->s; }
+const double *vx_dsim_tracer_ids(const vx_dsim *d) { return d->tid; }
+long long vx_dsim_layout(const vx_dsim *d) { return d->layout; }

@@ -46,7 +46,8 @@ typedef struct {
   long long n_eval, n_migrate;
 } vx_dsim_stats;
 vx_dsim_stats vx_dsim_get_stats(const vx_dsim *d);
-/* The whole flow as one process holds it: every rank's particles, rank 0's first. */
+/* The whole flow as one process holds it: every rank's elements, rank 0's first, and the tracers in their
+ * places in the whole flow (vx_dsim_tracer_ids). */
 typedef struct {
   double *pos;            /* 3(n + n_tracer): the elements', then the tracers' */
   double *alpha;          /* 3n */
@@ -61,5 +62,13 @@ void vx_dsim_flow_free(vx_dsim_flow *f);
 /* The communicator and the simulation d spreads. */
 const vx_comm *vx_dsim_comm(const vx_dsim *d);
 vx_sim *vx_dsim_sim(const vx_dsim *d);
+/* This rank's tracers' places in the whole flow, in its order (vx_sim_n_tracers of them, whole numbers
+ * held as doubles): the order one process would hold them in, the scene's tracers first, then each
+ * launched ring's. A picture drawn over the ranks draws the tracers one process would (render.h,
+ * rd_particles.draw) and colours them by ring. */
+const double *vx_dsim_tracer_ids(const vx_dsim *d);
+/* How many times the particles were handed out (a migration, a launched ring): the ranks' particles and
+ * their order changed when it did. */
+long long vx_dsim_layout(const vx_dsim *d);
 
 #endif

@@ -1,5 +1,5 @@
 /* dsim_gather.c — the whole flow of a spread simulation at one rank (dsim.h, vx_dsim_gather): each kind of
- * row gathered by count, rank 0's first. */
+ * row gathered by count, rank 0's first; the tracers' rows then put in their places in the whole flow. */
 #include "dsim.h"
 
 #include <limits.h>
@@ -38,6 +38,22 @@ static int gather_rows(const vx_comm *c, int root, const void *v, int mine, int 
   return rc;
 }
 
+/* The m gathered tracer rows of `width` doubles at v into their places id[i] (a permutation of 0..m-1:
+ * else they stay in rank order). 0, or -1 when out of memory. */
+static int to_places(double *v, const double *id, long long m, int width) {
+  double *tmp = malloc(sizeof(double) * (size_t)(m * width + 1));
+  char *seen = calloc((size_t)m + 1, 1);
+  int perm = tmp && seen;
+  for (long long i = 0; perm && i < m; i++) {
+    const long long k = (long long)id[i];
+    perm = k >= 0 && k < m && (double)k == id[i] && !seen[k];
+    if (perm) seen[k] = 1, memcpy(tmp + k * width, v + i * width, sizeof(double) * width);
+  }
+  if (perm) memcpy(v, tmp, sizeof(double) * (size_t)(m * width));
+  free(tmp), free(seen);
+  return tmp && seen ? 0 : -1;
+}
+
 void vx_dsim_flow_free(vx_dsim_flow *f) {
   free(f->pos), free(f->alpha), free(f->ring), free(f->tr_y0), free(f->tr_acc);
   memset(f, 0, sizeof *f);
@@ -58,20 +74,22 @@ int vx_dsim_gather(vx_dsim *d, int root, vx_dsim_flow *f, char *err, size_t errl
     free(x);
     return -1;
   }
-  void *e = NULL, *a = NULL, *r = NULL, *t = NULL, *y = NULL, *q = NULL;
+  void *e = NULL, *a = NULL, *r = NULL, *t = NULL, *y = NULL, *q = NULL, *id = NULL;
   long long n = 0, m = 0, k;
   int rc = gather_rows(c, root, x, ne, 3, MPI_DOUBLE, sizeof(double), &e, &n, err, errlen) ||
            gather_rows(c, root, x + n3, ne, 3, MPI_DOUBLE, sizeof(double), &a, &k, err, errlen) ||
            gather_rows(c, root, vx_sim_rings(s), ne, 1, MPI_INT, sizeof(int), &r, &k, err, errlen) ||
            gather_rows(c, root, x + 2 * n3, nt, 3, MPI_DOUBLE, sizeof(double), &t, &m, err, errlen) ||
+           gather_rows(c, root, vx_dsim_tracer_ids(d), nt, 1, MPI_DOUBLE, sizeof(double), &id, &k, err, errlen) ||
            (open && (gather_rows(c, root, x + 2 * n3 + t3, nt, 3, MPI_DOUBLE, sizeof(double), &y, &k, err, errlen) ||
                      gather_rows(c, root, x + 2 * n3 + 2 * t3, nt, 3, MPI_DOUBLE, sizeof(double), &q, &k, err, errlen)))
                ? -1
                : 0;
   free(x);
   double *pos = NULL;
-  if (!rc && c->rank == root) { /* the elements' positions, then the tracers' */
-    ok = n + m <= INT_MAX && (pos = realloc(e, sizeof(double) * 3 * (size_t)(n + m + 1))) != NULL;
+  if (!rc && c->rank == root) { /* the elements' positions, then the tracers' in their places */
+    ok = to_places(t, id, m, 3) == 0 && (!open || (to_places(y, id, m, 3) == 0 && to_places(q, id, m, 3) == 0));
+    ok = ok && n + m <= INT_MAX && (pos = realloc(e, sizeof(double) * 3 * (size_t)(n + m + 1))) != NULL;
     if (ok) memcpy(pos + 3 * n, t, sizeof(double) * 3 * (size_t)m), e = NULL;
     else snprintf(err, errlen, "rank %d: out of memory for the whole flow", root);
   }
@@ -79,7 +97,7 @@ int vx_dsim_gather(vx_dsim *d, int root, vx_dsim_flow *f, char *err, size_t errl
     if (ok) snprintf(err, errlen, "rank %d could not hold the whole flow", root);
     rc = -1;
   }
-  free(e), free(t);
+  free(e), free(t), free(id);
   if (rc) {
     free(pos), free(a), free(r), free(y), free(q);
     return -1;

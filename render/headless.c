@@ -1,6 +1,6 @@
 /* headless.c — an OpenGL context without a window (render.h, rd_headless): EGL, trying in turn
  *   1. the device platform (EGL_EXT_platform_device): NVIDIA's GPU on headless servers, or
- *      Mesa's software device; CUDA's device 0 first, then the other hardware devices, then
+ *      Mesa's software device; CUDA's device in use first, then the other hardware devices, then
  *      software ones (device_pass);
  *   2. Mesa's surfaceless platform (EGL_MESA_platform_surfaceless);
  *   3. the default display (e.g. X11 under xvfb-run);
@@ -17,6 +17,7 @@
 
 #include "gl_util.h"
 #include "render.h"
+#include "render_gpu.h"
 
 #ifndef EGL_PLATFORM_SURFACELESS_MESA
 #define EGL_PLATFORM_SURFACELESS_MESA 0x31DD
@@ -83,16 +84,18 @@ static int try_display(rd_headless *hl, EGLDisplay dpy, char *reason, size_t rle
   return 0;
 }
 
-/* The order in which the device platform tries an EGL device: 0, the GPU that CUDA's device 0 is
- * (EGL_CUDA_DEVICE_NV; the device the engine runs on, so that CUDA-GL interop can map the buffers:
- * on a many-GPU host under CUDA_VISIBLE_DEVICES, EGL still lists every GPU); 1, other hardware
- * devices; 2, software ones (Mesa's llvmpipe device). */
+/* The order in which the device platform tries an EGL device: 0, the GPU that is CUDA's device in use
+ * (EGL_CUDA_DEVICE_NV; the device the engine runs on — under mpirun each process's own — so that CUDA-GL
+ * interop can map the buffers: on a many-GPU host under CUDA_VISIBLE_DEVICES, EGL still lists every GPU);
+ * 1, other hardware devices; 2, software ones (Mesa's llvmpipe device). */
 static int device_pass(EGLDeviceEXT dev, PFNEGLQUERYDEVICESTRINGEXTPROC dev_str) {
   const char *dx = dev_str ? dev_str(dev, EGL_EXTENSIONS) : NULL;
   if (dx && strstr(dx, "EGL_MESA_device_software")) return 2;
   PFNEGLQUERYDEVICEATTRIBEXTPROC attrib = (PFNEGLQUERYDEVICEATTRIBEXTPROC)eglGetProcAddress("eglQueryDeviceAttribEXT");
   EGLAttrib cuda = -1;
-  if (dx && strstr(dx, "EGL_NV_device_cuda") && attrib && attrib(dev, EGL_CUDA_DEVICE_NV, &cuda) && cuda == 0) return 0;
+  const int in_use = rd_gpu_device();
+  if (dx && strstr(dx, "EGL_NV_device_cuda") && attrib && attrib(dev, EGL_CUDA_DEVICE_NV, &cuda) && cuda == (in_use < 0 ? 0 : in_use))
+    return 0;
   return 1;
 }
 

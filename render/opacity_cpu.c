@@ -43,13 +43,17 @@ void rd_opacity_cpu(const rd_ray_params *p, const int *bins, int blur, float *ou
     for (int x = 0; x < w; ++x) out[(size_t)y * w + x] = rd_box_blur_at(tmp, w, h, x, y, blur, 0);
 }
 
-int rd_hist_build_cpu(const void *pos, rd_real real, int n, int levels, int *bins, double lo[3], double *side, char *err,
-                      size_t errlen) {
-  if (levels < 1 || levels > VX_LMAX) { snprintf(err, errlen, "histogram level %d outside 1..%d", levels, VX_LMAX); return -1; }
-  if (n <= 0) { snprintf(err, errlen, "no particles to bin"); return -1; }
+int rd_hist_cube(const double mn[3], const double mx[3], double lo[3], double *side, char *err, size_t errlen) {
+  if (!isfinite(mn[0] + mn[1] + mn[2] + mx[0] + mx[1] + mx[2]) || oct_root_cube(mn, mx, lo, side)) {
+    snprintf(err, errlen, "particle positions are not finite: cannot bin them");
+    return -1;
+  }
+  return 0;
+}
+
+void rd_bounds_cpu(const void *pos, rd_real real, int n, double mn[3], double mx[3]) {
   const double *pd = (const double *)pos;
   const float *pf = (const float *)pos;
-  double mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int k = 0; k < 3; ++k) {
     double a = INFINITY, b = -INFINITY;
 #pragma omp parallel for schedule(static) reduction(min : a) reduction(max : b)
@@ -61,13 +65,13 @@ int rd_hist_build_cpu(const void *pos, rd_real real, int n, int levels, int *bin
     mn[k] = a;
     mx[k] = b;
   }
-  if (!isfinite(mn[0] + mn[1] + mn[2] + mx[0] + mx[1] + mx[2]) || oct_root_cube(mn, mx, lo, side)) {
-    snprintf(err, errlen, "particle positions are not finite: cannot bin them");
-    return -1;
-  }
-  size_t cells = (size_t)1 << (3 * levels);
-  memset(bins, 0, sizeof(int) * cells);
-  double inv = 1.0 / *side;
+}
+
+void rd_hist_bin_cpu(const void *pos, rd_real real, int n, int levels, const double lo[3], double side, int *bins) {
+  const double *pd = (const double *)pos;
+  const float *pf = (const float *)pos;
+  memset(bins, 0, sizeof(int) * ((size_t)1 << (3 * levels)));
+  double inv = 1.0 / side;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < n; ++i) {
     size_t b = 3 * (size_t)i;
@@ -76,5 +80,15 @@ int rd_hist_build_cpu(const void *pos, rd_real real, int n, int levels, int *bin
 #pragma omp atomic
     bins[key]++;
   }
+}
+
+int rd_hist_build_cpu(const void *pos, rd_real real, int n, int levels, int *bins, double lo[3], double *side, char *err,
+                      size_t errlen) {
+  if (levels < 1 || levels > VX_LMAX) { snprintf(err, errlen, "histogram level %d outside 1..%d", levels, VX_LMAX); return -1; }
+  if (n <= 0) { snprintf(err, errlen, "no particles to bin"); return -1; }
+  double mn[3], mx[3];
+  rd_bounds_cpu(pos, real, n, mn, mx);
+  if (rd_hist_cube(mn, mx, lo, side, err, errlen)) return -1;
+  rd_hist_bin_cpu(pos, real, n, levels, lo, *side, bins);
   return 0;
 }

@@ -180,6 +180,12 @@ rd_renderer *rd_create(char *err, size_t errlen) {
   return r;
 }
 
+void rd_set_group(rd_renderer *r, const rd_group *g) {
+  r->grouped = g != NULL;
+  if (g) r->group = *g;
+  r->hist_valid = 0; /* the next histogram is made anew, over the group or alone */
+}
+
 void rd_destroy(rd_renderer *r) {
   if (!r) return;
   /* CUDA registrations go before the GL objects they refer to */
@@ -205,5 +211,6 @@ void rd_destroy(rd_renderer *r) {
   free(r->host_bins);
   free(r->host_op);
   free(r->host_tmp);
+  free(r->host_img);
   free(r);
 }

@@ -35,6 +35,9 @@ typedef struct {
   const void *pos;      /* 3 * (n_elem + n_tracer) */
   const void *alpha;    /* 3 * n_elem (may be NULL: elements drawn in one colour) */
   const float *value;   /* n_tracer, in the same memory as pos (may be NULL: all 0) */
+  const int *draw;      /* the tracers drawn (indices from the first tracer), n_draw of them, in the same memory as
+                           pos; NULL: the style's fraction of them, an even subset */
+  int n_draw;
   int n_elem, n_tracer;
   rd_real real;
   int on_device;        /* 1: CUDA device pointers */
@@ -128,6 +131,22 @@ typedef struct {
 
 typedef struct rd_renderer rd_renderer;
 
+/* One picture drawn by several processes, each of its own particles (rd_set_group): the renderer makes
+ * its histogram in the cube of every process's particles and sums its bins over them, and sums the
+ * tracers' additive image at the root, which alone composes the picture (a sum does not depend on
+ * the order of its terms: the picture is the one a single process would draw, within rounding).
+ * Each call is collective: every process makes it, in the same order, with ok 0 where this process
+ * failed before it (err then holds why); every process returns -1 when any was not ok (err: its own
+ * reason, or that another process failed), else 0 with the result. */
+typedef struct {
+  void *ctx;
+  int root;                                                                    /* 1: this process composes */
+  int (*bounds)(void *ctx, int ok, double mn[3], double mx[3], char *err, size_t errlen);   /* min, max over all */
+  int (*sum_int)(void *ctx, int ok, int *v, size_t n, char *err, size_t errlen);            /* in place, everywhere */
+  int (*sum_double)(void *ctx, int ok, double *v, size_t n, char *err, size_t errlen);      /* in place, everywhere */
+  int (*sum_image)(void *ctx, int ok, float *v, size_t n, char *err, size_t errlen);        /* in place at the root */
+} rd_group;
+
 /* GLEW and version checks for the current context: OpenGL 3.3 core or newer. is_egl: the context
  * is EGL's (GLEW's GLX part then fails harmlessly). 0, or -1 with a one-line reason naming the
  * version found. */
@@ -141,6 +160,8 @@ int rd_gl_software(void);
  * (a shader that fails names its file and prints its log). */
 rd_renderer *rd_create(char *err, size_t errlen);
 void rd_destroy(rd_renderer *r);
+/* Draw as one of a group of processes from now on (g copied; NULL: alone again). */
+void rd_set_group(rd_renderer *r, const rd_group *g);
 
 /* Hand the particles for the next draws: the tracer subset (style->fraction) and the elements
  * go into the point buffers (host paths: now; interop: packed by the next rd_draw, in the frame's
@@ -148,7 +169,8 @@ void rd_destroy(rd_renderer *r);
  * centroid). 0, or -1 with err. */
 int rd_set_particles(rd_renderer *r, const rd_particles *p, const rd_style *s, char *err, size_t errlen);
 /* Build the histogram from the particles handed last: the root cube of their bounding box (as
- * the fmm octree takes it) at the given level (2..VX_LMAX). 0, or -1 with err. */
+ * the fmm octree takes it; in a group, of every process's) at the given level (2..VX_LMAX). 0, or -1
+ * with err. */
 int rd_build_hist(rd_renderer *r, int levels, char *err, size_t errlen);
 /* Use a histogram made elsewhere (e.g. the engine's, fmm_occupancy); it is copied. */
 int rd_set_hist(rd_renderer *r, const rd_hist *h, char *err, size_t errlen);
@@ -172,7 +194,8 @@ int rd_set_field(rd_renderer *r, const rd_field *f, char *err, size_t errlen);
 int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fbo, int w, int h, float pixel_scale,
             char *err, size_t errlen);
 const rd_stats *rd_get_stats(const rd_renderer *r);
-/* The element centroid of the particles handed last (host copy on the device path). */
+/* The element centroid of the particles handed last (host copy on the device path; in a group, of
+ * every process's elements). */
 int rd_element_centroid(rd_renderer *r, double c[3], char *err, size_t errlen);
 
 /* The opacity image of the last draw as floats (w x h, bottom row first) and its size; for tests. */
@@ -219,6 +242,13 @@ void rd_ray_params_make(struct rd_ray_params *p, const rd_camera *cam, int w, in
  * bounding box: bins (8^levels ints) zeroed then filled; lo, side out. 0, or -1 with err. */
 int rd_hist_build_cpu(const void *pos, rd_real real, int n, int levels, int *bins, double lo[3], double *side, char *err,
                       size_t errlen);
+/* Its two halves: the bounding box of n >= 0 host points (n = 0: +inf / -inf), and their histogram in
+ * the cube lo + [0, side]^3 (bins zeroed then filled). */
+void rd_bounds_cpu(const void *pos, rd_real real, int n, double mn[3], double mx[3]);
+void rd_hist_bin_cpu(const void *pos, rd_real real, int n, int levels, const double lo[3], double side, int *bins);
+/* The histogram's cube: the root cube of a bounding box as the fmm octree takes it. 0, or -1 with err
+ * when the box is not finite. */
+int rd_hist_cube(const double mn[3], const double mx[3], double lo[3], double *side, char *err, size_t errlen);
 
 VX_EXTERN_C_END
 #endif

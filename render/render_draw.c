@@ -1,5 +1,6 @@
 /* render_draw.c — one frame's draw passes (render.h, rd_draw):
- *   1. tracers as additive sprites into a float (RGBA16F) target;
+ *   1. tracers as additive sprites into a float (RGBA16F) target (in a group of processes, summed at the
+ *      root: render.h, rd_group);
  *   2. composite into the output framebuffer: points reset by the opacity texture, glow, tone map
  *      (shaders/composite.frag, the design paper §3.2);
  *   3. the isosurface of the field handed in (render_iso.c), lit, blended over the picture;
@@ -90,6 +91,26 @@ static int draw_points(rd_renderer *r, const rd_camera *cam, const rd_style *s, 
   return rd_gl_check("the point pass", err, errlen);
 }
 
+/* A group's pass 1: every process's tracer image summed at the root, which takes the sum into its point
+ * target (RGBA floats through the host). ok: this process's pass 1 went well. */
+static int sum_points(rd_renderer *r, int ok, int w, int h, char *err, size_t errlen) {
+  const size_t n = 4 * (size_t)w * h;
+  ok = ok && rd_grow((void **)&r->host_img, &r->cap_host_img, sizeof(float) * n, err, errlen) == 0;
+  if (ok) {
+    glBindFramebuffer(GL_FRAMEBUFFER, r->hdr_fbo);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_FLOAT, r->host_img);
+    ok = rd_gl_check("reading the point pass back", err, errlen) == 0;
+  }
+  if (r->group.sum_image(r->group.ctx, ok, r->host_img, n, err, errlen)) return -1;
+  if (!r->group.root) return 0;
+  glBindTexture(GL_TEXTURE_2D, r->hdr_tex);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_FLOAT, r->host_img);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  return rd_gl_check("the summed point pass", err, errlen);
+}
+
 /* Pass 2: the composite into the output framebuffer fbo. */
 static int draw_composite(rd_renderer *r, const rd_style *s, unsigned fbo, int use_opacity, int w, int h, char *err,
                           size_t errlen) {
@@ -161,7 +182,10 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   if (w <= 0 || h <= 0) return 0; /* minimised window */
   glGetError(); /* errors of others (UI) are not ours */
   int use_opacity = 0;
-  if (ensure_hdr(r, w, h, err, errlen) || rd_prepare_frame(r, cam, s, w, h, &use_opacity, err, errlen)) return -1;
+  if (ensure_hdr(r, w, h, err, errlen) || rd_prepare_frame(r, cam, s, w, h, &use_opacity, err, errlen)) {
+    if (r->grouped) (void)r->group.sum_image(r->group.ctx, 0, NULL, 0, err, errlen); /* the others are told */
+    return -1;
+  }
   double t0 = vx_clock_ms();
   int q = gpu_timer_begin(r);
   rd_draw_view dv;
@@ -171,10 +195,13 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   glDisable(GL_CULL_FACE);
   glDisable(GL_SCISSOR_TEST);
   glEnable(GL_PROGRAM_POINT_SIZE);
-  int rc = draw_points(r, cam, s, &dv, w, h, err, errlen) || draw_composite(r, s, fbo, use_opacity, w, h, err, errlen) ||
-                   rd_iso_draw(r, cam, s, &dv, fbo, w, h, err, errlen) || draw_overlays(r, cam, s, &dv, err, errlen)
-               ? -1
-               : 0;
+  int rc = draw_points(r, cam, s, &dv, w, h, err, errlen);
+  if (r->grouped) rc = sum_points(r, !rc, w, h, err, errlen);
+  if (!rc && (!r->grouped || r->group.root)) /* in a group the root alone composes the picture */
+    rc = draw_composite(r, s, fbo, use_opacity, w, h, err, errlen) || rd_iso_draw(r, cam, s, &dv, fbo, w, h, err, errlen) ||
+                 draw_overlays(r, cam, s, &dv, err, errlen)
+             ? -1
+             : 0;
   glBindVertexArray(0);
   glUseProgram(0);
   glDisable(GL_BLEND);

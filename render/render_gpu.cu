@@ -47,10 +47,11 @@ static int reduce_blocks(long long n) { int b = blocks_for(n); return b < kReduc
 /* ------------------------------------------------------------------ kernels */
 
 template <typename T>
-__global__ void rd_pack_kernel(const T *pos, const T *alpha, const float *value, int first, int n, int m, float4 *out) {
+__global__ void rd_pack_kernel(const T *pos, const T *alpha, const float *value, const int *draw, int first, int n, int m,
+                               float4 *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  long long k = (long long)i * n / m; /* an even subset: the same on the host path */
+  long long k = draw ? (long long)draw[i] : (long long)i * n / m; /* the list, or an even subset: as on the host path */
   long long s = first + k;
   float w = value ? value[k] : 1.0f;
   if (alpha) {
@@ -124,6 +125,12 @@ __global__ void rd_blur_kernel(const float *src, int w, int h, int r, int horizo
 }
 
 /* ------------------------------------------------------------------ lifetime */
+
+extern "C" int rd_gpu_device(void) {
+  int d = -1;
+  if (!vx_cuda_available(NULL, 0) || cudaGetDevice(&d) != cudaSuccess) return -1;
+  return d;
+}
 
 extern "C" rd_gpu *rd_gpu_create(char *err, size_t errlen) {
   char why[256];
@@ -247,7 +254,8 @@ extern "C" int rd_gpu_download(void *host, const void *d_src, size_t bytes, char
 }
 
 extern "C" int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value,
-                                  rd_real real, int first, int n, int m, float *host, char *err, size_t errlen) {
+                                  const int *d_draw, rd_real real, int first, int n, int m, float *host, char *err,
+                                  size_t errlen) {
   if (m <= 0) return 0;
   float4 *out = NULL;
   size_t bytes = sizeof(float4) * (size_t)m;
@@ -263,25 +271,24 @@ extern "C" int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const 
     out = g->slot_ptr[slot];
   }
   if (real == RD_F64)
-    rd_pack_kernel<double><<<blocks_for(m), kThreads>>>((const double *)d_pos, (const double *)d_alpha, d_value, first, n,
-                                                        m, out);
+    rd_pack_kernel<double><<<blocks_for(m), kThreads>>>((const double *)d_pos, (const double *)d_alpha, d_value, d_draw,
+                                                        first, n, m, out);
   else
-    rd_pack_kernel<float><<<blocks_for(m), kThreads>>>((const float *)d_pos, (const float *)d_alpha, d_value, first, n, m,
-                                                       out);
+    rd_pack_kernel<float><<<blocks_for(m), kThreads>>>((const float *)d_pos, (const float *)d_alpha, d_value, d_draw, first,
+                                                       n, m, out);
   VX_CUR_LAUNCH(rd_pack_kernel);
   if (host) VX_CUR(cudaMemcpy(host, out, bytes, cudaMemcpyDeviceToHost));
   return 0;
 }
 
-extern "C" int rd_gpu_centroid(rd_gpu *g, const void *d_pos, rd_real real, int n, double c[3], char *err, size_t errlen) {
-  double sum[3];
-  if (n <= 0) { c[0] = c[1] = c[2] = 0.0; return 0; }
+extern "C" int rd_gpu_sums(rd_gpu *g, const void *d_pos, rd_real real, int n, double sum[3], char *err, size_t errlen) {
+  sum[0] = sum[1] = sum[2] = 0.0;
+  if (n <= 0) return 0;
   VX_CUR(cudaMemsetAsync(g->scratch, 0, 3 * sizeof(double), 0));
   if (real == RD_F64) rd_sum_kernel<double><<<reduce_blocks(n), kThreads>>>((const double *)d_pos, n, (double *)g->scratch);
   else rd_sum_kernel<float><<<reduce_blocks(n), kThreads>>>((const float *)d_pos, n, (double *)g->scratch);
   VX_CUR_LAUNCH(rd_sum_kernel);
-  VX_CUR(cudaMemcpy(sum, g->scratch, sizeof sum, cudaMemcpyDeviceToHost));
-  for (int k = 0; k < 3; ++k) c[k] = sum[k] / n;
+  VX_CUR(cudaMemcpy(sum, g->scratch, 3 * sizeof(double), cudaMemcpyDeviceToHost));
   return 0;
 }
 
@@ -293,11 +300,10 @@ static int reserve_bins(rd_gpu *g, int levels, char *err, size_t errlen) {
   return 0;
 }
 
-extern "C" int rd_gpu_hist_build(rd_gpu *g, const void *d_pos, rd_real real, int n, int levels, double lo[3], double *side,
-                                 char *err, size_t errlen) {
-  if (levels < 1 || levels > VX_LMAX) { snprintf(err, errlen, "histogram level %d outside 1..%d", levels, VX_LMAX); return -1; }
-  if (n <= 0) { snprintf(err, errlen, "no particles to bin"); return -1; }
-  if (reserve_bins(g, levels, err, errlen)) return -1;
+extern "C" int rd_gpu_bounds(rd_gpu *g, const void *d_pos, rd_real real, int n, double mn[3], double mx[3], char *err,
+                             size_t errlen) {
+  for (int k = 0; k < 3; ++k) mn[k] = INFINITY, mx[k] = -INFINITY;
+  if (n <= 0) return 0;
   unsigned long long keys[6];
   VX_CUR(cudaMemsetAsync(g->scratch, 0xff, 3 * sizeof keys[0], 0)); /* min keys at their largest, max keys at 0 */
   VX_CUR(cudaMemsetAsync((unsigned long long *)g->scratch + 3, 0, 3 * sizeof keys[0], 0));
@@ -305,24 +311,37 @@ extern "C" int rd_gpu_hist_build(rd_gpu *g, const void *d_pos, rd_real real, int
   else rd_bbox_kernel<float><<<reduce_blocks(n), kThreads>>>((const float *)d_pos, n, (unsigned long long *)g->scratch);
   VX_CUR_LAUNCH(rd_bbox_kernel);
   VX_CUR(cudaMemcpy(keys, g->scratch, sizeof keys, cudaMemcpyDeviceToHost));
-  double mn[3], mx[3];
   for (int k = 0; k < 3; ++k) {
     mn[k] = vx_key_value(keys[k]);
     mx[k] = vx_key_value(keys[3 + k]);
   }
-  if (!isfinite(mn[0] + mn[1] + mn[2] + mx[0] + mx[1] + mx[2]) || oct_root_cube(mn, mx, lo, side)) {
-    snprintf(err, errlen, "particle positions are not finite: cannot bin them");
-    return -1;
-  }
+  return 0;
+}
+
+extern "C" int rd_gpu_hist_bin(rd_gpu *g, const void *d_pos, rd_real real, int n, int levels, const double lo[3], double side,
+                               char *err, size_t errlen) {
+  if (levels < 1 || levels > VX_LMAX) { snprintf(err, errlen, "histogram level %d outside 1..%d", levels, VX_LMAX); return -1; }
+  if (reserve_bins(g, levels, err, errlen)) return -1;
   size_t cells = (size_t)1 << (3 * levels);
   VX_CUR(cudaMemsetAsync(g->bins, 0, sizeof(int) * cells, 0));
-  double inv = 1.0 / *side;
+  if (n <= 0) return 0;
+  double inv = 1.0 / side;
   if (real == RD_F64)
     rd_hist_kernel<double><<<blocks_for(n), kThreads>>>((const double *)d_pos, n, lo[0], lo[1], lo[2], inv, levels, g->bins);
   else
     rd_hist_kernel<float><<<blocks_for(n), kThreads>>>((const float *)d_pos, n, lo[0], lo[1], lo[2], inv, levels, g->bins);
   VX_CUR_LAUNCH(rd_hist_kernel);
   return 0;
+}
+
+extern "C" int rd_gpu_hist_build(rd_gpu *g, const void *d_pos, rd_real real, int n, int levels, double lo[3], double *side,
+                                 char *err, size_t errlen) {
+  double mn[3], mx[3];
+  if (n <= 0) { snprintf(err, errlen, "no particles to bin"); return -1; }
+  return rd_gpu_bounds(g, d_pos, real, n, mn, mx, err, errlen) || rd_hist_cube(mn, mx, lo, side, err, errlen) ||
+                 rd_gpu_hist_bin(g, d_pos, real, n, levels, lo, *side, err, errlen)
+             ? -1
+             : 0;
 }
 
 extern "C" int rd_gpu_hist_copy(rd_gpu *g, const int *bins, int on_device, int levels, char *err, size_t errlen) {

@@ -19,6 +19,8 @@ typedef struct rd_gpu rd_gpu;
 /* The registered GL buffers: the two point slots, then the isosurface's triangles (RD_BUF_MESH). */
 enum { RD_SLOT_TRACERS = 0, RD_SLOT_ELEMENTS = 1, RD_SLOTS = 2, RD_BUF_MESH = 2, RD_BUFS = 3 };
 
+/* The CUDA device this thread uses (cudaGetDevice; the process's, under mpirun one per rank), -1 without one. */
+int rd_gpu_device(void);
 /* CUDA state of one renderer; NULL (and a reason in err) when no CUDA device is usable. */
 rd_gpu *rd_gpu_create(char *err, size_t errlen);
 /* Unregisters whatever is still registered: call while the GL context is current. */
@@ -45,17 +47,23 @@ void *rd_gpu_mapped_buffer(rd_gpu *g, int slot, size_t *bytes);
 int rd_gpu_download(void *host, const void *d_src, size_t bytes, char *err, size_t errlen);
 
 /* Pack m points from device positions into float4 (x, y, z, w): point i is particle
- * first + i * n / m (an even subset of n particles); w = |alpha of that particle| when d_alpha is
+ * first + d_draw[i] when the list d_draw is given, else first + i * n / m (an even subset of n particles); w = |alpha of that particle| when d_alpha is
  * given (particle s = first + k has strength d_alpha[3k..3k+2]), else d_value[k] when d_value is
  * given (a tracer's colour value), else 1. Into the slot's buffer, mapped by rd_gpu_map, when
  * host is NULL, else into host (4m floats) through a device staging buffer. 0, or -1 with err. */
-int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value, rd_real real,
-                       int first, int n, int m, float *host, char *err, size_t errlen);
-/* Mean position of n device points (a reduction; 24 bytes come back). */
-int rd_gpu_centroid(rd_gpu *g, const void *d_pos, rd_real real, int n, double c[3], char *err, size_t errlen);
+int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value, const int *d_draw,
+                       rd_real real, int first, int n, int m, float *host, char *err, size_t errlen);
+/* The sums of n device points' coordinates (a reduction; 24 bytes come back): their centroid times n. */
+int rd_gpu_sums(rd_gpu *g, const void *d_pos, rd_real real, int n, double sum[3], char *err, size_t errlen);
 
-/* Histogram of n device points at `levels` over the root cube of their bounding box, into the
- * renderer's device bins (the bounding box comes back: 48 bytes). 0, or -1 with err. */
+/* The bounding box of n device points (48 bytes come back; n = 0: +inf / -inf). 0, or -1 with err. */
+int rd_gpu_bounds(rd_gpu *g, const void *d_pos, rd_real real, int n, double mn[3], double mx[3], char *err, size_t errlen);
+/* Histogram of n >= 0 device points at `levels` over the cube lo + [0, side]^3 into the renderer's
+ * device bins. 0, or -1 with err. */
+int rd_gpu_hist_bin(rd_gpu *g, const void *d_pos, rd_real real, int n, int levels, const double lo[3], double side, char *err,
+                    size_t errlen);
+/* Histogram of n device points at `levels` over the root cube of their bounding box (rd_hist_cube), into the
+ * renderer's device bins: rd_gpu_bounds then rd_gpu_hist_bin. 0, or -1 with err. */
 int rd_gpu_hist_build(rd_gpu *g, const void *d_pos, rd_real real, int n, int levels, double lo[3], double *side, char *err,
                       size_t errlen);
 /* Copy a histogram of 8^levels counts (device or host) into the renderer's device bins. */

@@ -41,13 +41,23 @@ int rd_gpu_download(void *host, const void *d_src, size_t bytes, char *err, size
   (void)host; (void)d_src; (void)bytes;
   return none(err, errlen);
 }
-int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value, rd_real real,
-                       int first, int n, int m, float *host, char *err, size_t errlen) {
-  (void)g; (void)slot; (void)d_pos; (void)d_alpha; (void)d_value; (void)real; (void)first; (void)n; (void)m; (void)host;
+int rd_gpu_device(void) { return -1; }
+int rd_gpu_pack_points(rd_gpu *g, int slot, const void *d_pos, const void *d_alpha, const float *d_value, const int *d_draw,
+                       rd_real real, int first, int n, int m, float *host, char *err, size_t errlen) {
+  (void)g; (void)slot; (void)d_pos; (void)d_alpha; (void)d_value; (void)d_draw; (void)real; (void)first; (void)n; (void)m; (void)host;
   return none(err, errlen);
 }
-int rd_gpu_centroid(rd_gpu *g, const void *d_pos, rd_real real, int n, double c[3], char *err, size_t errlen) {
-  (void)g; (void)d_pos; (void)real; (void)n; (void)c;
+int rd_gpu_sums(rd_gpu *g, const void *d_pos, rd_real real, int n, double sum[3], char *err, size_t errlen) {
+  (void)g; (void)d_pos; (void)real; (void)n; (void)sum;
+  return none(err, errlen);
+}
+int rd_gpu_bounds(rd_gpu *g, const void *d_pos, rd_real real, int n, double mn[3], double mx[3], char *err, size_t errlen) {
+  (void)g; (void)d_pos; (void)real; (void)n; (void)mn; (void)mx;
+  return none(err, errlen);
+}
+int rd_gpu_hist_bin(rd_gpu *g, const void *d_pos, rd_real real, int n, int levels, const double lo[3], double side, char *err,
+                    size_t errlen) {
+  (void)g; (void)d_pos; (void)real; (void)n; (void)levels; (void)lo; (void)side;
   return none(err, errlen);
 }
 int rd_gpu_hist_build(rd_gpu *g, const void *d_pos, rd_real real, int n, int levels, double lo[3], double *side, char *err,

@@ -26,6 +26,7 @@ typedef struct {
   /* interop: the packing rd_set_particles asks for, done by the next draw inside its one mapping */
   int pending, first, n, with_alpha;
   const float *value;
+  const int *draw;
 } point_buf;
 
 /* The renderer: its GL objects and uniforms, the CUDA side, the particles and histogram handed
@@ -54,6 +55,11 @@ struct rd_renderer {
 
   rd_gpu *gpu;
   int interop_failed;  /* registration refused once: stay on the copy path */
+
+  rd_group group;      /* drawing with other processes (rd_set_group) when grouped */
+  int grouped;
+  float *host_img;     /* grouped: the tracers' image on its way to the sum (RGBA floats) */
+  size_t cap_host_img;
 
   rd_particles parts;  /* handed last */
   float *host_pts;     /* packing buffer (float4) */

@@ -122,8 +122,8 @@ static int interop_writes(rd_renderer *r, const rd_ray_params *op, int blur, cha
     point_buf *b = &r->pts[k];
     if (!b->pending) continue;
     b->pending = 0;
-    rc = rd_gpu_pack_points(r->gpu, k, p->pos, b->with_alpha ? p->alpha : NULL, b->value, p->real, b->first, b->n, b->count,
-                            NULL, err, errlen);
+    rc = rd_gpu_pack_points(r->gpu, k, p->pos, b->with_alpha ? p->alpha : NULL, b->value, b->draw, p->real, b->first, b->n,
+                            b->count, NULL, err, errlen);
   }
   if (!rc && op) rc = compute_opacity(r, op, blur, RD_PATH_INTEROP, err, errlen);
   if (!rc && r->mesh_pending) rc = rd_iso_interop(r, err, errlen);
@@ -139,7 +139,7 @@ int rd_prepare_frame(rd_renderer *r, const rd_camera *cam, const rd_style *s, in
                      size_t errlen) {
   int blur = 0, due = 0;
   rd_ray_params op;
-  *use_opacity = s->opacity && s->show_tracers && r->hist_valid && r->hist_total > 0;
+  *use_opacity = s->opacity && s->show_tracers && r->hist_valid && r->hist_total > 0 && (!r->grouped || r->group.root);
   r->stats.opacity_fresh = 0;
   if (!*use_opacity) {
     r->stats.opacity_path = RD_PATH_NONE;

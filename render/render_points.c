@@ -27,14 +27,16 @@ static int reserve_points(rd_renderer *r, int slot, int m, int want_interop, cha
   return 0;
 }
 
-/* Pack m of the n particles starting at `first` (an even subset) into the host buffer as float4:
- * w = |alpha| (with_alpha), else the tracer's value (value, indexed from the first tracer), else 1. */
-static void pack_host(const rd_particles *p, int first, int n, int m, int with_alpha, const float *value, float *out) {
+/* Pack m of the n particles starting at `first` (those of the list draw, else an even subset) into the
+ * host buffer as float4: w = |alpha| (with_alpha), else the tracer's value (value, indexed from the first
+ * tracer), else 1. */
+static void pack_host(const rd_particles *p, int first, int n, int m, int with_alpha, const float *value, const int *draw,
+                      float *out) {
   const double *pd = (const double *)p->pos, *ad = (const double *)p->alpha;
   const float *pf = (const float *)p->pos, *af = (const float *)p->alpha;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < m; ++i) {
-    long long k = (long long)i * n / m, s = first + k; /* the same subset as rd_pack_kernel */
+    long long k = draw ? (long long)draw[i] : (long long)i * n / m, s = first + k; /* as rd_pack_kernel */
     float w = value ? value[k] : 1.0f;
     if (p->real == RD_F64) {
       out[4 * (size_t)i] = (float)pd[3 * s];
@@ -60,7 +62,7 @@ static void pack_host(const rd_particles *p, int first, int n, int m, int with_a
 /* A slot's points: packed on the host or copied through it now, or through interop by the next
  * draw (b->pending; the particles must stay where they are until then, as for the histogram). */
 static int upload_slot(rd_renderer *r, int slot, const rd_particles *p, int first, int n, int m, int with_alpha,
-                       const float *value, int want_interop, rd_path *path, char *err, size_t errlen) {
+                       const float *value, const int *draw, int want_interop, rd_path *path, char *err, size_t errlen) {
   point_buf *b = &r->pts[slot];
   b->count = 0;
   b->pending = 0;
@@ -68,17 +70,17 @@ static int upload_slot(rd_renderer *r, int slot, const rd_particles *p, int firs
   if (reserve_points(r, slot, m, p->on_device && want_interop, err, errlen)) return -1;
   const void *alpha = with_alpha ? p->alpha : NULL;
   if (p->on_device && b->registered && want_interop) { /* packed by the next draw (interop_writes) */
-    b->pending = 1, b->first = first, b->n = n, b->with_alpha = with_alpha, b->value = value;
+    b->pending = 1, b->first = first, b->n = n, b->with_alpha = with_alpha, b->value = value, b->draw = draw;
     *path = RD_PATH_INTEROP;
   } else {
     if (rd_grow((void **)&r->host_pts, &r->cap_host_pts, sizeof(float) * 4 * (size_t)m, err, errlen)) return -1;
     if (p->on_device) {
       if (!r->gpu) { snprintf(err, errlen, "particles are on a CUDA device but the renderer has no CUDA"); return -1; }
-      if (rd_gpu_pack_points(r->gpu, slot, p->pos, alpha, value, p->real, first, n, m, r->host_pts, err, errlen))
+      if (rd_gpu_pack_points(r->gpu, slot, p->pos, alpha, value, draw, p->real, first, n, m, r->host_pts, err, errlen))
         return -1;
       *path = RD_PATH_COPY;
     } else {
-      pack_host(p, first, n, m, alpha != NULL, value, r->host_pts);
+      pack_host(p, first, n, m, alpha != NULL, value, draw, r->host_pts);
       *path = RD_PATH_HOST;
     }
     glBindBuffer(GL_ARRAY_BUFFER, b->vbo);
@@ -94,15 +96,17 @@ int rd_set_particles(rd_renderer *r, const rd_particles *p, const rd_style *s, c
   double t0 = vx_clock_ms();
   r->parts = *p;
   int nt = p->n_tracer, m = 0;
-  if (nt > 0) {
+  if (p->draw) {
+    m = p->n_draw;
+  } else if (nt > 0) {
     double f = s->fraction > 0.0f ? (s->fraction < 1.0f ? s->fraction : 1.0f) : 0.0;
     m = (int)llround(f * nt);
     if (m < 1 && f > 0.0) m = 1;
   }
   rd_path path = RD_PATH_NONE, epath = RD_PATH_NONE;
-  if (upload_slot(r, RD_SLOT_TRACERS, p, p->n_elem, nt, m, 0, p->value, s->interop, &path, err, errlen)) return -1;
+  if (upload_slot(r, RD_SLOT_TRACERS, p, p->n_elem, nt, m, 0, p->value, p->draw, s->interop, &path, err, errlen)) return -1;
   if (s->show_elements && p->n_elem > 0) {
-    if (upload_slot(r, RD_SLOT_ELEMENTS, p, 0, p->n_elem, p->n_elem, p->alpha != NULL, NULL, s->interop, &epath, err,
+    if (upload_slot(r, RD_SLOT_ELEMENTS, p, 0, p->n_elem, p->n_elem, p->alpha != NULL, NULL, NULL, s->interop, &epath, err,
                     errlen))
       return -1;
   } else {
@@ -115,16 +119,15 @@ int rd_set_particles(rd_renderer *r, const rd_particles *p, const rd_style *s, c
   return 0;
 }
 
-int rd_element_centroid(rd_renderer *r, double c[3], char *err, size_t errlen) {
-  const rd_particles *p = &r->parts;
-  c[0] = c[1] = c[2] = 0.0;
-  if (!p->pos || p->n_elem <= 0) return 0;
+/* The sums of the n element positions (host or device) into s[0..2]. */
+static int element_sums(rd_renderer *r, const rd_particles *p, int n, double s[3], char *err, size_t errlen) {
+  s[0] = s[1] = s[2] = 0.0;
+  if (n <= 0) return 0;
   if (p->on_device) {
     if (!r->gpu) { snprintf(err, errlen, "particles are on a CUDA device but the renderer has no CUDA"); return -1; }
-    return rd_gpu_centroid(r->gpu, p->pos, p->real, p->n_elem, c, err, errlen);
+    return rd_gpu_sums(r->gpu, p->pos, p->real, n, s, err, errlen);
   }
   double sx = 0, sy = 0, sz = 0;
-  int n = p->n_elem;
   const double *pd = (const double *)p->pos;
   const float *pf = (const float *)p->pos;
 #pragma omp parallel for schedule(static) reduction(+ : sx, sy, sz)
@@ -133,22 +136,61 @@ int rd_element_centroid(rd_renderer *r, double c[3], char *err, size_t errlen) {
     sy += p->real == RD_F64 ? pd[3 * (size_t)i + 1] : pf[3 * (size_t)i + 1];
     sz += p->real == RD_F64 ? pd[3 * (size_t)i + 2] : pf[3 * (size_t)i + 2];
   }
-  c[0] = sx / n;
-  c[1] = sy / n;
-  c[2] = sz / n;
+  s[0] = sx, s[1] = sy, s[2] = sz;
+  return 0;
+}
+
+int rd_element_centroid(rd_renderer *r, double c[3], char *err, size_t errlen) {
+  const rd_particles *p = &r->parts;
+  const int n = p->pos ? p->n_elem : 0;
+  double s[4] = {0.0, 0.0, 0.0, (double)(n > 0 ? n : 0)};
+  c[0] = c[1] = c[2] = 0.0;
+  int ok = element_sums(r, p, n, s, err, errlen) == 0;
+  if (r->grouped ? r->group.sum_double(r->group.ctx, ok, s, 4, err, errlen) != 0 : !ok) return -1;
+  if (s[3] > 0)
+    for (int k = 0; k < 3; ++k) c[k] = s[k] / s[3];
   return 0;
 }
 
 /* ---- histogram */
 
+/* A group's histogram: every process's particles binned in the cube of all of them, the bins summed over
+ * the processes (in device bins on the device path, so the opacity stays there). */
+static int build_group_hist(rd_renderer *r, int n, int levels, char *err, size_t errlen) {
+  const rd_particles *p = &r->parts;
+  const rd_group *g = &r->group;
+  const size_t cells = (size_t)1 << (3 * levels);
+  double mn[3], mx[3];
+  int ok = !p->on_device || r->gpu != NULL;
+  if (!ok) snprintf(err, errlen, "particles are on a CUDA device but the renderer has no CUDA");
+  ok = ok && rd_grow((void **)&r->host_bins, &r->cap_host_bins, sizeof(int) * cells, err, errlen) == 0;
+  if (ok && p->on_device) ok = rd_gpu_bounds(r->gpu, p->pos, p->real, n, mn, mx, err, errlen) == 0;
+  else if (ok) rd_bounds_cpu(p->pos, p->real, n, mn, mx);
+  if (g->bounds(g->ctx, ok, mn, mx, err, errlen) || rd_hist_cube(mn, mx, r->hist_lo, &r->hist_side, err, errlen)) return -1;
+  if (p->on_device)
+    ok = rd_gpu_hist_bin(r->gpu, p->pos, p->real, n, levels, r->hist_lo, r->hist_side, err, errlen) == 0 &&
+         rd_gpu_hist_download(r->gpu, r->host_bins, levels, err, errlen) == 0;
+  else
+    rd_hist_bin_cpu(p->pos, p->real, n, levels, r->hist_lo, r->hist_side, r->host_bins);
+  if (g->sum_int(g->ctx, ok, r->host_bins, cells, err, errlen)) return -1;
+  if (p->on_device && rd_gpu_hist_copy(r->gpu, r->host_bins, 0, levels, err, errlen)) return -1;
+  long long t = 0;
+  for (size_t c = 0; c < cells; ++c) t += r->host_bins[c];
+  r->hist_total = t;
+  r->hist_on_device = p->on_device;
+  return 0;
+}
+
 int rd_build_hist(rd_renderer *r, int levels, char *err, size_t errlen) {
   const rd_particles *p = &r->parts;
-  int n = p->n_elem + p->n_tracer;
-  if (!p->pos || n <= 0) { snprintf(err, errlen, "no particles handed to the renderer"); return -1; }
+  int n = p->pos ? p->n_elem + p->n_tracer : 0;
+  if (!r->grouped && n <= 0) { snprintf(err, errlen, "no particles handed to the renderer"); return -1; }
   if (levels < 2 || levels > VX_LMAX) { snprintf(err, errlen, "histogram level %d outside 2..%d", levels, VX_LMAX); return -1; }
   double t0 = vx_clock_ms();
   r->hist_valid = 0;
-  if (p->on_device) {
+  if (r->grouped) {
+    if (build_group_hist(r, n, levels, err, errlen)) return -1;
+  } else if (p->on_device) {
     if (!r->gpu) { snprintf(err, errlen, "particles are on a CUDA device but the renderer has no CUDA"); return -1; }
     if (rd_gpu_hist_build(r->gpu, p->pos, p->real, n, levels, r->hist_lo, &r->hist_side, err, errlen)) return -1;
     r->hist_on_device = 1;
@@ -158,8 +200,8 @@ int rd_build_hist(rd_renderer *r, int levels, char *err, size_t errlen) {
     if (rd_hist_build_cpu(p->pos, p->real, n, levels, r->host_bins, r->hist_lo, &r->hist_side, err, errlen)) return -1;
     r->hist_on_device = 0;
   }
+  if (!r->grouped) r->hist_total = n;
   r->hist_levels = levels;
-  r->hist_total = n;
   r->hist_valid = 1;
   r->hist_version++;
   r->stats.hist_levels = levels;

@@ -4,7 +4,7 @@
  *      in double and float: |gpu - cpu| <= atol + rtol |cpu| for every tracer;
  *   2. vx_values_range_gpu = vx_values_range_cpu (exactly) on random values with NaN and Inf mixed in;
  *   3. rd_gpu_pack_points puts each tracer's value into w (and its position into xyz) of the
- *      point it packs, the even subset k = i n / m, as the host path does;
+ *      point it packs, the even subset k = i n / m as the host path does, or the tracers a list names;
  *   4. the whole path on a simulation: the merger scene (2048 tracers) one Euler step on the cuda
  *      and on the cpu backend, vx_tracer_values of speed, vorticity and height agree (the two
  *      engines' FMM differs by rounding only).
@@ -106,17 +106,18 @@ static void test_pack(void) {
   const int ne = 1000, nt = 50001, m = 12345;
   double *pos = malloc(sizeof(double) * 3 * (ne + nt));
   float *val = malloc(sizeof(float) * nt), *pts = malloc(sizeof(float) * 4 * m), *d_val = NULL;
+  int *draw = malloc(sizeof(int) * m), *d_draw = NULL;
   void *d_pos = NULL;
   uint64_t seed = 21;
   rd_gpu *g = rd_gpu_create(err, sizeof err);
-  if (!pos || !val || !pts || !g) { FAIL("setup: %s", g ? "out of host memory" : err); goto done; }
+  if (!pos || !val || !pts || !draw || !g) { FAIL("setup: %s", g ? "out of host memory" : err); goto done; }
   for (int i = 0; i < 3 * (ne + nt); ++i) pos[i] = vx_rng_uniform(&seed);
   for (int i = 0; i < nt; ++i) val[i] = (float)(i % 7) + 0.25f;
   CHECK_OK(vx_device_alloc(&d_pos, sizeof(double) * 3 * (ne + nt), err, sizeof err));
   CHECK_OK(vx_device_alloc((void **)&d_val, sizeof(float) * nt, err, sizeof err));
   CHECK_OK(vx_device_upload(d_pos, pos, sizeof(double) * 3 * (ne + nt), err, sizeof err));
   CHECK_OK(vx_device_upload(d_val, val, sizeof(float) * nt, err, sizeof err));
-  CHECK_OK(rd_gpu_pack_points(g, RD_SLOT_TRACERS, d_pos, NULL, d_val, RD_F64, ne, nt, m, pts, err, sizeof err));
+  CHECK_OK(rd_gpu_pack_points(g, RD_SLOT_TRACERS, d_pos, NULL, d_val, NULL, RD_F64, ne, nt, m, pts, err, sizeof err));
   int bad = 0;
   for (int i = 0; i < m; ++i) {
     long long k = (long long)i * nt / m, s = ne + k;
@@ -125,9 +126,24 @@ static void test_pack(void) {
   }
   printf("  pack: %d points of %d tracers, %d wrong components\n", m, nt, bad);
   if (bad) FAIL("rd_gpu_pack_points: %d components differ from the tracers' positions and values", bad);
+  /* a list of the tracers drawn (a spread flow's: render.h, rd_particles.draw), random and unordered */
+  for (int i = 0; i < m; ++i) draw[i] = (int)(vx_rng_uniform(&seed) * nt) % nt;
+  CHECK_OK(vx_device_alloc((void **)&d_draw, sizeof(int) * m, err, sizeof err));
+  CHECK_OK(vx_device_upload(d_draw, draw, sizeof(int) * m, err, sizeof err));
+  CHECK_OK(rd_gpu_pack_points(g, RD_SLOT_TRACERS, d_pos, NULL, d_val, d_draw, RD_F64, ne, nt, m, pts, err, sizeof err));
+  bad = 0;
+  for (int i = 0; i < m; ++i) {
+    long long k = draw[i], s = ne + k;
+    for (int c = 0; c < 3; ++c) bad += pts[4 * i + c] != (float)pos[3 * s + c];
+    bad += pts[4 * i + 3] != val[k];
+  }
+  printf("  pack by a list: %d points of %d tracers, %d wrong components\n", m, nt, bad);
+  if (bad) FAIL("rd_gpu_pack_points with a list: %d components differ from the listed tracers' positions and values", bad);
 done:
   vx_device_free(d_pos);
   vx_device_free(d_val);
+  vx_device_free(d_draw);
+  free(draw);
   rd_gpu_destroy(g);
   free(pos);
   free(val);

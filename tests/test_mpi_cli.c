@@ -211,7 +211,7 @@ int main(void) {
         "the dye release over 2 processes: exit %d:\n%s", rc, out);
   snprintf(args, sizeof args, "--scene '%s'", scene);
   rc = run_np(2, args);
-  CHECK(rc == 2 && count(out, "only the batch mode") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
+  CHECK(rc == 2 && count(out, "the window does not run over several") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
   printf("  ok: 1000 tracers over 2 processes and 500 more with a launched ring, their checkpoint continued on 3; the dye "
          "release and the window refused over 2 processes (exit 2, said once)\n");
   if (!vx_cuda_available(NULL, 0)) { /* rank 1 alone cannot start (no GPU for it): every process stops, rank 0 says why */

@@ -196,6 +196,7 @@ typedef struct {
 /* A batch of time steps and what came of it (app_steps.c). */
 typedef struct {
   int n;                    /* steps asked */
+  struct app_mpi_run *mpi;  /* under mpirun: the simulation spread over the processes (app_mpi.h), else NULL */
   int tried, done;          /* steps begun (a failed one included) and completed */
   int rc;                   /* 0; VX_SIM_BLOWUP or -1 when a step blew up or failed (err says why) */
   int health;               /* the blow-up rule after the batch (vx_sim_health): 0, VX_SIM_BLOWUP, -1 */
@@ -306,6 +307,14 @@ typedef struct app {
   vx_scene_entry scenes[APP_MAX_SCENES];
   vx_scene scene;
   vx_sim *sim;
+  struct app_mpi_run *mpi;  /* under mpirun (headless frames): sim is this process's share (app_mpi.h) */
+  /* under mpirun, the tracers this process draws: those of its share one process would draw (app_spread.c) */
+  vx_mem draw_list;         /* their indices, in the simulation's memory */
+  int *draw_host;
+  size_t cap_draw_host;
+  int n_draw;
+  long long draw_layout;    /* the hand-out (app_mpi_layout) and fraction the list was made for */
+  float draw_fraction;
   double t_offset;          /* simulated time and steps before the last engine rebuild */
   long long steps_offset;
   double alpha_ref;         /* mean |α| of the elements at the start (element colours) */
@@ -364,6 +373,7 @@ typedef struct app {
   double t_start;
   /* tracer colours (app_colour.c): the values handed to the renderer and the map's range */
   float *tc_rings;          /* host, n_tracer: the ring of each tracer; NULL: to be made */
+  long long tc_layout;      /* under mpirun, the hand-out (app_mpi_layout) tc_rings were made for */
   vx_mem tc_rings_dev;      /* their device copy (cuda backend), made once per simulation */
   vx_mem tc_value;          /* the quantity's values, in the simulation's memory */
   vx_mem tc_scratch;        /* device: the range reduction's two floats */
@@ -452,6 +462,13 @@ int app_colour_default(const app *a, const vx_scene *sc);
  * when the state or the mode changed (on the simulation's backend). A mode that cannot be shown
  * (vorticity with stretching off) falls back to plain with a message. 0, or -1 with err. */
 int app_colour_prepare(app *a, rd_particles *p, char *err, size_t errlen);
+
+/* app_spread.c, under mpirun: the tracers of this process's share that one process would draw, as
+ * p->draw (remade after each hand-out of the particles; collective), and the ring labels of this
+ * process's nt tracers from those of the whole flow (whole, by place). 0, or -1 with err. */
+int app_spread_draw(app *a, rd_particles *p, char *err, size_t errlen);
+void app_spread_labels(const app *a, int nt, const float *whole, float *label);
+void app_spread_free(app *a);
 
 /* app_iso.c. The I key's cycle of the vorticity surface: with the dye, alone, off (said on screen). */
 void app_iso_cycle(app *a);

@@ -3,6 +3,7 @@
  * launched from the camera and removed, --launch-ring's scripted launches, the scene's camera. */
 #define _XOPEN_SOURCE 700 /* localtime_r */
 #include "app.h"
+#include "app_mpi.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -97,10 +98,16 @@ static void launch_ring(app *a, const char *how) {
   rd_camera_basis(&a->cam, eye, right, up, fwd);
   vx_launch_aim(&L, eye, fwd);
   int ne = vx_sim_n_elements(a->sim), nt = vx_sim_n_tracers(a->sim), k;
+  const int nr = vx_sim_n_rings(a->sim);
+  if (a->mpi && nr > 0) L.tracers = (int)(app_mpi_sum(nt) / nr); /* spread: every process's tracers a ring, as one counts */
   double t0 = app_now();
   vx_scene one; /* the ring as vx_launch_ring makes it: kept for a saved scene */
   (void)vx_sim_added_rings(a->sim, &k);
-  if (vx_launch_scene(&a->scene, &L, k, &one, err, sizeof err) || vx_launch_ring(a->sim, &a->scene, &L, err, sizeof err)) {
+  int rc = vx_launch_scene(&a->scene, &L, k, &one, err, sizeof err) || vx_launch_ring(a->sim, &a->scene, &L, err, sizeof err);
+  const int added = vx_sim_n_elements(a->sim) - ne, added_t = vx_sim_n_tracers(a->sim) - nt; /* before the shares */
+  if (a->mpi && (rc = app_mpi_join(rc, err, sizeof err)) == 0) /* every process made the same ring: each keeps its share */
+    rc = app_mpi_added(a->mpi, ne, nt, err, sizeof err);
+  if (rc) {
     app_message(a, "ring not launched: %s", err);
     return;
   }
@@ -112,7 +119,7 @@ static void launch_ring(app *a, const char *how) {
   app_readout_drop(a); /* the figure was of the state before */
   app_colour_rings_changed(a);
   app_message(a, "ring %d launched%s: +%d elements, +%d tracers (%.1f ms); Shift+L removes it", vx_sim_n_rings(a->sim) - 1, how,
-              vx_sim_n_elements(a->sim) - ne, vx_sim_n_tracers(a->sim) - nt, a->ms_launch);
+              added, added_t, a->ms_launch);
   limit_dt_for_ring(a, &one.rings[0]);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "app_mpi.h"
 
 #define RANGE_PERIOD_S 0.5 /* the window re-measures the colour map's range at most this often */
 
@@ -70,7 +71,7 @@ static int colour_buffers(app *a, int on_device, int nt, char *err, size_t errle
 
 /* The labels of n tracers: the scene's, then those of the rings launched since (their tracers were
  * appended in launch order, vx_sim_added_rings). */
-static void make_ring_labels(const app *a, int nt, float *label) {
+static void whole_ring_labels(const app *a, int nt, float *label) {
   int n_added = 0, tail = 0;
   const vx_sim_added *ad = vx_sim_added_rings(a->sim, &n_added);
   for (int k = 0; k < n_added; ++k) tail += ad[k].n_tracer;
@@ -78,6 +79,26 @@ static void make_ring_labels(const app *a, int nt, float *label) {
   vx_tracer_rings(&a->scene, nt - tail, label);
   for (int k = 0, at = nt - tail; k < n_added; ++k)
     for (int i = 0; i < ad[k].n_tracer && at < nt; ++i) label[at++] = (float)ad[k].ring;
+}
+
+/* The labels of this process's nt tracers: of the whole flow's (nt_all) by their places under mpirun
+ * (app_spread.c). Collective there. 0, or -1 with err. */
+static int make_ring_labels(app *a, int nt, float *label, char *err, size_t errlen) {
+  if (!a->mpi) {
+    whole_ring_labels(a, nt, label);
+    return 0;
+  }
+  const long long all = app_mpi_sum(nt);
+  float *whole = malloc(sizeof(float) * ((size_t)all + 1));
+  if (whole) {
+    whole_ring_labels(a, (int)all, whole);
+    app_spread_labels(a, nt, whole, label);
+  } else {
+    snprintf(err, errlen, "out of host memory for the ring labels of %lld tracers", all);
+  }
+  free(whole);
+  a->tc_layout = app_mpi_layout(a->mpi);
+  return app_mpi_join(whole ? 0 : -1, err, errlen);
 }
 
 /* A ring launched or removed: the labels are made again at the next frame. */
@@ -88,10 +109,14 @@ void app_colour_rings_changed(app *a) {
 
 /* The ring labels, made once per simulation and launch (and uploaded then on cuda). */
 static const float *ring_labels(app *a, int on_device, int nt, char *err, size_t errlen) {
+  if (a->mpi && a->tc_layout != app_mpi_layout(a->mpi)) app_colour_rings_changed(a); /* the tracers moved */
   if (!a->tc_rings) {
     a->tc_rings = malloc(sizeof(float) * ((size_t)nt + 1));
-    if (!a->tc_rings) { snprintf(err, errlen, "out of host memory for the ring labels"); return NULL; }
-    make_ring_labels(a, nt, a->tc_rings);
+    if (app_mpi_join(a->tc_rings ? 0 : -1, err, errlen)) {
+      if (!a->tc_rings) snprintf(err, errlen, "out of host memory for the ring labels");
+      return NULL;
+    }
+    if (make_ring_labels(a, nt, a->tc_rings, err, errlen)) return NULL;
     if (on_device && (vx_mem_reserve(&a->tc_rings_dev, sizeof(float) * ((size_t)nt + 1), 1, err, errlen) ||
                       (nt > 0 && vx_device_upload(a->tc_rings_dev.p, a->tc_rings, sizeof(float) * (size_t)nt, err, errlen))))
       return NULL;
@@ -114,6 +139,7 @@ static int quantity_values(app *a, int mode, int on_device, int nt, char *err, s
     } else {
       vx_values_range_cpu(v, nt, r);
     }
+    app_mpi_range(r); /* under mpirun: of every process's tracers */
     a->tc_range[0] = r[0];
     a->tc_range[1] = r[1] > r[0] ? r[1] : r[0] + 1e-6f; /* a flat field still maps */
     a->tc_range_wall = app_now();

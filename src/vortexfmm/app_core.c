@@ -5,6 +5,7 @@
  * rebuilt), app_settings.c (the panel's changes applied), app_actions.c (reset, save, launch) and
  * app_frame.c (a frame's steps and the hand-off to the renderer). No window-system code here. */
 #include "app.h"
+#include "app_mpi.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@ void app_message(app *a, const char *fmt, ...) {
   vsnprintf(a->message, sizeof a->message, fmt, ap);
   va_end(ap);
   a->message_until = app_now() + 6.0;
-  if (!a->opt.quiet) fprintf(stderr, "vortexfmm: %s\n", a->message);
+  if (!a->opt.quiet && app_mpi_rank() == 0) fprintf(stderr, "vortexfmm: %s\n", a->message); /* mpirun: rank 0 speaks */
 }
 
 double app_sim_time(const app *a) { return a->t_offset + (a->sim ? vx_sim_time(a->sim) : 0.0); }
@@ -57,17 +58,23 @@ int app_init(app *a, const app_options *o, int window, char *err, size_t errlen)
   prm.verbose = 0;
   app_cpu_tracers(a, &sc, &prm);
   a->tc_on_device = -1;
-  if (app_sim_start(a, si, &sc, &prm, 0, err, errlen)) return 1;
+  int rc = app_sim_start(a, si, &sc, &prm, 0, err, errlen) ? 1 : 0;
+  if (app_mpi_size() > 1 && (rc = app_mpi_join(rc, err, errlen)) == 0 && app_mpi_spread(a->sim, &a->mpi, err, errlen))
+    rc = 1; /* under mpirun every process made the whole flow; each keeps its share */
+  if (rc) return rc;
   a->set.colour = a->cur.colour = app_colour_default(a, &sc);
   if (window && wants_thread(o) && !(a->stepper = app_stepper_create(o->wake, err, errlen))) return 1;
-  if (!o->quiet) {
+  const long long ne = app_mpi_sum(vx_sim_n_elements(a->sim)), nt = app_mpi_sum(vx_sim_n_tracers(a->sim));
+  if (!o->quiet && app_mpi_rank() == 0) {
     const vx_sim_params *P = vx_sim_params_get(a->sim);
     fprintf(stderr,
-            "vortexfmm: scene %s (%s): %d elements, %d tracers (%.0f%% drawn); %s backend, %s, %s, dt=%g, kernel %s "
-            "sigma=%g, %s order %d\n",
-            sc.name, path, vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim), 100.0 * a->set.style.fraction,
-            vx_backend_name(P->backend), vx_precision_name(P->precision), vx_integrator_name(P->integrator), P->dt,
-            vx_kernel_name(P->kernel), P->sigma, P->direct ? "direct summation" : "FMM", P->order);
+            "vortexfmm: scene %s (%s): %lld elements, %lld tracers (%.0f%% drawn); %s backend, %s, %s, dt=%g, kernel %s "
+            "sigma=%g, %s order %d",
+            sc.name, path, ne, nt, 100.0 * a->set.style.fraction, vx_backend_name(P->backend), vx_precision_name(P->precision),
+            vx_integrator_name(P->integrator), P->dt, vx_kernel_name(P->kernel), P->sigma,
+            P->direct ? "direct summation" : "FMM", P->order);
+    if (a->mpi) fprintf(stderr, "; ranks = %d (each draws its share of the tracers, rank 0 the picture)", app_mpi_size());
+    fputc('\n', stderr);
   }
   return 0;
 }
@@ -75,6 +82,8 @@ int app_init(app *a, const app_options *o, int window, char *err, size_t errlen)
 int app_gl_init(app *a, char *err, size_t errlen) {
   rd_gl_describe(a->gl_desc, sizeof a->gl_desc);
   a->rd = rd_create(err, errlen);
+  rd_group g;
+  if (a->rd && app_mpi_group(&g)) rd_set_group(a->rd, &g); /* under mpirun: one picture of every process's tracers */
   return a->rd ? 0 : -1;
 }
 
@@ -87,6 +96,9 @@ void app_shutdown(app *a) {
   a->acc = NULL;
   app_colour_free(a); /* device buffers go before the simulation (and its device) */
   app_iso_free(a);
+  app_spread_free(a);
+  app_mpi_free(a->mpi);
+  a->mpi = NULL;
   vx_sim_destroy(a->sim);
   a->sim = NULL;
   app_shown_free(&a->shown);

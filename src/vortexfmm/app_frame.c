@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_mpi.h"
 #include "fmm.h"
 
 #define READOUT_PERIOD_S 2.0    /* seconds between two requests of the accuracy readout */
@@ -105,12 +106,13 @@ static int finish_steps(app *a, const app_steps *j, char *err, size_t errlen) {
 /* The octree's occupancy histogram for the opacity, when the state shown moved or the level changed:
  * the engine's own bin[] (paper §2.1) when asked for, readable (the simulation is the render
  * thread's) and of this state's evaluation (FMM, not direct summation); else binned again by the
- * renderer from the particles it holds. */
+ * renderer from the particles it holds (under mpirun always: over every process's, render.h rd_group). */
 static int hand_hist(app *a, int readable, char *err, size_t errlen) {
   int level = a->set.opacity_level > 0 ? a->set.opacity_level : (a->levels > 0 ? a->levels : DEFAULT_HIST_LEVEL);
+  if (a->mpi) level = app_mpi_max(level); /* every process bins at one level: the bins are summed */
   if (a->hist_state == a->shown.version && a->hist_level_built == level) return 0;
   int done = 0;
-  if (readable && a->set.opacity_level == 0 && !a->shown.prm.direct && a->eval_version == a->shown.version) {
+  if (readable && !a->mpi && a->set.opacity_level == 0 && !a->shown.prm.direct && a->eval_version == a->shown.version) {
     rd_hist h;
     memset(&h, 0, sizeof h);
     if (fmm_occupancy(vx_sim_engine(a->sim), &h.levels, h.lo, &h.side, &h.bins, &h.on_device) == 0) {
@@ -140,6 +142,7 @@ static int hand_to_renderer(app *a, int readable, char *err, size_t errlen) {
   const rd_style *st = &a->set.style;
   double t0 = app_now();
   if (readable && app_colour_prepare(a, p, err, errlen)) return -1;
+  if (app_spread_draw(a, p, err, errlen)) return -1; /* under mpirun: the tracers one process would draw */
   int colour = readable ? a->set.colour : a->up_colour;
   if (a->up_state != a->shown.version || a->up_fraction != st->fraction || a->up_elements != st->show_elements ||
       a->up_interop != st->interop || a->up_colour != colour) { /* the point buffers change with the particles */
@@ -202,6 +205,7 @@ static int run_steps(app *a, int n, char *err, size_t errlen) {
   app_steps j;
   memset(&j, 0, sizeof j);
   j.n = n;
+  j.mpi = a->mpi;
   a->pace.busy = n > 0;
   app_steps_run(a->sim, &j, NULL);
   int rc = finish_steps(a, &j, err, errlen);

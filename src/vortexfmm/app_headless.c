@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "app.h"
+#include "app_mpi.h"
 
 /* Per-frame timings (ms) kept for the closing breakdown. */
 enum { FT_FRAME, FT_STEP, FT_TREE, FT_FAR, FT_NEAR, FT_INTEG, FT_REMESH, FT_RENDER, FT_GPU, FT_REST, FT_HEALTH, FT_FOLLOW, FT_FINISH,
@@ -26,7 +27,7 @@ enum { FT_FRAME, FT_STEP, FT_TREE, FT_FAR, FT_NEAR, FT_INTEG, FT_REMESH, FT_REND
  * its render (the state's health checks after the steps, the hand-over to the renderer outside its
  * upload, the camera's follow, and the wait for the GPU to finish the frame), with the three of those
  * that are measured apart. */
-static void print_breakdown(const app *a, const app_options *o, app_series *ft) {
+static void print_breakdown(const app *a, const app_options *o, app_series *ft, long long ne, long long nt) {
   const long long n = ft->n;
   if (n <= 0) {
     fprintf(stderr, "vortexfmm: frame-time breakdown: needs more than %d frames (--frames)\n", FT_WARMUP + 1);
@@ -37,10 +38,10 @@ static void print_breakdown(const app *a, const app_options *o, app_series *ft) 
   char remesh[48] = "";
   if (vx_sim_params_get(a->sim)->remesh_every > 0) snprintf(remesh, sizeof remesh, ", remesh %.2f", m[FT_REMESH]);
   fprintf(stderr,
-          "vortexfmm: frame time, median of %lld frames at %dx%d (%d elements, %d tracers, %d drawn, %d step%s per "
+          "vortexfmm: frame time, median of %lld frames at %dx%d (%lld elements, %lld tracers, %d drawn, %d step%s per "
           "frame): %.2f ms = %.1f fps; step %.2f ms (tree %.2f, far %.2f, near %.2f, integrate %.2f%s); render %.2f ms "
           "(GPU %.2f); the rest %.2f ms (health check %.2f, camera follow %.2f, waiting for the GPU %.2f)\n",
-          n, o->width, o->height, vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim), rd_get_stats(a->rd)->n_drawn, o->steps_per_frame,
+          n, o->width, o->height, ne, nt, rd_get_stats(a->rd)->n_drawn, o->steps_per_frame,
           o->steps_per_frame > 1 ? "s" : "", m[FT_FRAME], m[FT_FRAME] > 0 ? 1e3 / m[FT_FRAME] : 0.0, m[FT_STEP],
           m[FT_TREE], m[FT_FAR], m[FT_NEAR], m[FT_INTEG], remesh, m[FT_RENDER], m[FT_GPU], m[FT_REST], m[FT_HEALTH],
           m[FT_FOLLOW], m[FT_FINISH]);
@@ -62,6 +63,7 @@ typedef struct {
   app_series ft;                             /* frames 0..FT_WARMUP left out */
   double ms_finish;                          /* the frame's wait for the GPU (glFinish) */
   int ui;                                    /* the HUD's ImGui is up */
+  int speak;                                 /* rank 0 under mpirun (or alone): the lines and the files */
 } headless_run;
 
 /* The options a headless run refuses before it starts; 0, or the exit code. */
@@ -87,18 +89,22 @@ static int headless_start(headless_run *H, char *err, size_t errlen) {
   app *a = H->a;
   int rc = app_init(a, o, 0, err, errlen);
   if (rc) return rc;
-  if (!(H->hl = rd_headless_create(o->width, o->height, err, errlen))) return 1;
-  snprintf(a->platform, sizeof a->platform, "%s", rd_headless_platform(H->hl));
-  if (app_gl_init(a, err, errlen)) return 1;
+  rc = (H->hl = rd_headless_create(o->width, o->height, err, errlen)) == NULL;
+  if (!rc) {
+    snprintf(a->platform, sizeof a->platform, "%s", rd_headless_platform(H->hl));
+    rc = app_gl_init(a, err, errlen) != 0;
+  }
+  if (app_mpi_join(rc, err, errlen)) return 1; /* under mpirun every process draws: all or none */
   if (o->hud) {
     if (app_ui_init(NULL, 1.0f, 1.0f, err, errlen)) return 1;
     H->ui = 1;
   }
-  if (!o->quiet)
+  if (!o->quiet && H->speak)
     fprintf(stderr, "vortexfmm: headless %dx%d through %s: %s; %lld frames, %d steps per frame%s%s%s%s\n", o->width, o->height,
             a->platform, a->gl_desc, H->frames, o->steps_per_frame, o->png_dir ? ", PNGs into " : "",
             o->png_dir ? o->png_dir : "", o->record ? ", video " : "", o->record ? o->record : "");
-  if ((o->record || o->png_dir) && app_record_start(a, o->record, o->png_dir, o->width, o->height, err, errlen)) return 1;
+  rc = H->speak && (o->record || o->png_dir) && app_record_start(a, o->record, o->png_dir, o->width, o->height, err, errlen);
+  if (app_mpi_join(rc, err, errlen)) return 1;
   H->fbo = rd_headless_fbo(H->hl);
   H->t0 = H->t_last = H->t_prev = app_now();
   if (app_series_init(&H->ft, FT_N, FT_WARMUP + 1, H->frames)) {
@@ -113,7 +119,7 @@ static int headless_frame(headless_run *H, char *err, size_t errlen) {
   const app_options *o = H->o;
   app *a = H->a;
   a->set.running = H->f > 0; /* frame 0 is the initial state */
-  int u = app_update(a, err, errlen);
+  int u = app_mpi_join(app_update(a, err, errlen), err, errlen); /* under mpirun a blow-up is every process's */
   if (u == 3) {
     size_t n = strlen(err);
     snprintf(err + n, errlen - n, " (frame %lld)", H->f);
@@ -131,10 +137,10 @@ static int headless_frame(headless_run *H, char *err, size_t errlen) {
     glBindFramebuffer(GL_FRAMEBUFFER, H->fbo);
     app_ui_frame(a, o->width, o->height, a->ms_frame * 1e-3);
   }
-  if (app_record_frame(a, H->fbo, err, errlen)) return 1; /* --png-dir, --record */
-  if (H->f == H->frames - 1 && o->screenshot && app_save_png(H->fbo, o->width, o->height, o->screenshot, err, errlen))
-    return 1;
-  return 0;
+  int rc = H->speak && (app_record_frame(a, H->fbo, err, errlen) || /* --png-dir, --record */
+                        (H->f == H->frames - 1 && o->screenshot &&
+                         app_save_png(H->fbo, o->width, o->height, o->screenshot, err, errlen)));
+  return app_mpi_join(rc, err, errlen) ? 1 : 0;
 }
 
 /* After a frame: its timings into the series, the launch line, the progress line once a second. */
@@ -147,7 +153,7 @@ static void headless_report(headless_run *H) {
                           a->ms_frame - a->ms_step - a->ms_render, a->ms_health, a->ms_follow, H->ms_finish,
                           rs->t_upload, rs->t_hist, rs->t_opacity, rs->t_interop, rs->t_draw};
   app_series_add(&H->ft, v);
-  if (a->launched_frame && !o->quiet) /* --launch-ring: the frame that takes the hitch, beside the usual ones */
+  if (a->launched_frame && !o->quiet && H->speak) /* --launch-ring: the frame that takes the hitch, beside the usual ones */
     fprintf(stderr, "vortexfmm: frame %lld launched a ring (now %d elements, %d tracers): launch %.2f ms, step %.2f ms, "
                     "render %.2f ms, frame %.2f ms\n", H->f, vx_sim_n_elements(a->sim), vx_sim_n_tracers(a->sim), a->ms_launch,
             a->ms_step, a->ms_render, a->ms_frame);
@@ -155,7 +161,7 @@ static void headless_report(headless_run *H) {
   H->rd_ms += a->ms_render;
   H->acc_n++;
   double now = app_now();
-  if (!o->quiet && (now - H->t_last >= 1.0 || H->f == H->frames - 1)) {
+  if (!o->quiet && H->speak && (now - H->t_last >= 1.0 || H->f == H->frames - 1)) {
     double rate = (H->f + 1) / (now - H->t0);
     fprintf(stderr, "vortexfmm: frame %lld/%lld t=%.6g step %lld: %.1f ms sim + %.1f ms render per frame; %.1f fps, ETA %.0f s\n",
             H->f + 1, H->frames, app_sim_time(a), app_sim_steps(a), H->sim_ms / H->acc_n, H->rd_ms / H->acc_n, rate,
@@ -171,9 +177,12 @@ static int headless_end(headless_run *H, int rc) {
   const app_options *o = H->o;
   if (H->hl && app_record_stop(H->a) && (!rc || rc == 130)) rc = 1;
   if (H->hl) glFinish(); /* the last frame's GPU work counts in the run's time */
-  if (!rc) print_breakdown(H->a, o, &H->ft);
+  if (!rc) { /* every process reaches here with the same rc: the counts are of the whole flow */
+    const long long ne = app_mpi_sum(vx_sim_n_elements(H->a->sim)), nt = app_mpi_sum(vx_sim_n_tracers(H->a->sim));
+    if (H->speak) print_breakdown(H->a, o, &H->ft, ne, nt);
+  }
   app_series_free(&H->ft);
-  if (!rc && !o->quiet) {
+  if (!rc && !o->quiet && H->speak) {
     fprintf(stderr, "vortexfmm: done: %lld frames in %.2f s", H->f, app_now() - H->t0);
     if (o->screenshot) fprintf(stderr, "; screenshot %s", o->screenshot);
     fprintf(stderr, "\n");
@@ -190,21 +199,22 @@ int app_run_headless(const app_options *o) {
   headless_run H;
   memset(&H, 0, sizeof H);
   H.o = o, H.a = &a;
+  H.speak = app_mpi_rank() == 0;
   H.frames = o->frames > 0 ? o->frames : 1;
   int rc = check_headless(o, H.frames);
   if (rc) return rc;
   if ((rc = headless_start(&H, err, sizeof err)) != 0) {
-    fprintf(stderr, "vortexfmm: %s\n", err);
+    if (H.speak || strncmp(err, "another ", 8)) fprintf(stderr, "vortexfmm: %s\n", err);
     return headless_end(&H, rc);
   }
   for (; H.f < H.frames; ++H.f) {
-    if (app_interrupted()) {
-      fprintf(stderr, "vortexfmm: interrupted after %lld of %lld frames: finalizing the recording\n", H.f, H.frames);
+    if (app_mpi_any(app_interrupted())) { /* a signal any process caught stops them all after this frame */
+      if (H.speak) fprintf(stderr, "vortexfmm: interrupted after %lld of %lld frames: finalizing the recording\n", H.f, H.frames);
       rc = 130;
       break;
     }
     if ((rc = headless_frame(&H, err, sizeof err)) != 0) {
-      fprintf(stderr, "vortexfmm: %s\n", err);
+      if (H.speak || strncmp(err, "another ", 8)) fprintf(stderr, "vortexfmm: %s\n", err);
       break;
     }
     headless_report(&H);

@@ -159,6 +159,84 @@ int app_mpi_any(int flag) {
   return any;
 }
 
+long long app_mpi_sum(long long v) {
+  long long t = v;
+  if (size > 1 && MPI_Allreduce(&v, &t, 1, MPI_LONG_LONG, MPI_SUM, world.comm) != MPI_SUCCESS) return v;
+  return t;
+}
+
+int app_mpi_max(int v) {
+  int m = v;
+  if (size > 1 && MPI_Allreduce(&v, &m, 1, MPI_INT, MPI_MAX, world.comm) != MPI_SUCCESS) return v;
+  return m;
+}
+
+void app_mpi_range(float r[2]) {
+  if (size <= 1) return;
+  float v[2] = {-r[0], r[1]};
+  if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_FLOAT, MPI_MAX, world.comm) == MPI_SUCCESS) r[0] = -v[0], r[1] = v[1];
+}
+
+int app_mpi_join(int rc, char *err, size_t errlen) {
+  if (size <= 1) return rc;
+  if (vx_comm_agree(&world, rc == 0)) return 0;
+  if (!rc) snprintf(err, errlen, "another process failed");
+  return rc ? rc : -1;
+}
+
+const double *app_mpi_tracer_ids(const app_mpi_run *run) { return run ? vx_dsim_tracer_ids(run->d) : NULL; }
+long long app_mpi_layout(const app_mpi_run *run) { return run ? vx_dsim_layout(run->d) : 0; }
+
+#ifdef VX_HAVE_RENDER
+/* rd_group's calls (render.h) over the world: each first learns whether every process is ok. */
+static int group_ok(int ok, char *err, size_t errlen) {
+  if (vx_comm_agree(&world, ok)) return 1;
+  if (ok) snprintf(err, errlen, "another process failed drawing the picture");
+  return 0;
+}
+
+static int group_bounds(void *ctx, int ok, double mn[3], double mx[3], char *err, size_t errlen) {
+  (void)ctx;
+  if (!group_ok(ok, err, errlen)) return -1;
+  double v[6] = {-mn[0], -mn[1], -mn[2], mx[0], mx[1], mx[2]};
+  if (vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_DOUBLE, MPI_MAX, world.comm), "MPI_Allreduce (picture bounds)", err,
+                    errlen))
+    return -1;
+  for (int k = 0; k < 3; k++) mn[k] = -v[k], mx[k] = v[3 + k];
+  return 0;
+}
+
+static int group_sum_int(void *ctx, int ok, int *v, size_t n, char *err, size_t errlen) {
+  (void)ctx;
+  return group_ok(ok, err, errlen) && !vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_INT, MPI_SUM, world.comm),
+                                                    "MPI_Allreduce (histogram)", err, errlen)
+             ? 0
+             : -1;
+}
+
+static int group_sum_double(void *ctx, int ok, double *v, size_t n, char *err, size_t errlen) {
+  (void)ctx;
+  return group_ok(ok, err, errlen) && !vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, world.comm),
+                                                    "MPI_Allreduce (centroid)", err, errlen)
+             ? 0
+             : -1;
+}
+
+static int group_sum_image(void *ctx, int ok, float *v, size_t n, char *err, size_t errlen) {
+  (void)ctx;
+  if (!group_ok(ok, err, errlen)) return -1;
+  int rc = rank == 0 ? MPI_Reduce(MPI_IN_PLACE, v, (int)n, MPI_FLOAT, MPI_SUM, 0, world.comm)
+                     : MPI_Reduce(v, NULL, (int)n, MPI_FLOAT, MPI_SUM, 0, world.comm);
+  return vx_comm_check(rc, "MPI_Reduce (tracer image)", err, errlen) ? -1 : 0;
+}
+
+int app_mpi_group(rd_group *g) {
+  if (size <= 1) return 0;
+  *g = (rd_group){NULL, rank == 0, group_bounds, group_sum_int, group_sum_double, group_sum_image};
+  return 1;
+}
+#endif
+
 #else /* a build without MPI: one process */
 
 int app_mpi_begin(int *argc, char ***argv, long procs, long rank0) {
@@ -199,6 +277,27 @@ int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t
   return 0;
 }
 int app_mpi_any(int flag) { return flag; }
+long long app_mpi_sum(long long v) { return v; }
+int app_mpi_max(int v) { return v; }
+void app_mpi_range(float r[2]) { (void)r; }
+int app_mpi_join(int rc, char *err, size_t errlen) {
+  (void)err, (void)errlen;
+  return rc;
+}
+const double *app_mpi_tracer_ids(const app_mpi_run *run) {
+  (void)run;
+  return NULL;
+}
+long long app_mpi_layout(const app_mpi_run *run) {
+  (void)run;
+  return 0;
+}
+#ifdef VX_HAVE_RENDER
+int app_mpi_group(rd_group *g) {
+  (void)g;
+  return 0;
+}
+#endif
 int app_mpi_agree(int rc, const char *mine) {
   if (rc) fprintf(stderr, "vortexfmm: %s\n", mine);
   return rc;

@@ -36,6 +36,25 @@ void app_mpi_report(const app_mpi_run *run, FILE *f);
 int app_mpi_whole(app_mpi_run *run, vx_sim *s, vx_sim **whole, char *err, size_t errlen);
 /* Whether flag is set on any process (a Ctrl-C one process caught stops them all after the same step). */
 int app_mpi_any(int flag);
+/* Collective reductions over the processes (alone: v itself): a sum, a largest value, and a range (the
+ * least r[0], the largest r[1]). */
+long long app_mpi_sum(long long v);
+int app_mpi_max(int v);
+void app_mpi_range(float r[2]);
+/* Collective, where a process may have failed alone between two collective calls: rc when this process
+ * failed (err holds why), -1 with err "another process failed" when another did, else 0. */
+int app_mpi_join(int rc, char *err, size_t errlen);
+/* A spread run's tracers' places in the whole flow (dist/dsim.h, vx_dsim_tracer_ids) and how many times
+ * the particles were handed out (vx_dsim_layout); NULL and 0 alone. */
+const double *app_mpi_tracer_ids(const app_mpi_run *run);
+long long app_mpi_layout(const app_mpi_run *run);
+
+#ifdef VX_HAVE_RENDER
+#include "render.h"
+/* The renderer's group of every process (render.h, rd_group: histogram and tracer image summed, rank 0
+ * composing the picture). 1 with *g under mpirun, else 0. */
+int app_mpi_group(rd_group *g);
+#endif
 /* Collective, after a step each process took alone (reading its input, making its engine): 0 when every
  * process succeeded (rc 0), else the largest rc of any, and rank 0 has said once which rank failed first
  * and why (mine: this process's reason, "" when it succeeded; alone: said as it is). */

@@ -45,7 +45,7 @@ static int copy_particles(app_shown *s, char *err, size_t errlen) {
 static void count_passages(app *a) {
   app_shown *s = &a->shown;
   double now = app_now();
-  if (s->n_rings < 2 || a->blown_up || now - s->passage_wall < APP_PASSAGE_PERIOD_S) return;
+  if (s->n_rings < 2 || a->blown_up || a->mpi || now - s->passage_wall < APP_PASSAGE_PERIOD_S) return; /* mpi: a share */
   s->passage_wall = now;
   int n = vx_sim_n_elements(a->sim);
   char err[256];

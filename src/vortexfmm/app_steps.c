@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "app_mpi.h"
 
 enum { STEPPER_IDLE = 0, STEPPER_RUNNING, STEPPER_DONE };
 
@@ -40,7 +41,7 @@ void app_steps_run(vx_sim *sim, app_steps *j, app_stepper *w) {
      * step asked while paused is a batch of one that the pause itself asks to stop) */
     if (w && i > 0 && atomic_load_explicit(&w->stop, memory_order_relaxed)) break;
     j->tried++;
-    if ((j->rc = vx_sim_step(sim, j->err, sizeof j->err)) != 0) break;
+    if ((j->rc = app_mpi_step(j->mpi, sim, j->err, sizeof j->err)) != 0) break;
     const vx_step_stats *st = vx_sim_last_stats(sim);
     j->ms_tree += st->t_tree;
     j->ms_far += st->t_far;

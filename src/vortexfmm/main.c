@@ -11,7 +11,7 @@
  * malformed; a checkpoint to restart from that is damaged, does not match the options or is already
  * past the --steps or --t-end asked for), options that contradict each other, an output path that is
  * an input, another output, a directory or a FIFO, socket or device (app_paths.h), no display for
- * the window, or several processes started by mpirun (each would write the same files); 1 runtime
+ * the window, or under mpirun the window, the HUD, the elements or the vorticity surface; 1 runtime
  * failure: the engine, memory, OpenGL, and every output file (diagnostics, checkpoints, VTK, PNGs,
  * videos, screenshots) that cannot be created or written, whether found at the start or during the
  * run; 3 the simulation blew up (vortex/sim.h's rule: a non-finite value, max|α| above VX_SIM_BLOWUP_FACTOR
@@ -559,9 +559,14 @@ static int run_args(int argc, char **argv) {
     if (rc) return rc;
     ++i;
   }
-  if (app_mpi_size() > 1 && !(o.headless && o.frames < 0 && !o.screenshot))
-    return fail_usage("started as %d MPI processes: only the batch mode (--headless without --frames) runs over several",
-                      app_mpi_size());
+  if (app_mpi_size() > 1) {
+    if (!o.headless)
+      return fail_usage("started as %d MPI processes: the window does not run over several (--headless: the batch mode, or "
+                        "with --frames the pictures)", app_mpi_size());
+    const char *one = o.hud ? "--hud" : o.elements ? "--elements" : (o.iso > 0 || o.iso_only) ? "--iso" : NULL;
+    if (!(o.frames < 0 && !o.screenshot) && one) /* each process holds a share of the elements: what they draw is not summed */
+      return fail_usage("started as %d MPI processes: %s is drawn by one process only", app_mpi_size(), one);
+  }
   return run_mode(&o);
 }
 
