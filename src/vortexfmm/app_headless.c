@@ -27,7 +27,7 @@ enum { FT_FRAME, FT_STEP, FT_TREE, FT_FAR, FT_NEAR, FT_INTEG, FT_REMESH, FT_REND
  * its render (the state's health checks after the steps, the hand-over to the renderer outside its
  * upload, the camera's follow, and the wait for the GPU to finish the frame), with the three of those
  * that are measured apart. */
-static void print_breakdown(const app *a, const app_options *o, app_series *ft, long long ne, long long nt) {
+static void print_breakdown(const app *a, const app_options *o, app_series *ft, long long ne, long long nt, long long nd) {
   const long long n = ft->n;
   if (n <= 0) {
     fprintf(stderr, "vortexfmm: frame-time breakdown: needs more than %d frames (--frames)\n", FT_WARMUP + 1);
@@ -38,10 +38,10 @@ static void print_breakdown(const app *a, const app_options *o, app_series *ft, 
   char remesh[48] = "";
   if (vx_sim_params_get(a->sim)->remesh_every > 0) snprintf(remesh, sizeof remesh, ", remesh %.2f", m[FT_REMESH]);
   fprintf(stderr,
-          "vortexfmm: frame time, median of %lld frames at %dx%d (%lld elements, %lld tracers, %d drawn, %d step%s per "
+          "vortexfmm: frame time, median of %lld frames at %dx%d (%lld elements, %lld tracers, %lld drawn, %d step%s per "
           "frame): %.2f ms = %.1f fps; step %.2f ms (tree %.2f, far %.2f, near %.2f, integrate %.2f%s); render %.2f ms "
           "(GPU %.2f); the rest %.2f ms (health check %.2f, camera follow %.2f, waiting for the GPU %.2f)\n",
-          n, o->width, o->height, ne, nt, rd_get_stats(a->rd)->n_drawn, o->steps_per_frame,
+          n, o->width, o->height, ne, nt, nd, o->steps_per_frame,
           o->steps_per_frame > 1 ? "s" : "", m[FT_FRAME], m[FT_FRAME] > 0 ? 1e3 / m[FT_FRAME] : 0.0, m[FT_STEP],
           m[FT_TREE], m[FT_FAR], m[FT_NEAR], m[FT_INTEG], remesh, m[FT_RENDER], m[FT_GPU], m[FT_REST], m[FT_HEALTH],
           m[FT_FOLLOW], m[FT_FINISH]);
@@ -178,8 +178,9 @@ static int headless_end(headless_run *H, int rc) {
   if (H->hl && app_record_stop(H->a) && (!rc || rc == 130)) rc = 1;
   if (H->hl) glFinish(); /* the last frame's GPU work counts in the run's time */
   if (!rc) { /* every process reaches here with the same rc: the counts are of the whole flow */
-    const long long ne = app_mpi_sum(vx_sim_n_elements(H->a->sim)), nt = app_mpi_sum(vx_sim_n_tracers(H->a->sim));
-    if (H->speak) print_breakdown(H->a, o, &H->ft, ne, nt);
+    const long long ne = app_mpi_sum(vx_sim_n_elements(H->a->sim)), nt = app_mpi_sum(vx_sim_n_tracers(H->a->sim)),
+                    nd = app_mpi_sum(rd_get_stats(H->a->rd)->n_drawn);
+    if (H->speak) print_breakdown(H->a, o, &H->ft, ne, nt, nd);
   }
   app_series_free(&H->ft);
   if (!rc && !o->quiet && H->speak) {
