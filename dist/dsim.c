@@ -222,7 +222,8 @@ static int hand_out(vx_dsim *d, element_rec *r, int n, double *tx, int nt, int w
     d->tid[i] = t[3];
     if (w == TR_OPEN) memcpy(y0 + 3 * i, t + 4, sizeof(double) * 3), memcpy(acc + 3 * i, t + 7, sizeof(double) * 3);
   }
-  ok = ok && vx_sim_set_particles(d->s, m, mt, x, alpha, ring, y0, acc, err, errlen) == 0;
+  ok = ok && vx_sim_set_particles(d->s, m, mt, x, alpha, ring, y0, acc, err, errlen) == 0 &&
+       vx_sim_set_tracer_places(d->s, d->tid, mt, err, errlen) == 0; /* the dye release seeds by place */
   rc = all_ok(c, ok, err, errlen) ? 0 : -1;
   d->layout++;
 done:

@@ -6,8 +6,7 @@
  * rank's targets as the stages move them; the tracers' calls on an engine of their own), and the health check,
  * the energy watch, the conservative correction and the diagnostics reduce over the ranks (sim.h,
  * vx_sim_coll), a remeshing's nodes merged at the ranks that own them: the run equals one process's
- * to round-off (docs/MATH.md §18). What the simulation does not spread yet it
- * refuses (vx_sim_set_coll). All calls are collective; 0, or -1 with the reason on every rank. */
+ * to round-off (docs/MATH.md §18). All calls are collective; 0, or -1 with the reason on every rank. */
 #ifndef VX_DSIM_H
 #define VX_DSIM_H
 

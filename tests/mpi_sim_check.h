@@ -1,6 +1,6 @@
 /* mpi_sim_check.h — tests only: one simulation over the ranks (dist/dsim.h) against the same run in one
  * process, the checks mpi_test_sim (the CPU backend) and mpi_test_sim_gpu (the CUDA one) share: two
- * scenes' diagnostics compared every 10 of 40 steps, and a simulation the ranks cannot spread refused.
+ * scenes' diagnostics compared every 10 of 40 steps, the tracers and the continuous dye release.
  * The including file sets sim_backend before the checks run. */
 #ifndef VX_MPI_SIM_CHECK_H
 #define VX_MPI_SIM_CHECK_H
@@ -123,19 +123,44 @@ static int compare(const vx_comm *c, const char *text, const char *name, int rem
   return 0;
 }
 
-/* A simulation the ranks cannot spread yet is refused on every rank with the reason: the continuous dye
- * release. */
-static int refused(const vx_comm *c) {
+/* The continuous dye release over the ranks: each rank seeds again those of its tracers whose places in the
+ * whole flow the block due names, as one process seeds those rows. The thick rings with TRACERS tracers
+ * living two tracer steps (each released about five times in STEPS steps), migrating at steps 10 and 30:
+ * the tracers gathered (in their places) equal one process's row by row within TOL of R. */
+#define DYE_TRACERS 400
+static int compare_dye(const vx_comm *c) {
   char err[256] = "";
   vx_scene sc;
   CHECK(vx_scene_parse(THICK, "mpi_thick", &sc, err, sizeof err) == 0, "scene: %s", err);
   vx_sim_params p = vx_sim_params_from_scene(&sc);
-  p.tracers = 200, p.dye_release = 1.0;
-  vx_sim *r = make_sim(&sc, p, err, sizeof err);
-  CHECK(r, "the dye release: %s", err);
-  vx_dsim *d = vx_dsim_create(c, r, err, sizeof err);
-  CHECK(!d && strstr(err, "dye release"), "the dye release: '%s'", d ? "accepted" : err);
-  vx_sim_destroy(r);
+  p.tracers = DYE_TRACERS, p.tracer_every = 4, p.remesh_every = 5, p.dye_release = 2.0 * 4 * p.dt;
+  vx_sim *one = make_sim(&sc, p, err, sizeof err), *s = make_sim(&sc, p, err, sizeof err);
+  CHECK(one && s, "the dye release: %s", err);
+  vx_dsim *d = vx_dsim_create(c, s, err, sizeof err);
+  CHECK(d, "the dye release: vx_dsim_create: %s", err);
+  for (int k = 0; k < STEPS; k++) {
+    if (k == 10 || k == 30) CHECK(vx_dsim_migrate(d, err, sizeof err) == 0, "the dye release, a migration: %s", err);
+    CHECK(vx_sim_step(one, err, sizeof err) == 0 && vx_dsim_step(d, err, sizeof err) == 0, "the dye release, step %d: %s", k + 1, err);
+  }
+  const long long released = vx_sim_dye(one)->released;
+  CHECK(released >= 3 * DYE_TRACERS && vx_sim_dye(s)->released == released, "releases: %lld in one process, %lld spread", released,
+        vx_sim_dye(s)->released);
+  double *ref = malloc(sizeof(double) * 3 * DYE_TRACERS);
+  vx_dsim_flow f;
+  CHECK(ref && vx_sim_get_tracers(one, ref, err, sizeof err) == 0 && vx_dsim_gather(d, 0, &f, err, sizeof err) == 0, "gather: %s", err);
+  if (c->rank == 0) {
+    CHECK(f.n_tracer == DYE_TRACERS, "gathered %d tracers, expected %d", f.n_tracer, DYE_TRACERS);
+    double gap = 0.0;
+    for (int i = 0; i < 3 * DYE_TRACERS; i++) gap = fmax(gap, fabs(ref[i] - f.pos[3 * (size_t)f.n + i]) / 0.25);
+    CHECK(gap <= TOL, "the dye release: a tracer %.3g of R from its place's in one process (bound %.0e)", gap, TOL);
+    printf("the dye release, %d ranks: %d tracers released %lld times in %d steps, each within %.2e of R of its place's in one "
+           "process (bound %.0e)\n", c->size, DYE_TRACERS, released, STEPS, gap, TOL);
+  }
+  vx_dsim_flow_free(&f);
+  free(ref);
+  vx_dsim_destroy(d);
+  vx_sim_destroy(s);
+  vx_sim_destroy(one);
   return 0;
 }
 
@@ -252,13 +277,13 @@ static int compare_tracers(const vx_comm *c) {
   return 0;
 }
 
-/* The scenes compared (the leapfrog also by direct summation over the ranks), the tracers, then the refusal. */
+/* The scenes compared (the leapfrog also by direct summation over the ranks), the tracers, the dye release. */
 static int sim_checks(const vx_comm *c) {
   return compare(c, SCENE, "leapfrog", 0, VX_CONSERVE_RING, 0.0, 0) ||
          compare(c, SCENE, "leapfrog, direct summation", 0, VX_CONSERVE_RING, 0.0, 1) ||
          compare(c, THICK, "thick viscous rings, remeshed", 5, VX_CONSERVE_FULL, 0.0, 0) ||
          compare(c, WIDE, "wide viscous rings, the lattice coarsening", 5, VX_CONSERVE_FULL, 0.5, 0) || compare_tracers(c) ||
-         refused(c);
+         compare_dye(c);
 }
 
 #endif

@@ -10,8 +10,8 @@
  * correction), and two wider ones whose lattice coarsens (the field's scale over every rank's nodes); the
  * thick rings with 600 tracers in their own RK4 steps, migrating between and within them (each within
  * 1e-10 R of its one-process twin; the gathered flow, and the one process's flow spread within the
- * tracers' step, continuing as one process's). A simulation the ranks cannot spread yet (the continuous
- * dye release) is refused on every rank with the reason. */
+ * tracers' step, continuing as one process's); and 400 tracers under the continuous dye release, each
+ * seeded again by its place in the whole flow (every tracer within 1e-10 R of its place's in one process). */
 #include "mpi_sim_check.h"
 
 static int run(const vx_comm *c) {

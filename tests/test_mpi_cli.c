@@ -3,8 +3,8 @@
  * `ranks = 2`, rank 0 alone speaks and writes the CSV, whose rows agree with one process's run to the
  * FMM's accuracy (the distributed engine picks its level by the leaf-size rule, one process by its cost
  * model: 1e-4 relative here; at one level the two agree to round-off, mpi_test_sim) — and what it
- * does not spread yet is refused before anything is written (exit 2, said once): the window and the
- * continuous dye release. Tracers spread with the elements, and their checkpoint continues on 3
+ * does not spread is refused before anything is written (exit 2, said once): the window. The continuous
+ * dye release runs over 2 processes with one's rows. Tracers spread with the elements, and their checkpoint continues on 3
  * processes; --direct sums over every process's sources, the rows of one process's direct sum. A ring launched before a step (every process makes it, each keeps its share) gives one
  * process's rows; the accuracy readout measures against the direct sum over every process's sources.
  * A VTK series holds the whole flow (rank 0 writes it). A checkpoint of 2 processes continues on 3 (the rows of the uninterrupted 2
@@ -205,15 +205,28 @@ int main(void) {
   rc = run_np(3, args);
   CHECK(rc == 0 && count(out, "1500 tracers") == 1 && count(out, "ranks = 3") == 1, "the tracers' restart on 3 processes: exit %d:\n%s",
         rc, out);
-  snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 2 --tracers 1000 --dye-release 1", scene);
-  rc = run_np(2, args);
-  CHECK(rc == 2 && count(out, "the continuous dye release is not spread over processes yet") == 1,
-        "the dye release over 2 processes: exit %d:\n%s", rc, out);
+  /* the continuous dye release over 2 processes (each seeds again its tracers by their places in the whole
+   * flow: mpi_test_sim): the rows and the dye's share near its ring of one process's */
+  for (int np = 1; np <= 2; np++) {
+    snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 30 --direct --tracers 1000 --dye-release 0.05 --diag '%s'",
+             scene, np == 1 ? one : two);
+    rc = run_np(np, args);
+    CHECK(rc == 0 && count(out, "dye released continuously") == 1, "the dye release over %d processes: exit %d:\n%s", np, rc, out);
+  }
+  CHECK(vx_test_read_file(one, a, sizeof a) > 0 && vx_test_read_file(two, b, sizeof b) > 0, "the CSVs %s, %s", one, two);
+  const double ddye = csv_diff(b, a, 0, &rows_d);
+  const char *ha = strstr(a, "\nstep,"), *hb = strstr(b, "\nstep,");
+  const double near1 = ha ? vx_test_csv_field(vx_test_csv_row(a, 0), vx_test_csv_column(ha + 1, "dye_near")) : NAN,
+               near2 = hb ? vx_test_csv_field(vx_test_csv_row(b, 0), vx_test_csv_column(hb + 1, "dye_near")) : NAN;
+  CHECK(rows_d == 4 && ddye <= 1e-10 && near1 > 0.5 && near1 == near2,
+        "the dye release: %d rows, largest relative difference %.3g; dye_near %g and %g", rows_d, ddye, near1, near2);
+  remove(one), remove(two);
   snprintf(args, sizeof args, "--scene '%s'", scene);
   rc = run_np(2, args);
   CHECK(rc == 2 && count(out, "the window does not run over several") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
   printf("  ok: 1000 tracers over 2 processes and 500 more with a launched ring, their checkpoint continued on 3; the dye "
-         "release and the window refused over 2 processes (exit 2, said once)\n");
+         "release over 2 processes gives one's rows (dye_near %.4f); the window refused over 2 processes (exit 2, said once)\n",
+         near2);
   if (!vx_cuda_available(NULL, 0)) { /* rank 1 alone cannot start (no GPU for it): every process stops, rank 0 says why */
     char cmd[4096];
     snprintf(cmd, sizeof cmd,

@@ -45,16 +45,21 @@ int vx_passages_update(vx_passages *p, const vx_diag *d) {
   return counted;
 }
 
-double vx_dye_near(const vx_diag *d, int n, const double *pos, const float *label) {
-  long long near = 0, seen = 0;
+void vx_dye_near_count(const vx_diag *d, int n, const double *pos, const float *label, long long *near, long long *seen) {
+  *near = *seen = 0;
   for (int q = 0; q < n; ++q) {
     int r = (int)label[q];
     if (r < 0 || r >= d->n_rings || r >= VX_SCENE_MAX_RINGS || !(d->ring_R[r] > 0.0)) continue;
     const double *c = d->ring_c[r], *nr = d->ring_n[r];
     double x[3] = {pos[3 * q] - c[0], pos[3 * q + 1] - c[1], pos[3 * q + 2] - c[2]};
     double z = dot3(x, nr), rho = sqrt(fmax(0.0, dot3(x, x) - z * z)), dr = rho - d->ring_R[r];
-    ++seen;
-    near += dr * dr + z * z < VX_DYE_NEAR * VX_DYE_NEAR * d->ring_R[r] * d->ring_R[r];
+    ++*seen;
+    *near += dr * dr + z * z < VX_DYE_NEAR * VX_DYE_NEAR * d->ring_R[r] * d->ring_R[r];
   }
+}
+
+double vx_dye_near(const vx_diag *d, int n, const double *pos, const float *label) {
+  long long near, seen;
+  vx_dye_near_count(d, n, pos, label, &near, &seen);
   return seen ? (double)near / (double)seen : NAN;
 }

@@ -33,9 +33,12 @@ int vx_passages_update(vx_passages *p, const vx_diag *d);
 
 /* The legibility of the dye: the share of the n tracers (host positions, 3n) that lie within
  * VX_DYE_NEAR of their ring's radius of its centreline, the circle of d's centroid, axis and radius
- * for the ring label[q] says tracer q was seeded around (vx_tracer_rings). NaN without tracers. */
+ * for the ring label[q] says tracer q was seeded around (vx_tracer_rings; a label outside the rings:
+ * not counted). NaN without tracers. vx_dye_near_count gives the two counts behind it (*near of
+ * *seen), which processes holding shares of the tracers sum. */
 #define VX_DYE_NEAR 0.5
 double vx_dye_near(const vx_diag *d, int n, const double *pos, const float *label);
+void vx_dye_near_count(const vx_diag *d, int n, const double *pos, const float *label, long long *near, long long *seen);
 
 VX_EXTERN_C_END
 #endif

@@ -165,6 +165,7 @@ void vx_sim_destroy(vx_sim *s) {
   free(s->host);
   free(s->added);
   free(s->dye_rows);
+  free(s->tr_place);
   free(s);
 }
 

@@ -390,8 +390,7 @@ typedef struct {
    * (the lattice's scale, which reads neighbouring nodes, from the whole field) */
   int (*allgather)(void *user, const double *v, int n, double **out, int *nout, char *err, size_t errlen);
 } vx_sim_coll;
-/* Spread s over processes with c's calls (NULL: this process alone again). What is not spread yet is
- * refused with the reason: the continuous dye release. 0, or -1 with err. */
+/* Spread s over processes with c's calls (NULL: this process alone again). 0, or -1 with err. */
 int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen);
 /* The sums or maxima over the processes (nothing to do alone). 0, or -1 with err. */
 int vx_sim_reduce(vx_sim *s, double *v, int n, vx_reduce_op op, char *err, size_t errlen);
@@ -407,6 +406,10 @@ int vx_sim_set_elements(vx_sim *s, int n, const double *pos, const double *alpha
 /* Whether the tracers' own step (vx_sim_params.tracer_every) is under way: their RK4 state (y0, acc)
  * then goes with them wherever they are handed. */
 int vx_sim_tracer_step_open(const vx_sim *s);
+/* This process's n tracers' places in the whole flow (whole numbers held as doubles, n = vx_sim_n_tracers;
+ * copied), as the processes hand them: the continuous dye release seeds a tracer again by its place (its
+ * k-th release of the whole flow's), so a spread flow releases as one process does. 0, or -1 with err. */
+int vx_sim_set_tracer_places(vx_sim *s, const double *place, int n, char *err, size_t errlen);
 
 VX_EXTERN_C_END
 #endif

@@ -8,20 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *sim_coll_refusal(const vx_sim *s) {
-  if (s->n_tracer > 0 && s->prm.dye_release > 0.0)
-    return "the continuous dye release is not spread over processes yet (run without --dye-release)";
-  return NULL;
-}
-
 int vx_sim_set_coll(vx_sim *s, const vx_sim_coll *c, char *err, size_t errlen) {
   if (!c) {
     s->coll_on = 0;
     memset(&s->coll, 0, sizeof s->coll);
     return 0;
   }
-  const char *why = sim_coll_refusal(s);
-  if (why) { snprintf(err, errlen, "%s", why); return -1; }
   if (!c->evaluate || !c->reduce || !c->to_owners || !c->allgather) {
     snprintf(err, errlen, "the collective calls are missing");
     return -1;
@@ -106,6 +98,20 @@ int vx_sim_set_elements(vx_sim *s, int n, const double *pos, const double *alpha
 }
 
 int vx_sim_tracer_step_open(const vx_sim *s) { return s->tr_steps > 0; }
+
+int vx_sim_set_tracer_places(vx_sim *s, const double *place, int n, char *err, size_t errlen) {
+  if (n != s->n_tracer) {
+    snprintf(err, errlen, "%d tracer places for %d tracers", n, s->n_tracer);
+    return -1;
+  }
+  if (vx_host_reserve((void **)&s->tr_place, &s->c_tr_place, sizeof(double) * ((size_t)n + 1))) {
+    snprintf(err, errlen, "out of host memory for %d tracer places", n);
+    return -1;
+  }
+  if (n > 0) memcpy(s->tr_place, place, sizeof(double) * (size_t)n);
+  s->n_place = n;
+  return 0;
+}
 
 /* Whether every process is ok (a failure anywhere fails all of them alike, so that none waits in a
  * collective call the others left); a process that is ok and hears otherwise says so in err. */

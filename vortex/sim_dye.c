@@ -7,7 +7,8 @@
  * after the step's kernels there and before the next engine call, which orders its work after that
  * stream). A block is ⌈N·H/T⌉ tracers, a share H/T of them (a few hundred of leapfrog's 262 144 with
  * T = 2), so no kernel of its own. A released tracer's last velocity (vx_sim_tracer_field: the speed colour) is its old place's until
- * the next step evaluates it there. */
+ * the next step evaluates it there. Spread over processes, each releases those of its tracers whose places in
+ * the whole flow the block names (release_places). */
 #include "sim_internal.h"
 
 #include <math.h>
@@ -33,9 +34,35 @@ static const vx_tracer_source *source_of(const vx_dye_state *d, int q) {
   return &d->ring[r];
 }
 
+/* Spread over processes: this process's tracers whose places in the whole flow (vx_sim_set_tracer_places)
+ * fall in the block of b releases from the k-th on, each seeded as one process seeds that place, stored
+ * row by row (a block's few hundred tracers, scattered over the processes). */
+static int release_places(vx_sim *s, long long k, long long b, char *err, size_t errlen) {
+  const vx_dye_state *d = &s->dye;
+  const long long n = vx_dye_tracers(d);
+  const int m = s->n_place < s->n_tracer ? s->n_place : s->n_tracer;
+  double row[3];
+  for (int i = 0; i < m; ++i) {
+    const double g = s->tr_place[i];
+    if (!(g >= 0.0 && g < (double)n)) continue; /* a launched ring's tracer: never released */
+    const long long q = (long long)g, r = k + ((q - k % n) + n) % n; /* the first release of place q from k on */
+    if (r >= k + b) continue;
+    vx_tracer_redraw(source_of(d, (int)q), d->seed, (int)q, r / n + 1, row);
+    void *dst = (char *)s->pos + 3 * s->rs * ((size_t)s->n_elem + (size_t)i);
+    if (sim_store_doubles(s, dst, row, 3, err, errlen)) return -1;
+  }
+  return 0;
+}
+
 int sim_dye_release(vx_sim *s, double span, char *err, size_t errlen) {
   vx_dye_state *d = &s->dye;
   const int n = vx_dye_tracers(d);
+  if (s->coll_on && s->tr_place) { /* spread: the block by the tracers' places in the whole flow */
+    const long long b = vx_dye_block(n, span, s->prm.dye_release);
+    if (b > 0 && release_places(s, d->released, b, err, errlen)) return -1;
+    d->released += b;
+    return 0;
+  }
   long long b = n <= s->n_tracer ? vx_dye_block(n, span, s->prm.dye_release) : 0;
   if (b == 0) return 0;
   if (vx_host_reserve(&s->dye_rows, &s->c_dye_rows, sizeof(double) * 3 * (size_t)b)) {

@@ -88,12 +88,14 @@ struct vx_sim {
   vx_dye_state dye;
   void *dye_rows;
   size_t c_dye_rows;
+  /* spread: this process's tracers' places in the whole flow (vx_sim_set_tracer_places), n_place of them */
+  double *tr_place;
+  size_t c_tr_place;
+  int n_place;
 };
 
 static inline double sim_now_ms(void) { return vx_clock_ms(); }
 
-/* sim_coll.c: what a simulation spread over processes cannot do yet, as the reason (NULL: none). */
-const char *sim_coll_refusal(const vx_sim *s);
 /* sim_coll.c: the remeshing job j of a spread flow: each process's part, the nodes to the processes that
  * own them (vx_sim_coll.to_owners), merged (vx_remesh_merge), the drop threshold over every process;
  * the process's new elements set, j's counts every process's. 0, or -1 with err on every process. */

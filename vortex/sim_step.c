@@ -262,8 +262,6 @@ static int substeps_needed(const vx_sim *s) {
 }
 
 int vx_sim_step(vx_sim *s, char *err, size_t errlen) {
-  const char *why = s->coll_on ? sim_coll_refusal(s) : NULL;
-  if (why) { snprintf(err, errlen, "%s", why); return -1; }
   if (sim_reserve_scratch(s, err, errlen)) return -1;
   double t0 = sim_now_ms(), t_eval = 0.0, dt = s->prm.dt;
   memset(&s->stats, 0, sizeof s->stats);

@@ -55,28 +55,40 @@ typedef struct {
   vx_passages passages;  /* the CSV's passages and dye_near (passage.h) */
   float *labels;         /* the ring of each of the scene's tracers (vx_tracer_rings) */
   double *tpos;          /* the tracers' positions at a row */
-  int n_scene_tracers;   /* tracers the scene seeded (launched rings' come after them) */
+  int n_scene_tracers;   /* tracers the scene seeded, every process's (launched rings' come after them) */
 } batch;
 
 /* A row's passages so far and, at step 0 and at each row that counts a passage, with tracers, the
  * share of the dye near its ring (passage.h): the tracers are copied to the host only then, and a
- * restarted run's rows are those of the run it continues. */
+ * restarted run's rows are those of the run it continues. Under mpirun every process counts its share of
+ * the scene's tracers, each labelled by its place in the whole flow, and the counts are summed. */
 static int row_passages(batch *b, vx_diag *d) {
   int passed = vx_passages_update(&b->passages, d) > 0;
   d->passages = b->passages.count;
-  int nt = vx_sim_n_tracers(b->sim);
-  if (!(d->step == 0 || passed) || b->n_scene_tracers <= 0 || nt < b->n_scene_tracers) return 0;
+  const int nt = vx_sim_n_tracers(b->sim), ns = b->n_scene_tracers;
+  const double *place = app_mpi_tracer_ids(b->run);
+  if (!(d->step == 0 || passed) || ns <= 0 || (!place && nt < ns)) return 0;
   char err[256];
   if (!b->labels) {
-    b->labels = malloc(sizeof(float) * (size_t)b->n_scene_tracers);
+    b->labels = malloc(sizeof(float) * (size_t)ns);
     if (!b->labels) { fprintf(stderr, PROG ": out of host memory for the tracers' rings\n"); return 1; }
-    vx_tracer_rings(&b->sc, b->n_scene_tracers, b->labels);
+    vx_tracer_rings(&b->sc, ns, b->labels);
   }
-  double *p = realloc(b->tpos, sizeof(double) * 3 * (size_t)nt);
+  const int n = place ? nt : ns;
+  double *p = realloc(b->tpos, sizeof(double) * 4 * ((size_t)nt + 1)); /* positions, then the labels of a share */
   if (!p) { fprintf(stderr, PROG ": out of host memory for the tracers' positions\n"); return 1; }
   b->tpos = p;
   if (vx_sim_get_tracers(b->sim, b->tpos, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
-  d->dye_near = vx_dye_near(d, b->n_scene_tracers, b->tpos, b->labels);
+  float *lab = b->labels;
+  if (place) { /* spread: a share's labels by place; a launched ring's tracers (places past the scene's) not counted */
+    lab = (float *)(b->tpos + 3 * (size_t)nt);
+    for (int q = 0; q < nt; ++q) lab[q] = place[q] < ns ? b->labels[(long long)place[q]] : -1.0f;
+  }
+  long long c[2];
+  vx_dye_near_count(d, n, b->tpos, lab, &c[0], &c[1]);
+  double v[2] = {(double)c[0], (double)c[1]};
+  if (vx_sim_reduce(b->sim, v, 2, VX_REDUCE_SUM, err, sizeof err)) { fprintf(stderr, PROG ": %s\n", err); return 1; }
+  d->dye_near = v[1] > 0 ? v[0] / v[1] : NAN;
   return 0;
 }
 
@@ -514,7 +526,7 @@ int app_run_batch(const app_batch_options *o) {
   if (o->diag_time > 0) b.every = (long long)fmax(1.0, floor(o->diag_time / P->dt + 0.5));
   b.vtk_every = o->vtk_every > 0 ? o->vtk_every : b.every;
   vx_passages_reset(&b.passages);
-  b.n_scene_tracers = vx_sim_n_tracers(b.sim);
+  b.n_scene_tracers = (int)all_of(b.sim, 1); /* under mpirun every process's: the places of the scene's tracers */
   if (check_paths(&b, path) || restart_ahead(&b)) {
     app_mpi_free(b.run);
     vx_sim_destroy(b.sim);
