@@ -7,6 +7,7 @@
  *   4. overlays with alpha blending: elements coloured by |α|, the non-empty histogram cells (B;
  *      at most RD_BOXES_MAX of them), cube outline.
  * The GPU time of the passes comes from a timer query read two frames later, never waited for. */
+#include <math.h>
 #include <stdio.h>
 
 #include "clock.h"
@@ -91,22 +92,52 @@ static int draw_points(rd_renderer *r, const rd_camera *cam, const rd_style *s, 
   return rd_gl_check("the point pass", err, errlen);
 }
 
+/* The pixels [x0, x1) x [y0, y1) of a w x h image that this process's particles can reach: its particles'
+ * bounding box (box_valid) projected by vp, widened by the largest sprite's radius (points.vert: 64
+ * pixels at most); the whole image when the box is unknown or reaches behind the eye. */
+static void points_rect(const rd_renderer *r, const float vp[16], int w, int h, double rect[4]) {
+  rect[0] = 0, rect[1] = 0, rect[2] = w, rect[3] = h;
+  if (!r->box_valid || !(r->box_mn[0] <= r->box_mx[0])) { /* none known, or no particles: the whole image, or nothing */
+    if (r->box_valid) rect[0] = w, rect[1] = h, rect[2] = 0, rect[3] = 0;
+    return;
+  }
+  double x0 = w, y0 = h, x1 = 0, y1 = 0;
+  for (int k = 0; k < 8; k++) {
+    const double p[3] = {k & 1 ? r->box_mx[0] : r->box_mn[0], k & 2 ? r->box_mx[1] : r->box_mn[1], k & 4 ? r->box_mx[2] : r->box_mn[2]};
+    double c[4];
+    for (int i = 0; i < 4; i++) c[i] = vp[i] * p[0] + vp[4 + i] * p[1] + vp[8 + i] * p[2] + vp[12 + i];
+    if (!(c[3] > 1e-9)) return; /* behind the eye: the whole image */
+    const double sx = 0.5 * (c[0] / c[3] + 1.0) * w, sy = 0.5 * (c[1] / c[3] + 1.0) * h;
+    x0 = fmin(x0, sx), x1 = fmax(x1, sx), y0 = fmin(y0, sy), y1 = fmax(y1, sy);
+  }
+  const double pad = 33.0;
+  rect[0] = fmax(0.0, floor(x0 - pad)), rect[1] = fmax(0.0, floor(y0 - pad));
+  rect[2] = fmin((double)w, ceil(x1 + pad)), rect[3] = fmin((double)h, ceil(y1 + pad));
+}
+
 /* A group's pass 1: every process's tracer image summed at the root, which takes the sum into its point
- * target (RGBA floats through the host). ok: this process's pass 1 went well. */
-static int sum_points(rd_renderer *r, int ok, int w, int h, char *err, size_t errlen) {
-  const size_t n = 4 * (size_t)w * h;
-  ok = ok && rd_grow((void **)&r->host_img, &r->cap_host_img, sizeof(float) * n, err, errlen) == 0;
+ * target (RGBA floats through the host). Only the rectangle any process's particles reach crosses:
+ * outside it every image, the root's too, is clear. ok: this process's pass 1 went well. */
+static int sum_points(rd_renderer *r, int ok, const float vp[16], int w, int h, char *err, size_t errlen) {
+  double rect[4], lo[3], hi[3];
+  points_rect(r, vp, w, h, rect);
+  lo[0] = rect[0], lo[1] = rect[1], lo[2] = 0.0, hi[0] = rect[2], hi[1] = rect[3], hi[2] = 0.0;
+  if (r->group.bounds(r->group.ctx, ok, lo, hi, err, errlen)) return -1; /* the union of every process's */
+  const int x0 = (int)lo[0], y0 = (int)lo[1], rw = (int)hi[0] - x0, rh = (int)hi[1] - y0;
+  if (rw <= 0 || rh <= 0) return 0; /* no particles anywhere */
+  const size_t n = 4 * (size_t)rw * rh;
+  ok = rd_grow((void **)&r->host_img, &r->cap_host_img, sizeof(float) * n, err, errlen) == 0;
   if (ok) {
     glBindFramebuffer(GL_FRAMEBUFFER, r->hdr_fbo);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glReadPixels(0, 0, w, h, GL_RGBA, GL_FLOAT, r->host_img);
+    glReadPixels(x0, y0, rw, rh, GL_RGBA, GL_FLOAT, r->host_img);
     ok = rd_gl_check("reading the point pass back", err, errlen) == 0;
   }
   if (r->group.sum_image(r->group.ctx, ok, r->host_img, n, err, errlen)) return -1;
   if (!r->group.root) return 0;
   glBindTexture(GL_TEXTURE_2D, r->hdr_tex);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_FLOAT, r->host_img);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, x0, y0, rw, rh, GL_RGBA, GL_FLOAT, r->host_img);
   glBindTexture(GL_TEXTURE_2D, 0);
   return rd_gl_check("the summed point pass", err, errlen);
 }
@@ -183,7 +214,7 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   glGetError(); /* errors of others (UI) are not ours */
   int use_opacity = 0;
   if (ensure_hdr(r, w, h, err, errlen) || rd_prepare_frame(r, cam, s, w, h, &use_opacity, err, errlen)) {
-    if (r->grouped) (void)r->group.sum_image(r->group.ctx, 0, NULL, 0, err, errlen); /* the others are told */
+    if (r->grouped) (void)r->group.bounds(r->group.ctx, 0, NULL, NULL, err, errlen); /* the others are told */
     return -1;
   }
   double t0 = vx_clock_ms();
@@ -196,7 +227,7 @@ int rd_draw(rd_renderer *r, const rd_camera *cam, const rd_style *s, unsigned fb
   glDisable(GL_SCISSOR_TEST);
   glEnable(GL_PROGRAM_POINT_SIZE);
   int rc = draw_points(r, cam, s, &dv, w, h, err, errlen);
-  if (r->grouped) rc = sum_points(r, !rc, w, h, err, errlen);
+  if (r->grouped) rc = sum_points(r, !rc, dv.vp, w, h, err, errlen);
   if (!rc && (!r->grouped || r->group.root)) /* in a group the root alone composes the picture */
     rc = draw_composite(r, s, fbo, use_opacity, w, h, err, errlen) || rd_iso_draw(r, cam, s, &dv, fbo, w, h, err, errlen) ||
                  draw_overlays(r, cam, s, &dv, err, errlen)

@@ -60,6 +60,8 @@ struct rd_renderer {
   int grouped;
   float *host_img;     /* grouped: the tracers' image on its way to the sum (RGBA floats) */
   size_t cap_host_img;
+  double box_mn[3], box_mx[3]; /* grouped: the bounds of this process's particles handed last (box_valid) */
+  int box_valid;
 
   rd_particles parts;  /* handed last */
   float *host_pts;     /* packing buffer (float4) */

@@ -95,6 +95,7 @@ static int upload_slot(rd_renderer *r, int slot, const rd_particles *p, int firs
 int rd_set_particles(rd_renderer *r, const rd_particles *p, const rd_style *s, char *err, size_t errlen) {
   double t0 = vx_clock_ms();
   r->parts = *p;
+  r->box_valid = 0; /* a group's histogram measures them again */
   int nt = p->n_tracer, m = 0;
   if (p->draw) {
     m = p->n_draw;
@@ -166,6 +167,7 @@ static int build_group_hist(rd_renderer *r, int n, int levels, char *err, size_t
   ok = ok && rd_grow((void **)&r->host_bins, &r->cap_host_bins, sizeof(int) * cells, err, errlen) == 0;
   if (ok && p->on_device) ok = rd_gpu_bounds(r->gpu, p->pos, p->real, n, mn, mx, err, errlen) == 0;
   else if (ok) rd_bounds_cpu(p->pos, p->real, n, mn, mx);
+  if (ok) memcpy(r->box_mn, mn, sizeof mn), memcpy(r->box_mx, mx, sizeof mx), r->box_valid = 1; /* the image sum's rectangle */
   if (g->bounds(g->ctx, ok, mn, mx, err, errlen) || rd_hist_cube(mn, mx, r->hist_lo, &r->hist_side, err, errlen)) return -1;
   if (p->on_device)
     ok = rd_gpu_hist_bin(r->gpu, p->pos, p->real, n, levels, r->hist_lo, r->hist_side, err, errlen) == 0 &&
