@@ -25,18 +25,9 @@
 #ifdef VX_TEST_HAVE_MPI
 static char out[65536];
 
-/* The program under mpiexec with np processes; its exit code, stdout+stderr into out. */
-static int run_np(int np, const char *args) {
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "%s %d %s '%s/vortexfmm' %s 2>&1", VX_MPIEXEC, np, VX_MPIEXEC_FLAGS, VX_BINARY_DIR, args);
-  return vx_test_shell(cmd, out, sizeof out);
-}
+/* The program under mpiexec with np processes; its exit code, its output into out. */
+static int run_np(int np, const char *args) { return vx_test_run_np(np, args, out, sizeof out); }
 
-static int count(const char *text, const char *what) {
-  int n = 0;
-  for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
-  return n;
-}
 
 /* The largest relative difference of the invariants, energy, max|α| and the rings' centres between two
  * CSVs of rows every 10 steps (with launched, the third ring's centre too); *rows how many. */
@@ -84,7 +75,7 @@ int main(void) {
   snprintf(args, sizeof args, "%s --steps 30 --diag '%s'", common, two);
   rc = run_np(2, args);
   CHECK(rc == 0, "two processes: exit %d:\n%s", rc, out);
-  CHECK(count(out, "ranks = 2") == 1 && count(out, ": done: 30 steps") == 1, "the opening line once, with ranks = 2:\n%s", out);
+  CHECK(vx_test_count(out, "ranks = 2") == 1 && vx_test_count(out, ": done: 30 steps") == 1, "the opening line once, with ranks = 2:\n%s", out);
   static char a[1 << 16], b[1 << 16];
   CHECK(vx_test_read_file(one, a, sizeof a) > 0 && vx_test_read_file(two, b, sizeof b) > 0, "the CSVs %s, %s", one, two);
   CHECK(strstr(b, "\n# ranks = 2\n") && !strstr(a, "# ranks ="), "the preamble's ranks line");
@@ -100,7 +91,7 @@ int main(void) {
   CHECK(rc == 0 && access(ckpt, F_OK) == 0, "a checkpoint of 2 processes: exit %d:\n%s", rc, out);
   snprintf(args, sizeof args, "--headless --restart '%s' --steps 30 --diag '%s'", ckpt, three);
   rc = run_np(3, args);
-  CHECK(rc == 0 && count(out, "ranks = 3") == 1, "the restart on 3 processes: exit %d:\n%s", rc, out);
+  CHECK(rc == 0 && vx_test_count(out, "ranks = 3") == 1, "the restart on 3 processes: exit %d:\n%s", rc, out);
   static char c3[1 << 16];
   CHECK(vx_test_read_file(three, c3, sizeof c3) > 0, "the CSV %s", three);
   double d3 = 0.0;
@@ -148,7 +139,7 @@ int main(void) {
   CHECK(rc == 0, "a launched ring in one process: exit %d:\n%s", rc, out);
   snprintf(args, sizeof args, "%s --steps 30 --diag '%s' --launch-ring 5", common, two);
   rc = run_np(2, args);
-  CHECK(rc == 0 && count(out, "ring 2 launched before step 5") == 1 && count(out, "+252 elements") == 1,
+  CHECK(rc == 0 && vx_test_count(out, "ring 2 launched before step 5") == 1 && vx_test_count(out, "+252 elements") == 1,
         "a launched ring over 2 processes: exit %d:\n%s", rc, out);
   CHECK(vx_test_read_file(one, a, sizeof a) > 0 && vx_test_read_file(two, b, sizeof b) > 0, "the CSVs %s, %s", one, two);
   const double dl = csv_diff(b, a, 1, &rows);
@@ -162,7 +153,7 @@ int main(void) {
     remove(two);
     snprintf(args, sizeof args, "%s --steps 20 --diag '%s' --accuracy-every 10", common, two);
     rc = run_np(np, args);
-    CHECK(rc == 0 && count(out, "accuracy readout (504 samples, 504 with grad u)") == 1, "the readout on %d: exit %d:\n%s", np, rc, out);
+    CHECK(rc == 0 && vx_test_count(out, "accuracy readout (504 samples, 504 with grad u)") == 1, "the readout on %d: exit %d:\n%s", np, rc, out);
     CHECK(vx_test_read_file(two, b, sizeof b) > 0, "the CSV %s", two);
     const char *h = strstr(b, "\nstep,"), *r20 = vx_test_csv_row(b, 20);
     CHECK(h && r20, "the row of step 20");
@@ -183,7 +174,7 @@ int main(void) {
   CHECK(rc == 0, "one process, --direct: exit %d:\n%s", rc, out);
   snprintf(args, sizeof args, "%s --steps 30 --direct --diag '%s'", common, two);
   rc = run_np(2, args);
-  CHECK(rc == 0 && count(out, "direct summation") >= 1, "two processes, --direct: exit %d:\n%s", rc, out);
+  CHECK(rc == 0 && vx_test_count(out, "direct summation") >= 1, "two processes, --direct: exit %d:\n%s", rc, out);
   CHECK(vx_test_read_file(one, a, sizeof a) > 0 && vx_test_read_file(two, b, sizeof b) > 0, "the CSVs %s, %s", one, two);
   int rows_d = 0;
   const double dd = csv_diff(b, a, 0, &rows_d);
@@ -198,12 +189,12 @@ int main(void) {
            "--headless --scene '%s' --backend cpu --steps 10 --tracers 1000 --tracer-every 4 --launch-ring 5 --checkpoint '%s'", scene,
            ckpt);
   rc = run_np(2, args);
-  CHECK(rc == 0 && count(out, "1000 tracers") == 1 && count(out, "ranks = 2 (the elements and tracers spread over them)") == 1 &&
-            count(out, "+500 tracers") == 1,
+  CHECK(rc == 0 && vx_test_count(out, "1000 tracers") == 1 && vx_test_count(out, "ranks = 2 (the elements and tracers spread over them)") == 1 &&
+            vx_test_count(out, "+500 tracers") == 1,
         "tracers over 2 processes: exit %d:\n%s", rc, out);
   snprintf(args, sizeof args, "--headless --restart '%s' --steps 14", ckpt);
   rc = run_np(3, args);
-  CHECK(rc == 0 && count(out, "1500 tracers") == 1 && count(out, "ranks = 3") == 1, "the tracers' restart on 3 processes: exit %d:\n%s",
+  CHECK(rc == 0 && vx_test_count(out, "1500 tracers") == 1 && vx_test_count(out, "ranks = 3") == 1, "the tracers' restart on 3 processes: exit %d:\n%s",
         rc, out);
   /* the continuous dye release over 2 processes (each seeds again its tracers by their places in the whole
    * flow: mpi_test_sim): the rows and the dye's share near its ring of one process's */
@@ -211,7 +202,7 @@ int main(void) {
     snprintf(args, sizeof args, "--headless --scene '%s' --backend cpu --steps 30 --direct --tracers 1000 --dye-release 0.05 --diag '%s'",
              scene, np == 1 ? one : two);
     rc = run_np(np, args);
-    CHECK(rc == 0 && count(out, "dye released continuously") == 1, "the dye release over %d processes: exit %d:\n%s", np, rc, out);
+    CHECK(rc == 0 && vx_test_count(out, "dye released continuously") == 1, "the dye release over %d processes: exit %d:\n%s", np, rc, out);
   }
   CHECK(vx_test_read_file(one, a, sizeof a) > 0 && vx_test_read_file(two, b, sizeof b) > 0, "the CSVs %s, %s", one, two);
   const double ddye = csv_diff(b, a, 0, &rows_d);
@@ -223,7 +214,7 @@ int main(void) {
   remove(one), remove(two);
   snprintf(args, sizeof args, "--scene '%s'", scene);
   rc = run_np(2, args);
-  CHECK(rc == 2 && count(out, "the window does not run over several") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
+  CHECK(rc == 2 && vx_test_count(out, "the window does not run over several") == 1, "the window over 2 processes: exit %d:\n%s", rc, out);
   printf("  ok: 1000 tracers over 2 processes and 500 more with a launched ring, their checkpoint continued on 3; the dye "
          "release over 2 processes gives one's rows (dye_near %.4f); the window refused over 2 processes (exit 2, said once)\n",
          near2);
@@ -234,7 +225,7 @@ int main(void) {
              "--headless --scene '%s' --tracers 0 --steps 2 --backend cuda 2>&1",
              VX_MPIEXEC, VX_MPIEXEC_FLAGS, VX_BINARY_DIR, scene, VX_MPIEXEC_NUMPROC, VX_BINARY_DIR, scene);
     rc = vx_test_shell(cmd, out, sizeof out);
-    CHECK(rc != 0 && count(out, "vortexfmm: rank 1: ") == 1, "rank 1 without a GPU: exit %d:\n%s", rc, out);
+    CHECK(rc != 0 && vx_test_count(out, "vortexfmm: rank 1: ") == 1, "rank 1 without a GPU: exit %d:\n%s", rc, out);
     printf("  ok: a process that cannot start stops the others, rank 0 naming it (exit %d)\n", rc);
   }
   remove(scene), remove(one), remove(two), remove(three), remove(ckpt);

@@ -20,17 +20,9 @@
 #if defined(VX_TEST_HAVE_MPI) && !defined(VX_RENDER_OFF)
 static char out[65536];
 
-static int run_np(int np, const char *args) {
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "%s %d %s '%s/vortexfmm' %s 2>&1", VX_MPIEXEC, np, VX_MPIEXEC_FLAGS, VX_BINARY_DIR, args);
-  return vx_test_shell(cmd, out, sizeof out);
-}
+/* The program under mpiexec with np processes; its exit code, its output into out. */
+static int run_np(int np, const char *args) { return vx_test_run_np(np, args, out, sizeof out); }
 
-static int count(const char *text, const char *what) {
-  int n = 0;
-  for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
-  return n;
-}
 
 enum { W = 240, H = 160, FRAMES = 8 };
 static const char *kRun = "--headless --scene leapfrog --backend cpu --tracers 3000 --fraction 0.4 --frames 8 --steps-per-frame 5 "
@@ -108,7 +100,7 @@ int main(void) {
   for (int i = 0; i < 3; i++) {
     snprintf(args, sizeof args, "--headless --scene leapfrog --backend cpu --tracers 64 --frames 1 --size 64x64 %s", refused[i]);
     rc = run_np(2, args);
-    if (rc != 2 || count(out, "is drawn by one process only") != 1) FAIL("%s under mpiexec: exit %d, said:\n%s", refused[i], rc, out);
+    if (rc != 2 || vx_test_count(out, "is drawn by one process only") != 1) FAIL("%s under mpiexec: exit %d, said:\n%s", refused[i], rc, out);
   }
   char cmd[1200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -108,4 +108,21 @@ static inline int vx_test_headless_probe(const char *args, const char **prefix, 
 }
 #endif
 
+#ifdef VX_TEST_HAVE_MPI
+/* The program built beside the tests under mpiexec with np processes (the build's flags); its exit code,
+ * stdout and stderr into out. */
+static inline int vx_test_run_np(int np, const char *args, char *out, size_t cap) {
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "%s %d %s '%s/vortexfmm' %s 2>&1", VX_MPIEXEC, np, VX_MPIEXEC_FLAGS, VX_BINARY_DIR, args);
+  return vx_test_shell(cmd, out, cap);
+}
+#endif
+
+/* How many times `what` occurs in text (a line said once, and only once). */
+static inline int vx_test_count(const char *text, const char *what) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
+  return n;
+}
+
 #endif

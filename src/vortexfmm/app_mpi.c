@@ -206,20 +206,21 @@ static int group_bounds(void *ctx, int ok, double mn[3], double mx[3], char *err
   return 0;
 }
 
-static int group_sum_int(void *ctx, int ok, int *v, size_t n, char *err, size_t errlen) {
-  (void)ctx;
-  return group_ok(ok, err, errlen) && !vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_INT, MPI_SUM, world.comm),
-                                                    "MPI_Allreduce (histogram)", err, errlen)
+/* A sum of n values of type t in place at every process (the histogram's bins, the centroid's sums). */
+static int group_allsum(int ok, void *v, size_t n, MPI_Datatype t, const char *what, char *err, size_t errlen) {
+  return group_ok(ok, err, errlen) && !vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, t, MPI_SUM, world.comm), what, err, errlen)
              ? 0
              : -1;
 }
 
+static int group_sum_int(void *ctx, int ok, int *v, size_t n, char *err, size_t errlen) {
+  (void)ctx;
+  return group_allsum(ok, v, n, MPI_INT, "MPI_Allreduce (histogram)", err, errlen);
+}
+
 static int group_sum_double(void *ctx, int ok, double *v, size_t n, char *err, size_t errlen) {
   (void)ctx;
-  return group_ok(ok, err, errlen) && !vx_comm_check(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, world.comm),
-                                                    "MPI_Allreduce (centroid)", err, errlen)
-             ? 0
-             : -1;
+  return group_allsum(ok, v, n, MPI_DOUBLE, "MPI_Allreduce (centroid)", err, errlen);
 }
 
 static int group_sum_image(void *ctx, int ok, float *v, size_t n, char *err, size_t errlen) {
