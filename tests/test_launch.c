@@ -12,7 +12,11 @@
  *  5. float precision: the new particles stored to float rounding;
  *  6. bad launches are refused with a reason and change nothing; nothing to remove returns 1;
  *  7. the batch's --launch-ring: the diagnostics CSV has the launched ring's columns (empty before
- *     it), a row at the launch's step with its element count and its wall time (ms_launch).
+ *     it), a row at the launch's step with its element count and its wall time (ms_launch);
+ *  8. a launch from the camera clear of the flow (vx_launch_clear): aimed 4 R ahead onto the scene's
+ *     ring, it is brought back towards the eye to the first place a radius clear of every element; aimed
+ *     clear, it stays; from an eye on the ring's core looking along it, no place is clear (1) and the
+ *     launch is unchanged.
  * Run: ctest -R test_launch */
 #include <math.h>
 #include <stdio.h>
@@ -274,6 +278,59 @@ static int check_batch_cli(void) {
   return 0;
 }
 
+/* The least distance of the n elements x to the circle of L. */
+static double ring_gap(const vx_launch *L, const double *x, int n) {
+  double d = INFINITY, an = sqrt(L->axis[0] * L->axis[0] + L->axis[1] * L->axis[1] + L->axis[2] * L->axis[2]);
+  for (int p = 0; p < n; ++p) {
+    double r[3], z = 0.0, rr = 0.0;
+    for (int i = 0; i < 3; ++i) r[i] = x[3 * p + i] - L->centre[i], z += r[i] * L->axis[i] / an, rr += r[i] * r[i];
+    const double rho = sqrt(fmax(0.0, rr - z * z));
+    d = fmin(d, sqrt((rho - L->radius) * (rho - L->radius) + z * z));
+  }
+  return d;
+}
+
+static int check_clear(void) {
+  vx_sim *s = make_sim(VX_DOUBLE);
+  snap a;
+  memset(&a, 0, sizeof a);
+  CHECK(s && snap_take(s, &a) == 0, "setup: %s", err);
+  const double c[3] = {g_sc.rings[0].centre[0], g_sc.rings[0].centre[1], g_sc.rings[0].centre[2]};
+  vx_launch L, L0;
+  vx_launch_defaults(&g_sc, s, &L);
+  /* aimed along +x so that 4 R ahead is the scene ring's centre: its circle cuts the ring's */
+  const double R = L.radius, fwd[3] = {1.0, 0.0, 0.0}, eye[3] = {c[0] - VX_LAUNCH_AHEAD * R, c[1], c[2]};
+  vx_launch_aim(&L, eye, fwd);
+  double ahead = 0.0, gap0 = ring_gap(&L, a.pos, a.ne);
+  CHECK(vx_launch_clear(&L, s, &ahead, err, sizeof err) == 0, "a clear place: %s", err);
+  const double gap = ring_gap(&L, a.pos, a.ne), moved = ahead;
+  CHECK(ahead < VX_LAUNCH_AHEAD && gap >= VX_LAUNCH_CLEAR * R && fabs(L.centre[0] - (eye[0] + ahead * R)) < 1e-12,
+        "moved to %g radii ahead: gap %.3g R (was %.3g R)", ahead, gap / R, gap0 / R);
+  /* a place half a radius nearer the eye than the one found is not clear: it is the first */
+  L0 = L;
+  for (int i = 0; i < 3; ++i) L0.centre[i] += 0.5 * R * fwd[i];
+  CHECK(ahead == VX_LAUNCH_AHEAD || ring_gap(&L0, a.pos, a.ne) < VX_LAUNCH_CLEAR * R, "not the first clear place (%g)", ahead);
+  /* aimed clear (from far away, away from the ring): unchanged */
+  const double far_eye[3] = {c[0] + 3.0, c[1], c[2]};
+  vx_launch_aim(&L, far_eye, fwd);
+  L0 = L;
+  CHECK(vx_launch_clear(&L, s, &ahead, err, sizeof err) == 0 && ahead == VX_LAUNCH_AHEAD && !memcmp(&L, &L0, sizeof L),
+        "a clear launch moved (%g)", ahead);
+  /* the eye on the ring's core, looking along it, a small ring: every place from 1 to 4 of its radii ahead
+   * lies within a radius of the core */
+  const double in_eye[3] = {c[0] + g_sc.rings[0].radius, c[1], c[2]}, along[3] = {0.0, 1.0, 0.0};
+  L.radius = 0.05, L.core = 0.005;
+  vx_launch_aim(&L, in_eye, along);
+  L0 = L;
+  const int rc = vx_launch_clear(&L, s, &ahead, err, sizeof err);
+  CHECK(rc == 1 && !memcmp(&L, &L0, sizeof L), "from inside the flow: %d", rc);
+  printf("  ok: clear of the flow: moved from %g to %g radii ahead (a gap of %.2f R, %.2f R before); unmoved when clear; none "
+         "from inside the flow\n", VX_LAUNCH_AHEAD, moved, gap / R, gap0 / R);
+  snap_free(&a);
+  vx_sim_destroy(s);
+  return 0;
+}
+
 int main(void) {
   char path[1024];
   const char *dir = getenv("VX_ASSETS_DIR");
@@ -288,6 +345,7 @@ int main(void) {
   check_checkpoint();
   check_float_and_bad();
   check_batch_cli();
+  check_clear();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return EXIT_FAILURE;

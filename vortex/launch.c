@@ -37,6 +37,44 @@ void vx_launch_aim(vx_launch *L, const double eye[3], const double fwd[3]) {
   }
 }
 
+/* The least distance of each of the nc candidate centres c0 - k·step·axis (k = 0..nc-1) to n elements x:
+ * from an element, the ring's circle of radius R about that centre is sqrt((ρ - R)² + z²) away. */
+static void least_distances(const double *x, int n, const double c0[3], const double axis[3], double step, double R, int nc,
+                            double *dmin) {
+  for (int k = 0; k < nc; ++k) dmin[k] = INFINITY;
+  for (int p = 0; p < n; ++p)
+    for (int k = 0; k < nc; ++k) {
+      double r[3], z = 0.0, rr = 0.0;
+      for (int i = 0; i < 3; ++i) r[i] = x[3 * (size_t)p + i] - (c0[i] - k * step * axis[i]), z += r[i] * axis[i];
+      for (int i = 0; i < 3; ++i) rr += r[i] * r[i];
+      const double rho = sqrt(fmax(0.0, rr - z * z)), d = sqrt((rho - R) * (rho - R) + z * z);
+      if (d < dmin[k]) dmin[k] = d;
+    }
+}
+
+int vx_launch_clear(vx_launch *L, vx_sim *s, double *ahead, char *err, size_t errlen) {
+  enum { MAX_C = 64 };
+  const double an = sqrt(L->axis[0] * L->axis[0] + L->axis[1] * L->axis[1] + L->axis[2] * L->axis[2]);
+  const double axis[3] = {L->axis[0] / an, L->axis[1] / an, L->axis[2] / an}, step = 0.5 * L->radius;
+  int nc = (int)floor((VX_LAUNCH_AHEAD - VX_LAUNCH_NEAREST) / 0.5 + 0.5) + 1;
+  nc = nc < 1 ? 1 : (nc > MAX_C ? MAX_C : nc);
+  const int ne = vx_sim_n_elements(s);
+  double *x = ne > 0 ? malloc(sizeof(double) * 6 * (size_t)ne) : NULL, dmin[MAX_C];
+  if (ne > 0 && !x) { snprintf(err, errlen, "out of host memory"); return -1; }
+  if (ne > 0 && vx_sim_get_elements(s, x, x + 3 * (size_t)ne, err, errlen)) { free(x); return -1; }
+  least_distances(x, ne, L->centre, axis, step, L->radius, nc, dmin);
+  free(x);
+  for (int k = 0; k < nc; ++k) dmin[k] = -dmin[k]; /* spread over processes: the least over every process's */
+  if (vx_sim_reduce(s, dmin, nc, VX_REDUCE_MAX, err, errlen)) return -1;
+  for (int k = 0; k < nc; ++k)
+    if (-dmin[k] >= VX_LAUNCH_CLEAR * L->radius) {
+      for (int i = 0; i < 3; ++i) L->centre[i] -= k * step * axis[i];
+      *ahead = VX_LAUNCH_AHEAD - 0.5 * k;
+      return 0;
+    }
+  return 1;
+}
+
 int vx_launch_aim_behind(vx_launch *L, vx_sim *s, const vx_scene *sc, char *err, size_t errlen) {
   vx_ring t = template_ring(sc);
   int ne = vx_sim_n_elements(s);

@@ -36,6 +36,15 @@ typedef struct {
 void vx_launch_defaults(const vx_scene *sc, const vx_sim *s, vx_launch *L);
 /* From eye along fwd: centre = eye + VX_LAUNCH_AHEAD·R·fwd/|fwd|, axis = fwd. */
 void vx_launch_aim(vx_launch *L, const double eye[3], const double fwd[3]);
+/* A ring made where the flow is would start inside it (filaments that touch cannot reconnect, and a
+ * flow that overlaps breaks down within a few steps): after vx_launch_aim, the ring is brought back
+ * along its axis towards the eye, in steps of R/2 down to VX_LAUNCH_NEAREST radii ahead, to the first
+ * place where every element (every process's) lies at least VX_LAUNCH_CLEAR·R from its circle; it then
+ * travels into the flow. *ahead: the radii ahead of the eye it was put. 0, or 1 when no place is clear
+ * (the eye is inside the flow: L unchanged), or -1 with err (the elements could not be read). */
+#define VX_LAUNCH_NEAREST 1.0
+#define VX_LAUNCH_CLEAR 1.0
+int vx_launch_clear(vx_launch *L, vx_sim *s, double *ahead, char *err, size_t errlen);
 /* Without a camera (the batch's --launch-ring): along the scene's first ring's axis, from behind
  * the elements (their |α|-weighted centroid less 2R + 4a along the axis, over every process's elements
  * when the flow is spread): it chases the rings. 0, or -1 with err (the elements could not be read). */

@@ -86,8 +86,9 @@ static void limit_dt_for_ring(app *a, const vx_ring *r) {
 }
 
 /* A ring launched from the camera's eye along its view (vortex/launch.h) with the panel's radius,
- * circulation and core; the particles grow in place (no restart) and the renderer follows at the
- * hand-over, as after a remeshing. */
+ * circulation and core, brought nearer the eye where it would start inside the flow (vx_launch_clear);
+ * the particles grow in place (no restart) and the renderer follows at the hand-over, as after a
+ * remeshing. */
 static void launch_ring(app *a, const char *how) {
   char err[512];
   if (a->blown_up) { app_message(a, "no launch into a blown-up state: reset (R) first"); return; }
@@ -97,6 +98,16 @@ static void launch_ring(app *a, const char *how) {
   double eye[3], right[3], up[3], fwd[3];
   rd_camera_basis(&a->cam, eye, right, up, fwd);
   vx_launch_aim(&L, eye, fwd);
+  double ahead = VX_LAUNCH_AHEAD;
+  const int clear = vx_launch_clear(&L, a->sim, &ahead, err, sizeof err); /* not inside the flow: it travels into it */
+  if (clear) {
+    if (clear > 0)
+      app_message(a, "ring not launched: the view starts inside the flow (no place %g to %g radii ahead is a radius clear of "
+                     "it): zoom out to launch", VX_LAUNCH_NEAREST, VX_LAUNCH_AHEAD);
+    else
+      app_message(a, "ring not launched: %s", err);
+    return;
+  }
   int ne = vx_sim_n_elements(a->sim), nt = vx_sim_n_tracers(a->sim), k;
   const int nr = vx_sim_n_rings(a->sim);
   if (a->mpi && nr > 0) L.tracers = (int)(app_mpi_sum(nt) / nr); /* spread: every process's tracers a ring, as one counts */
@@ -118,8 +129,10 @@ static void launch_ring(app *a, const char *how) {
   a->launched_frame++;
   app_readout_drop(a); /* the figure was of the state before */
   app_colour_rings_changed(a);
-  app_message(a, "ring %d launched%s: +%d elements, +%d tracers (%.1f ms); Shift+L removes it", vx_sim_n_rings(a->sim) - 1, how,
-              added, added_t, a->ms_launch);
+  char where[96] = "";
+  if (ahead < VX_LAUNCH_AHEAD) snprintf(where, sizeof where, " %g radii ahead (nearer: clear of the flow)", ahead);
+  app_message(a, "ring %d launched%s%s: +%d elements, +%d tracers (%.1f ms); Shift+L removes it", vx_sim_n_rings(a->sim) - 1, how,
+              where, added, added_t, a->ms_launch);
   limit_dt_for_ring(a, &one.rings[0]);
 }
 
