@@ -4,7 +4,7 @@
  *     passages (vortex/passage.h) and they are clean: the rings stay on their common axis, their
  *     radii within 0.065 of 0.3 (the leapfrog's own swing is 0.06) and the energy within 5e-3 (the
  *     relaxation's first adjustment); at every passage the share of the dye within half a radius of
- *     its own ring's centreline (the CSV's dye_near, vx_dye_near) is at least 0.5;
+ *     its own ring's centreline (the CSV's dye_near, vx_dye_near_count) is at least 0.5;
  *  2. a headless frame at T_END still shows two rings: coloured by ring, orange (ring 0) and blue
  *     (ring 1) each hold two fifths of the coloured pixels and their centroids lie apart on the image
  *     (drawn without the density glow, whose one hue is not the dye's);

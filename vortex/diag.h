@@ -46,7 +46,7 @@ typedef struct {
   double ms_launch;                       /* a ring launched before this step: its wall time (the program fills it); else 0 */
   double sigma, lattice_h;                /* the smoothing radius and remeshing lattice in use (remesh_coarsen changes them) */
   long long passages;                     /* leapfrog passages so far (passage.h; the program fills it) */
-  double dye_near;                        /* vx_dye_near of the scene's tracers (the program fills it; NaN: not measured) */
+  double dye_near;                        /* vx_dye_near_count's share of the scene's tracers (the program fills it; NaN: not measured) */
 } vx_diag;
 
 /* The kinetic energy E = Σ u(x_p)·(x_p × α_p) of n elements (host arrays, 3n each). */

@@ -57,9 +57,3 @@ void vx_dye_near_count(const vx_diag *d, int n, const double *pos, const float *
     *near += dr * dr + z * z < VX_DYE_NEAR * VX_DYE_NEAR * d->ring_R[r] * d->ring_R[r];
   }
 }
-
-double vx_dye_near(const vx_diag *d, int n, const double *pos, const float *label) {
-  long long near, seen;
-  vx_dye_near_count(d, n, pos, label, &near, &seen);
-  return seen ? (double)near / (double)seen : NAN;
-}

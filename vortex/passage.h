@@ -31,13 +31,12 @@ int vx_passage_pair(const vx_diag *d, int i, int j, double *lead);
  * returns how many this update counted. */
 int vx_passages_update(vx_passages *p, const vx_diag *d);
 
-/* The legibility of the dye: the share of the n tracers (host positions, 3n) that lie within
- * VX_DYE_NEAR of their ring's radius of its centreline, the circle of d's centroid, axis and radius
- * for the ring label[q] says tracer q was seeded around (vx_tracer_rings; a label outside the rings:
- * not counted). NaN without tracers. vx_dye_near_count gives the two counts behind it (*near of
- * *seen), which processes holding shares of the tracers sum. */
+/* The legibility of the dye: of the n tracers (host positions, 3n), those that lie within VX_DYE_NEAR of
+ * their ring's radius of its centreline, the circle of d's centroid, axis and radius for the ring
+ * label[q] says tracer q was seeded around (vx_tracer_rings; a label outside the rings: not counted):
+ * *near of the *seen counted; their ratio is the diagnostics' dye_near (processes holding shares of the
+ * tracers sum the counts first). */
 #define VX_DYE_NEAR 0.5
-double vx_dye_near(const vx_diag *d, int n, const double *pos, const float *label);
 void vx_dye_near_count(const vx_diag *d, int n, const double *pos, const float *label, long long *near, long long *seen);
 
 VX_EXTERN_C_END

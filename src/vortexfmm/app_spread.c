@@ -20,8 +20,9 @@ static int in_subset(long long g, long long n, long long m) {
 int app_spread_draw(app *a, rd_particles *p, char *err, size_t errlen) {
   if (!a->mpi) return 0;
   const float f = a->set.style.fraction;
-  const long long layout = app_mpi_layout(a->mpi), n = app_mpi_sum(p->n_tracer);
+  const long long layout = app_mpi_layout(a->mpi); /* the same on every process: the sum below is collective */
   if (layout != a->draw_layout || f != a->draw_fraction || a->draw_host == NULL) {
+    const long long n = app_mpi_sum(p->n_tracer);
     const double *id = app_mpi_tracer_ids(a->mpi);
     long long m = llround((double)(f > 0.0f ? (f < 1.0f ? f : 1.0f) : 0.0f) * (double)n); /* as rd_set_particles */
     if (m < 1 && f > 0.0f) m = 1;
