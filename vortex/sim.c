@@ -159,6 +159,9 @@ void vx_sim_destroy(vx_sim *s) {
   vx_remesh_ws_free_cpu(s->rws_part);
   buf_free(s, &s->tp0, &s->c_tp0);
   buf_free(s, &s->tacc, &s->c_tacc);
+  buf_free(s, &s->fil_pos, &s->c_fil_pos);
+  buf_free(s, &s->fil_alpha, &s->c_fil_alpha);
+  buf_free(s, &s->fil_scratch, &s->c_fil_scratch);
   fmm_destroy(s->fmm);
   fmm_destroy(s->fmm_e);
   free(s->ring);

@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "conserve.h"
+#include "filament.h"
 #include "mem.h"
 #include "remesh.h"
 #include "sim.h"
@@ -80,6 +81,12 @@ struct vx_sim {
   int tr_m;                  /* m of the tracer step under way */
   int tr_steps, tr_stage;    /* element steps and tracer stages done in it (0, 0: none under way) */
   double tr_h;               /* the size of its element steps */
+  /* the tracers' sources where the elements are filaments (filament.h, sim_step.c): the runs and
+   * their merge, chosen at each call that builds the tracers' tree, and the merged sources */
+  vx_fil_blocks fil;
+  int fil_on, fil_n;         /* some run merges; merged sources in all */
+  void *fil_pos, *fil_alpha, *fil_scratch;
+  size_t c_fil_pos, c_fil_alpha, c_fil_scratch;
   /* spread over processes (vx_sim_set_coll): the collective calls */
   vx_sim_coll coll;
   int coll_on;

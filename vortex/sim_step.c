@@ -105,9 +105,41 @@ static int evaluate_elements(vx_sim *s, int tree, char *err, size_t errlen) {
 
 /* The tracers' engine call at the current state (the gradient too with tracer_grad), on the tracers'
  * own tree kept in s->fmm: the occupancy the renderer reads (vx_sim_engine). */
+/* The tracers' sources where the elements are filaments (filament.h): at a call that builds the
+ * tracers' tree the runs and each one's merge are chosen anew from the state, at every call the
+ * merged sources are made from it. Nothing merges on a remeshed lattice (its elements are no
+ * filaments), over several processes (a ring's stations lie on several) or with the singular kernel.
+ * 0, or -1 with err. */
+static int tracer_sources(vx_sim *s, int tree, char *err, size_t errlen) {
+  const int fl = s->prm.precision == VX_FLOAT;
+  if (tree != FMM_TREE_REUSE) {
+    s->fil_on = 0;
+    if (s->coll_on || s->prm.remesh_every > 0 || s->prm.kernel == VX_KERNEL_SINGULAR || vx_fil_runs(s->ring, s->n_elem, &s->fil))
+      return 0;
+    double gap[VX_FIL_MAX_BLOCKS], mis[VX_FIL_MAX_BLOCKS];
+    if (!s->on_device) vx_fil_stats_cpu(fl, s->pos, s->alpha, &s->fil, gap, mis);
+    else if (sim_buf_reserve(s, &s->fil_scratch, &s->c_fil_scratch, 2 * sizeof(unsigned) * VX_FIL_MAX_BLOCKS, err, errlen) ||
+             vx_fil_stats_gpu(fl, s->pos, s->alpha, &s->fil, s->fil_scratch, gap, mis, err, errlen))
+      return -1;
+    s->fil_n = vx_fil_plan(&s->fil, gap, mis, fmm_get_params(s->fmm)->sigma, &s->fil_on);
+    const size_t bytes = 3 * s->rs * (size_t)s->fil_n;
+    if (s->fil_on && (sim_buf_reserve(s, &s->fil_pos, &s->c_fil_pos, bytes, err, errlen) ||
+                      sim_buf_reserve(s, &s->fil_alpha, &s->c_fil_alpha, bytes, err, errlen))) {
+      s->fil_on = 0;
+      return -1;
+    }
+  }
+  if (!s->fil_on) return 0;
+  if (s->on_device) return vx_fil_merge_gpu(fl, s->pos, s->alpha, &s->fil, s->fil_pos, s->fil_alpha, err, errlen);
+  vx_fil_merge_cpu(fl, s->pos, s->alpha, &s->fil, s->fil_pos, s->fil_alpha);
+  return 0;
+}
+
 int sim_evaluate_tracers(vx_sim *s, int tracer_grad, int tree, char *err, size_t errlen) {
   fmm_io io;
   sim_tracers_io(s, tracer_grad, tree, &io);
+  if (tracer_sources(s, tree, err, errlen)) return -1;
+  if (s->fil_on) io.n_src = s->fil_n, io.src_pos = s->fil_pos, io.src_str = s->fil_alpha;
   if (engine_call(s, s->fmm, &io, 1, err, errlen)) return -1;
   s->field_ok = 1;
   s->field_grad = io.grad != NULL;
