@@ -107,7 +107,9 @@ static uint64_t rng_mix(uint64_t z) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
-static uint64_t rng_next(uint64_t *s) { return rng_mix(*s += 0x9e3779b97f4a7c15ull); }
+/* splitmix64's increment: the state after n draws is the state before plus n of it. */
+static const uint64_t rng_gamma = 0x9e3779b97f4a7c15ull;
+static uint64_t rng_next(uint64_t *s) { return rng_mix(*s += rng_gamma); }
 static double rng_uniform(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-53; }
 static double rng_normal(uint64_t *s) {
   double u1 = rng_uniform(s), u2 = rng_uniform(s);
@@ -228,6 +230,9 @@ int vx_tracer_sources(const vx_scene *s, long long n_tracers, vx_tracer_source s
   return s->n_rings;
 }
 
+/* The draws tracer_draw takes from its stream. */
+#define VX_TRACER_DRAWS 5
+
 /* One tracer of source q from the stream st: an angle φ uniform around the centreline, Gaussian offsets
  * of standard deviation `spread` along the centreline's outward normal and along the axis. The one home
  * of the seeding's formula (vx_particles_generate, vx_tracer_redraw). */
@@ -253,10 +258,16 @@ typedef struct {
   uint32_t key;
   uint32_t i;
 } tracer_key;
-static int tracer_key_cmp(const void *a, const void *b) {
-  const tracer_key *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return (x->i > y->i) - (x->i < y->i);
+/* k stably sorted by key: least significant byte first, four passes, t as scratch (the result back in k). */
+static void sort_tracer_keys(tracer_key *k, tracer_key *t, size_t n) {
+  for (int shift = 0; shift < 32; shift += 8) {
+    size_t at[257] = {0};
+    for (size_t q = 0; q < n; ++q) at[((k[q].key >> shift) & 255u) + 1]++;
+    for (int b = 0; b < 256; ++b) at[b + 1] += at[b];
+    for (size_t q = 0; q < n; ++q) t[at[(k[q].key >> shift) & 255u]++] = k[q];
+    tracer_key *x = k;
+    k = t, t = x;
+  }
 }
 
 /* n tracer positions reordered by the Morton key of their cell of 1/1024 of the cube of half-side
@@ -267,9 +278,10 @@ static int tracer_key_cmp(const void *a, const void *b) {
  * its index (tracer_colour.c). 0, or -1 out of memory. */
 static int tracers_in_space_order(double *pos, size_t n, const double c[3], double half) {
   if (n < 2) return 0;
-  tracer_key *k = malloc(n * sizeof *k);
+  tracer_key *k = malloc(2 * n * sizeof *k);
   double *copy = malloc(3 * n * sizeof *copy);
   if (!k || !copy) { free(k), free(copy); return -1; }
+#pragma omp parallel for schedule(static)
   for (size_t q = 0; q < n; ++q) {
     uint32_t cell[3];
     for (int i = 0; i < 3; ++i) {
@@ -278,8 +290,9 @@ static int tracers_in_space_order(double *pos, size_t n, const double c[3], doub
     }
     k[q].key = oct_morton3(cell[0], cell[1], cell[2]), k[q].i = (uint32_t)q;
   }
-  qsort(k, n, sizeof *k, tracer_key_cmp);
+  sort_tracer_keys(k, k + n, n);
   memcpy(copy, pos, 3 * n * sizeof *copy);
+#pragma omp parallel for schedule(static)
   for (size_t q = 0; q < n; ++q) memcpy(pos + 3 * q, copy + 3 * (size_t)k[q].i, 3 * sizeof *pos);
   free(k), free(copy);
   return 0;
@@ -344,7 +357,13 @@ static int ring_tracers(const vx_scene *s, int ri, const vx_tracer_source *q, vx
   double e1[3], e2[3];
   ring_frame(q->axis, e1, e2);
   double *pos = out->pos + 3 * ((size_t)out->n_elem + (size_t)q->first);
-  for (int k = 0; k < q->count; ++k) tracer_draw(q, e1, e2, &st, pos + 3 * (size_t)k);
+  /* tracer k takes draws 5k + 1 .. 5k + 5 of the ring's stream, whose state advances by a constant a
+   * draw: each thread starts its tracers where the sequential loop would */
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < q->count; ++k) {
+    uint64_t sk = st + (uint64_t)VX_TRACER_DRAWS * (uint64_t)k * rng_gamma;
+    tracer_draw(q, e1, e2, &sk, pos + 3 * (size_t)k);
+  }
   const double half = q->radius * (1.0 + fabs(q->perturb_amp)) + 6.0 * q->spread;
   if (tracers_in_space_order(pos, (size_t)q->count, q->centre, half)) {
     snprintf(err, errlen, "out of memory ordering %d tracers", q->count);
