@@ -103,8 +103,6 @@ static int evaluate_elements(vx_sim *s, int tree, char *err, size_t errlen) {
   return ctx ? engine_call(s, ctx, &io, s->n_tracer == 0, err, errlen) : -1;
 }
 
-/* The tracers' engine call at the current state (the gradient too with tracer_grad), on the tracers'
- * own tree kept in s->fmm: the occupancy the renderer reads (vx_sim_engine). */
 /* The tracers' sources where the elements are filaments (filament.h): at a call that builds the
  * tracers' tree the runs and each one's merge are chosen anew from the state, at every call the
  * merged sources are made from it. Nothing merges on a remeshed lattice (its elements are no
@@ -135,6 +133,9 @@ static int tracer_sources(vx_sim *s, int tree, char *err, size_t errlen) {
   return 0;
 }
 
+/* The tracers' engine call at the current state (the gradient too with tracer_grad), on the tracers'
+ * own tree kept in s->fmm: the occupancy the renderer reads (vx_sim_engine). The sources are the
+ * elements, or where they are filaments their merged stations (tracer_sources). */
 int sim_evaluate_tracers(vx_sim *s, int tracer_grad, int tree, char *err, size_t errlen) {
   fmm_io io;
   sim_tracers_io(s, tracer_grad, tree, &io);
