@@ -18,9 +18,9 @@
 
 VX_EXTERN_C_BEGIN
 
-/* Merged stations at most this many σ apart: the tracers' velocity within 5e-6 of max|u| of the
+/* Merged stations at most this many σ apart: the tracers' velocity within 5.1e-6 of max|u| of the
  * full sum on a wavy ring of 16 384 stations at σ = 43 station spacings (m = 16, 0.37 σ apart;
- * 2e-5 at 0.74 σ; docs/MATH.md §15). */
+ * tests/test_filament.c, docs/MATH.md §15). */
 #define VX_FIL_GAP_SIGMA 0.5
 /* A run is a filament when every strength lies within this of its chord's direction, as
  * 1 − cos(angle) (about 25°): a thick ring's elements go around its cross-section, not along it. */
