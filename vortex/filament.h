@@ -69,7 +69,6 @@ typedef struct {
       const size_t e = (size_t)(b.first + (c + q + b.count) % b.count);                                             \
       const double w = m > 1 && (q == -h || q == h) ? 0.5 : 1.0;                                                    \
       for (int k = 0; k < 3; ++k) s[k] += w * (double)alpha[3 * e + k];                                             \
-      if (m == 1) break;                                                                                            \
     }                                                                                                               \
     for (int k = 0; k < 3; ++k) {                                                                                   \
       out_pos[3 * o + k] = pos[3 * (size_t)(b.first + c) + k];                                                      \
