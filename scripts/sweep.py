@@ -4,6 +4,7 @@
     python3 scripts/sweep.py --backend cuda --n 200 --seed 1 --jobs 4           # a GPU sweep, t = 10
     OMP_NUM_THREADS=1 python3 scripts/sweep.py --reduced --backend cpu --n 20   # a CPU sweep: 1-2 rings, t = 2
     python3 scripts/sweep.py --dry-run --n 20                                   # scenes and commands only
+    python3 scripts/sweep.py --only 4,10 --args "--stretching classical"         # two scenes, with an override
 
 Scenes use physical keys only: each ring's radius, core, circulation, centre, axis and centreline
 wave, the flow's Reynolds number (the key reynolds) when it is viscous, and the key resolution
@@ -62,6 +63,7 @@ import json
 import math
 import os
 import random
+import shlex
 import signal
 import subprocess
 import sys
@@ -309,7 +311,7 @@ def run_one(job, args):
 def write_summary(results, args, out, dist_line):
     n_pass = sum(r["result"] == "pass" for r in results)
     lines = [f"# Stability sweep: seed {args.seed}, {len(results)} scenes, t = {args.t_end:g}, backend {args.backend}"
-             f", resolution {args.resolution}", "",
+             f", resolution {args.resolution}" + (f", with {args.args}" if args.args else ""), "",
              f"Pass rate: {n_pass}/{len(results)} ({100.0 * n_pass / max(1, len(results)):.1f} %)", "",
              f"Distribution and criteria: scripts/sweep.py's docstring ({dist_line}).", "",
              "| scene | configuration | result | first failure | elements start/end | wall s |",
@@ -340,6 +342,8 @@ def main():
     ap.add_argument("--reduced", action="store_true",
                     help="resolution coarse, --t-end 2 and --max-rings 2 by default (a CPU sweep of small scenes)")
     ap.add_argument("--dry-run", action="store_true", help="write the scenes and commands.sh only")
+    ap.add_argument("--only", default=None, help="comma-separated scene indices to run (of the --n drawn)")
+    ap.add_argument("--args", default="", help="options added to every run (an override, e.g. \"--relax 0\")")
     ap.add_argument("--min-pass", type=int, default=0,
                     help="exit 1 when fewer scenes pass (a regression check: the pass count it measured)")
     args = ap.parse_args()
@@ -355,13 +359,16 @@ def main():
     out = Path(args.out) if args.out else root / "build/sweep"
     out.mkdir(parents=True, exist_ok=True)
     jobs = []
+    only = None if args.only is None else {int(x) for x in args.only.split(",") if x.strip()}
     for i in range(args.n):
+        if only is not None and i not in only:
+            continue
         text, rec = draw_scene(args.seed, i, args.resolution, args.max_rings)
         scene = out / f"s{i:03d}.scene"
         scene.write_text(text)
         csv_path = out / f"s{i:03d}.csv"
         cmd = [exe, "--headless", "--scene", str(scene), "--backend", args.backend, "--t-end", f"{args.t_end:g}",
-               "--diag", str(csv_path), "--diag-time", f"{args.t_end / ROWS:g}", "--tracers", "0", "--quiet"]
+               "--diag", str(csv_path), "--diag-time", f"{args.t_end / ROWS:g}", "--tracers", "0", "--quiet"] + shlex.split(args.args)
         jobs.append({"rec": rec, "scene": scene, "csv": csv_path, "cmd": cmd})
     (out / "commands.sh").write_text("#!/bin/sh\n" + "".join(" ".join(j["cmd"]) + "\n" for j in jobs))
     dist_line = f"1-{args.max_rings} rings, R 0.1-0.4, a/R 0.02-0.2, |Gamma| 0.5-2, six configurations, waves amp <= 0.1 R m 2-8, Re 200-5000 or inviscid"

@@ -328,19 +328,19 @@ static void ring_elements(const vx_ring *r, int ri, vx_particles *out, size_t *e
     double m = r->perturb_mode;
     double Rk = r->radius * (1.0 + r->perturb_amp * cos(m * phi));
     double dR = -r->radius * r->perturb_amp * m * sin(m * phi); /* dR/dφ */
-    /* unit tangent of the centreline C(φ) = centre + R(φ) e_r */
-    double tg[3], tl = sqrt(dR * dR + Rk * Rk);
-    for (int i = 0; i < 3; ++i) tg[i] = (dR * er[i] + Rk * et[i]) / tl;
     for (int l = 0; l <= L; ++l) {
       int cnt = l == 0 ? 1 : r->layer_points * l;
       for (int j = 0; j < cnt; ++j) {
         double th = 2.0 * VX_PI * (j + 0.5 * (l & 1)) / cnt;
         double rr = lrad[l] * cos(th), zz = lrad[l] * sin(th);
-        /* arc length of this element's station at its distance from the axis */
-        double ds = 2.0 * VX_PI * sqrt(dR * dR + (Rk + rr) * (Rk + rr)) / r->n_around;
+        /* Each (l, j) is a closed filament C(φ) + rr e_r + zz n of circulation lgam[l]; its element
+         * carries lgam[l] dC/dφ Δφ, along that filament's own tangent dR e_r + (R + rr) e_t (on a wavy
+         * centreline not the centreline's): the elements then join into closed filaments, whose
+         * field is divergence-free. */
+        double tl = sqrt(dR * dR + (Rk + rr) * (Rk + rr)), ds = 2.0 * VX_PI * tl / r->n_around;
         for (int i = 0; i < 3; ++i) {
           out->pos[3 * *e + i] = r->centre[i] + (Rk + rr) * er[i] + zz * n[i];
-          out->alpha[3 * *e + i] = lgam[l] * ds * tg[i];
+          out->alpha[3 * *e + i] = lgam[l] * ds * (dR * er[i] + (Rk + rr) * et[i]) / tl;
         }
         out->ring[*e] = ri;
         ++*e;

@@ -12,7 +12,9 @@
  * station the core cross-section is a disc split into a central element and `layers` concentric annuli
  * of `layer_points·l` elements each (l = 1..layers). Element strengths carry the circulation of their
  * cell of the chosen vorticity profile (Gaussian ω ∝ exp(-r²/a²), or uniform for r < a) times the arc
- * length of their station, so Σ|α| over one cross-section sums to Γ·Δs. layers = 0 is a thin ring: one
+ * length of their station, so Σ|α| over one cross-section sums to Γ·Δs; on a wavy centreline each
+ * element's strength lies along its own filament (the same cross-section point at every station), so
+ * the elements make closed filaments. layers = 0 is a thin ring: one
  * element per station, the core being the smoothing kernel's: with the Gaussian kernel the ring moves
  * as Saffman's Gaussian ring with a = √e·σ (docs/VALIDATION.md, "Ring speed"; not √2σ, the core of its
  * smoothed field). */
