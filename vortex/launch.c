@@ -1,6 +1,7 @@
 /* launch.c — a vortex ring launched into a running simulation (launch.h): its placement, its
- * one-ring scene in the running scene's discretisation, its particles (vx_particles_generate) and
- * their hand-over to vx_sim_add_ring. Host code. */
+ * one-ring scene in the running scene's discretisation, its elements (vx_particles_generate) and
+ * their hand-over to vx_sim_add_ring with its tracers' source, which draws the tracers where the
+ * simulation keeps them (on the device on cuda). Host code. */
 #include "launch.h"
 
 #include <math.h>
@@ -156,9 +157,11 @@ int vx_launch_ring(vx_sim *s, const vx_scene *sc, const vx_launch *L, char *err,
   (void)vx_sim_added_rings(s, &k);
   vx_scene one;
   if (vx_launch_scene(sc, L, k, &one, err, errlen)) return -1;
-  vx_particles P;
-  if (vx_particles_generate(&one, -1, &P, err, errlen)) return -1;
-  int rc = vx_sim_add_ring(s, P.n_elem, P.n_tracer, P.pos, P.alpha, err, errlen);
+  vx_particles P; /* its elements here; its tracers where the simulation keeps them (vx_sim_add_ring) */
+  vx_tracer_source tq[VX_SCENE_MAX_RINGS];
+  vx_tracer_sources(&one, -1, tq);
+  if (vx_particles_generate(&one, 0, &P, err, errlen)) return -1;
+  int rc = vx_sim_add_ring(s, P.n_elem, P.pos, P.alpha, tq, vx_ring_tracer_seed(one.seed, 0), err, errlen);
   vx_particles_free(&P);
   return rc;
 }

@@ -2,7 +2,7 @@
  * a ring, and the generation of a scene's vortex elements and passive tracers (host arrays, double
  * precision). Reading and writing scene files is io/'s (scene_read.c, scene_write.c, scene_list.c). */
 #include "scene.h"
-#include "octree.h"
+#include "tracer_draw_t.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -99,23 +99,6 @@ void vx_scene_remesh_origin(const vx_scene *s, double o[3]) {
 
 /* ------------------------------------------------------------------ generation */
 
-/* splitmix64 (Steele, Lea, Flood 2014): small, fast and reproducible on every platform. Its output
- * function, a bijection of 64-bit words that mixes every bit into every other, also keys the
- * counter-based streams of vx_tracer_redraw. */
-static uint64_t rng_mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-/* splitmix64's increment: the state after n draws is the state before plus n of it. */
-static const uint64_t rng_gamma = 0x9e3779b97f4a7c15ull;
-static uint64_t rng_next(uint64_t *s) { return rng_mix(*s += rng_gamma); }
-static double rng_uniform(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-53; }
-static double rng_normal(uint64_t *s) {
-  double u1 = rng_uniform(s), u2 = rng_uniform(s);
-  return sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * VX_PI * u2);
-}
-
 double vx_ring_tracer_spread(const vx_ring *r) { return r->tracer_spread >= 0.0 ? r->tracer_spread : r->core; }
 
 double vx_ring_extent(const vx_ring *r) {
@@ -153,8 +136,7 @@ static double annulus_radius(const vx_ring *r, double r0, double r1) {
   return den > 0.0 ? num / den : 0.5 * (r0 + r1);
 }
 
-/* Orthonormal e1, e2 with e1 × e2 = axis. */
-static void ring_frame(const double n[3], double e1[3], double e2[3]) {
+void vx_ring_frame(const double n[3], double e1[3], double e2[3]) {
   double ref[3] = {0, 0, 0};
   int k = fabs(n[0]) <= fabs(n[1]) ? (fabs(n[0]) <= fabs(n[2]) ? 0 : 2) : (fabs(n[1]) <= fabs(n[2]) ? 1 : 2);
   ref[k] = 1.0;
@@ -230,27 +212,11 @@ int vx_tracer_sources(const vx_scene *s, long long n_tracers, vx_tracer_source s
   return s->n_rings;
 }
 
-/* The draws tracer_draw takes from its stream. */
-#define VX_TRACER_DRAWS 5
-
-/* One tracer of source q from the stream st: an angle φ uniform around the centreline, Gaussian offsets
- * of standard deviation `spread` along the centreline's outward normal and along the axis. The one home
- * of the seeding's formula (vx_particles_generate, vx_tracer_redraw). */
-static void tracer_draw(const vx_tracer_source *q, const double e1[3], const double e2[3], uint64_t *st, double p[3]) {
-  double phi = 2.0 * VX_PI * rng_uniform(st);
-  double g1 = rng_normal(st) * q->spread, g2 = rng_normal(st) * q->spread;
-  double Rk = q->radius * (1.0 + q->perturb_amp * cos(q->perturb_mode * phi));
-  for (int i = 0; i < 3; ++i) {
-    double eri = cos(phi) * e1[i] + sin(phi) * e2[i];
-    p[i] = q->centre[i] + (Rk + g1) * eri + g2 * q->axis[i];
-  }
-}
-
 void vx_tracer_redraw(const vx_tracer_source *src, uint64_t seed, long long q, long long generation, double p[3]) {
   double e1[3], e2[3];
-  ring_frame(src->axis, e1, e2);
-  uint64_t st = rng_mix(rng_mix(rng_mix(seed + 0x9e3779b97f4a7c15ull) ^ (uint64_t)q) ^ (uint64_t)generation);
-  tracer_draw(src, e1, e2, &st, p);
+  vx_ring_frame(src->axis, e1, e2);
+  uint64_t st = vx_rng_mix(vx_rng_mix(vx_rng_mix(seed + VX_RNG_GAMMA) ^ (uint64_t)q) ^ (uint64_t)generation);
+  vx_tracer_draw(src, e1, e2, &st, p);
 }
 
 /* One tracer's place in tracers_in_space_order: its Morton key, then its seeding index. */
@@ -270,26 +236,16 @@ static void sort_tracer_keys(tracer_key *k, tracer_key *t, size_t n) {
   }
 }
 
-/* n tracer positions reordered by the Morton key of their cell of 1/1024 of the cube of half-side
- * `half` about c (fmm/octree.h's oct_morton3; outside the cube, the nearest cell), ties in seeding
- * order: the same set of positions, deterministically, in spatial order. The engine's octree keeps
- * each leaf's targets in index order, so its warps then hold tracers close together, which take the
- * same branch of the Gaussian pair kernel (leapfrog_big's step 6 % faster on the GPU). Within one ring's block: the ring colours read a tracer's ring from
- * its index (tracer_colour.c). 0, or -1 out of memory. */
+/* n tracer positions reordered by their cells' Morton keys (tracer_draw_t.h, vx_tracer_key), ties in
+ * seeding order: the same set of positions, deterministically, in spatial order. Within one ring's
+ * block: the ring colours read a tracer's ring from its index (tracer_colour.c). 0, or -1 out of memory. */
 static int tracers_in_space_order(double *pos, size_t n, const double c[3], double half) {
   if (n < 2) return 0;
   tracer_key *k = malloc(2 * n * sizeof *k);
   double *copy = malloc(3 * n * sizeof *copy);
   if (!k || !copy) { free(k), free(copy); return -1; }
 #pragma omp parallel for schedule(static)
-  for (size_t q = 0; q < n; ++q) {
-    uint32_t cell[3];
-    for (int i = 0; i < 3; ++i) {
-      const double u = floor((pos[3 * q + i] - (c[i] - half)) / (2.0 * half) * 1024.0);
-      cell[i] = u < 0.0 ? 0u : u > 1023.0 ? 1023u : (uint32_t)u;
-    }
-    k[q].key = oct_morton3(cell[0], cell[1], cell[2]), k[q].i = (uint32_t)q;
-  }
+  for (size_t q = 0; q < n; ++q) k[q].key = vx_tracer_key(pos + 3 * q, c, half), k[q].i = (uint32_t)q;
   sort_tracer_keys(k, k + n, n);
   memcpy(copy, pos, 3 * n * sizeof *copy);
 #pragma omp parallel for schedule(static)
@@ -302,7 +258,7 @@ static int tracers_in_space_order(double *pos, size_t n, const double c[3], doub
  * spacing of its elements, around the ring and across the core. */
 static void ring_elements(const vx_ring *r, int ri, vx_particles *out, size_t *e, double *spacing) {
   double e1[3], e2[3];
-  ring_frame(r->axis, e1, e2);
+  vx_ring_frame(r->axis, e1, e2);
   const double *n = r->axis;
   /* cross-section: annulus l spans [(l-½)h, (l+½)h] (l = 0: the disc of radius h/2) */
   int L = r->layers;
@@ -349,27 +305,17 @@ static void ring_elements(const vx_ring *r, int ri, vx_particles *out, size_t *e
   }
 }
 
-/* The tracers of ring ri (source q) into their rows of out: uniform around the ring, Gaussian in its
- * cross-section (tracer_draw, the ring's own stream of the scene's seed), then in spatial order
- * (tracers_in_space_order). 0, or -1 with err (out of memory). */
-static int ring_tracers(const vx_scene *s, int ri, const vx_tracer_source *q, vx_particles *out, char *err, size_t errlen) {
-  uint64_t st = s->seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull * (uint64_t)(ri + 1);
+uint64_t vx_ring_tracer_seed(uint64_t seed, int ri) { return seed * VX_RNG_GAMMA + 0x632be59bd9b4e019ull * (uint64_t)(ri + 1); }
+
+int vx_ring_tracers_draw(const vx_tracer_source *q, uint64_t st, double *pos) {
   double e1[3], e2[3];
-  ring_frame(q->axis, e1, e2);
-  double *pos = out->pos + 3 * ((size_t)out->n_elem + (size_t)q->first);
-  /* tracer k takes draws 5k + 1 .. 5k + 5 of the ring's stream, whose state advances by a constant a
-   * draw: each thread starts its tracers where the sequential loop would */
+  vx_ring_frame(q->axis, e1, e2);
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < q->count; ++k) {
-    uint64_t sk = st + (uint64_t)VX_TRACER_DRAWS * (uint64_t)k * rng_gamma;
-    tracer_draw(q, e1, e2, &sk, pos + 3 * (size_t)k);
+    uint64_t sk = vx_tracer_stream(st, k); /* each thread starts its tracers where the sequential loop would */
+    vx_tracer_draw(q, e1, e2, &sk, pos + 3 * (size_t)k);
   }
-  const double half = q->radius * (1.0 + fabs(q->perturb_amp)) + 6.0 * q->spread;
-  if (tracers_in_space_order(pos, (size_t)q->count, q->centre, half)) {
-    snprintf(err, errlen, "out of memory ordering %d tracers", q->count);
-    return -1;
-  }
-  return 0;
+  return tracers_in_space_order(pos, (size_t)q->count, q->centre, vx_tracer_half(q));
 }
 
 int vx_particles_generate(const vx_scene *s, long long n_tracers, vx_particles *out, char *err, size_t errlen) {
@@ -401,8 +347,10 @@ int vx_particles_generate(const vx_scene *s, long long n_tracers, vx_particles *
   size_t e = 0;
   for (int ri = 0; ri < s->n_rings; ++ri) ring_elements(&s->rings[ri], ri, out, &e, &spacing);
   for (int ri = 0; ri < s->n_rings; ++ri)
-    if (ring_tracers(s, ri, &src[ri], out, err, errlen)) {
+    if (vx_ring_tracers_draw(&src[ri], vx_ring_tracer_seed(s->seed, ri),
+                             out->pos + 3 * ((size_t)out->n_elem + (size_t)src[ri].first))) {
       vx_particles_free(out);
+      snprintf(err, errlen, "out of memory ordering %d tracers", src[ri].count);
       return -1;
     }
   out->spacing = spacing;

@@ -186,6 +186,14 @@ int vx_tracer_sources(const vx_scene *s, long long n_tracers, vx_tracer_source s
  * centreline, a Gaussian offset across it, the same code), from a counter-based stream keyed by
  * (seed, q, generation) alone, so that any release can be drawn again in any order. */
 void vx_tracer_redraw(const vx_tracer_source *src, uint64_t seed, long long q, long long generation, double p[3]);
+/* Orthonormal e1, e2 with e1 × e2 = n (a unit axis): the plane of a ring about n. */
+void vx_ring_frame(const double n[3], double e1[3], double e2[3]);
+/* The stream ring ri's tracers are seeded from, of a scene's seed (vortex/tracer_draw_t.h). */
+uint64_t vx_ring_tracer_seed(uint64_t seed, int ri);
+/* Source q's q->count tracers drawn from stream st into pos (3·count doubles) and put in spatial
+ * order (tracer_draw_t.h: vx_tracer_draw, vx_tracer_key): what vx_particles_generate writes into the
+ * ring's rows. 0, or -1 out of memory. */
+int vx_ring_tracers_draw(const vx_tracer_source *q, uint64_t st, double *pos);
 
 /* Particles generated from a scene: elements first, then tracers (host arrays, owned). */
 typedef struct {

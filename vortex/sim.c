@@ -58,6 +58,11 @@ int vx_gpu_gather(vx_precision prec, void *d_dst, const void *d_src, const int *
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
+int vx_gpu_ring_tracers(vx_precision prec, const vx_tracer_source *q, uint64_t st, void *d_out, char *err, size_t errlen) {
+  (void)prec; (void)q; (void)st; (void)d_out;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
 #endif
 
 /* ------------------------------------------------------------------ memory */

@@ -244,13 +244,15 @@ typedef struct {
 /* The most rings a simulation holds (scene rings and added ones). */
 #define VX_SIM_MAX_RINGS 256
 
-/* Append a ring: n_elem > 0 elements after the present ones, n_tracer tracers after the present
- * ones (pos: host doubles, 3*(n_elem + n_tracer), its elements then its tracers; alpha: 3*n_elem),
- * copied into backend memory in the run's precision (cuda: device-to-device moves, one upload of
- * the new particles). Its elements get ring index vx_sim_n_rings(), which grows by one; it goes on
- * top of the stack vx_sim_remove_ring pops. 0, or -1 with err (bad counts, too many rings, out of
- * memory: the state is unchanged). */
-int vx_sim_add_ring(vx_sim *s, int n_elem, int n_tracer, const double *pos, const double *alpha, char *err, size_t errlen);
+/* Append a ring: n_elem > 0 elements after the present ones (pos, alpha: host doubles, 3*n_elem
+ * each), stored in backend memory in the run's precision, and tq->count tracers (tq NULL: none) after
+ * the present ones, seeded from source tq and stream st where they are kept (scene.h,
+ * vx_ring_tracers_draw; on cuda drawn on the device, vx_gpu_ring_tracers: nothing that size crosses
+ * to the device). The old blocks move within backend memory. Its elements get ring index
+ * vx_sim_n_rings(), which grows by one; it goes on top of the stack vx_sim_remove_ring pops. 0, or -1
+ * with err (bad counts, too many rings, out of memory: the state is unchanged). */
+int vx_sim_add_ring(vx_sim *s, int n_elem, const double *pos, const double *alpha, const vx_tracer_source *tq, uint64_t st,
+                    char *err, size_t errlen);
 /* Remove the newest added ring: every element whose ring index is its index (after a remeshing:
  * the lattice nodes whose largest contribution came from it, remesh.h) and the tracers it added.
  * 0; 1 when no added ring is left (nothing changes); -1 with err. */

@@ -1,11 +1,13 @@
-/* sim_gpu.h — the CUDA half of the simulation (sim_gpu.cu), called by the sim*.c files: device memory,
- * the stage kernel and the blow-up reduction. Not a public header. In a build without CUDA,
- * sim.c supplies versions that report the backend unavailable. */
+/* sim_gpu.h — the CUDA half of the simulation (sim_gpu.cu, tracer_draw_gpu.cu), called by the sim*.c
+ * files: device memory, the stage kernel, the blow-up reduction and a launched ring's tracers. Not a
+ * public header. In a build without CUDA, sim.c supplies versions that report the backend unavailable. */
 #ifndef VX_SIM_GPU_H
 #define VX_SIM_GPU_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "fmm.h"
+#include "scene.h"
 #include "stage.h"
 
 VX_EXTERN_C_BEGIN
@@ -28,6 +30,9 @@ int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, const v
 int vx_gpu_copy(void *d_dst, const void *d_src, size_t bytes, char *err, size_t errlen);
 /* d_dst row i = d_src row d_idx[i], i < n, three reals a row (compact.h's vx_gather_row). */
 int vx_gpu_gather(vx_precision prec, void *d_dst, const void *d_src, const int *d_idx, int n, char *err, size_t errlen);
+/* Source q's q->count tracers drawn from stream st into device rows d_out (3·count reals of prec),
+ * in spatial order: vx_ring_tracers_draw's tracers, drawn on the device (tracer_draw_gpu.cu). */
+int vx_gpu_ring_tracers(vx_precision prec, const vx_tracer_source *q, uint64_t st, void *d_out, char *err, size_t errlen);
 
 VX_EXTERN_C_END
 #endif

@@ -31,27 +31,43 @@ static int adopt_count(vx_sim *s, char *err, size_t errlen) {
              : 0;
 }
 
+/* The new tracers, source tq's from stream st, into backend rows dst: drawn on the device on cuda,
+ * else on the host and stored in the run's precision. */
+static int draw_tracers(vx_sim *s, void *dst, const vx_tracer_source *tq, uint64_t st, char *err, size_t errlen) {
+  if (!tq || tq->count <= 0) return 0;
+  if (s->on_device) return vx_gpu_ring_tracers(s->prm.precision, tq, st, dst, err, errlen);
+  double *h = malloc(sizeof(double) * 3 * (size_t)tq->count);
+  int rc = !h || vx_ring_tracers_draw(tq, st, h) ? -1 : 0;
+  if (rc) snprintf(err, errlen, "out of host memory for %d tracers", tq->count);
+  else rc = sim_store_doubles(s, dst, h, 3 * (size_t)tq->count, err, errlen);
+  free(h);
+  return rc;
+}
+
 /* The new positions [old elements, new elements, old tracers, new tracers] and strengths [old, new]
  * into the remeshing job's output buffers (free between remeshings), the old blocks moved within
- * backend memory, the new ones stored from the host. */
-static int build_grown(vx_sim *s, int ne, int nt, const double *pos, const double *alpha, char *err, size_t errlen) {
-  size_t r3 = 3 * s->rs, n0 = (size_t)s->n_elem, t0 = (size_t)s->n_tracer;
+ * backend memory, the new elements stored from the host, the new tracers drawn in place. */
+static int build_grown(vx_sim *s, int ne, const double *pos, const double *alpha, const vx_tracer_source *tq, uint64_t st,
+                       char *err, size_t errlen) {
+  size_t r3 = 3 * s->rs, n0 = (size_t)s->n_elem, t0 = (size_t)s->n_tracer, nt = tq ? (size_t)tq->count : 0;
   vx_mem *P = &s->rj.pos_out, *A = &s->rj.alpha_out;
-  if (vx_mem_reserve(P, r3 * (n0 + (size_t)ne + t0 + (size_t)nt), s->on_device, err, errlen) ||
+  if (vx_mem_reserve(P, r3 * (n0 + (size_t)ne + t0 + nt), s->on_device, err, errlen) ||
       vx_mem_reserve(A, r3 * (n0 + (size_t)ne), s->on_device, err, errlen))
     return -1;
   char *p = (char *)P->p, *a = (char *)A->p;
   const char *op = (const char *)s->pos;
   return sim_copy_backend(s, p, op, r3 * n0, err, errlen) || sim_store_doubles(s, p + r3 * n0, pos, 3 * (size_t)ne, err, errlen) ||
                  sim_copy_backend(s, p + r3 * (n0 + ne), op + r3 * n0, r3 * t0, err, errlen) ||
-                 sim_store_doubles(s, p + r3 * (n0 + ne + t0), pos + 3 * (size_t)ne, 3 * (size_t)nt, err, errlen) ||
+                 draw_tracers(s, p + r3 * (n0 + ne + t0), tq, st, err, errlen) ||
                  sim_copy_backend(s, a, s->alpha, r3 * n0, err, errlen) ||
                  sim_store_doubles(s, a + r3 * n0, alpha, 3 * (size_t)ne, err, errlen)
              ? -1
              : 0;
 }
 
-int vx_sim_add_ring(vx_sim *s, int n_elem, int n_tracer, const double *pos, const double *alpha, char *err, size_t errlen) {
+int vx_sim_add_ring(vx_sim *s, int n_elem, const double *pos, const double *alpha, const vx_tracer_source *tq, uint64_t st,
+                    char *err, size_t errlen) {
+  const int n_tracer = tq ? tq->count : 0;
   if (n_elem <= 0 || n_tracer < 0 || (long long)s->n_tot + n_elem + n_tracer > (1LL << 30)) {
     snprintf(err, errlen, "bad ring to add (%d elements, %d tracers, to %d particles; at most 2^30 in all)", n_elem, n_tracer,
              s->n_tot);
@@ -68,7 +84,7 @@ int vx_sim_add_ring(vx_sim *s, int n_elem, int n_tracer, const double *pos, cons
   int *r = realloc(s->ring, sizeof(int) * ((size_t)s->n_elem + (size_t)n_elem + 1));
   if (!r) { snprintf(err, errlen, "out of host memory for the rings"); return -1; }
   s->ring = r;
-  if (build_grown(s, n_elem, n_tracer, pos, alpha, err, errlen)) return -1;
+  if (build_grown(s, n_elem, pos, alpha, tq, st, err, errlen)) return -1;
   sim_swap_buf(&s->pos, &s->c_pos, &s->rj.pos_out);
   sim_swap_buf(&s->alpha, &s->c_alpha, &s->rj.alpha_out);
   for (int i = 0; i < n_elem; ++i) s->ring[s->n_elem + i] = s->n_rings;

@@ -1,0 +1,73 @@
+/* tracer_draw_gpu.cu — a ring's tracers drawn on the device (vx_gpu_ring_tracers: a ring launched
+ * into a run on the CUDA backend, sim_rings.c): tracer_draw_t.h's draw and cell key a thread a
+ * tracer, CUB's stable radix sort by key (ties in seeding order, as the host's), then the positions
+ * gathered in that order in the run's precision straight into the particle array. Default stream,
+ * stream-ordered scratch; nothing comes back to the host. tests/gpu_test_launch.c compares the result
+ * with the host's vx_ring_tracers_draw. */
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include "cuda_check.h"
+#include "sim_gpu.h"
+#include "tracer_draw_t.h"
+
+static const int kThreads = 256;
+
+/* The ring's plane, by value to the kernel. */
+typedef struct {
+  double e1[3], e2[3];
+} ring_plane;
+
+__global__ static void draw_kernel(vx_tracer_source q, ring_plane f, uint64_t st, double half, double *pos,
+                                   uint32_t *key, uint32_t *idx) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= q.count) return;
+  uint64_t sk = vx_tracer_stream(st, k);
+  double p[3];
+  vx_tracer_draw(&q, f.e1, f.e2, &sk, p);
+  for (int i = 0; i < 3; ++i) pos[3 * (size_t)k + i] = p[i];
+  key[k] = vx_tracer_key(p, q.centre, half);
+  idx[k] = (uint32_t)k;
+}
+
+template <typename R>
+__global__ static void gather_kernel(const double *pos, const uint32_t *idx, int n, R *out) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const double *p = pos + 3 * (size_t)idx[k];
+  for (int i = 0; i < 3; ++i) out[3 * (size_t)k + i] = (R)p[i];
+}
+
+extern "C" int vx_gpu_ring_tracers(vx_precision prec, const vx_tracer_source *q, uint64_t st, void *d_out, char *err,
+                                   size_t errlen) {
+  const int n = q->count;
+  if (n <= 0) return 0;
+  ring_plane f;
+  vx_ring_frame(q->axis, f.e1, f.e2);
+  const double half = vx_tracer_half(q);
+  double *pos = NULL;
+  uint32_t *key = NULL, *idx = NULL; /* two halves each: the sort's input and output */
+  void *tmp = NULL;
+  size_t tmp_bytes = 0;
+  const int blocks = (n + kThreads - 1) / kThreads;
+  int rc = -1;
+  VX_CU(cudaMallocAsync((void **)&pos, sizeof(double) * 3 * (size_t)n, 0));
+  VX_CU(cudaMallocAsync((void **)&key, sizeof(uint32_t) * 2 * (size_t)n, 0));
+  VX_CU(cudaMallocAsync((void **)&idx, sizeof(uint32_t) * 2 * (size_t)n, 0));
+  draw_kernel<<<blocks, kThreads>>>(*q, f, st, half, pos, key, idx);
+  VX_CU_LAUNCH("draw_kernel");
+  VX_CU(cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, key, key + n, idx, idx + n, n, 0, 30));
+  VX_CU(cudaMallocAsync(&tmp, tmp_bytes ? tmp_bytes : 1, 0));
+  VX_CU(cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, key, key + n, idx, idx + n, n, 0, 30));
+  if (prec == VX_FLOAT) gather_kernel<float><<<blocks, kThreads>>>(pos, idx + n, n, (float *)d_out);
+  else gather_kernel<double><<<blocks, kThreads>>>(pos, idx + n, n, (double *)d_out);
+  VX_CU_LAUNCH("gather_kernel");
+  rc = 0;
+fail:
+  if (tmp) cudaFreeAsync(tmp, 0);
+  if (idx) cudaFreeAsync(idx, 0);
+  if (key) cudaFreeAsync(key, 0);
+  if (pos) cudaFreeAsync(pos, 0);
+  return rc;
+}
