@@ -65,11 +65,12 @@ static double tracers_case(vx_precision prec, int count) {
   const uint64_t st = (uint64_t)((urand() + 1.0) * 4.0e15) * 2654435761ull;
   const size_t n3 = 3 * (size_t)count, rs = f ? sizeof(float) : sizeof(double);
   double *ref = malloc(sizeof(double) * n3);
-  void *got = malloc(rs * n3), *d = NULL;
+  void *got = malloc(rs * n3), *d = NULL, *scratch = NULL;
+  size_t cap = 0;
   double worst = INFINITY;
   if (!ref || !got) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
   if (vx_ring_tracers_draw(&q, st, ref) || vx_device_alloc(&d, rs * n3, err, sizeof err) ||
-      vx_gpu_ring_tracers(prec, &q, st, d, err, sizeof err) || vx_device_download(got, d, rs * n3, err, sizeof err)) {
+      vx_gpu_ring_tracers(prec, &q, st, d, &scratch, &cap, err, sizeof err) || vx_device_download(got, d, rs * n3, err, sizeof err)) {
     FAIL("tracers on the device: %s", err);
   } else {
     worst = 0.0;
@@ -78,7 +79,7 @@ static double tracers_case(vx_precision prec, int count) {
       worst = fmax(worst, fabs(g - h));
     }
   }
-  vx_device_free(d);
+  vx_device_free(d), vx_device_free(scratch);
   free(ref), free(got);
   return worst;
 }

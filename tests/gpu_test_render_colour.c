@@ -5,7 +5,8 @@
  *   2. vx_values_range_gpu = vx_values_range_cpu (exactly) on random values with NaN and Inf mixed in;
  *   3. rd_gpu_pack_points puts each tracer's value into w (and its position into xyz) of the
  *      point it packs, the even subset k = i n / m as the host path does, or the tracers a list names;
- *   4. the whole path on a simulation: the merger scene (2048 tracers) one Euler step on the cuda
+ *   4. vx_ring_labels_gpu = vx_ring_labels_cpu (exactly) on random label blocks, empty ones among them;
+ *   5. the whole path on a simulation: the merger scene (2048 tracers) one Euler step on the cuda
  *      and on the cpu backend, vx_tracer_values of speed, vorticity and height agree (the two
  *      engines' FMM differs by rounding only).
  * Run on a GPU machine: ctest --test-dir build -L gpu -R render_colour --output-on-failure */
@@ -204,6 +205,30 @@ static void test_sim(void) {
   for (int q = 0; q < 3; ++q) { free(gv[q]); free(cv[q]); }
 }
 
+/* 4: random label blocks (some empty), every row's label on both sides. */
+static void test_labels(void) {
+  const int n = 300007;
+  vx_label_blocks b;
+  b.n = VX_LABEL_BLOCKS - 3;
+  for (int k = 0, end = 0; k < b.n; ++k) {
+    unsigned r = (unsigned)k * 2654435761u;
+    end += (r >> 7) % 5 == 0 ? 0 : (int)((r >> 9) % 2000); /* one in five empty */
+    b.end[k] = end < n ? end : n;
+    b.label[k] = (float)(k % 37);
+  }
+  b.end[b.n - 1] = n - 11; /* the last rows past every block: label 0 */
+  float *cpu = malloc(sizeof(float) * n), *gpu = malloc(sizeof(float) * n), *d = NULL;
+  if (!cpu || !gpu) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
+  vx_ring_labels_cpu(&b, n, cpu);
+  CHECK_OK(vx_device_alloc((void **)&d, sizeof(float) * n, err, sizeof err));
+  CHECK_OK(vx_ring_labels_gpu(&b, n, d, err, sizeof err));
+  CHECK_OK(vx_device_download(gpu, d, sizeof(float) * n, err, sizeof err));
+  compare("ring labels from blocks", gpu, cpu, n, 0.0, 0.0);
+done:
+  vx_device_free(d);
+  free(cpu), free(gpu);
+}
+
 int main(void) {
   char name[256];
   VX_TEST_NEED_CUDA(name);
@@ -211,6 +236,7 @@ int main(void) {
   test_values(0);
   test_values(1);
   test_range();
+  test_labels();
 #ifndef VX_RENDER_OFF
   test_pack();
 #endif

@@ -16,7 +16,11 @@
  *  8. a launch from the camera clear of the flow (vx_launch_clear): aimed 4 R ahead onto the scene's
  *     ring, it is brought back towards the eye to the first place a radius clear of every element; aimed
  *     clear, it stays; from an eye on the ring's core looking along it, no place is clear (1) and the
- *     launch is unchanged.
+ *     launch is unchanged;
+ *  9. the ring labels' blocks (tracer_colour.h: vx_label_blocks_make, vx_block_label) give every row
+ *     the label of its definition — the scene's shares of the rows before the launched rings' tracers,
+ *     then each launched ring's, oldest first — with the launched tracers more than the rows, a scene
+ *     share short of its rows, and rings of no tracers.
  * Run: ctest -R test_launch */
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +33,7 @@
 #include "sim.h"
 #include "test_check.h"
 #include "test_run.h"
+#include "tracer_colour.h"
 
 static char err[512];
 static vx_scene g_sc;
@@ -331,6 +336,43 @@ static int check_clear(void) {
   return 0;
 }
 
+/* 9. row by row, as the labels are defined, against the blocks. */
+static void labels_case(const vx_scene *sc, const vx_sim_added *ad, int n_added, int nt) {
+  float *want = malloc(sizeof(float) * ((size_t)nt + 1)), *got = malloc(sizeof(float) * ((size_t)nt + 1));
+  if (!want || !got) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
+  int tail = 0;
+  for (int k = 0; k < n_added; ++k) tail += ad[k].n_tracer;
+  if (tail > nt) tail = nt;
+  vx_scene split = *sc;
+  vx_scene_set_tracers(&split, nt - tail);
+  int t = 0;
+  for (int r = 0; r < split.n_rings; ++r)
+    for (int q = 0; q < split.rings[r].tracers && t < nt - tail; ++q) want[t++] = (float)r;
+  for (; t < nt - tail; ++t) want[t] = 0.0f;
+  for (int k = 0; k < n_added; ++k)
+    for (int i = 0; i < ad[k].n_tracer && t < nt; ++i) want[t++] = (float)ad[k].ring;
+  vx_label_blocks b;
+  vx_label_blocks_make(sc, ad, n_added, nt, &b);
+  vx_ring_labels_cpu(&b, nt, got);
+  int bad = 0;
+  for (int i = 0; i < nt; ++i) bad += want[i] != got[i];
+  EXPECT(bad == 0, "labels: %d of %d rows differ (%d rings, %d launched, %d blocks)", bad, nt, sc->n_rings, n_added, b.n);
+  free(want), free(got);
+}
+
+static void check_labels(void) {
+  vx_scene sc = g_sc;
+  sc.n_rings = 3;
+  for (int r = 0; r < 3; ++r) sc.rings[r] = g_sc.rings[0], sc.rings[r].tracers = 1000 * (r + 1);
+  sc.rings[1].tracers = 0;
+  const vx_sim_added ad[3] = {{3, 500}, {4, 0}, {5, 777}};
+  for (int n_added = 0; n_added <= 3; ++n_added)
+    for (int nt = 0; nt <= 6000; nt += 379) labels_case(&sc, ad, n_added, nt); /* shares of every size, a tail past nt */
+  sc.n_rings = 0;
+  labels_case(&sc, ad, 3, 1277); /* only launched rings' tracers */
+  printf("ring labels: the blocks give every row its label\n");
+}
+
 int main(void) {
   char path[1024];
   const char *dir = getenv("VX_ASSETS_DIR");
@@ -346,6 +388,7 @@ int main(void) {
   check_float_and_bad();
   check_batch_cli();
   check_clear();
+  check_labels();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return EXIT_FAILURE;

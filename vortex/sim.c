@@ -58,8 +58,9 @@ int vx_gpu_gather(vx_precision prec, void *d_dst, const void *d_src, const int *
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
-int vx_gpu_ring_tracers(vx_precision prec, const vx_tracer_source *q, uint64_t st, void *d_out, char *err, size_t errlen) {
-  (void)prec; (void)q; (void)st; (void)d_out;
+int vx_gpu_ring_tracers(vx_precision prec, const vx_tracer_source *q, uint64_t st, void *d_out, void **d_scratch, size_t *cap,
+                        char *err, size_t errlen) {
+  (void)prec; (void)q; (void)st; (void)d_out; (void)d_scratch; (void)cap;
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
@@ -167,6 +168,7 @@ void vx_sim_destroy(vx_sim *s) {
   buf_free(s, &s->fil_pos, &s->c_fil_pos);
   buf_free(s, &s->fil_alpha, &s->c_fil_alpha);
   buf_free(s, &s->fil_scratch, &s->c_fil_scratch);
+  buf_free(s, &s->draw_scratch, &s->c_draw_scratch);
   fmm_destroy(s->fmm);
   fmm_destroy(s->fmm_e);
   free(s->ring);

@@ -31,8 +31,10 @@ int vx_gpu_copy(void *d_dst, const void *d_src, size_t bytes, char *err, size_t 
 /* d_dst row i = d_src row d_idx[i], i < n, three reals a row (compact.h's vx_gather_row). */
 int vx_gpu_gather(vx_precision prec, void *d_dst, const void *d_src, const int *d_idx, int n, char *err, size_t errlen);
 /* Source q's q->count tracers drawn from stream st into device rows d_out (3·count reals of prec),
- * in spatial order: vx_ring_tracers_draw's tracers, drawn on the device (tracer_draw_gpu.cu). */
-int vx_gpu_ring_tracers(vx_precision prec, const vx_tracer_source *q, uint64_t st, void *d_out, char *err, size_t errlen);
+ * in spatial order: vx_ring_tracers_draw's tracers, drawn on the device (tracer_draw_gpu.cu). The
+ * device scratch *d_scratch (capacity *cap bytes) grows as needed and is the caller's to free. */
+int vx_gpu_ring_tracers(vx_precision prec, const vx_tracer_source *q, uint64_t st, void *d_out, void **d_scratch, size_t *cap,
+                        char *err, size_t errlen);
 
 VX_EXTERN_C_END
 #endif

@@ -87,6 +87,8 @@ struct vx_sim {
   int fil_on, fil_n;         /* some run merges; merged sources in all */
   void *fil_pos, *fil_alpha, *fil_scratch;
   size_t c_fil_pos, c_fil_alpha, c_fil_scratch;
+  void *draw_scratch;        /* a launched ring's tracers drawn on the device (vx_gpu_ring_tracers) */
+  size_t c_draw_scratch;
   /* spread over processes (vx_sim_set_coll): the collective calls */
   vx_sim_coll coll;
   int coll_on;

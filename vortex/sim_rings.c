@@ -35,7 +35,7 @@ static int adopt_count(vx_sim *s, char *err, size_t errlen) {
  * else on the host and stored in the run's precision. */
 static int draw_tracers(vx_sim *s, void *dst, const vx_tracer_source *tq, uint64_t st, char *err, size_t errlen) {
   if (!tq || tq->count <= 0) return 0;
-  if (s->on_device) return vx_gpu_ring_tracers(s->prm.precision, tq, st, dst, err, errlen);
+  if (s->on_device) return vx_gpu_ring_tracers(s->prm.precision, tq, st, dst, &s->draw_scratch, &s->c_draw_scratch, err, errlen);
   double *h = malloc(sizeof(double) * 3 * (size_t)tq->count);
   int rc = !h || vx_ring_tracers_draw(tq, st, h) ? -1 : 0;
   if (rc) snprintf(err, errlen, "out of host memory for %d tracers", tq->count);

@@ -19,15 +19,41 @@ int vx_values_range_gpu(const float *d_v, int n, float *d_scratch, float range[2
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
+int vx_ring_labels_gpu(const vx_label_blocks *b, int n, float *d_out, char *err, size_t errlen) {
+  (void)b; (void)n; (void)d_out;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
 #endif
 
-void vx_tracer_rings(const vx_scene *sc, int n_tracer, float *label) {
+void vx_label_blocks_make(const vx_scene *sc, const vx_sim_added *ad, int n_added, int nt, vx_label_blocks *b) {
+  long long tail = 0;
+  for (int k = 0; k < n_added; ++k) tail += ad[k].n_tracer;
+  const int ns = tail < nt ? nt - (int)tail : 0;
   vx_scene split = *sc;
-  vx_scene_set_tracers(&split, n_tracer); /* the shares vx_particles_generate seeds */
-  long long t = 0;
-  for (int r = 0; r < split.n_rings; ++r)
-    for (int q = 0; q < split.rings[r].tracers && t < n_tracer; ++q) label[t++] = (float)r;
-  for (; t < n_tracer; ++t) label[t] = 0.0f; /* none: a scene without rings has no tracers either */
+  vx_scene_set_tracers(&split, ns); /* the shares vx_particles_generate seeds */
+  int end = 0;
+  b->n = 0;
+  for (int r = 0; r < split.n_rings && end < ns; ++r) {
+    end = split.rings[r].tracers < ns - end ? end + split.rings[r].tracers : ns;
+    b->end[b->n] = end, b->label[b->n++] = (float)r;
+  }
+  if (end < ns) b->end[b->n] = end = ns, b->label[b->n++] = 0.0f; /* none: a scene without rings has no tracers either */
+  for (int k = 0; k < n_added && end < nt && b->n < VX_LABEL_BLOCKS; ++k) {
+    end = ad[k].n_tracer < nt - end ? end + ad[k].n_tracer : nt;
+    b->end[b->n] = end, b->label[b->n++] = (float)ad[k].ring;
+  }
+}
+
+void vx_ring_labels_cpu(const vx_label_blocks *b, int n, float *out) {
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; ++i) out[i] = vx_block_label(b, i);
+}
+
+void vx_tracer_rings(const vx_scene *sc, int n_tracer, float *label) {
+  vx_label_blocks b;
+  vx_label_blocks_make(sc, NULL, 0, n_tracer, &b);
+  vx_ring_labels_cpu(&b, n_tracer, label);
 }
 
 void vx_scene_travel(const vx_scene *sc, vx_travel *t) {

@@ -53,9 +53,34 @@ VX_HD static inline float vx_tq_height(double x, double y, double z, const vx_tr
 VX_TQ_ROW_FN(vx_tq_row_d, double)
 VX_TQ_ROW_FN(vx_tq_row_f, float)
 
-/* The ring each tracer of the scene's particles was seeded around, as the renderer's value:
- * vx_particles_generate seeds them ring by ring in blocks of the counts vx_scene_set_tracers
- * shares out. n_tracer: the total the scene was generated with; label: n_tracer floats (host). */
+/* The ring each tracer was seeded around, as blocks of consecutive rows: rows [end[b−1], end[b])
+ * (end[−1] = 0) carry label[b]. vx_particles_generate seeds the scene's tracers ring by ring in
+ * blocks of the counts vx_scene_set_tracers shares out, and a launched ring's tracers are appended
+ * (vx_sim_added_rings); a row past every block is labelled 0. A few hundred numbers, made on the
+ * host; the labels are written from them where they are read. */
+#define VX_LABEL_BLOCKS (VX_SCENE_MAX_RINGS + VX_SIM_MAX_RINGS + 1)
+typedef struct {
+  int n;
+  int end[VX_LABEL_BLOCKS];
+  float label[VX_LABEL_BLOCKS];
+} vx_label_blocks;
+/* The blocks of nt tracers: the scene's shares of nt less the launched rings' (ad, n_added), then
+ * those, oldest first. */
+void vx_label_blocks_make(const vx_scene *sc, const vx_sim_added *ad, int n_added, int nt, vx_label_blocks *b);
+/* Row i's label: the first block that ends past i (a binary search), 0 past the last. */
+VX_HD static inline float vx_block_label(const vx_label_blocks *b, int i) {
+  int lo = 0, hi = b->n; /* the answer lies in [lo, hi]; hi = n: past every block */
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (b->end[mid] > i) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo < b->n ? b->label[lo] : 0.0f;
+}
+/* n labels from b into out: host (the twin) or device memory. */
+void vx_ring_labels_cpu(const vx_label_blocks *b, int n, float *out);
+int vx_ring_labels_gpu(const vx_label_blocks *b, int n, float *d_out, char *err, size_t errlen);
+/* The labels of the scene's own tracers (no launched ring): n_tracer floats (host). */
 void vx_tracer_rings(const vx_scene *sc, int n_tracer, float *label);
 
 /* The scene's direction of travel: the rings' axes, each signed by its circulation (Γ > 0 moves a

@@ -1,7 +1,7 @@
 /* tracer_colour_gpu.cu — the CUDA twins of tracer_colour.c: one thread per tracer through the
- * per-row rule of tracer_colour.h (vx_tq_row_*), and a min/max reduction whose two floats are
- * the only bytes that come back. Default stream, no synchronisation but the range's copy.
- * Compared with the host loops by tests/gpu_test_tracer_colour.c. */
+ * per-row rules of tracer_colour.h (vx_tq_row_*, vx_block_label), and a min/max reduction whose two
+ * floats are the only bytes that come back. Default stream, no synchronisation but the range's copy.
+ * Compared with the host loops by tests/gpu_test_render_colour.c. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -75,5 +75,17 @@ extern "C" int vx_values_range_gpu(const float *d_v, int n, float *d_scratch, fl
   if (keys[0] == ~0u) return 0; /* no finite value */
   range[0] = vx_key_float(keys[0]);
   range[1] = vx_key_float(keys[1]);
+  return 0;
+}
+
+__global__ void vx_ring_labels_kernel(vx_label_blocks b, int n, float *out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = vx_block_label(&b, i);
+}
+
+extern "C" int vx_ring_labels_gpu(const vx_label_blocks *b, int n, float *d_out, char *err, size_t errlen) {
+  if (n <= 0) return 0;
+  vx_ring_labels_kernel<<<(n + kThreads - 1) / kThreads, kThreads>>>(*b, n, d_out);
+  VX_CUR_LAUNCH(vx_ring_labels_kernel);
   return 0;
 }

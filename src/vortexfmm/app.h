@@ -374,7 +374,8 @@ typedef struct app {
   /* tracer colours (app_colour.c): the values handed to the renderer and the map's range */
   float *tc_rings;          /* host, n_tracer: the ring of each tracer; NULL: to be made */
   long long tc_layout;      /* under mpirun, the hand-out (app_mpi_layout) tc_rings were made for */
-  vx_mem tc_rings_dev;      /* their device copy (cuda backend), made once per simulation */
+  vx_mem tc_rings_dev;      /* the labels in device memory (cuda backend), made once per simulation and launch */
+  int tc_rings_dev_ok;      /* tc_rings_dev holds them */
   vx_mem tc_value;          /* the quantity's values, in the simulation's memory */
   vx_mem tc_scratch;        /* device: the range reduction's two floats */
   int tc_on_device;         /* where tc_value, tc_rings_dev and tc_scratch live (-1: nowhere yet) */

@@ -1,7 +1,7 @@
 /* app_colour.c — what colours the tracers (app.h: app_colour): the per-tracer values handed to the
  * renderer (rd_particles.value) and the style's tint and range. Ring labels come from the scene
- * (vortex/tracer_colour.h: the tracers are seeded ring by ring) and are copied to the device once
- * per simulation; speed, vorticity and height are made from the state where it lives, when the
+ * (vortex/tracer_colour.h: the tracers are seeded ring by ring), made once per simulation and
+ * launch where they are read (under mpirun on the host, then copied); speed, vorticity and height are made from the state where it lives, when the
  * state or the mode changed, so that a frame on the cuda backend brings nothing back to the host
  * but the map's range (two floats, measured at most twice a second in the window, every frame
  * headless so that images do not depend on the machine's speed). */
@@ -41,6 +41,7 @@ int app_colour_default(const app *a, const vx_scene *sc) {
 void app_colour_free(app *a) {
   int dev = a->tc_on_device > 0;
   vx_mem_free(&a->tc_rings_dev, dev);
+  a->tc_rings_dev_ok = 0;
   vx_mem_free(&a->tc_value, dev);
   vx_mem_free(&a->tc_scratch, dev);
   free(a->tc_rings);
@@ -69,16 +70,17 @@ static int colour_buffers(app *a, int on_device, int nt, char *err, size_t errle
   return on_device ? vx_mem_reserve(&a->tc_scratch, 2 * sizeof(float), 1, err, errlen) : 0;
 }
 
-/* The labels of n tracers: the scene's, then those of the rings launched since (their tracers were
- * appended in launch order, vx_sim_added_rings). */
-static void whole_ring_labels(const app *a, int nt, float *label) {
-  int n_added = 0, tail = 0;
+/* The label blocks of n tracers: the scene's, then those of the rings launched since (their tracers
+ * were appended in launch order, vx_sim_added_rings). */
+static void whole_ring_blocks(const app *a, int nt, vx_label_blocks *b) {
+  int n_added = 0;
   const vx_sim_added *ad = vx_sim_added_rings(a->sim, &n_added);
-  for (int k = 0; k < n_added; ++k) tail += ad[k].n_tracer;
-  if (tail > nt) tail = nt;
-  vx_tracer_rings(&a->scene, nt - tail, label);
-  for (int k = 0, at = nt - tail; k < n_added; ++k)
-    for (int i = 0; i < ad[k].n_tracer && at < nt; ++i) label[at++] = (float)ad[k].ring;
+  vx_label_blocks_make(&a->scene, ad, n_added, nt, b);
+}
+static void whole_ring_labels(const app *a, int nt, float *label) {
+  vx_label_blocks b;
+  whole_ring_blocks(a, nt, &b);
+  vx_ring_labels_cpu(&b, nt, label);
 }
 
 /* The labels of this process's nt tracers: of the whole flow's (nt_all) by their places under mpirun
@@ -105,12 +107,23 @@ static int make_ring_labels(app *a, int nt, float *label, char *err, size_t errl
 void app_colour_rings_changed(app *a) {
   free(a->tc_rings);
   a->tc_rings = NULL;
+  a->tc_rings_dev_ok = 0;
 }
 
-/* The ring labels, made once per simulation and launch (and uploaded then on cuda). */
+/* The ring labels, made once per simulation and launch: on cuda in device memory from the label
+ * blocks (a launch would otherwise fill and upload one float a tracer: 4.4 ms for leapfrog_big's
+ * 1.5 million on an H200); under mpirun on the host, by the tracers' places, and uploaded. */
 static const float *ring_labels(app *a, int on_device, int nt, char *err, size_t errlen) {
   if (a->mpi && a->tc_layout != app_mpi_layout(a->mpi)) app_colour_rings_changed(a); /* the tracers moved */
-  if (!a->tc_rings) {
+  if (on_device && !a->mpi && !a->tc_rings_dev_ok) {
+    vx_label_blocks b;
+    whole_ring_blocks(a, nt, &b);
+    if (vx_mem_reserve(&a->tc_rings_dev, sizeof(float) * ((size_t)nt + 1), 1, err, errlen) ||
+        vx_ring_labels_gpu(&b, nt, (float *)a->tc_rings_dev.p, err, errlen))
+      return NULL;
+    a->tc_rings_dev_ok = 1;
+  }
+  if (!a->tc_rings && !(on_device && a->tc_rings_dev_ok)) {
     a->tc_rings = malloc(sizeof(float) * ((size_t)nt + 1));
     if (app_mpi_join(a->tc_rings ? 0 : -1, err, errlen)) {
       if (!a->tc_rings) snprintf(err, errlen, "out of host memory for the ring labels");
@@ -120,6 +133,7 @@ static const float *ring_labels(app *a, int on_device, int nt, char *err, size_t
     if (on_device && (vx_mem_reserve(&a->tc_rings_dev, sizeof(float) * ((size_t)nt + 1), 1, err, errlen) ||
                       (nt > 0 && vx_device_upload(a->tc_rings_dev.p, a->tc_rings, sizeof(float) * (size_t)nt, err, errlen))))
       return NULL;
+    a->tc_rings_dev_ok = on_device;
   }
   return on_device ? (const float *)a->tc_rings_dev.p : a->tc_rings;
 }
