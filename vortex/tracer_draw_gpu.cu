@@ -3,8 +3,8 @@
  * tracer, CUB's stable radix sort by key (ties in seeding order, as the host's), then the positions
  * gathered in that order in the run's precision straight into the particle array. Default stream;
  * the scratch is the simulation's, grown once and kept (a stream-ordered allocation would create the
- * device's memory pool at the first launch: 7 ms on an H200); nothing comes back to the host. tests/gpu_test_launch.c compares the result
- * with the host's vx_ring_tracers_draw. */
+ * device's memory pool at the first launch: 7 ms on an H200); nothing comes back to the host.
+ * tests/gpu_test_launch.c compares the result with the host's vx_ring_tracers_draw. */
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 #include <stdio.h>
