@@ -160,8 +160,9 @@ int main(void) {
   gather_case(VX_DOUBLE);
   gather_case(VX_FLOAT);
   /* the host's and the device's cos, sin, log and sqrt differ in the last place: a tracer's position
-   * (about 0.5) by a few 1e-17 in double, and in float a rounding that then falls the other way
-   * (one float unit, 6e-8); a different order would put whole ring arcs apart (about 1e-2) */
+   * (0.2 to 1) by a unit in the last place in double (H200: 2.2e-16), and in float a rounding that
+   * may then fall the other way (one float unit, 6e-8; H200: none); a different order would put
+   * whole ring arcs apart (about 1e-2) */
   const double tol_d = 1e-15, tol_f = 1.2e-7;
   for (int k = 0; k < 3; ++k) {
     const double ed = tracers_case(VX_DOUBLE, 200003 + k), ef = tracers_case(VX_FLOAT, 100003 + k);

@@ -7,7 +7,7 @@
  * stream (splitmix64's state advances by a constant a draw, so k's stretch starts at the state plus
  * VX_TRACER_DRAWS·k of it): any tracer is drawn alone, in any order, on either side. The device's
  * cos, sin, log and sqrt are within a few units in the last place of the host's, so a tracer drawn
- * there lies within about 1e-16 of its host position (tests/gpu_test_launch.c). */
+ * there lies within a unit or two in the last place of its host position (tests/gpu_test_launch.c). */
 #ifndef VX_TRACER_DRAW_T_H
 #define VX_TRACER_DRAW_T_H
 
