@@ -4,6 +4,9 @@
  *  1b. The relaxation kernel and the conservative correction (conserve_gpu.cu against conserve.c):
  *     relaxed and corrected strengths to round-off, the moments to 1e-12, W and I restored.
  *  2. The blow-up reduction: max|α|, max|∇u| and the NaN/Inf flag equal on both backends.
+ *  2a. The kernel energy E_σ (energy_gpu.cu against diag.c's host sum) of random particles, every
+ *     kernel with a stream function, double and float: to 1e-12 (the same pairs, summed in
+ *     another order).
  *  2b. Remeshing (remesh.c vs remesh_gpu.cu) of random particles, double and float, with and
  *     without diffusion and drop: the same nodes in the same order, strengths to round-off.
  *  3. Every scene in assets/ (tracers cut to 2048) for 10 RK4 steps on both backends: ring
@@ -254,6 +257,34 @@ static void health_case(vx_precision prec, int inject_nan) {
   free(hp); free(ha); free(hg); vx_device_free(dp); vx_device_free(da); vx_device_free(ds); vx_device_free(dg);
 }
 
+/* ---------------------------------------------------------------- 2a. kernel energy */
+
+/* n random particles in a cube of side 1 (a spread of ρ from 0 past the Gaussian's far branch at
+ * σ = 0.05), the host sum over the device's own values read back in double. */
+static void energy_case(vx_precision prec, vx_kernel k, int n) {
+  size_t rs = prec == VX_FLOAT ? sizeof(float) : sizeof(double);
+  void *dp, *da;
+  void *hp = random_twin(prec, 3 * (size_t)n, 0.0, &dp), *ha = random_twin(prec, 3 * (size_t)n, 0.0, &da);
+  double *xp = malloc(sizeof(double) * 6 * (size_t)n), e_gpu, sigma = 0.05;
+  char err[256];
+  if (!xp) { FAIL("out of host memory"); exit(EXIT_FAILURE); }
+  for (size_t i = 0; i < 3 * (size_t)n; ++i) {
+    xp[i] = 0.5 * (prec == VX_FLOAT ? ((float *)hp)[i] : ((double *)hp)[i]);
+    xp[3 * (size_t)n + i] = prec == VX_FLOAT ? ((float *)ha)[i] : ((double *)ha)[i];
+    if (prec == VX_FLOAT) ((float *)hp)[i] = (float)xp[i]; else ((double *)hp)[i] = xp[i];
+  }
+  if (vx_device_upload(dp, hp, 3 * rs * (size_t)n, err, sizeof err)) { FAIL("upload: %s", err); exit(EXIT_FAILURE); }
+  double e_cpu = vx_energy_kernel(n, xp, xp + 3 * (size_t)n, k, sigma);
+  if (vx_gpu_energy_kernel(prec, dp, da, n, k, sigma, &e_gpu, err, sizeof err)) FAIL("kernel energy: %s", err);
+  else if (!(fabs(e_gpu - e_cpu) <= 1e-12 * fabs(e_cpu)))
+    FAIL("kernel energy (kernel %d, %s, n %d): device %.17g, host %.17g", (int)k, prec == VX_FLOAT ? "float" : "double", n, e_gpu,
+         e_cpu);
+  double e_none;
+  if (vx_gpu_energy_kernel(prec, dp, da, n, VX_KERNEL_SINGULAR, sigma, &e_none, err, sizeof err) || !isnan(e_none))
+    FAIL("kernel energy of the singular kernel: %g, expected NaN", e_none);
+  free(hp); free(ha); free(xp); vx_device_free(dp); vx_device_free(da);
+}
+
 /* ---------------------------------------------------------------- 2b. remeshing twin */
 
 static void remesh_case(vx_precision prec, double c2, double drop, double drop_abs) {
@@ -404,6 +435,12 @@ int main(void) {
   health_case(VX_FLOAT, 0);
   health_case(VX_FLOAT, 1);
   printf("blow-up reduction: %s\n", failures ? "FAILED" : "ok");
+  for (int prec = 0; prec < 2; ++prec) {
+    energy_case((vx_precision)prec, VX_KERNEL_GAUSS, 3001);
+    energy_case((vx_precision)prec, VX_KERNEL_RM, 257);
+    energy_case((vx_precision)prec, VX_KERNEL_WL, 1000);
+  }
+  printf("kernel energy vs the host sum: %s\n", failures ? "FAILED" : "ok");
   for (int prec = 0; prec < 2; ++prec) {
     remesh_case((vx_precision)prec, 0.0, 0.0, 0.0);
     remesh_case((vx_precision)prec, 0.1, 1e-2, 0.0);

@@ -1,6 +1,7 @@
 /* diag.c — diagnostics of a vortex-particle state (diag.h): the invariants, the rings' centroids and
  * radii, the kinetic energy. Host code. Their CSV form is io/diag_csv.c's. */
 #include "diag.h"
+#include "energy_t.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,29 +24,15 @@ double vx_energy(int n, const double *pos, const double *alpha, const double *ve
   return E;
 }
 
-/* f(ρ) of the kernel's stream function G = f(r/σ)/(4πσ) (diag.h), its value at ρ = 0 included. */
-static double stream_f(vx_kernel k, double rho) {
-  if (k == VX_KERNEL_RM) return 1.0 / sqrt(rho * rho + 1.0);
-  if (k == VX_KERNEL_WL) {
-    double s = rho * rho + 1.0;
-    return (rho * rho + 1.5) / (s * sqrt(s));
-  }
-  return rho > 1e-8 ? erf(rho / sqrt(2.0)) / rho : sqrt(2.0 / VX_PI); /* Gaussian: √(2/π) at 0 */
-}
-
 double vx_energy_kernel(int n, const double *pos, const double *alpha, vx_kernel k, double sigma) {
-  if (!(k == VX_KERNEL_GAUSS || k == VX_KERNEL_RM || k == VX_KERNEL_WL) || !(sigma > 0.0) || n <= 0) return NAN;
-  double *row = malloc(sizeof(double) * (size_t)n);
+  if (!vx_energy_kernel_ok(k) || !(sigma > 0.0) || n <= 0) return NAN;
+  double *row = malloc(sizeof(double) * (size_t)n), inv = 1.0 / sigma;
   if (!row) return NAN;
 #pragma omp parallel for schedule(dynamic, 16)
   for (int p = 0; p < n; ++p) {
     const double *x = pos + 3 * (size_t)p, *a = alpha + 3 * (size_t)p;
-    double e = 0.5 * stream_f(k, 0.0) * (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-    for (int q = p + 1; q < n; ++q) {
-      const double *y = pos + 3 * (size_t)q, *b = alpha + 3 * (size_t)q;
-      double dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
-      e += stream_f(k, sqrt(dx * dx + dy * dy + dz * dz) / sigma) * (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
-    }
+    double e = vx_energy_self(k, a);
+    for (int q = p + 1; q < n; ++q) e += vx_energy_pair(k, inv, x, a, pos + 3 * (size_t)q, alpha + 3 * (size_t)q);
     row[p] = e;
   }
   double E = 0.0;
@@ -156,9 +143,10 @@ int vx_diag_compute(vx_sim *s, int energy_max_n, vx_diag *d, char *err, size_t e
     d->max_gradu = h.max_gradu;
     const vx_sim_params *p = vx_sim_params_get(s);
     d->sigma = p->sigma;
-    /* the pairwise kernel energy, of a flow held by one process */
-    if (want_e && total <= VX_DIAG_KERNEL_ENERGY_N && total == n)
-      d->energy_sigma = vx_energy_kernel(n, pos, alpha, p->kernel, p->sigma);
+    if (want_e && vx_sim_kernel_energy(s, &d->energy_sigma, err, errlen)) {
+      free(buf);
+      return -1;
+    }
     d->lattice_h = p->remesh_every > 0 ? (p->remesh_h > 0.0 ? p->remesh_h : p->sigma) : 0.0;
   }
   free(buf);

@@ -13,7 +13,9 @@
  *                    1/√(ρ²+1), Winckelmans–Leonard (ρ²+3/2)/(ρ²+1)^{3/2}): the energy of the smoothed
  *                    field ½∫ψ·ω dV, which the particles' dynamics keep far better than the particle
  *                    form's sampling (the default leapfrog: within 4e-4 where E swings by 4e-3 as the
- *                    radii change); a direct sum on the host, for at most VX_DIAG_KERNEL_ENERGY_N elements
+ *                    radii change); a direct sum on the backend (vx_sim_kernel_energy, sim.h), of a flow held by
+ *                    one process and of at most VX_SIM_KERNEL_ENERGY_N_HOST elements on the CPU,
+ *                    VX_SIM_KERNEL_ENERGY_N_DEVICE on the GPU
  *   ring k: centroid c_k = Σ|α_p| x_p / Σ|α_p| over its elements; axis n_k = its own impulse
  *           direction; radius R_k = Σ|α_p| |(x_p-c_k) - ((x_p-c_k)·n_k) n_k| / Σ|α_p|. */
 #ifndef VX_DIAG_H
@@ -51,8 +53,6 @@ typedef struct {
 
 /* The kinetic energy E = Σ u(x_p)·(x_p × α_p) of n elements (host arrays, 3n each). */
 double vx_energy(int n, const double *pos, const double *alpha, const double *vel);
-/* The most elements whose kernel energy the diagnostics sum (n² pairs on the host). */
-#define VX_DIAG_KERNEL_ENERGY_N 8192
 /* The kernel energy E_σ of n elements (host arrays) under kernel k of radius sigma; NaN for the
  * singular and polynomial kernels. Rows summed in parallel, then in row order: the same at any
  * thread count. */

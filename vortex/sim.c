@@ -42,6 +42,12 @@ int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, const v
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
+int vx_gpu_energy_kernel(vx_precision prec, const void *pos, const void *alpha, int n, vx_kernel k, double sigma, double *e,
+                         char *err, size_t errlen) {
+  (void)prec; (void)pos; (void)alpha; (void)n; (void)k; (void)sigma; (void)e;
+  snprintf(err, errlen, "CUDA backend not available in this build");
+  return -1;
+}
 int vx_remesh_gpu(vx_remesh_ws **ws, vx_remesh_job *j, char *err, size_t errlen) {
   (void)ws; (void)j;
   snprintf(err, errlen, "CUDA backend not available in this build");

@@ -1,6 +1,6 @@
-/* sim_gpu.h — the CUDA half of the simulation (sim_gpu.cu, tracer_draw_gpu.cu), called by the sim*.c
- * files: device memory, the stage kernel, the blow-up reduction and a launched ring's tracers. Not a
- * public header. In a build without CUDA, sim.c supplies versions that report the backend unavailable. */
+/* sim_gpu.h — the CUDA half of the simulation (sim_gpu.cu, energy_gpu.cu, tracer_draw_gpu.cu), called
+ * by the sim*.c files: device memory, the stage kernel, the blow-up reduction, the kernel energy and a
+ * launched ring's tracers. Not a public header. In a build without CUDA, sim.c supplies versions that report the backend unavailable. */
 #ifndef VX_SIM_GPU_H
 #define VX_SIM_GPU_H
 
@@ -26,6 +26,10 @@ int vx_gpu_settle(vx_precision prec, void *pos, const void *pos0, const void *ac
  * only those 24 bytes come back. */
 int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, const void *grad, int n_elem, int n_tot,
                   void *d_scratch, double *max_a2, double *max_g2, int *bad, char *err, size_t errlen);
+/* The kernel energy E_σ (diag.h) of the n elements at pos, alpha under kernel k of radius sigma,
+ * summed on the device in double (energy_gpu.cu); NaN for a kernel without a stream function. */
+int vx_gpu_energy_kernel(vx_precision prec, const void *pos, const void *alpha, int n, vx_kernel k, double sigma, double *e,
+                         char *err, size_t errlen);
 /* Device-to-device copy of bytes (a ring appended: the old blocks moved into grown buffers). */
 int vx_gpu_copy(void *d_dst, const void *d_src, size_t bytes, char *err, size_t errlen);
 /* d_dst row i = d_src row d_idx[i], i < n, three reals a row (compact.h's vx_gather_row). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "energy_t.h"
 #include "numerics.h"
 #include "sim_gpu.h"
 
@@ -62,26 +63,51 @@ int vx_sim_point_velocity(vx_sim *s, double *vel, char *err, size_t errlen) {
 
 /* ------------------------------------------------------------------ the blow-up rule */
 
-/* Measure the energy when due (VX_SIM_ENERGY_EVERY): one engine call over the elements, the
- * elements and their velocities copied to the host. */
-int sim_energy_watch(vx_sim *s, char *err, size_t errlen) {
-  if ((s->n_elem == 0 && !s->coll_on) || s->t < s->t_energy) return 0; /* spread: every process takes part */
+int vx_sim_kernel_energy(vx_sim *s, double *e, char *err, size_t errlen) {
+  *e = NAN;
+  int cap = s->on_device ? VX_SIM_KERNEL_ENERGY_N_DEVICE : VX_SIM_KERNEL_ENERGY_N_HOST;
+  if (s->coll_on || s->n_elem <= 0 || s->n_elem > cap || !vx_energy_kernel_ok(s->prm.kernel)) return 0;
+  if (s->on_device)
+    return vx_gpu_energy_kernel(s->prm.precision, s->pos, s->alpha, s->n_elem, s->prm.kernel, s->prm.sigma, e, err, errlen);
   size_t n3 = 3 * (size_t)s->n_elem;
-  double *buf = malloc(sizeof(double) * 3 * n3 + 1), e = 0.0;
+  double *buf = malloc(sizeof(double) * 2 * n3);
+  if (!buf) { snprintf(err, errlen, "out of host memory for the kernel energy"); return -1; }
+  int rc = vx_sim_get_elements(s, buf, buf + n3, err, errlen);
+  if (!rc) *e = vx_energy_kernel(s->n_elem, buf, buf + n3, s->prm.kernel, s->prm.sigma);
+  free(buf);
+  return rc;
+}
+
+/* The particle form of the energy, summed over every process (one engine call over the elements,
+ * the elements and their velocities copied to the host). */
+static int particle_energy(vx_sim *s, double *e, char *err, size_t errlen) {
+  size_t n3 = 3 * (size_t)s->n_elem;
+  double *buf = malloc(sizeof(double) * 3 * n3 + 1);
   if (!buf) { snprintf(err, errlen, "out of host memory for the energy watch"); return -1; }
+  *e = 0.0;
   int rc = vx_sim_get_elements(s, buf, buf + n3, err, errlen) || sim_velocity(s, 0, buf + 2 * n3, err, errlen);
   if (!rc) {
-    e = vx_energy(s->n_elem, buf, buf + n3, buf + 2 * n3);
-    rc = vx_sim_reduce(s, &e, 1, VX_REDUCE_SUM, err, errlen);
-  }
-  if (!rc) {
-    if (!s->e_ok) s->e0 = s->e_min = e, s->e_ok = 1;
-    s->e_last = e;
-    if (e < s->e_min) s->e_min = e;
-    s->t_energy = s->t + VX_SIM_ENERGY_EVERY;
+    *e = vx_energy(s->n_elem, buf, buf + n3, buf + 2 * n3);
+    rc = vx_sim_reduce(s, e, 1, VX_REDUCE_SUM, err, errlen);
   }
   free(buf);
   return rc ? -1 : 0;
+}
+
+/* Measure the energy when due (VX_SIM_ENERGY_EVERY): the kernel energy where one sum takes it,
+ * else the particle form; a change of form takes a new reference. */
+int sim_energy_watch(vx_sim *s, char *err, size_t errlen) {
+  if ((s->n_elem == 0 && !s->coll_on) || s->t < s->t_energy) return 0; /* spread: every process takes part */
+  double e;
+  if (vx_sim_kernel_energy(s, &e, err, errlen)) return -1;
+  int kernel = isfinite(e);
+  if (!kernel && particle_energy(s, &e, err, errlen)) return -1;
+  if (kernel != s->e_kernel) s->e_ok = 0, s->e_kernel = kernel;
+  if (!s->e_ok) s->e0 = s->e_min = e, s->e_ok = 1;
+  s->e_last = e;
+  if (e < s->e_min) s->e_min = e;
+  s->t_energy = s->t + VX_SIM_ENERGY_EVERY;
+  return 0;
 }
 
 /* The blow-up rule's reference, max|α| of the start. */
@@ -165,9 +191,9 @@ int vx_sim_health(vx_sim *s, vx_health *h, char *err, size_t errlen) {
              s->steps, s->t, h->max_alpha, VX_SIM_BLOWUP_FACTOR, s->amax0);
   else
     snprintf(err, errlen,
-             "simulation broke down at step %lld (t=%g): its energy rose to %.4g, %.1f %% of its reference %.4g above its "
+             "simulation broke down at step %lld (t=%g): its %senergy rose to %.4g, %.1f %% of its reference %.4g above its "
              "lowest %.4g (an unforced flow cannot gain energy; max|alpha| x%.3g)",
-             s->steps, s->t, s->e_last, 100.0 * (s->e_last - s->e_min) / s->e0, s->e0, s->e_min, h->max_alpha / s->amax0);
+             s->steps, s->t, s->e_kernel ? "kernel " : "", s->e_last, 100.0 * (s->e_last - s->e_min) / s->e0, s->e0, s->e_min, h->max_alpha / s->amax0);
   return VX_SIM_BLOWUP;
 }
 

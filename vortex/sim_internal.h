@@ -48,9 +48,10 @@ struct vx_sim {
   int steps_since_remesh;
   double amax0;              /* max|α| at the start: the blow-up rule's reference */
   /* the blow-up rule's energy watch (VX_SIM_ENERGY_RISE): reference, lowest and last measured
-   * (valid when e_ok), and the time after which the next measurement is due */
+   * (valid when e_ok), the time after which the next measurement is due, and which energy it
+   * measures (1: the kernel energy, 0: the particle form) */
   double e0, e_min, e_last, t_energy;
-  int e_ok;
+  int e_ok, e_kernel;
   int have_grad;             /* grad holds the elements' gradient of an evaluation of this state's particles */
   /* the tracers' rows of vel (and of grad when field_grad) hold the last step's last evaluation:
    * within one step of the current positions (vx_sim_tracer_field); 0 after creation and remeshing
