@@ -7,6 +7,8 @@
  *  3. reynolds sets the viscosity (with viscosity it is a contradiction), the resolution's budgets
  *     bound the elements, a wavy lone ring gets a lattice and the floor;
  *  4. a saved scene reads back with the same numerics and no warning;
+ *  4b. a centreline wave shorter than σ is laid at e^{-(mσ/R)²/2} of its amplitude (the scene keeps
+ *     its own), the same after the scene is saved and read back; a longer wave keeps more of it;
  *  5. a running flow: dt 4x is within the limit and runs; dt 16x is lowered to the largest round step
  *     within it (the window's rule), and the flow runs on at that step;
  *  6. thin rings derive vortex filaments (σ = a/√e, 2.4 stations a σ, the rule's dt and relaxation, no
@@ -175,6 +177,49 @@ static int check_saved(void) {
   return 0;
 }
 
+/* A thick ring with a short wave (m = 8) and a longer one (m = 2) at the coarse resolution: each laid
+ * at its share e^{-(kσ)²/2} (the longer one keeps more); the elements' radii show the short one's;
+ * saving keeps the scene's own amplitude and re-derives the same share. */
+static int check_waves(void) {
+  const char *text = "resolution = coarse\n"
+                     "[ring]\nradius = 0.2\ncore = 0.02\nperturb_amp = 0.06\nperturb_mode = 8\ncentre = 0.5 0.5 0.3\n"
+                     "[ring]\nradius = 0.3\ncore = 0.03\nperturb_amp = 0.05\nperturb_mode = 2\ncentre = 0.5 0.5 0.7\n";
+  vx_scene s, r;
+  if (parse(text, &s)) return 1;
+  double k = 8.0 * s.numerics.sigma / 0.2, keep = exp(-0.5 * k * k), k2 = 2.0 * s.numerics.sigma / 0.3;
+  int both = exp(-0.5 * k2 * k2) <= VX_NUM_WAVE_KEEP_MIN;
+  CHECK(s.rings[0].perturb_amp == 0.06 && near(vx_ring_wave_amp(&s.rings[0]), 0.06 * keep, 1e-12) && keep < 0.5 &&
+            s.numerics.waves_smoothed == 1 + both && near(s.numerics.wave_keep, keep, 1e-12),
+        "short wave: amp %g laid %g, expected %g (k sigma %g), %d smoothed", s.rings[0].perturb_amp,
+        vx_ring_wave_amp(&s.rings[0]), 0.06 * keep, k, s.numerics.waves_smoothed);
+  CHECK(both ? near(vx_ring_wave_amp(&s.rings[1]), 0.05 * exp(-0.5 * k2 * k2), 1e-12) : vx_ring_wave_amp(&s.rings[1]) == 0.05,
+        "long wave (k sigma %g): laid %g", k2, vx_ring_wave_amp(&s.rings[1]));
+  /* the first ring's elements: their distance from the axis swings by the laid wave, not the given one */
+  vx_particles pt;
+  CHECK(vx_particles_generate(&s, 0, &pt, err, sizeof err) == 0, "generate: %s", err);
+  const double *pos = pt.pos;
+  double rmin = 1e9, rmax = 0.0;
+  int n0 = vx_ring_elements(&s.rings[0]), stations = s.rings[0].n_around, per = n0 / stations;
+  for (int k0 = 0; k0 < stations; ++k0) {
+    const double *x = pos + 3 * (size_t)(k0 * per); /* each station's centre element */
+    double d = hypot(x[0] - 0.5, x[1] - 0.5);
+    rmin = fmin(rmin, d), rmax = fmax(rmax, d);
+  }
+  vx_particles_free(&pt);
+  CHECK(near(0.5 * (rmax - rmin) / 0.2, 0.06 * keep, 0.05), "the laid wave's amplitude %g, expected %g", 0.5 * (rmax - rmin) / 0.2,
+        0.06 * keep);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/test_vortex_numerics_w%d.scene", VX_BINARY_DIR, (int)getpid());
+  CHECK(vx_scene_write(path, &s, NULL, err, sizeof err) == 0, "write: %s", err);
+  int rc = vx_scene_load(path, &r, err, sizeof err);
+  remove(path);
+  CHECK(rc == 0 && r.rings[0].perturb_amp == 0.06 && r.rings[0].wave_smooth == s.rings[0].wave_smooth,
+        "read back: rc %d amp %g share %g (%s)", rc, r.rings[0].perturb_amp, r.rings[0].wave_smooth, rc ? err : "");
+  printf("  ok: a wave of k sigma %.2f laid at %.3g of its amplitude, one of %.2f at %.3g; the same read back\n", k, keep, k2,
+         vx_ring_wave_amp(&s.rings[1]) / 0.05);
+  return 0;
+}
+
 /* Steps a simulation to time t_end; 0, or 1 with a failure counted. */
 static int run_to(vx_sim *sim, double t_end) {
   while (vx_sim_time(sim) < t_end - 1e-12) CHECK(vx_sim_step(sim, err, sizeof err) == 0, "step at t=%g: %s", vx_sim_time(sim), err);
@@ -287,6 +332,7 @@ int main(void) {
   check_physics_keys();
   printf("saved scenes:\n");
   check_saved();
+  check_waves();
   printf("a running flow's dt:\n");
   check_running_dt();
   printf("thin rings as vortex filaments:\n");

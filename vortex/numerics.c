@@ -304,6 +304,22 @@ static void derive_filaments(vx_scene *s, vx_numerics *n) {
   for (int i = 0; i < s->n_rings; ++i) n->elements += (double)vx_ring_elements(&s->rings[i]);
 }
 
+/* Each ring's centreline wave as the smoothing radius sigma carries it (VX_NUM_WAVE_KEEP_MIN). */
+static void smooth_waves(vx_scene *s, double sigma, vx_numerics *n) {
+  n->wave_keep = 1.0;
+  if (!(sigma > 0.0)) return;
+  for (int i = 0; i < s->n_rings; ++i) {
+    vx_ring *r = &s->rings[i];
+    r->wave_smooth = 0.0;
+    if (!(r->perturb_amp > 0.0 && r->perturb_mode > 0 && r->radius > 0.0)) continue;
+    double k = r->perturb_mode * sigma / r->radius, keep = exp(-0.5 * k * k);
+    if (keep > VX_NUM_WAVE_KEEP_MIN) continue;
+    r->wave_smooth = 1.0 - keep;
+    n->waves_smoothed++;
+    n->wave_keep = fmin(n->wave_keep, keep);
+  }
+}
+
 int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   vx_numerics *n = &s->numerics;
   memset(n, 0, sizeof *n);
@@ -324,6 +340,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   }
   if (filament_flow(s)) {
     derive_filaments(s, n);
+    smooth_waves(s, n->sigma, n);
     check_overrides(s, n);
     return 0;
   }
@@ -349,6 +366,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   n->omega = scene_omega(s, sigma);
   if (!(s->given & VX_GIVEN_DT)) s->dt = fmax(rule_dt(s, sigma), VX_SCENE_DT_MIN);
   n->dt = s->dt;
+  smooth_waves(s, sigma, n);
   n->elements = expected_elements(s, h);
   if (s->given & VX_GIVEN_REMESH_EVERY && s->remesh_every == 0) {
     n->elements = 0.0; /* no lattice: the rings' own elements */
@@ -418,6 +436,9 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
                    vx_resolution_name(n->resolution), lattice, n->sigma, s->dt, n->omega, s->dt * n->omega, visc, s->relax,
                    s->remesh_drop, vx_conserve_name(s->conserve), s->remesh_coarsen, vx_stretching_name(s->stretching),
                    n->elements);
+  if (n->waves_smoothed > 0 && w > 0 && (size_t)w < len)
+    w += snprintf(out + w, len - (size_t)w, "; %d centreline wave%s smoothed by sigma to as little as %.3g of %s amplitude",
+                  n->waves_smoothed, n->waves_smoothed > 1 ? "s" : "", n->wave_keep, n->waves_smoothed > 1 ? "their" : "its");
   if (w > 0 && (size_t)w < len) warning_lines(n->warnings, "", out + w, len - (size_t)w);
 }
 

@@ -78,6 +78,13 @@ VX_EXTERN_C_BEGIN
 #define VX_NUM_ORDER_MIN 4
 #define VX_NUM_SIGMA_H_MIN 1.0
 #define VX_NUM_REMESH_OMEGA_MAX 50.0
+/* A centreline wave R(1 + A cos mφ) carried by blobs of radius σ: the smoothed field the particles
+ * carry has the wave at e^{-(kσ)²/2} of its amplitude (the Gaussian's transfer at k = m/R), and the
+ * relaxation turns each strength towards that field. The elements are laid on the smoothed wave,
+ * A e^{-(kσ)²/2} (vx_ring.wave_smooth; the scene keeps A), so that a wave shorter than σ, which the
+ * resolution cannot carry, is not laid across its own field; shares above VX_NUM_WAVE_KEEP_MIN are
+ * laid as given. */
+#define VX_NUM_WAVE_KEEP_MIN 0.99
 
 /* Bits of vx_scene.given (global keys) and vx_ring.given (ring keys). */
 enum {

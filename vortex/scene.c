@@ -204,7 +204,7 @@ int vx_tracer_sources(const vx_scene *s, long long n_tracers, vx_tracer_source s
     memset(q, 0, sizeof *q);
     memcpy(q->centre, r->centre, sizeof q->centre);
     memcpy(q->axis, r->axis, sizeof q->axis);
-    q->radius = r->radius, q->perturb_amp = r->perturb_amp, q->spread = vx_ring_tracer_spread(r);
+    q->radius = r->radius, q->perturb_amp = vx_ring_wave_amp(r), q->spread = vx_ring_tracer_spread(r);
     q->perturb_mode = r->perturb_mode;
     q->first = (int)first, q->count = (int)per[i];
     first += per[i];
@@ -274,7 +274,8 @@ static void ring_elements(const vx_ring *r, int ri, vx_particles *out, size_t *e
     lrad[l] = L == 0 ? 0.0 : (l == 0 ? 0.0 : annulus_radius(r, r0, r1q));
   }
   if (L > 0 && h > *spacing) *spacing = h;
-  double around = 2.0 * VX_PI * r->radius * (1.0 + r->perturb_amp) / r->n_around;
+  double amp = vx_ring_wave_amp(r);
+  double around = 2.0 * VX_PI * r->radius * (1.0 + amp) / r->n_around;
   if (around > *spacing) *spacing = around;
   for (int k = 0; k < r->n_around; ++k) {
     double phi = r->phase + 2.0 * VX_PI * k / r->n_around;
@@ -282,8 +283,8 @@ static void ring_elements(const vx_ring *r, int ri, vx_particles *out, size_t *e
     double er[3], et[3];
     for (int i = 0; i < 3; ++i) { er[i] = cp * e1[i] + sp * e2[i]; et[i] = -sp * e1[i] + cp * e2[i]; }
     double m = r->perturb_mode;
-    double Rk = r->radius * (1.0 + r->perturb_amp * cos(m * phi));
-    double dR = -r->radius * r->perturb_amp * m * sin(m * phi); /* dR/dφ */
+    double Rk = r->radius * (1.0 + amp * cos(m * phi));
+    double dR = -r->radius * amp * m * sin(m * phi); /* dR/dφ */
     for (int l = 0; l <= L; ++l) {
       int cnt = l == 0 ? 1 : r->layer_points * l;
       for (int j = 0; j < cnt; ++j) {

@@ -76,11 +76,16 @@ typedef struct {
   double phase;           /* rotation of the first station about the axis, radians */
   double perturb_amp;     /* radial displacement amp·R·cos(perturb_mode·φ) of the centreline */
   int perturb_mode;
+  double wave_smooth;     /* the share of perturb_amp the smoothing radius takes away (numerics.h,
+                             VX_NUM_WAVE_KEEP_MIN): the elements lie on vx_ring_wave_amp's wave */
   int tracers;            /* passive tracers seeded around this ring */
   double tracer_spread;   /* standard deviation of their offset from the centreline in each direction of
                              the cross-section; < 0: the core radius (vx_ring_tracer_spread) */
   unsigned given;         /* the ring's numerical keys the scene gave (numerics.h, VX_GIVEN_N_AROUND...) */
 } vx_ring;
+
+/* The amplitude of the centreline wave the elements and tracers are laid on. */
+static inline double vx_ring_wave_amp(const vx_ring *r) { return r->perturb_amp * (1.0 - r->wave_smooth); }
 
 /* How finely the method resolves a scene whose numerics it derives (numerics.h): the key resolution. */
 typedef enum { VX_RES_COARSE = 0, VX_RES_NORMAL = 1, VX_RES_FINE = 2 } vx_resolution;
@@ -99,6 +104,8 @@ typedef struct {
   double elements;        /* elements expected on the lattice */
   int limited;            /* 1: the resolution's element or work budget set h (or the filaments' σ), not the cores */
   int filaments;          /* 1: the rings run as vortex filaments (numerics.h) */
+  int waves_smoothed;     /* rings whose centreline wave σ smoothed (numerics.h, VX_NUM_WAVE_KEEP_MIN) */
+  double wave_keep;       /* the least share of a wave's amplitude kept, e^{-(mσ/R)²/2} (1: none smoothed) */
   char warnings[512];     /* the overrides predicted unstable, one per line ("" when none) */
 } vx_numerics;
 
