@@ -133,12 +133,13 @@ int main(void) {
   expect(args, 2, "bad value for --backend: 'gpu'");
   expect("--headless --scene merger --frobnicate", 2, "unknown option '--frobnicate'");
   expect("--headless", 2, "--scene is required");
+  int rc;
 #ifndef VX_TEST_HAVE_MPI
   /* a build without MPI started by mpirun as several processes: refused before anything is written, one
    * line from rank 0 (with MPI the run spreads over them: test_mpi_cli) */
   snprintf(args, sizeof args, "--headless --scene '%s' --steps 2 --diag '%s'", tiny, csv);
   remove(csv);
-  int rc = vx_test_run_program("OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0", args, out, sizeof out);
+  rc = vx_test_run_program("OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0", args, out, sizeof out);
   if (rc != 2 || !strstr(out, "started as 2 MPI processes, but this build has no MPI")) FAIL("mpirun rank 0: exit %d:\n%s", rc, out);
   rc = vx_test_run_program("PMI_SIZE=3 PMI_RANK=2", args, out, sizeof out);
   if (rc != 2 || out[0]) FAIL("mpirun rank 2 of 3: exit %d (want 2, silent):\n%s", rc, out);
@@ -146,7 +147,7 @@ int main(void) {
   if (left) { fclose(left); FAIL("mpirun: %s written", csv); }
   printf("  ok: several MPI processes refused by a build without MPI (exit 2, one line from rank 0)\n");
 #endif
-  int rc = vx_test_run_program("OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_RANK=0", "--version", out, sizeof out);
+  rc = vx_test_run_program("OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_RANK=0", "--version", out, sizeof out);
   if (rc != 0) FAIL("mpirun -np 1: exit %d:\n%s", rc, out);
   /* --version: one line on stdout, the version and the commit, exit 0 */
   expect("--version", 0, "(commit ");
