@@ -3,6 +3,8 @@
  *     kind and stretching scheme, double and float: |gpu - cpu| <= atol + rtol·|cpu|.
  *  1b. The relaxation kernel and the conservative correction (conserve_gpu.cu against conserve.c):
  *     relaxed and corrected strengths to round-off, the moments to 1e-12, W and I restored.
+ *  1c. The reprojection (reproject_gpu.cu against reproject.c) of random elements: the changes to
+ *     round-off, then the strengths after it and the rms ratio it reports.
  *  2. The blow-up reduction: max|α|, max|∇u| and the NaN/Inf flag equal on both backends.
  *  2a. The kernel energy E_σ (energy_gpu.cu against diag.c's host sum) of random particles, every
  *     kernel with a stream function, double and float: to 1e-12 (the same pairs, summed in
@@ -25,6 +27,7 @@
 #include "conserve.h"
 #include "diag.h"
 #include "remesh.h"
+#include "reproject.h"
 #include "sim.h"
 #include "sim_gpu.h"
 #include "stage.h"
@@ -205,6 +208,47 @@ static void relax_conserve_case(vx_precision prec) {
   ring_block_case(prec, hp, ha, dp, da, ds, ga, ne, atol);
   free(hp); free(ha); free(hg); free(ga);
   vx_device_free(dp); vx_device_free(da); vx_device_free(dg); vx_device_free(ds);
+}
+
+/* The reprojection (reproject_gpu.cu against reproject.c) of random elements: δ to round-off (the
+ * same neighbours in the same order; float: the exponentials' rounding), then the whole step, α −= δ
+ * with the rms ratio, on both. */
+static void reproject_case(vx_precision prec) {
+  const int ne = 20011;
+  size_t rs = prec == VX_FLOAT ? sizeof(float) : sizeof(double);
+  void *dp, *da, *dg, *dd;
+  void *hp = random_twin(prec, 3 * (size_t)ne, 2.0, &dp), *ha = random_twin(prec, 3 * (size_t)ne, 0.0, &da);
+  void *hg = random_twin(prec, 9 * (size_t)ne, 0.0, &dg), *hd = malloc(3 * rs * ne), *gd = malloc(3 * rs * ne);
+  char err[256];
+  vx_reproject_geom G = vx_reproject_geom_make(0.08, 0.8, 0.05);
+  vx_reproject_ws wc = {0}, wg = {0};
+  double rc = 0.0, rg = 0.0;
+  if (!hd || !gd || vx_device_alloc(&dd, 3 * rs * ne, err, sizeof err)) { FAIL("setup: %s", err); exit(EXIT_FAILURE); }
+  if (vx_reproject_delta_cpu(prec, hp, ha, ne, hp, ha, hg, ne, &G, &wc, hd, err, sizeof err) ||
+      vx_reproject_delta_gpu(prec, dp, da, dg, ne, &G, &wg, dd, err, sizeof err) ||
+      vx_device_download(gd, dd, 3 * rs * ne, err, sizeof err)) { FAIL("reproject: %s", err); return; }
+  double worst = 0.0, s2 = 0.0;
+  for (size_t i = 0; i < 3 * (size_t)ne; ++i) {
+    double c = prec == VX_FLOAT ? ((float *)hd)[i] : ((double *)hd)[i], x = prec == VX_FLOAT ? ((float *)gd)[i] : ((double *)gd)[i];
+    worst = fmax(worst, fabs(x - c)), s2 += c * c;
+  }
+  worst /= sqrt(s2 / (3.0 * ne));
+  double tol = prec == VX_FLOAT ? 1e-5 : 1e-13;
+  if (!(worst <= tol)) FAIL("reprojection delta (%s): device vs host %.3g of the rms delta", prec == VX_FLOAT ? "float" : "double", worst);
+  if (vx_reproject(prec, 0, hp, ha, hg, ne, &G, &wc, &rc, err, sizeof err) ||
+      vx_reproject(prec, 1, dp, da, dg, ne, &G, &wg, &rg, err, sizeof err) ||
+      vx_device_download(gd, da, 3 * rs * ne, err, sizeof err)) { FAIL("reproject: %s", err); return; }
+  double wa = 0.0;
+  for (size_t i = 0; i < 3 * (size_t)ne; ++i) {
+    double c = prec == VX_FLOAT ? ((float *)ha)[i] : ((double *)ha)[i], x = prec == VX_FLOAT ? ((float *)gd)[i] : ((double *)gd)[i];
+    wa = fmax(wa, fabs(x - c));
+  }
+  if (!(wa <= tol * rc * 10.0 + (prec == VX_FLOAT ? 1e-6 : 1e-15)) || !(fabs(rg - rc) <= tol * rc) || !(rc > 0.0))
+    FAIL("reprojection (%s): strengths differ by %.3g, rms ratio device %.9g host %.9g", prec == VX_FLOAT ? "float" : "double", wa, rg, rc);
+  printf("reprojection (%s): delta %.2g of its rms apart, rms ratio %.4g on both\n", prec == VX_FLOAT ? "float" : "double", worst, rc);
+  vx_reproject_ws_free(&wc, 0), vx_reproject_ws_free(&wg, 1);
+  free(hp), free(ha), free(hg), free(hd), free(gd);
+  vx_device_free(dp), vx_device_free(da), vx_device_free(dg), vx_device_free(dd);
 }
 
 /* ---------------------------------------------------------------- 2. reduction */
@@ -430,6 +474,8 @@ int main(void) {
   settle_case(VX_FLOAT, -0.1875, 0.009);
   relax_conserve_case(VX_DOUBLE);
   relax_conserve_case(VX_FLOAT);
+  reproject_case(VX_DOUBLE);
+  reproject_case(VX_FLOAT);
   health_case(VX_DOUBLE, 0);
   health_case(VX_DOUBLE, 1);
   health_case(VX_FLOAT, 0);

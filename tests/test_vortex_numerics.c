@@ -46,13 +46,13 @@ static int check_shipped(void) {
   vx_scene s;
   if (load("merger", &s)) return 1;
   CHECK(near(s.sigma, 0.03, 1e-12) && near(s.remesh_h, 0.02, 1e-12) && s.dt == 0.002 && s.remesh_every == 25 &&
-            s.relax == 0.1 && s.relax_every == 1 && near(s.viscosity, 6.0e-4, 0.01) && s.conserve == 2 &&
+            s.relax == VX_NUM_REPROJECT && s.relax_every == 1 && near(s.viscosity, 6.0e-4, 0.01) && s.conserve == 2 &&
             s.remesh_coarsen == 0.0 && s.remesh_drop == 1e-3,
         "merger derived sigma %g h %g dt %g every %d relax %g nu %g conserve %d coarsen %g drop %g", s.sigma, s.remesh_h, s.dt,
         s.remesh_every, s.relax, s.viscosity, s.conserve, s.remesh_coarsen, s.remesh_drop);
   CHECK(s.rings[0].layers == 3 && s.rings[0].n_around == 95 && !s.numerics.warnings[0] && !s.numerics.limited,
         "merger rings: %d layers, %d stations, warnings '%s'", s.rings[0].layers, s.rings[0].n_around, s.numerics.warnings);
-  printf("  ok: merger derives the paper's block (sigma 0.03, h 0.02, dt 0.002, every 25, relax 0.1, nu %.3g)\n",
+  printf("  ok: merger derives the paper's block (sigma 0.03, h 0.02, dt 0.002, every 25) with the reprojection, nu %.3g\n",
          s.viscosity);
   if (load("single_ring", &s)) return 1;
   CHECK(s.remesh_every == 0 && near(s.sigma, 0.06, 1e-12) && s.dt == 0.002 && s.relax == 0.1 && s.viscosity == 0.0 &&
@@ -77,14 +77,19 @@ static int check_overrides(void) {
             s.numerics.elements / s.dt <= 1.6e7 * 1.0001 && !s.numerics.warnings[0],
         "given dt and relax: dt %g relax %g every %d (want %d) limited %d work %g warnings '%s'", s.dt, s.relax,
         s.remesh_every, every, s.numerics.limited, s.numerics.elements / s.dt, s.numerics.warnings);
-  /* the relaxation follows the remeshing interval: the same amount between two remeshings */
+  /* on the lattice with the Gaussian kernel the relaxation is the whole reprojection each step, at
+   * any interval; with another kernel Pedrizzetti's, the same amount between two remeshings */
   snprintf(text, sizeof text, "remesh_every = 10\n%s", kTwo);
   if (parse(text, &s)) return 1;
-  CHECK(s.remesh_every == 10 && fabs(s.relax - VX_NUM_RELAX_REMESH / 10.0) < 1e-15, "remesh_every 10: relax %g (want %g)", s.relax,
-        VX_NUM_RELAX_REMESH / 10.0);
-  snprintf(text, sizeof text, "remesh_every = 4\n%s", kTwo);
+  CHECK(s.remesh_every == 10 && s.relax == VX_NUM_REPROJECT, "remesh_every 10: relax %g (want the reprojection's %g)", s.relax,
+        VX_NUM_REPROJECT);
+  snprintf(text, sizeof text, "kernel = rm\nremesh_every = 10\n%s", kTwo);
   if (parse(text, &s)) return 1;
-  CHECK(s.relax == VX_NUM_RELAX_MAX, "remesh_every 4: relax %g (want the cap %g)", s.relax, VX_NUM_RELAX_MAX);
+  CHECK(s.remesh_every == 10 && fabs(s.relax - VX_NUM_RELAX_REMESH / 10.0) < 1e-15, "rm, remesh_every 10: relax %g (want %g)",
+        s.relax, VX_NUM_RELAX_REMESH / 10.0);
+  snprintf(text, sizeof text, "kernel = rm\nremesh_every = 4\n%s", kTwo);
+  if (parse(text, &s)) return 1;
+  CHECK(s.relax == VX_NUM_RELAX_MAX, "rm, remesh_every 4: relax %g (want the cap %g)", s.relax, VX_NUM_RELAX_MAX);
   snprintf(text, sizeof text, "remesh_every = 0\nviscosity = 0\n%s", kTwo);
   if (parse(text, &s)) return 1;
   CHECK(strstr(s.numerics.warnings, "remeshing off in a flow of several rings"), "no warning for remeshing off: '%s'",

@@ -380,8 +380,13 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
     double kmax = s->viscosity > 0.0 ? floor(VX_REMESH_C2_MAX * h * h / (s->viscosity * s->dt)) : k;
     s->remesh_every = (int)fmax(1.0, fmin(fmin(k, kmax), (double)VX_SCENE_EVERY_MAX));
   }
-  /* the same relaxation between two remeshings, whatever their interval (without remeshing, the rule's) */
-  if (!(s->given & VX_GIVEN_RELAX)) s->relax = fmin(VX_NUM_RELAX_MAX, VX_NUM_RELAX_REMESH / (s->remesh_every > 0 ? s->remesh_every : k));
+  /* on the lattice with the Gaussian kernel the relaxation is the reprojection (reproject.h), whole
+   * each step; otherwise Pedrizzetti's, the same between two remeshings whatever their interval
+   * (without remeshing, the rule's) */
+  if (!(s->given & VX_GIVEN_RELAX))
+    s->relax = s->remesh_every > 0 && s->kernel == VX_KERNEL_GAUSS
+                   ? VX_NUM_REPROJECT
+                   : fmin(VX_NUM_RELAX_MAX, VX_NUM_RELAX_REMESH / (s->remesh_every > 0 ? s->remesh_every : k));
   if (!(s->given & VX_GIVEN_REMESH_DROP)) s->remesh_drop = VX_NUM_DROP;
   if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_FULL;
   if (!(s->given & VX_GIVEN_STRETCHING)) s->stretching = VX_STRETCH_TRANSPOSE;
@@ -430,10 +435,13 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
   else if (lone_ring(s, n->nu_phys) && !(s->given & VX_GIVEN_REMESH_EVERY))
     snprintf(lattice, sizeof lattice, "no remeshing (a lone ring%s)", n->limited ? "; the resolution's budget smooths its core" : "");
   else snprintf(lattice, sizeof lattice, "no remeshing (as given)");
+  char relax[64];
+  snprintf(relax, sizeof relax, s->remesh_every > 0 && s->kernel == VX_KERNEL_GAUSS && s->relax > 0.0 ? "relax %g (the reprojection)" : "relax %g",
+           s->relax);
   int w = snprintf(out, len,
-                   "numerics (resolution %s): %s, sigma %.4g, dt %.3g (omega %.4g: dt*omega %.2f), %s, relax %g, drop %g, "
+                   "numerics (resolution %s): %s, sigma %.4g, dt %.3g (omega %.4g: dt*omega %.2f), %s, %s, drop %g, "
                    "conserve %s, coarsen %g, %s stretching; about %.0f elements",
-                   vx_resolution_name(n->resolution), lattice, n->sigma, s->dt, n->omega, s->dt * n->omega, visc, s->relax,
+                   vx_resolution_name(n->resolution), lattice, n->sigma, s->dt, n->omega, s->dt * n->omega, visc, relax,
                    s->remesh_drop, vx_conserve_name(s->conserve), s->remesh_coarsen, vx_stretching_name(s->stretching),
                    n->elements);
   if (n->waves_smoothed > 0 && w > 0 && (size_t)w < len)

@@ -17,7 +17,9 @@
  *   ν      = max(the scene's own, floor); floor = VX_NUM_NU_FLOOR · ω h² for a flow that makes small
  *            scales (more than one ring, or a wavy centreline); a lone ring stays inviscid
  *   rings  n_around = 2πR(1 + amp)/h stations, layers so that the annuli are at most h wide
- *   and    relaxation VX_NUM_RELAX_REMESH / remesh_every a step (0.1 at 25; at most 0.3), drop 1e-3 of max|α|,
+ *   and    relaxation: the reprojection (reproject.h) of the whole gradient part each step (with another
+ *          kernel than the Gaussian, Pedrizzetti's at VX_NUM_RELAX_REMESH / remesh_every a step, at
+ *          most 0.3), drop 1e-3 of max|α|,
  *          conserve = full, the lattice coarsening with ν > 0, the transpose stretching (it keeps Σα
  *          exactly, and the impulse several times better)
  *   except a lone inviscid ring without a wave: no lattice (VX_NUM_LONE_*); and thin rings (every a/R
@@ -40,6 +42,7 @@ VX_EXTERN_C_BEGIN
 #define VX_NUM_SIGMA_H 1.5       /* σ / h */
 #define VX_NUM_DT_OMEGA 0.36     /* dt·ω */
 #define VX_NUM_REMESH_OMEGA 8.85 /* remeshing interval · ω */
+#define VX_NUM_REPROJECT 1.0     /* the reprojection's fraction a step on the lattice */
 #define VX_NUM_RELAX_REMESH 2.5  /* relaxation factor a step × remesh_every: 0.1 a step at 25 steps a remeshing */
 #define VX_NUM_RELAX_MAX 0.3     /* at most the factor a step of the validated runs (the paper's leapfrog, headon) */
 #define VX_NUM_NU_FLOOR 0.0085   /* ν_floor / (ω h²): the lattice's cell Reynolds number ω h²/ν at most 118 */

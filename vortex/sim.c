@@ -166,6 +166,7 @@ void vx_sim_destroy(vx_sim *s) {
   vx_mem_free(&s->rj.alpha_out, s->on_device);
   vx_mem_free(&s->rj.ring_out, s->on_device);
   vx_mem_free(&s->rj.top_out, 0);
+  vx_reproject_ws_free(&s->rpw, s->on_device);
   if (s->on_device) vx_remesh_ws_free_gpu(s->rws);
   else vx_remesh_ws_free_cpu(s->rws);
   vx_remesh_ws_free_cpu(s->rws_part);

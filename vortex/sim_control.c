@@ -15,6 +15,10 @@
 
 /* ------------------------------------------------------------------ relaxation and the correction */
 
+int sim_reprojects(const vx_sim *s) {
+  return s->prm.remesh_every > 0 && s->rstats.h > 0.0 && s->prm.kernel == VX_KERNEL_GAUSS;
+}
+
 /* The moments of the elements (conserve.h): the linear invariants and the correction's weights, summed
  * over the processes when the flow is spread over them. */
 static int element_moments(vx_sim *s, double *m, char *err, size_t errlen) {
@@ -133,15 +137,48 @@ static int restore_rings(vx_sim *s, ring_block *b, int nb, double *sum_di, char 
   return rc;
 }
 
-/* Pedrizzetti's relaxation (stage_t.h, vx_relax) with the gradient just evaluated, then the
- * conservative correction of what it changed in W and I, or in each ring's I (prm.conserve). */
+/* The reprojection of a flow spread over processes: each element's neighbours may be another's, so
+ * the sum runs on the host over every process's elements (gathered), for this process's. */
+static int reproject_spread(vx_sim *s, const vx_reproject_geom *G, char *err, size_t errlen) {
+  size_t n3 = 3 * (size_t)s->n_elem;
+  double *x = malloc(sizeof(double) * (6 * n3 + 1)), *p = NULL, *a = NULL; /* pos, α, ∇u (3 n3), δ */
+  if (!x) { snprintf(err, errlen, "out of host memory for the reprojection"); return -1; }
+  double *al = x + n3, *g = x + 2 * n3, *d = g + 3 * n3;
+  vx_reproject_ws w = {0};
+  int np = 0, na = 0;
+  int rc = sim_fetch_doubles(s, s->pos, n3, x, err, errlen) || sim_fetch_doubles(s, s->alpha, n3, al, err, errlen) ||
+                   sim_fetch_doubles(s, s->grad, 3 * n3, g, err, errlen) ||
+                   s->coll.allgather(s->coll.user, x, (int)n3, &p, &np, err, errlen) ||
+                   s->coll.allgather(s->coll.user, al, (int)n3, &a, &na, err, errlen) ||
+                   vx_reproject_delta_cpu(VX_DOUBLE, p, a, np / 3, x, al, g, s->n_elem, G, &w, d, err, errlen)
+               ? -1
+               : 0;
+  for (size_t i = 0; !rc && i < n3; ++i) al[i] -= d[i];
+  if (!rc) rc = sim_store_doubles(s, s->alpha, al, n3, err, errlen);
+  vx_reproject_ws_free(&w, 0);
+  free(x), free(p), free(a);
+  return rc ? -1 : 0;
+}
+
+/* The relaxation with the gradient just evaluated: on a lattice with the Gaussian kernel, the
+ * reprojection onto the divergence-free part (reproject.h), elsewhere Pedrizzetti's (stage_t.h,
+ * vx_relax); then the conservative correction of what it changed in W and I, or in each ring's I
+ * (prm.conserve). */
 int sim_relax_strengths(vx_sim *s, char *err, size_t errlen) {
   double m0[VX_MOMENTS_N];
   ring_block *rb = NULL;
   int nb = 0, rings = s->prm.conserve == VX_CONSERVE_RING, keep = s->prm.conserve != VX_CONSERVE_OFF && !rings;
   if (keep && element_moments(s, m0, err, errlen)) return -1;
   if (rings && ring_moments(s, &rb, &nb, err, errlen)) return -1;
-  if (s->on_device) {
+  if (sim_reprojects(s)) {
+    vx_reproject_geom G = vx_reproject_geom_make(s->prm.sigma, s->prm.relax, s->rstats.h);
+    if (s->coll_on ? reproject_spread(s, &G, err, errlen)
+                   : vx_reproject(s->prm.precision, s->on_device, s->pos, s->alpha, s->grad, s->n_elem, &G, &s->rpw, NULL,
+                                  err, errlen)) {
+      free(rb);
+      return -1;
+    }
+  } else if (s->on_device) {
     if (vx_gpu_relax(s->prm.precision, s->alpha, s->grad, s->n_elem, s->prm.relax, err, errlen)) { free(rb); return -1; }
   } else if (s->prm.precision == VX_FLOAT) {
     float *a = (float *)s->alpha, f = (float)s->prm.relax;

@@ -19,6 +19,7 @@
 #include "filament.h"
 #include "mem.h"
 #include "remesh.h"
+#include "reproject.h"
 #include "sim.h"
 #include "stage.h"
 
@@ -44,6 +45,7 @@ struct vx_sim {
   vx_remesh_ws *rws;         /* the remeshing pipeline's scratch */
   vx_remesh_job rj;          /* its output buffers, swapped with pos / alpha / ring after each remeshing */
   vx_remesh_stats rstats;
+  vx_reproject_ws rpw;       /* the reprojection's scratch (reproject.h), backend memory */
   double since_remesh;       /* simulated time since the last remeshing (the diffusion it owes) */
   int steps_since_remesh;
   double amax0;              /* max|α| at the start: the blow-up rule's reference */
@@ -158,6 +160,9 @@ int sim_dye_release(vx_sim *s, double span, char *err, size_t errlen);
 int sim_dye_set(vx_sim *s, const vx_dye_state *d, char *err, size_t errlen);
 
 /* sim_control.c */
+/* Whether the relaxation is the reprojection (reproject.h): remeshing on, a lattice in use, the
+ * Gaussian kernel. */
+int sim_reprojects(const vx_sim *s);
 int sim_relax_strengths(vx_sim *s, char *err, size_t errlen);
 int sim_remesh_due(const vx_sim *s);
 /* Core spreading after a step of dt (vx_sim_params.spread; nothing unless viscous with remeshing off).

@@ -1,0 +1,42 @@
+/* reproject_t.h — the per-element math of the reprojection (reproject.h), written once for both
+ * precisions and both backends: included by reproject.h with VX_DOUBLE_INST or VX_FLOAT_INST and
+ * real_t.h. The cells are those of remesh.h's lattice keys with origin 0 and spacing the cut. */
+
+/* The cell key of position x for cells of side cell (1/cell given). */
+VX_HD static inline uint64_t VXF(vx_reproject_key)(const vx_real *x, double inv_cell) {
+  return vx_lattice_key((long long)floor((double)x[0] * inv_cell), (long long)floor((double)x[1] * inv_cell),
+                        (long long)floor((double)x[2] * inv_cell));
+}
+
+/* The change δ of target i's strength: f·v·(Σ_j ζ(x_i − y_j) α_j + ζ(0)/3 α_i − ∇×u_i), the sum
+ * over the sources y_j (spos, salpha; their cell keys sorted ascending with their indices sidx, ns of
+ * them) in the 27 cells around x_i's, within the cut and not at x_i itself (the engine's pairs leave
+ * out r = 0 too); x_i, α_i from tpos, talpha, g_i the 9 entries of ∇u at x_i (stage_t.h's vx_curl). */
+VX_HD static inline void VXF(vx_reproject_delta)(const vx_real *spos, const vx_real *salpha, const uint64_t *keys,
+                                                 const uint32_t *sidx, int ns, const vx_real *tpos,
+                                                 const vx_real *talpha, const vx_real *g, int i,
+                                                 const vx_reproject_geom *G, vx_real *delta) {
+  const vx_real *xi = tpos + 3 * (size_t)i;
+  double s[3] = {0.0, 0.0, 0.0};
+  long long c[3];
+  for (int k = 0; k < 3; ++k) c[k] = (long long)floor((double)xi[k] * G->inv_cell);
+  vx_real cut2 = (vx_real)(G->cut * G->cut), a = (vx_real)(-0.5 / (G->sigma * G->sigma));
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        uint64_t key = vx_lattice_key(c[0] + dx, c[1] + dy, c[2] + dz);
+        int lo = vx_reproject_lower(keys, ns, key), hi = vx_reproject_lower(keys, ns, key + 1);
+        for (int q = lo; q < hi; ++q) {
+          const vx_real *y = spos + 3 * (size_t)sidx[q];
+          vx_real rx = xi[0] - y[0], ry = xi[1] - y[1], rz = xi[2] - y[2], r2 = rx * rx + ry * ry + rz * rz;
+          if (r2 >= cut2 || r2 == VX_R(0.0)) continue;
+          vx_real z = VX_EXP(a * r2);
+          const vx_real *aj = salpha + 3 * (size_t)sidx[q];
+          for (int k = 0; k < 3; ++k) s[k] += (double)(z * aj[k]);
+        }
+      }
+  vx_real w[3];
+  VXF(vx_curl)(g + 9 * (size_t)i, w);
+  const vx_real *ai = talpha + 3 * (size_t)i;
+  for (int k = 0; k < 3; ++k) delta[3 * (size_t)i + k] = (vx_real)(G->f * G->vol * (G->zeta0 * (s[k] + ai[k] / 3.0) - (double)w[k]));
+}
