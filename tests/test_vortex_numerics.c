@@ -111,12 +111,16 @@ static int check_overrides(void) {
   if (parse(text, &s)) return 1;
   CHECK(strstr(s.numerics.warnings, "above rk2's 0.46"), "no warning for dt*omega 0.7 with rk2: '%s'", s.numerics.warnings);
   vx_scene e;
-  snprintf(text, sizeof text, "integrator = euler\nstretching = classical\n%s", kTwo);
+  snprintf(text, sizeof text, "integrator = euler\nstretching = transpose\n%s", kTwo);
   if (parse(text, &e) || parse(kTwo, &s)) return 1;
-  CHECK(e.dt * e.numerics.omega <= 0.0064 && e.dt * e.numerics.omega > 0.0064 / 2.0 && e.stretching == VX_STRETCH_CLASSICAL &&
-            s.stretching == VX_STRETCH_TRANSPOSE,
-        "euler: dt*omega %g (want within 0.0064 / 2..1); stretching given %d, derived %d", e.dt * e.numerics.omega, e.stretching,
-        s.stretching);
+  CHECK(e.dt * e.numerics.omega <= 0.0064 && e.dt * e.numerics.omega > 0.0064 / 2.0 && e.stretching == VX_STRETCH_TRANSPOSE &&
+            s.stretching == VX_STRETCH_CLASSICAL,
+        "euler: dt*omega %g (want within 0.0064 / 2..1); stretching given %d, derived on the lattice %d", e.dt * e.numerics.omega,
+        e.stretching, s.stretching);
+  vx_scene p;
+  snprintf(text, sizeof text, "kernel = rm\n%s", kTwo);
+  if (parse(text, &p)) return 1;
+  CHECK(p.stretching == VX_STRETCH_TRANSPOSE, "Pedrizzetti's relaxation on the lattice: stretching %d (want transpose)", p.stretching);
   char run[512];
   vx_numerics_check_run(&s, s.dt, s.integrator, s.lcfl, s.order, s.kernel, run, sizeof run);
   CHECK(!run[0], "the scene's own run warned: '%s'", run);
@@ -125,7 +129,8 @@ static int check_overrides(void) {
             strstr(run, "singular kernel"),
         "the command line's euler with substeps, order 2 and singular kernel: '%s'", run);
   printf("  ok: given keys kept; remeshing off, sigma < h, nu under the floor, dt*omega > 2 without substeps and over rk2's "
-         "limit warned; euler's dt derived within its limit; the transpose stretching unless given; the command line's "
+         "limit warned; euler's dt derived within its limit; the classical stretching on the lattice with the reprojection, the transpose "
+         "with Pedrizzetti's, unless given; the command line's "
          "euler, order and kernel warned\n");
   return 0;
 }

@@ -389,7 +389,10 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
                    : fmin(VX_NUM_RELAX_MAX, VX_NUM_RELAX_REMESH / (s->remesh_every > 0 ? s->remesh_every : k));
   if (!(s->given & VX_GIVEN_REMESH_DROP)) s->remesh_drop = VX_NUM_DROP;
   if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = VX_CONSERVE_FULL;
-  if (!(s->given & VX_GIVEN_STRETCHING)) s->stretching = VX_STRETCH_TRANSPOSE;
+  /* with the reprojection the classical form keeps the impulse of interacting rings better; the
+   * correction holds the Σα it lets drift at zero */
+  if (!(s->given & VX_GIVEN_STRETCHING))
+    s->stretching = s->remesh_every > 0 && s->kernel == VX_KERNEL_GAUSS && s->relax > 0.0 ? VX_STRETCH_CLASSICAL : VX_STRETCH_TRANSPOSE;
   if (!(s->given & VX_GIVEN_REMESH_COARSEN)) s->remesh_coarsen = n->nu_phys > 0.0 ? VX_NUM_COARSEN : 0.0;
   check_overrides(s, n);
   return 0;
