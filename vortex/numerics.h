@@ -20,8 +20,8 @@
  *   and    relaxation: the reprojection (reproject.h) of the whole gradient part each step (with another
  *          kernel than the Gaussian, Pedrizzetti's at VX_NUM_RELAX_REMESH / remesh_every a step, at
  *          most 0.3), drop 1e-3 of max|α|,
- *          conserve = full, the lattice coarsening with ν > 0, the transpose stretching (it keeps Σα
- *          exactly, and the impulse several times better)
+ *          conserve = full, the lattice coarsening with ν > 0, the classical stretching with the
+ *          reprojection (the impulse of interacting rings; the correction holds Σα), else the transpose
  *   except a lone inviscid ring without a wave: no lattice (VX_NUM_LONE_*); and thin rings (every a/R
  *   at most VX_NUM_FIL_THIN, or every ring given layers = 0) run as vortex filaments: one
  *   element a station, the Gaussian blob the core (σ = a_min/√e: a blob on the centreline moves its ring

@@ -18,8 +18,7 @@
  * part (an element's own blob gives ∇×u = 2/3 ζ(0) α at its centre), without which a remeshed ring
  * shows a gradient part of 0.6 % of its strengths where the full expression gives 1.5e-4. Unlike
  * Pedrizzetti's α ← (1−f)α + f v ∇×u_σ it does not smooth the solenoidal part: nothing of the
- * vorticity is spread by σ. The sum runs over the elements within VX_REPROJECT_CUT σ (ζ there is
- * 3.7e-6 of ζ(0)), found by cells of that side, keyed as the lattice's nodes (remesh.h), sorted by
+ * vorticity is spread by σ. The sum runs over the elements within VX_REPROJECT_CUT σ, found by cells of that side, keyed as the lattice's nodes (remesh.h), sorted by
  * (key, index) — a stable radix sort on the GPU, qsort on the CPU — and searched by binary search,
  * so both backends sum each element's neighbours in the same order. The conservative correction
  * (conserve.h) restores W and I after it as after any relaxation. Host code; C11 and C++. */
@@ -37,7 +36,10 @@
 
 VX_EXTERN_C_BEGIN
 
-#define VX_REPROJECT_CUT 5.0 /* the sum's reach, in σ */
+/* The sum's reach, in σ: √28.5, where ζ is 6.5e-7 of ζ(0) and the Gaussian's mass beyond is 3e-6 of
+ * it. Not 5: on the lattices σ = h and σ = 1.5 h a pair of remeshed elements can lie exactly at 5σ,
+ * and the device's r² (fused multiply-adds) and the host's then round to either side of the reach. */
+#define VX_REPROJECT_CUT 5.338539126015656
 
 typedef struct {
   double sigma, cut, inv_cell; /* σ, the reach VX_REPROJECT_CUT σ and 1/cell (cells of side the reach) */
