@@ -18,9 +18,10 @@
  * part (an element's own blob gives ∇×u = 2/3 ζ(0) α at its centre), without which a remeshed ring
  * shows a gradient part of 0.6 % of its strengths where the full expression gives 1.5e-4. Unlike
  * Pedrizzetti's α ← (1−f)α + f v ∇×u_σ it does not smooth the solenoidal part: nothing of the
- * vorticity is spread by σ. The sum runs over the elements within VX_REPROJECT_CUT σ, found by cells of that side, keyed as the lattice's nodes (remesh.h), sorted by
- * (key, index) — a stable radix sort on the GPU, qsort on the CPU — and searched by binary search,
- * so both backends sum each element's neighbours in the same order. The conservative correction
+ * vorticity is spread by σ. The sum runs over the elements within VX_REPROJECT_CUT σ, found by
+ * cells of that side, keyed as the lattice's nodes (remesh.h), sorted by (key, index) — a stable
+ * radix sort on the GPU, qsort on the CPU — and searched by binary search, so both backends sum
+ * each element's neighbours in the same order. The conservative correction
  * (conserve.h) restores W and I after it as after any relaxation. Host code; C11 and C++. */
 #ifndef VX_REPROJECT_H
 #define VX_REPROJECT_H
