@@ -3,6 +3,7 @@
 #include "numerics.h"
 #include "conserve.h"
 #include "remesh.h"
+#include "reproject.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -384,7 +385,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
    * each step; otherwise Pedrizzetti's, the same between two remeshings whatever their interval
    * (without remeshing, the rule's) */
   if (!(s->given & VX_GIVEN_RELAX))
-    s->relax = s->remesh_every > 0 && s->kernel == VX_KERNEL_GAUSS
+    s->relax = vx_relax_reprojects(s->remesh_every, s->kernel)
                    ? VX_NUM_REPROJECT
                    : fmin(VX_NUM_RELAX_MAX, VX_NUM_RELAX_REMESH / (s->remesh_every > 0 ? s->remesh_every : k));
   if (!(s->given & VX_GIVEN_REMESH_DROP)) s->remesh_drop = VX_NUM_DROP;
@@ -392,7 +393,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   /* with the reprojection the classical form keeps the impulse of interacting rings better; the
    * correction holds the Σα it lets drift at zero */
   if (!(s->given & VX_GIVEN_STRETCHING))
-    s->stretching = s->remesh_every > 0 && s->kernel == VX_KERNEL_GAUSS && s->relax > 0.0 ? VX_STRETCH_CLASSICAL : VX_STRETCH_TRANSPOSE;
+    s->stretching = vx_relax_reprojects(s->remesh_every, s->kernel) && s->relax > 0.0 ? VX_STRETCH_CLASSICAL : VX_STRETCH_TRANSPOSE;
   if (!(s->given & VX_GIVEN_REMESH_COARSEN)) s->remesh_coarsen = n->nu_phys > 0.0 ? VX_NUM_COARSEN : 0.0;
   check_overrides(s, n);
   return 0;
@@ -439,7 +440,7 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
     snprintf(lattice, sizeof lattice, "no remeshing (a lone ring%s)", n->limited ? "; the resolution's budget smooths its core" : "");
   else snprintf(lattice, sizeof lattice, "no remeshing (as given)");
   char relax[64];
-  snprintf(relax, sizeof relax, s->remesh_every > 0 && s->kernel == VX_KERNEL_GAUSS && s->relax > 0.0 ? "relax %g (the reprojection)" : "relax %g",
+  snprintf(relax, sizeof relax, vx_relax_reprojects(s->remesh_every, s->kernel) && s->relax > 0.0 ? "relax %g (the reprojection)" : "relax %g",
            s->relax);
   int w = snprintf(out, len,
                    "numerics (resolution %s): %s, sigma %.4g, dt %.3g (omega %.4g: dt*omega %.2f), %s, %s, drop %g, "

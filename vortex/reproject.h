@@ -48,6 +48,12 @@ typedef struct {
   double f, vol;               /* the fraction removed and the elements' volume h³ */
 } vx_reproject_geom;
 
+/* Whether a flow's relaxation is the reprojection: remeshing on (the elements have the lattice's
+ * volume) and the Gaussian kernel (ζ is its core); otherwise Pedrizzetti's (stage_t.h). */
+static inline int vx_relax_reprojects(int remesh_every, vx_kernel kernel) {
+  return remesh_every > 0 && kernel == VX_KERNEL_GAUSS;
+}
+
 /* The geometry for smoothing radius sigma, fraction f and lattice spacing h. */
 vx_reproject_geom vx_reproject_geom_make(double sigma, double f, double h);
 

@@ -16,7 +16,7 @@
 /* ------------------------------------------------------------------ relaxation and the correction */
 
 int sim_reprojects(const vx_sim *s) {
-  return s->prm.remesh_every > 0 && s->rstats.h > 0.0 && s->prm.kernel == VX_KERNEL_GAUSS;
+  return vx_relax_reprojects(s->prm.remesh_every, s->prm.kernel) && s->rstats.h > 0.0;
 }
 
 /* The moments of the elements (conserve.h): the linear invariants and the correction's weights, summed

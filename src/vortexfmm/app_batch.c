@@ -15,6 +15,7 @@
 #include "app.h"
 #include "app_mpi.h"
 #include "numerics.h"
+#include "reproject.h"
 #include "conserve.h"
 #include "app_checkpoint.h"
 #include "app_paths.h"
@@ -184,7 +185,9 @@ static void say_run(const batch *b, const char *path, long long n_elem, long lon
           vx_precision_name(P->precision), vx_integrator_name(P->integrator), P->dt, vx_stretching_name(P->stretching),
           vx_kernel_name(P->kernel), P->sigma, P->direct ? "direct summation" : "FMM");
   if (!P->direct) fprintf(stderr, " order %d", P->order);
-  if (P->relax > 0) fprintf(stderr, "; relaxation %g every %d steps", P->relax, P->relax_every);
+  if (P->relax > 0)
+    fprintf(stderr, "; %s %g every %d steps", vx_relax_reprojects(P->remesh_every, P->kernel) ? "the reprojection" : "relaxation",
+            P->relax, P->relax_every);
   if (P->remesh_every > 0)
     fprintf(stderr, "; remeshing every %d steps on h=%g (%lld elements after the first)%s", P->remesh_every,
             vx_sim_remesh_stats(sim)->h, n_elem, P->viscosity > 0 ? "" : ", inviscid");

@@ -4,6 +4,7 @@
  * reverted and the reason goes on screen. */
 #include "app.h"
 #include "numerics.h"
+#include "reproject.h"
 
 #include <stdio.h>
 
@@ -109,7 +110,8 @@ static void apply_control(app *a) {
       s->relax = c->relax, s->relax_every = c->relax_every;
     } else {
       c->relax = s->relax, c->relax_every = s->relax_every;
-      app_message(a, "relaxation %g every %d steps%s", s->relax, s->relax_every, s->relax > 0 ? "" : " (off)");
+      app_message(a, "%s %g every %d steps%s", vx_relax_reprojects(c->remesh_every, (vx_kernel)c->kernel) ? "the reprojection" : "relaxation",
+                  s->relax, s->relax_every, s->relax > 0 ? "" : " (off)");
     }
   }
   if (s->lcfl != c->lcfl) {
