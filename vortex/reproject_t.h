@@ -2,10 +2,14 @@
  * precisions and both backends: included by reproject.h with VX_DOUBLE_INST or VX_FLOAT_INST and
  * real_t.h. The cells are those of remesh.h's lattice keys with origin 0 and spacing the cut. */
 
-/* The cell key of position x for cells of side cell (1/cell given). */
+/* The cell of position x for cells of side cell (1/cell given), and its key. */
+VX_HD static inline void VXF(vx_reproject_cell)(const vx_real *x, double inv_cell, long long *c) {
+  for (int k = 0; k < 3; ++k) c[k] = (long long)floor((double)x[k] * inv_cell);
+}
 VX_HD static inline uint64_t VXF(vx_reproject_key)(const vx_real *x, double inv_cell) {
-  return vx_lattice_key((long long)floor((double)x[0] * inv_cell), (long long)floor((double)x[1] * inv_cell),
-                        (long long)floor((double)x[2] * inv_cell));
+  long long c[3];
+  VXF(vx_reproject_cell)(x, inv_cell, c);
+  return vx_lattice_key(c[0], c[1], c[2]);
 }
 
 /* The change δ of target i's strength: f·v·(Σ_j ζ(x_i − y_j) α_j + ζ(0)/3 α_i − ∇×u_i), the sum
@@ -19,7 +23,7 @@ VX_HD static inline void VXF(vx_reproject_delta)(const vx_real *spos, const vx_r
   const vx_real *xi = tpos + 3 * (size_t)i;
   double s[3] = {0.0, 0.0, 0.0};
   long long c[3];
-  for (int k = 0; k < 3; ++k) c[k] = (long long)floor((double)xi[k] * G->inv_cell);
+  VXF(vx_reproject_cell)(xi, G->inv_cell, c);
   vx_real cut2 = (vx_real)(G->cut * G->cut), a = (vx_real)(-0.5 / (G->sigma * G->sigma));
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
