@@ -276,13 +276,13 @@ static int check_running_dt(void) {
   return bad;
 }
 
-/* Two thin coaxial rings (a/R = 0.05) as a person writes them, with extra global and ring keys. */
+/* Two thin coaxial rings (a/R = 0.05) as a person writes them, with extra global keys and keys of the
+ * rear ring (its centre among them, or the one on the axis). */
 static int thin_pair(const char *global, const char *ring, vx_scene *s) {
   char text[1024];
   snprintf(text, sizeof text,
-           "%s\n[ring]\nradius = 0.3\ncore = 0.015\ncentre = 0.5 0.5 0.375\n%s\n[ring]\nradius = 0.3\ncore = 0.015\n"
-           "centre = 0.5 0.5 0.5\n",
-           global, ring);
+           "%s\n[ring]\nradius = 0.3\ncore = 0.015\n%s\n%s\n[ring]\nradius = 0.3\ncore = 0.015\ncentre = 0.5 0.5 0.5\n", global,
+           strstr(ring, "centre") ? "" : "centre = 0.5 0.5 0.375", ring);
   return parse(text, s);
 }
 
@@ -309,6 +309,17 @@ static int check_filaments(void) {
   if (thin_pair("", "layers = 2", &s)) return 1;
   CHECK(!s.numerics.filaments && s.remesh_every > 0, "a ring given layers = 2: filaments %d, remesh_every %d", s.numerics.filaments,
         s.remesh_every);
+  /* thin rings that can meet, or a wavy one, on the lattice: a filament cannot reconnect */
+  static const char *meet[] = {"axis = 0 0 -1", "circulation = -1", "centre = 0.5 0.52 0.375", "axis = 0 0.2 1",
+                               "perturb_amp = 0.02\nperturb_mode = 4"};
+  for (int i = 0; i < 5; ++i) {
+    if (thin_pair("", meet[i], &s)) return 1;
+    CHECK(!s.numerics.filaments && s.remesh_every > 0 && s.relax == VX_NUM_REPROJECT, "thin pair, rear ring '%s': filaments %d, remesh_every %d",
+          meet[i], s.numerics.filaments, s.remesh_every);
+  }
+  if (thin_pair("", "axis = 0 0 -1\ncirculation = -1", &s)) return 1;
+  CHECK(s.numerics.filaments, "thin pair, the rear ring's axis and circulation both reversed (the same travel): not filaments");
+  printf("  ok: thin rings that can meet (head-on, off-axis, tilted) or a wavy one run on the lattice; coaxial ones as filaments\n");
   if (thin_pair("resolution = coarse", "", &s)) return 1;
   double nmax, wmax;
   vx_numerics_budget(VX_RES_COARSE, &nmax, &wmax);

@@ -229,15 +229,33 @@ static void derive_lone(vx_scene *s, vx_numerics *n) {
   n->elements = (double)r->n_around * cross;
 }
 
-/* Thin rings as vortex filaments (numerics.h): every ring thin (a/R at most VX_NUM_FIL_THIN) and none
- * given layers > 0, or every ring given layers = 0. */
+/* Rings that cannot touch: circular, travelling one way along one line (a leapfrog, a chase). A
+ * filament cannot reconnect, so rings that meet run on the lattice. */
+static int coaxial_circular(const vx_scene *s) {
+  const vx_ring *r0 = &s->rings[0];
+  double t0 = r0->circulation < 0.0 ? -1.0 : 1.0;
+  for (int i = 0; i < s->n_rings; ++i) {
+    const vx_ring *r = &s->rings[i];
+    if (r->perturb_amp > 0.0 && r->perturb_mode > 0) return 0;
+    double t = r->circulation < 0.0 ? -1.0 : 1.0, c = 0.0, d[3], along = 0.0, d2 = 0.0;
+    for (int k = 0; k < 3; ++k) c += t * r->axis[k] * t0 * r0->axis[k];
+    if (c < 1.0 - VX_NUM_FIL_COAXIAL) return 0;
+    for (int k = 0; k < 3; ++k) d[k] = r->centre[k] - r0->centre[k], along += d[k] * t0 * r0->axis[k];
+    for (int k = 0; k < 3; ++k) d2 += (d[k] - along * t0 * r0->axis[k]) * (d[k] - along * t0 * r0->axis[k]);
+    if (sqrt(d2) > VX_NUM_FIL_COAXIAL * fmin(r->radius, r0->radius)) return 0;
+  }
+  return 1;
+}
+
+/* Thin rings as vortex filaments (numerics.h): every ring thin (a/R at most VX_NUM_FIL_THIN), none
+ * given layers > 0, and the rings circular and coaxial; or every ring given layers = 0. */
 static int filament_flow(const vx_scene *s) {
   if (all_filaments(s)) return 1;
   for (int i = 0; i < s->n_rings; ++i) {
     const vx_ring *r = &s->rings[i];
     if ((r->given & VX_GIVEN_LAYERS && r->layers != 0) || r->core > VX_NUM_FIL_THIN * r->radius) return 0;
   }
-  return 1;
+  return coaxial_circular(s);
 }
 
 /* The stations the rule places on ring r at smoothing radius sigma. */

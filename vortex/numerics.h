@@ -22,8 +22,9 @@
  *          most 0.3), drop 1e-3 of max|α|,
  *          conserve = full, the lattice coarsening with ν > 0, the classical stretching with the
  *          reprojection (the impulse of interacting rings; the correction holds Σα), else the transpose
- *   except a lone inviscid ring without a wave: no lattice (VX_NUM_LONE_*); and thin rings (every a/R
- *   at most VX_NUM_FIL_THIN, or every ring given layers = 0) run as vortex filaments: one
+ *   except a lone inviscid ring without a wave: no lattice (VX_NUM_LONE_*); and thin rings that cannot
+ *   touch (every a/R at most VX_NUM_FIL_THIN, circular, travelling one way along one line), or every
+ *   ring given layers = 0, run as vortex filaments: one
  *   element a station, the Gaussian blob the core (σ = a_min/√e: a blob on the centreline moves its ring
  *   as a Gaussian core of a = √e σ), VX_NUM_FIL_PER_SIGMA stations a σ, dt = VX_NUM_FIL_DT_OMEGA πσ²/Γmax
  *   with substeps, relaxation 1 − exp(−VX_NUM_FIL_RELAX max(Γ/R²) dt) a step, no lattice, each ring's impulse
@@ -62,6 +63,11 @@ VX_EXTERN_C_BEGIN
  * hold dt·max|∇u|); the relaxation's rate in units of the rings' strain Γ/R² (the default leapfrog's
  * 0.2 a step at dt 0.003 is 6.7 of them; 0.5 a step, 21, breaks its filaments down). */
 #define VX_NUM_FIL_THIN 0.06
+/* Rings count as coaxial when their directions of travel agree to 1 − cos within this and their
+ * centres lie within this many radii of one line. Only circular coaxial thin rings run as filaments:
+ * a filament cannot reconnect where rings meet (the sweep's head-on, off-axis, oblique and
+ * side-by-side thin rings blow up as filaments) and a wavy filament's impulse drifts. */
+#define VX_NUM_FIL_COAXIAL 1e-6
 #define VX_NUM_FIL_PER_SIGMA 2.4
 #define VX_NUM_FIL_DT_OMEGA 3.0
 #define VX_NUM_FIL_RELAX 7.0
