@@ -173,13 +173,14 @@ static void test_sim(void) {
   check_full(&f);
 }
 
-/* Two thin coaxial rings, the rear one wavy (a/R = 0.03, coarse: vortex filaments, conserve ring
- * derived), run to t = 0.03 with the derived correction or with `mode`: the largest |I − I0|/|I0|. */
+/* Two thin coaxial rings, the rear one wavy (a/R = 0.03, coarse; layers = 0: vortex filaments,
+ * conserve ring derived), run to t = 0.03 with the derived correction or with `mode`: the largest |I − I0|/|I0|. */
 static double wavy_drift(int mode_given, vx_conserve_mode mode) {
   static const char *text = "resolution = coarse\n"
                             "[ring]\ncirculation = 1\nradius = 0.2\ncore = 0.006\ncentre = 0.5 0.5 0.4\naxis = 0 0 1\n"
-                            "perturb_amp = 0.06\nperturb_mode = 6\n"
-                            "[ring]\ncirculation = 1\nradius = 0.25\ncore = 0.0075\ncentre = 0.5 0.5 0.6\naxis = 0 0 1\n";
+                            "perturb_amp = 0.06\nperturb_mode = 6\nlayers = 0\n"
+                            "[ring]\ncirculation = 1\nradius = 0.25\ncore = 0.0075\ncentre = 0.5 0.5 0.6\naxis = 0 0 1\n"
+                            "layers = 0\n";
   char err[256];
   vx_scene sc;
   if (vx_scene_parse(text, "wavy_pair", &sc, err, sizeof err)) { FAIL("scene: %s", err); return -1.0; }

@@ -9,7 +9,7 @@ vx_reproject_geom vx_reproject_geom_make(double sigma, double f, double h) {
   vx_reproject_geom G;
   G.sigma = sigma;
   G.cut = VX_REPROJECT_CUT * sigma;
-  G.inv_cell = 1.0 / G.cut;
+  G.inv_cell = VX_REPROJECT_CELLS / G.cut;
   G.zeta0 = pow(2.0 * VX_PI * sigma * sigma, -1.5);
   G.f = f;
   G.vol = h * h * h;

@@ -19,9 +19,9 @@
  * shows a gradient part of 0.6 % of its strengths where the full expression gives 1.5e-4. Unlike
  * Pedrizzetti's α ← (1−f)α + f v ∇×u_σ it does not smooth the solenoidal part: nothing of the
  * vorticity is spread by σ. The sum runs over the elements within VX_REPROJECT_CUT σ, found by
- * cells of that side, keyed as the lattice's nodes (remesh.h), sorted by (key, index) — a stable
- * radix sort on the GPU, qsort on the CPU — and searched by binary search, so both backends sum
- * each element's neighbours in the same order. The conservative correction
+ * cells of a third of that side, keyed as the lattice's nodes (remesh.h), sorted by (key, index) — a
+ * stable radix sort on the GPU, qsort on the CPU — and searched by binary search a column of cells at
+ * a time, so both backends sum each element's neighbours in the same order. The conservative correction
  * (conserve.h) restores W and I after it as after any relaxation. Host code; C11 and C++. */
 #ifndef VX_REPROJECT_H
 #define VX_REPROJECT_H
@@ -41,9 +41,13 @@ VX_EXTERN_C_BEGIN
  * it. Not 5: on the lattices σ = h and σ = 1.5 h a pair of remeshed elements can lie exactly at 5σ,
  * and the device's r² (fused multiply-adds) and the host's then round to either side of the reach. */
 #define VX_REPROJECT_CUT 5.338539126015656
+/* Cells a reach: cells of side cut/3, whose columns around an element cover the reach's sphere
+ * closely (reproject_t.h); the sphere widened by this share for the search alone. */
+#define VX_REPROJECT_CELLS 3
+#define VX_REPROJECT_MARGIN 1e-6
 
 typedef struct {
-  double sigma, cut, inv_cell; /* σ, the reach VX_REPROJECT_CUT σ and 1/cell (cells of side the reach) */
+  double sigma, cut, inv_cell; /* σ, the reach VX_REPROJECT_CUT σ and 1/cell (VX_REPROJECT_CELLS cells a reach) */
   double zeta0;                /* ζ(0) = (2πσ²)^{-3/2} */
   double f, vol;               /* the fraction removed and the elements' volume h³ */
 } vx_reproject_geom;
