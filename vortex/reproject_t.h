@@ -22,7 +22,7 @@ VX_HD static inline double VXF(vx_reproject_gap)(double x, double a, double b) {
  * to the cut, are visited as columns along z (a column's keys are consecutive: remesh.h), those
  * whose cross-section lies within the cut of x_i, each over the cells its chord through the cut's
  * sphere crosses (the sphere widened by VX_REPROJECT_MARGIN, so that no rounding leaves out a source
- * within the cut): about 1.6 times the sphere's volume is searched. */
+ * within the cut): about 1.9 times the sphere's volume is searched. */
 VX_HD static inline void VXF(vx_reproject_delta)(const vx_real *spos, const vx_real *salpha, const uint64_t *keys,
                                                  const uint32_t *sidx, int ns, const vx_real *tpos,
                                                  const vx_real *talpha, const vx_real *g, int i,
