@@ -314,8 +314,11 @@ static int check_filaments(void) {
                                "perturb_amp = 0.02\nperturb_mode = 4"};
   for (int i = 0; i < 5; ++i) {
     if (thin_pair("", meet[i], &s)) return 1;
-    CHECK(!s.numerics.filaments && s.remesh_every > 0 && s.relax == VX_NUM_REPROJECT, "thin pair, rear ring '%s': filaments %d, remesh_every %d",
-          meet[i], s.numerics.filaments, s.remesh_every);
+    char line[2048];
+    vx_numerics_describe(&s, line, sizeof line);
+    CHECK(!s.numerics.filaments && s.numerics.thin_meet && s.remesh_every > 0 && s.relax == VX_NUM_REPROJECT &&
+              strstr(line, "a filament cannot reconnect"),
+          "thin pair, rear ring '%s': filaments %d, remesh_every %d; %s", meet[i], s.numerics.filaments, s.remesh_every, line);
   }
   if (thin_pair("", "axis = 0 0 -1\ncirculation = -1", &s)) return 1;
   CHECK(s.numerics.filaments, "thin pair, the rear ring's axis and circulation both reversed (the same travel): not filaments");

@@ -247,16 +247,18 @@ static int coaxial_circular(const vx_scene *s) {
   return 1;
 }
 
-/* Thin rings as vortex filaments (numerics.h): every ring thin (a/R at most VX_NUM_FIL_THIN), none
- * given layers > 0, and the rings circular and coaxial; or every ring given layers = 0. */
-static int filament_flow(const vx_scene *s) {
-  if (all_filaments(s)) return 1;
+/* Every ring thin (a/R at most VX_NUM_FIL_THIN) and none given layers > 0. */
+static int all_thin(const vx_scene *s) {
   for (int i = 0; i < s->n_rings; ++i) {
     const vx_ring *r = &s->rings[i];
     if ((r->given & VX_GIVEN_LAYERS && r->layers != 0) || r->core > VX_NUM_FIL_THIN * r->radius) return 0;
   }
-  return coaxial_circular(s);
+  return 1;
 }
+
+/* Thin rings as vortex filaments (numerics.h): all thin, circular and coaxial; or every ring given
+ * layers = 0. */
+static int filament_flow(const vx_scene *s) { return all_filaments(s) || (all_thin(s) && coaxial_circular(s)); }
 
 /* The stations the rule places on ring r at smoothing radius sigma. */
 static int filament_stations(const vx_ring *r, double sigma) {
@@ -363,6 +365,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
     check_overrides(s, n);
     return 0;
   }
+  n->thin_meet = all_thin(s);
   double h = rule_h(s, &n->limited);
   if (s->given & VX_GIVEN_REMESH_H && s->remesh_h > 0.0) h = s->remesh_h;
   if (!(s->given & VX_GIVEN_REMESH_H)) s->remesh_h = h;
@@ -442,13 +445,13 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
   else if (n->filaments && s->remesh_every <= 0)
     snprintf(visc, sizeof visc, "viscosity %.3g (the cores spread: sigma^2 grows by 4 nu/e a unit time)", s->viscosity);
   else snprintf(visc, sizeof visc, "viscosity %.3g", s->viscosity);
-  char lattice[200];
+  char lattice[256];
   if (s->remesh_every > 0)
-    snprintf(lattice, sizeof lattice, "lattice h %.4g (%s), remesh every %d steps", n->h,
+    snprintf(lattice, sizeof lattice, "lattice h %.4g (%s), remesh every %d steps%s", n->h,
              s->given & VX_GIVEN_REMESH_H ? "as given"
              : n->limited               ? "the resolution's budget: the cores are smoothed"
                                         : "h = a_min/1.5",
-             s->remesh_every);
+             s->remesh_every, n->thin_meet ? " (thin rings that can meet, or a wavy one: a filament cannot reconnect)" : "");
   else if (n->filaments)
     snprintf(lattice, sizeof lattice, "vortex filaments, no remeshing (one element a station, the blob the core: %s)",
              s->given & VX_GIVEN_SIGMA ? "sigma as given"

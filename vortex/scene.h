@@ -104,6 +104,7 @@ typedef struct {
   double elements;        /* elements expected on the lattice */
   int limited;            /* 1: the resolution's element or work budget set h (or the filaments' σ), not the cores */
   int filaments;          /* 1: the rings run as vortex filaments (numerics.h) */
+  int thin_meet;          /* 1: thin rings on the lattice, since they can meet or one is wavy (numerics.h) */
   int waves_smoothed;     /* rings whose centreline wave σ smoothed (numerics.h, VX_NUM_WAVE_KEEP_MIN) */
   double wave_keep;       /* the least share of a wave's amplitude kept, e^{-(mσ/R)²/2} (1: none smoothed) */
   char warnings[512];     /* the overrides predicted unstable, one per line ("" when none) */
