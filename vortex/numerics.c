@@ -233,15 +233,16 @@ static void derive_lone(vx_scene *s, vx_numerics *n) {
  * filament cannot reconnect, so rings that meet run on the lattice. */
 static int coaxial_circular(const vx_scene *s) {
   const vx_ring *r0 = &s->rings[0];
-  double t0 = r0->circulation < 0.0 ? -1.0 : 1.0;
+  double u0[3]; /* the first ring's direction of travel, sign(Γ)·axis (unit) */
+  for (int k = 0; k < 3; ++k) u0[k] = (r0->circulation < 0.0 ? -1.0 : 1.0) * r0->axis[k];
   for (int i = 0; i < s->n_rings; ++i) {
     const vx_ring *r = &s->rings[i];
     if (r->perturb_amp > 0.0 && r->perturb_mode > 0) return 0;
     double t = r->circulation < 0.0 ? -1.0 : 1.0, c = 0.0, d[3], along = 0.0, d2 = 0.0;
-    for (int k = 0; k < 3; ++k) c += t * r->axis[k] * t0 * r0->axis[k];
+    for (int k = 0; k < 3; ++k) c += t * r->axis[k] * u0[k];
     if (c < 1.0 - VX_NUM_FIL_COAXIAL) return 0;
-    for (int k = 0; k < 3; ++k) d[k] = r->centre[k] - r0->centre[k], along += d[k] * t0 * r0->axis[k];
-    for (int k = 0; k < 3; ++k) d2 += (d[k] - along * t0 * r0->axis[k]) * (d[k] - along * t0 * r0->axis[k]);
+    for (int k = 0; k < 3; ++k) d[k] = r->centre[k] - r0->centre[k], along += d[k] * u0[k];
+    for (int k = 0; k < 3; ++k) d2 += (d[k] - along * u0[k]) * (d[k] - along * u0[k]);
     if (sqrt(d2) > VX_NUM_FIL_COAXIAL * fmin(r->radius, r0->radius)) return 0;
   }
   return 1;

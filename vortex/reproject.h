@@ -61,6 +61,9 @@ static inline int vx_relax_reprojects(int remesh_every, vx_kernel kernel) {
 /* The geometry for smoothing radius sigma, fraction f and lattice spacing h. */
 vx_reproject_geom vx_reproject_geom_make(double sigma, double f, double h);
 
+/* The distance from x to the interval [a, b) (0 inside). */
+VX_HD static inline double vx_reproject_gap(double x, double a, double b) { return x < a ? a - x : x >= b ? x - b : 0.0; }
+
 /* The first of n ascending keys that is >= key (n when none). */
 VX_HD static inline int vx_reproject_lower(const uint64_t *keys, int n, uint64_t key) {
   int lo = 0, hi = n;

@@ -12,9 +12,6 @@ VX_HD static inline uint64_t VXF(vx_reproject_key)(const vx_real *x, double inv_
   return vx_lattice_key(c[0], c[1], c[2]);
 }
 
-/* The distance from x to the interval [a, b) (0 inside). */
-VX_HD static inline double VXF(vx_reproject_gap)(double x, double a, double b) { return x < a ? a - x : x >= b ? x - b : 0.0; }
-
 /* The change δ of target i's strength: f·v·(Σ_j ζ(x_i − y_j) α_j + ζ(0)/3 α_i − ∇×u_i), the sum
  * over the sources y_j (spos, salpha; their cell keys sorted ascending with their indices sidx, ns of
  * them) within the cut and not at x_i itself (the engine's pairs leave out r = 0 too); x_i, α_i from
@@ -35,8 +32,8 @@ VX_HD static inline void VXF(vx_reproject_delta)(const vx_real *spos, const vx_r
   vx_real cut2 = (vx_real)(G->cut * G->cut), a = (vx_real)(-0.5 / (G->sigma * G->sigma));
   for (int dx = -VX_REPROJECT_CELLS; dx <= VX_REPROJECT_CELLS; ++dx)
     for (int dy = -VX_REPROJECT_CELLS; dy <= VX_REPROJECT_CELLS; ++dy) {
-      double ex = VXF(vx_reproject_gap)(x[0], (double)(c[0] + dx) * w, (double)(c[0] + dx + 1) * w);
-      double ey = VXF(vx_reproject_gap)(x[1], (double)(c[1] + dy) * w, (double)(c[1] + dy + 1) * w);
+      double ex = vx_reproject_gap(x[0], (double)(c[0] + dx) * w, (double)(c[0] + dx + 1) * w);
+      double ey = vx_reproject_gap(x[1], (double)(c[1] + dy) * w, (double)(c[1] + dy + 1) * w);
       double rxy2 = ex * ex + ey * ey;
       if (rxy2 >= reach * reach) continue;
       double hz = sqrt(reach * reach - rxy2);
