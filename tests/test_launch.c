@@ -21,6 +21,10 @@
  *     the label of its definition — the scene's shares of the rows before the launched rings' tracers,
  *     then each launched ring's, oldest first — with the launched tracers more than the rows, a scene
  *     share short of its rows, and rings of no tracers.
+ * 10. thin coaxial rings the rules made vortex filaments: a ring launched off their axis, head-on
+ *     along it, or thick is refused (numerics.h: vx_numerics_launch_check) and changes nothing; one
+ *     launched from behind along the axis (the batch's aim) is added; the same rings asked for as
+ *     filaments (layers = 0) take a ring from anywhere.
  * Run: ctest -R test_launch */
 #include <math.h>
 #include <stdio.h>
@@ -373,6 +377,49 @@ static void check_labels(void) {
   printf("ring labels: the blocks give every row its label\n");
 }
 
+/* Case 10: a two-ring scene of thin coaxial rings, with `extra` added to each ring's keys. */
+static vx_sim *thin_sim(vx_scene *sc, const char *extra) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "resolution = coarse\n[ring]\nradius = 0.3\ncore = 0.015\ncentre = 0.5 0.5 0.4\naxis = 0 0 1\n%s"
+           "[ring]\nradius = 0.3\ncore = 0.015\ncentre = 0.5 0.5 0.55\naxis = 0 0 1\n%s",
+           extra, extra);
+  if (vx_scene_parse(text, "thin.scene", sc, err, sizeof err)) return NULL;
+  vx_sim_params p = vx_sim_params_from_scene(sc);
+  p.backend = VX_BACKEND_CPU;
+  p.tracers = 0;
+  return vx_sim_create(&p, sc, err, sizeof err);
+}
+
+static int check_filaments(void) {
+  vx_scene sc;
+  vx_sim *s = thin_sim(&sc, "");
+  CHECK(s && sc.numerics.filaments, "derived filaments: %s", s ? "not filaments" : err);
+  int ne = vx_sim_n_elements(s);
+  vx_launch L;
+  vx_launch_defaults(&sc, s, &L);
+  const double off[3] = {0.45, 0.5, -0.6}, fwd[3] = {0.0, 0.0, 1.0}, back[3] = {0.5, 0.5, 1.9}, rev[3] = {0.0, 0.0, -1.0};
+  vx_launch_aim(&L, off, fwd); /* parallel to the axis, 0.05 off it */
+  CHECK(vx_launch_ring(s, &sc, &L, err, sizeof err) == -1 && strstr(err, "filaments"), "an off-axis launch accepted (%s)", err);
+  vx_launch_aim(&L, back, rev); /* on the axis, travelling against the rings: head-on */
+  CHECK(vx_launch_ring(s, &sc, &L, err, sizeof err) == -1, "a head-on launch accepted");
+  CHECK(vx_launch_aim_behind(&L, s, &sc, err, sizeof err) == 0, "aim: %s", err);
+  L.core = 0.1 * L.radius; /* thick */
+  CHECK(vx_launch_ring(s, &sc, &L, err, sizeof err) == -1 && strstr(err, "thin"), "a thick launch accepted (%s)", err);
+  CHECK(vx_sim_n_elements(s) == ne && vx_sim_n_rings(s) == 2, "a refused launch changed the counts");
+  L.core = 0.015;
+  CHECK(vx_launch_ring(s, &sc, &L, err, sizeof err) == 0 && vx_sim_n_rings(s) == 3, "the launch from behind: %s", err);
+  CHECK(vx_sim_step(s, err, sizeof err) == 0, "step after the launch: %s", err);
+  vx_sim_destroy(s);
+  s = thin_sim(&sc, "layers = 0\n");
+  CHECK(s && sc.numerics.filaments, "asked-for filaments: %s", s ? "not filaments" : err);
+  vx_launch_defaults(&sc, s, &L);
+  vx_launch_aim(&L, off, fwd);
+  CHECK(vx_launch_ring(s, &sc, &L, err, sizeof err) == 0 && vx_sim_n_rings(s) == 3, "asked-for filaments refused: %s", err);
+  vx_sim_destroy(s);
+  return 0;
+}
+
 int main(void) {
   char path[1024];
   const char *dir = getenv("VX_ASSETS_DIR");
@@ -389,6 +436,7 @@ int main(void) {
   check_batch_cli();
   check_clear();
   check_labels();
+  check_filaments();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return EXIT_FAILURE;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numerics.h"
+
 /* The ring whose discretisation a launched one copies. */
 static vx_ring template_ring(const vx_scene *sc) {
   vx_ring r;
@@ -156,7 +158,7 @@ int vx_launch_ring(vx_sim *s, const vx_scene *sc, const vx_launch *L, char *err,
   int k;
   (void)vx_sim_added_rings(s, &k);
   vx_scene one;
-  if (vx_launch_scene(sc, L, k, &one, err, errlen)) return -1;
+  if (vx_launch_scene(sc, L, k, &one, err, errlen) || vx_numerics_launch_check(sc, &one.rings[0], err, errlen)) return -1;
   vx_particles P; /* its elements here; its tracers where the simulation keeps them (vx_sim_add_ring) */
   vx_tracer_source tq[VX_SCENE_MAX_RINGS];
   vx_tracer_sources(&one, -1, tq);

@@ -261,6 +261,19 @@ static int all_thin(const vx_scene *s) {
  * layers = 0. */
 static int filament_flow(const vx_scene *s) { return all_filaments(s) || (all_thin(s) && coaxial_circular(s)); }
 
+int vx_numerics_launch_check(const vx_scene *s, const vx_ring *r, char *err, size_t errlen) {
+  if (!s || !s->numerics.derived || !s->numerics.filaments || all_filaments(s)) return 0;
+  vx_scene t = *s;
+  if (t.n_rings < VX_SCENE_MAX_RINGS) t.rings[t.n_rings++] = *r;
+  if (t.n_rings > s->n_rings && all_thin(&t) && coaxial_circular(&t)) return 0;
+  snprintf(err, errlen,
+           "the rings are vortex filaments, which cannot reconnect: a ring launched here must be thin (a/R <= %g) and "
+           "travel along their axis (the batch's --launch-ring does; or give the scene's rings layers = 0 to launch "
+           "anywhere, or layers >= 1 for a lattice)",
+           VX_NUM_FIL_THIN);
+  return -1;
+}
+
 /* The stations the rule places on ring r at smoothing radius sigma. */
 static int filament_stations(const vx_ring *r, double sigma) {
   return (int)fmin(fmax(ceil(ring_length(r) * VX_NUM_FIL_PER_SIGMA / sigma), 8.0), (double)(1 << 24));
