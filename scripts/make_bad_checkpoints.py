@@ -3,7 +3,7 @@
 
 Each is tests/bad_inputs/ok.ckpt with one field set to a value no run can have and the payload's
 FNV-1a 64 checksum recomputed, so that the file passes the checksum and reaches the checks by
-meaning (io/checkpoint.c). The layout is io/checkpoint.h's, every format version (1 to 6) read.
+meaning (io/checkpoint.c). The layout is io/checkpoint.h's, every format version (1 to 7) read.
     scripts/make_bad_checkpoints.py [DIR]      (DIR: tests/bad_inputs, where ok.ckpt is)
 """
 import math
@@ -19,7 +19,7 @@ PARAMS = [("backend", "<i", 1), ("precision", "<i", 1), ("order", "<i", 1), ("le
           ("tracers", "<q", 1), ("relax", "<d", 1), ("relax_every", "<i", 1), ("remesh_every", "<i", 1),
           ("remesh_h", "<d", 1), ("remesh_drop", "<d", 1), ("viscosity", "<d", 1), ("lcfl", "<d", 1),
           ("conserve", "<i", 2), ("origin_x", "<d", 3), ("origin_y", "<d", 3), ("origin_z", "<d", 3),
-          ("tracer_every", "<i", 4), ("remesh_coarsen", "<d", 5), ("dye_release", "<d", 6)]
+          ("tracer_every", "<i", 4), ("remesh_coarsen", "<d", 5), ("dye_release", "<d", 6), ("spread", "<d", 7)]
 # the dye release's state (io/checkpoint.c put_dye): seed, count, sources, then 16 source slots
 DYE_SOURCE = [("first", "<i"), ("count", "<i"), ("perturb_mode", "<i"), ("centre_x", "<d"), ("centre_y", "<d"),
               ("centre_z", "<d"), ("axis_x", "<d"), ("axis_y", "<d"), ("axis_z", "<d"), ("radius", "<d"),

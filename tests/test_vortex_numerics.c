@@ -14,7 +14,8 @@
  *  6. thin rings derive vortex filaments (σ = a/√e, 2.4 stations a σ, the rule's dt and relaxation, no
  *     lattice), the default leapfrog its block; a ring given layers keeps the lattice; the coarse
  *     budget smooths the cores; a viscous filament flow spreads its cores, σ² growing by 4ν/e a unit
- *     time over a short run. */
+ *     time over a short run; filaments derive order 12 unless given; a lone thin ring is a filament,
+ *     a lone thick one keeps the lone ring's rule. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -298,7 +299,20 @@ static int check_filaments(void) {
         "nu %g relax %g warnings '%s'",
         s.numerics.filaments, s.rings[0].layers, s.sigma, sig, s.rings[0].n_around, n, s.dt, dt, s.lcfl, s.remesh_every,
         s.conserve, s.viscosity, s.relax, s.numerics.warnings);
-  printf("  ok: thin rings derive filaments (sigma %.4g, %d stations, dt %g, relax %.3g, no lattice)\n", s.sigma, n, s.dt, s.relax);
+  CHECK(s.order == VX_NUM_FIL_ORDER, "thin pair: order %d (want %d)", s.order, VX_NUM_FIL_ORDER);
+  printf("  ok: thin rings derive filaments (sigma %.4g, %d stations, dt %g, relax %.3g, order %d, no lattice)\n", s.sigma, n, s.dt,
+         s.relax, s.order);
+  /* a lone thin ring is a filament too; a lone thick one keeps the lone ring's rule; a given order stays */
+  if (parse("[ring]\nradius = 0.3\ncore = 0.01\n", &s)) return 1;
+  CHECK(s.numerics.filaments && s.order == VX_NUM_FIL_ORDER && s.remesh_every == 0, "lone thin ring: filaments %d order %d",
+        s.numerics.filaments, s.order);
+  if (parse("order = 9\n[ring]\nradius = 0.3\ncore = 0.01\n", &s)) return 1;
+  CHECK(s.numerics.filaments && s.order == 9, "lone thin ring, order given 9: order %d", s.order);
+  if (parse("[ring]\nradius = 0.3\ncore = 0.03\n", &s)) return 1;
+  CHECK(!s.numerics.filaments && s.sigma == 0.06 && s.order == 8, "lone thick ring: filaments %d sigma %g order %d", s.numerics.filaments,
+        s.sigma, s.order);
+  printf("  ok: a lone thin ring derives filaments at order %d (a given order kept); a lone thick ring the lone rule at order 8\n",
+         VX_NUM_FIL_ORDER);
   vx_scene lf;
   if (load("leapfrog", &lf)) return 1;
   CHECK(lf.numerics.filaments && near(lf.sigma, 0.0297 / sqrt(exp(1.0)), 1e-12) && lf.rings[0].n_around == 252 && lf.dt == 0.0025 &&

@@ -25,6 +25,7 @@ static const struct {
                 {"lcfl", VX_GIVEN_LCFL},
                 {"conserve", VX_GIVEN_CONSERVE},
                 {"stretching", VX_GIVEN_STRETCHING},
+                {"order", VX_GIVEN_ORDER},
                 {"n_around", VX_GIVEN_N_AROUND},
                 {"layers", VX_GIVEN_LAYERS},
                 {"layer_points", VX_GIVEN_LAYER_POINTS}};
@@ -333,6 +334,7 @@ static void derive_filaments(vx_scene *s, vx_numerics *n) {
   /* each ring's impulse through its relaxations (conserve.h); the ring blocks need remeshing off */
   if (!(s->given & VX_GIVEN_CONSERVE)) s->conserve = s->remesh_every > 0 ? VX_CONSERVE_OFF : VX_CONSERVE_RING;
   if (!(s->given & VX_GIVEN_STRETCHING)) s->stretching = VX_STRETCH_TRANSPOSE;
+  if (!(s->given & VX_GIVEN_ORDER)) s->order = VX_NUM_FIL_ORDER;
   if (!(s->given & VX_GIVEN_VISCOSITY)) s->viscosity = n->nu_phys;
   n->h = s->remesh_h;
   n->dt = s->dt;
@@ -368,14 +370,14 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   double gmax = 0.0;
   for (int i = 0; i < s->n_rings; ++i) gmax = fmax(gmax, fabs(s->rings[i].circulation));
   n->nu_phys = s->given & VX_GIVEN_VISCOSITY ? s->viscosity : s->reynolds > 0.0 ? gmax / s->reynolds : 0.0;
-  if (lone_ring(s, n->nu_phys)) {
-    derive_lone(s, n);
+  if (filament_flow(s)) { /* before the lone ring: a thin one is a filament, inviscid or not */
+    derive_filaments(s, n);
+    smooth_waves(s, n->sigma, n);
     check_overrides(s, n);
     return 0;
   }
-  if (filament_flow(s)) {
-    derive_filaments(s, n);
-    smooth_waves(s, n->sigma, n);
+  if (lone_ring(s, n->nu_phys)) {
+    derive_lone(s, n);
     check_overrides(s, n);
     return 0;
   }
@@ -479,9 +481,10 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
            s->relax);
   int w = snprintf(out, len,
                    "numerics (resolution %s): %s, sigma %.4g, dt %.3g (omega %.4g: dt*omega %.2f), %s, %s, drop %g, "
-                   "conserve %s, coarsen %g, %s stretching; about %.0f elements",
+                   "conserve %s, coarsen %g, %s stretching, order %d%s; about %.0f elements",
                    vx_resolution_name(n->resolution), lattice, n->sigma, s->dt, n->omega, s->dt * n->omega, visc, relax,
                    s->remesh_drop, vx_conserve_name(s->conserve), s->remesh_coarsen, vx_stretching_name(s->stretching),
+                   s->order, n->filaments && !(s->given & VX_GIVEN_ORDER) ? " (filaments: the stretching integrates the far field's error)" : "",
                    n->elements);
   if (n->waves_smoothed > 0 && w > 0 && (size_t)w < len)
     w += snprintf(out + w, len - (size_t)w, "; %d centreline wave%s smoothed by sigma to as little as %.3g of %s amplitude",

@@ -22,14 +22,15 @@
  *          most 0.3), drop 1e-3 of max|α|,
  *          conserve = full, the lattice coarsening with ν > 0, the classical stretching with the
  *          reprojection (the impulse of interacting rings; the correction holds Σα), else the transpose
- *   except a lone inviscid ring without a wave: no lattice (VX_NUM_LONE_*); and thin rings that cannot
- *   touch (every a/R at most VX_NUM_FIL_THIN, circular, travelling one way along one line), or every
- *   ring given layers = 0, run as vortex filaments: one
+ *   except thin rings that cannot touch (every a/R at most VX_NUM_FIL_THIN, circular, travelling one
+ *   way along one line; a lone thin ring among them), or every ring given layers = 0, which run as
+ *   vortex filaments: one
  *   element a station, the Gaussian blob the core (σ = a_min/√e: a blob on the centreline moves its ring
  *   as a Gaussian core of a = √e σ), VX_NUM_FIL_PER_SIGMA stations a σ, dt = VX_NUM_FIL_DT_OMEGA πσ²/Γmax
  *   with substeps, relaxation 1 − exp(−VX_NUM_FIL_RELAX max(Γ/R²) dt) a step, no lattice, each ring's impulse
- *   restored after its relaxations (conserve ring),
- *   σ raised where the budgets ask, and a viscous flow's cores spreading (VX_NUM_FIL_*). */
+ *   restored after its relaxations (conserve ring), expansion order VX_NUM_FIL_ORDER,
+ *   σ raised where the budgets ask, and a viscous flow's cores spreading (VX_NUM_FIL_*); and else a
+ *   lone inviscid ring without a wave: no lattice (VX_NUM_LONE_*). */
 #ifndef VX_NUMERICS_H
 #define VX_NUMERICS_H
 
@@ -74,6 +75,10 @@ VX_EXTERN_C_BEGIN
 /* A viscous filament flow spreads its cores (vx_sim_params.spread): σ² grows by this times ν a unit time,
  * so that a = √e·σ follows a Gaussian core's a² = a0² + 4νt. */
 #define VX_NUM_FIL_SPREAD (4.0 / 2.718281828459045)
+/* The filaments' expansion order: nothing resets a filament (no lattice, no reprojection), so its
+ * stretching integrates the far field's gradient error; at p = 8 a lone thin ring's impulse drifts
+ * 1.5e-3 by t = 2, at p = 12 3e-5 (docs/MATH.md §16). */
+#define VX_NUM_FIL_ORDER 12
 /* An override is reported as predicted unstable past these: dt·ω (substeps off; VX_NUM_DT_OMEGA_MAX
  * is RK4's, vx_numerics_dt_omega_max each integrator's), σ/h below this (remeshing on), remeshing
  * interval·ω. */
@@ -109,6 +114,7 @@ enum {
   VX_GIVEN_LCFL = 1u << 9,
   VX_GIVEN_CONSERVE = 1u << 10,
   VX_GIVEN_STRETCHING = 1u << 11,
+  VX_GIVEN_ORDER = 1u << 12,
   VX_GIVEN_N_AROUND = 1u << 16,    /* ring keys */
   VX_GIVEN_LAYERS = 1u << 17,
   VX_GIVEN_LAYER_POINTS = 1u << 18
