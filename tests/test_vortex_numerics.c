@@ -15,7 +15,8 @@
  *     lattice), the default leapfrog its block; a ring given layers keeps the lattice; the coarse
  *     budget smooths the cores; a viscous filament flow spreads its cores, σ² growing by 4ν/e a unit
  *     time over a short run; filaments derive order 12 unless given; a lone thin ring is a filament,
- *     a lone thick one keeps the lone ring's rule. */
+ *     a lone thick one keeps the lone ring's rule; a lone viscous ring is a filament only where the
+ *     lattice's budget would smooth its core. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -311,7 +312,17 @@ static int check_filaments(void) {
   if (parse("[ring]\nradius = 0.3\ncore = 0.03\n", &s)) return 1;
   CHECK(!s.numerics.filaments && s.sigma == 0.06 && s.order == 8, "lone thick ring: filaments %d sigma %g order %d", s.numerics.filaments,
         s.sigma, s.order);
-  printf("  ok: a lone thin ring derives filaments at order %d (a given order kept); a lone thick ring the lone rule at order 8\n",
+  /* a lone viscous ring: on the lattice where it resolves the core, a filament where the budget would smooth it */
+  if (parse("reynolds = 2000\n[ring]\nradius = 0.3\ncore = 0.03\n", &s)) return 1;
+  CHECK(!s.numerics.filaments && s.remesh_every > 0 && !s.numerics.limited, "lone viscous ring, normal: filaments %d every %d",
+        s.numerics.filaments, s.remesh_every);
+  if (parse("resolution = coarse\nreynolds = 2000\n[ring]\nradius = 0.1\ncore = 0.008\n", &s)) return 1;
+  char line[2048];
+  vx_numerics_describe(&s, line, sizeof line);
+  CHECK(s.numerics.filaments && s.remesh_every == 0 && s.viscosity == 1.0 / 2000.0 && strstr(line, "a lone viscous ring"),
+        "lone viscous ring, coarse: filaments %d every %d nu %g; %s", s.numerics.filaments, s.remesh_every, s.viscosity, line);
+  printf("  ok: a lone thin ring derives filaments at order %d (a given order kept); a lone thick ring the lone rule at order 8;\n"
+         "      a lone viscous ring the lattice (normal) or, where the budget would smooth its core (coarse), a filament\n",
          VX_NUM_FIL_ORDER);
   vx_scene lf;
   if (load("leapfrog", &lf)) return 1;

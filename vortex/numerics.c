@@ -258,9 +258,21 @@ static int all_thin(const vx_scene *s) {
   return 1;
 }
 
+/* A lone viscous ring without a wave whose cores the lattice's budget would smooth: as a filament its
+ * blob is its core whatever the budget (numerics.h). */
+static int lone_smoothed(const vx_scene *s, double nu_phys) {
+  int limited = 0;
+  if (s->n_rings != 1 || makes_small_scales(s) || !(nu_phys > 0.0) || s->given & VX_GIVEN_REMESH_H) return 0;
+  if (s->rings[0].given & VX_GIVEN_LAYERS && s->rings[0].layers != 0) return 0;
+  (void)rule_h(s, &limited);
+  return limited;
+}
+
 /* Thin rings as vortex filaments (numerics.h): all thin, circular and coaxial; or every ring given
- * layers = 0. */
-static int filament_flow(const vx_scene *s) { return all_filaments(s) || (all_thin(s) && coaxial_circular(s)); }
+ * layers = 0; or a lone viscous ring the lattice would smooth. */
+static int filament_flow(const vx_scene *s, double nu_phys) {
+  return all_filaments(s) || (all_thin(s) && coaxial_circular(s)) || lone_smoothed(s, nu_phys);
+}
 
 int vx_numerics_launch_check(const vx_scene *s, const vx_ring *r, char *err, size_t errlen) {
   if (!s || !s->numerics.derived || !s->numerics.filaments || all_filaments(s)) return 0;
@@ -370,7 +382,7 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen) {
   double gmax = 0.0;
   for (int i = 0; i < s->n_rings; ++i) gmax = fmax(gmax, fabs(s->rings[i].circulation));
   n->nu_phys = s->given & VX_GIVEN_VISCOSITY ? s->viscosity : s->reynolds > 0.0 ? gmax / s->reynolds : 0.0;
-  if (filament_flow(s)) { /* before the lone ring: a thin one is a filament, inviscid or not */
+  if (filament_flow(s, n->nu_phys)) { /* before the lone ring: a thin one is a filament, inviscid or not */
     derive_filaments(s, n);
     smooth_waves(s, n->sigma, n);
     check_overrides(s, n);
@@ -469,7 +481,8 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
                                         : "h = a_min/1.5",
              s->remesh_every, n->thin_meet ? " (thin rings that can meet, or a wavy one: a filament cannot reconnect)" : "");
   else if (n->filaments)
-    snprintf(lattice, sizeof lattice, "vortex filaments, no remeshing (one element a station, the blob the core: %s)",
+    snprintf(lattice, sizeof lattice, "vortex filaments%s, no remeshing (one element a station, the blob the core: %s)",
+             lone_smoothed(s, n->nu_phys) ? " (a lone viscous ring the lattice would smooth)" : "",
              s->given & VX_GIVEN_SIGMA ? "sigma as given"
              : n->limited             ? "the resolution's budget: the cores are smoothed"
                                       : "sigma = a_min/sqrt(e)");

@@ -23,8 +23,8 @@
  *          conserve = full, the lattice coarsening with ν > 0, the classical stretching with the
  *          reprojection (the impulse of interacting rings; the correction holds Σα), else the transpose
  *   except thin rings that cannot touch (every a/R at most VX_NUM_FIL_THIN, circular, travelling one
- *   way along one line; a lone thin ring among them), or every ring given layers = 0, which run as
- *   vortex filaments: one
+ *   way along one line; a lone thin ring among them), every ring given layers = 0, or a lone viscous
+ *   ring without a wave whose core the lattice's budget would smooth, which run as vortex filaments: one
  *   element a station, the Gaussian blob the core (σ = a_min/√e: a blob on the centreline moves its ring
  *   as a Gaussian core of a = √e σ), VX_NUM_FIL_PER_SIGMA stations a σ, dt = VX_NUM_FIL_DT_OMEGA πσ²/Γmax
  *   with substeps, relaxation 1 − exp(−VX_NUM_FIL_RELAX max(Γ/R²) dt) a step, no lattice, each ring's impulse
