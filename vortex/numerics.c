@@ -278,12 +278,11 @@ int vx_numerics_launch_check(const vx_scene *s, const vx_ring *r, char *err, siz
   if (!s || !s->numerics.derived || !s->numerics.filaments || all_filaments(s)) return 0;
   vx_scene t = *s;
   if (t.n_rings < VX_SCENE_MAX_RINGS) t.rings[t.n_rings++] = *r;
-  if (t.n_rings > s->n_rings && all_thin(&t) && coaxial_circular(&t)) return 0;
+  if (t.n_rings > s->n_rings && coaxial_circular(&t)) return 0;
   snprintf(err, errlen,
-           "the rings are vortex filaments, which cannot reconnect: a ring launched here must be thin (a/R <= %g) and "
-           "travel along their axis (the batch's --launch-ring does; or give the scene's rings layers = 0 to launch "
-           "anywhere, or layers >= 1 for a lattice)",
-           VX_NUM_FIL_THIN);
+           "the rings are vortex filaments, which cannot reconnect: a ring launched here must travel along their axis, as "
+           "they do (the batch's --launch-ring does; or give the scene's rings layers = 0 to launch anywhere, or layers >= 1 "
+           "for a lattice)");
   return -1;
 }
 

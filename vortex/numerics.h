@@ -145,11 +145,11 @@ int vx_numerics_derive(vx_scene *s, char *err, size_t errlen);
 void vx_numerics_check_run(const vx_scene *s, double dt, vx_integrator it, double lcfl, int order, vx_kernel kernel, char *out,
                            size_t len);
 
-/* A ring launched into a running flow (launch.h) that the rules made vortex filaments (thin, circular
- * and coaxial rings the scene did not ask for as filaments) must keep it so: thin, circular, travelling
- * one way along the rings' line. Filaments cannot reconnect, and a running flow does not move onto the
- * lattice. 0 when r keeps it so, or when the flow is not derived filaments (a lattice, a lone ring,
- * filaments the scene asked for with layers = 0); -1 with a one-line err naming why. */
+/* A ring launched into a running flow (launch.h) that the rules made vortex filaments (rings the scene
+ * did not ask for as filaments) must not meet them: it travels one way along the rings' line, as they
+ * do. Filaments cannot reconnect, and a running flow does not move onto the lattice. 0 when r keeps to
+ * the line, or when the flow is not derived filaments (a lattice, a lone ring without one, filaments the
+ * scene asked for with layers = 0); -1 with a one-line err naming why. */
 int vx_numerics_launch_check(const vx_scene *s, const vx_ring *r, char *err, size_t errlen);
 
 /* What was chosen and why, as lines "numerics: ..." for a run's preamble and the window's panel. */
