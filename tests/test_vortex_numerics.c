@@ -5,7 +5,7 @@
  *  2. a key the scene gives is kept (the relaxation follows a given remeshing interval), and the
  *     overrides the rules predict unstable are warned;
  *  3. reynolds sets the viscosity (with viscosity it is a contradiction), the resolution's budgets
- *     bound the elements, a wavy lone ring gets a lattice and the floor;
+ *     bound the elements, a wavy lone thick ring gets a lattice and the floor;
  *  4. a saved scene reads back with the same numerics and no warning;
  *  4b. a centreline wave shorter than σ is laid at e^{-(mσ/R)²/2} of its amplitude (the scene keeps
  *     its own), the same after the scene is saved and read back; a longer wave keeps more of it;
@@ -15,6 +15,7 @@
  *     lattice), the default leapfrog its block; a ring given layers keeps the lattice; the coarse
  *     budget smooths the cores; a viscous filament flow spreads its cores, σ² growing by 4ν/e a unit
  *     time over a short run; filaments derive order 12 unless given; a lone thin ring is a filament,
+ *     with a small centreline wave too (no ring launched into it; a larger wave is the lattice's),
  *     a lone thick one keeps the lone ring's rule; a lone viscous ring is a filament only where the
  *     lattice's budget would smooth its core. */
 #include <math.h>
@@ -309,6 +310,21 @@ static int check_filaments(void) {
         s.numerics.filaments, s.order);
   if (parse("order = 9\n[ring]\nradius = 0.3\ncore = 0.01\n", &s)) return 1;
   CHECK(s.numerics.filaments && s.order == 9, "lone thin ring, order given 9: order %d", s.order);
+  /* with a centreline wave of at most VX_NUM_FIL_WAVE_MAX too, and no ring can be launched into it; a larger wave is the lattice's */
+  if (parse("[ring]\nradius = 0.3\ncore = 0.01\nperturb_amp = 0.05\nperturb_mode = 5\n", &s)) return 1;
+  char wline[2048], werr[256] = "";
+  vx_numerics_describe(&s, wline, sizeof wline);
+  vx_ring chase = s.rings[0];
+  chase.perturb_amp = 0.0, chase.centre[2] -= 0.2;
+  int refused = vx_numerics_launch_check(&s, &chase, werr, sizeof werr);
+  CHECK(s.numerics.filaments && s.remesh_every == 0 && s.viscosity == 0.0 && strstr(wline, "a lone wavy ring") && refused &&
+            strstr(werr, "wavy vortex filament"),
+        "lone wavy thin ring: filaments %d every %d nu %g launch %d '%s'; %s", s.numerics.filaments, s.remesh_every, s.viscosity,
+        refused, werr, wline);
+  snprintf(werr, sizeof werr, "[ring]\nradius = 0.3\ncore = 0.01\nperturb_amp = %g\nperturb_mode = 5\n", 2.0 * VX_NUM_FIL_WAVE_MAX);
+  if (parse(werr, &s)) return 1;
+  CHECK(!s.numerics.filaments && s.remesh_every > 0, "lone thin ring, wave %g: filaments %d every %d", 2.0 * VX_NUM_FIL_WAVE_MAX,
+        s.numerics.filaments, s.remesh_every);
   if (parse("[ring]\nradius = 0.3\ncore = 0.03\n", &s)) return 1;
   CHECK(!s.numerics.filaments && s.sigma == 0.06 && s.order == 8, "lone thick ring: filaments %d sigma %g order %d", s.numerics.filaments,
         s.sigma, s.order);
@@ -321,9 +337,10 @@ static int check_filaments(void) {
   vx_numerics_describe(&s, line, sizeof line);
   CHECK(s.numerics.filaments && s.remesh_every == 0 && s.viscosity == 1.0 / 2000.0 && strstr(line, "a lone viscous ring"),
         "lone viscous ring, coarse: filaments %d every %d nu %g; %s", s.numerics.filaments, s.remesh_every, s.viscosity, line);
-  printf("  ok: a lone thin ring derives filaments at order %d (a given order kept); a lone thick ring the lone rule at order 8;\n"
+  printf("  ok: a lone thin ring derives filaments at order %d (a given order kept), with a wave of at most %g too (no launch\n"
+         "      into it); a lone thick ring the lone rule at order 8;\n"
          "      a lone viscous ring the lattice (normal) or, where the budget would smooth its core (coarse), a filament\n",
-         VX_NUM_FIL_ORDER);
+         VX_NUM_FIL_ORDER, VX_NUM_FIL_WAVE_MAX);
   vx_scene lf;
   if (load("leapfrog", &lf)) return 1;
   CHECK(lf.numerics.filaments && near(lf.sigma, 0.0297 / sqrt(exp(1.0)), 1e-12) && lf.rings[0].n_around == 252 && lf.dt == 0.0025 &&
@@ -334,7 +351,7 @@ static int check_filaments(void) {
   if (thin_pair("", "layers = 2", &s)) return 1;
   CHECK(!s.numerics.filaments && s.remesh_every > 0, "a ring given layers = 2: filaments %d, remesh_every %d", s.numerics.filaments,
         s.remesh_every);
-  /* thin rings that can meet, or a wavy one, on the lattice: a filament cannot reconnect */
+  /* thin rings that can meet, or a pair with a wavy ring, on the lattice: a filament cannot reconnect */
   static const char *meet[] = {"axis = 0 0 -1", "circulation = -1", "centre = 0.5 0.52 0.375", "axis = 0 0.2 1",
                                "perturb_amp = 0.02\nperturb_mode = 4"};
   for (int i = 0; i < 5; ++i) {
@@ -347,7 +364,8 @@ static int check_filaments(void) {
   }
   if (thin_pair("", "axis = 0 0 -1\ncirculation = -1", &s)) return 1;
   CHECK(s.numerics.filaments, "thin pair, the rear ring's axis and circulation both reversed (the same travel): not filaments");
-  printf("  ok: thin rings that can meet (head-on, off-axis, tilted) or a wavy one run on the lattice; coaxial ones as filaments\n");
+  printf("  ok: thin rings that can meet (head-on, off-axis, tilted) or a pair with a wavy ring run on the lattice; coaxial ones as\n"
+         "      filaments\n");
   if (thin_pair("resolution = coarse", "", &s)) return 1;
   double nmax, wmax;
   vx_numerics_budget(VX_RES_COARSE, &nmax, &wmax);

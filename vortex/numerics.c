@@ -268,10 +268,17 @@ static int lone_smoothed(const vx_scene *s, double nu_phys) {
   return limited;
 }
 
-/* Thin rings as vortex filaments (numerics.h): all thin, circular and coaxial; or every ring given
- * layers = 0; or a lone viscous ring the lattice would smooth. */
+/* A lone thin ring with a centreline wave of at most VX_NUM_FIL_WAVE_MAX: nothing can meet it. */
+static int lone_wavy(const vx_scene *s) {
+  if (s->n_rings != 1 || !all_thin(s)) return 0;
+  const vx_ring *r = &s->rings[0];
+  return r->perturb_amp > 0.0 && r->perturb_mode > 0 && r->perturb_amp <= VX_NUM_FIL_WAVE_MAX;
+}
+
+/* Thin rings as vortex filaments (numerics.h): all thin, circular and coaxial; a lone wavy thin ring;
+ * every ring given layers = 0; or a lone viscous ring the lattice would smooth. */
 static int filament_flow(const vx_scene *s, double nu_phys) {
-  return all_filaments(s) || (all_thin(s) && coaxial_circular(s)) || lone_smoothed(s, nu_phys);
+  return all_filaments(s) || (all_thin(s) && (coaxial_circular(s) || lone_wavy(s))) || lone_smoothed(s, nu_phys);
 }
 
 int vx_numerics_launch_check(const vx_scene *s, const vx_ring *r, char *err, size_t errlen) {
@@ -279,6 +286,12 @@ int vx_numerics_launch_check(const vx_scene *s, const vx_ring *r, char *err, siz
   vx_scene t = *s;
   if (t.n_rings < VX_SCENE_MAX_RINGS) t.rings[t.n_rings++] = *r;
   if (t.n_rings > s->n_rings && coaxial_circular(&t)) return 0;
+  if (lone_wavy(s)) {
+    snprintf(err, errlen,
+             "the ring is a wavy vortex filament, which cannot reconnect and drifts beside another ring: no ring can be "
+             "launched into it (give the scene's ring layers >= 1 for a lattice, or layers = 0 to launch anyway)");
+    return -1;
+  }
   snprintf(err, errlen,
            "the rings are vortex filaments, which cannot reconnect: a ring launched here must travel along their axis, as "
            "they do (the batch's --launch-ring does; or give the scene's rings layers = 0 to launch anywhere, or layers >= 1 "
@@ -481,7 +494,9 @@ void vx_numerics_describe(const vx_scene *s, char *out, size_t len) {
              s->remesh_every, n->thin_meet ? " (thin rings that can meet, or a wavy one: a filament cannot reconnect)" : "");
   else if (n->filaments)
     snprintf(lattice, sizeof lattice, "vortex filaments%s, no remeshing (one element a station, the blob the core: %s)",
-             lone_smoothed(s, n->nu_phys) ? " (a lone viscous ring the lattice would smooth)" : "",
+             lone_smoothed(s, n->nu_phys) ? " (a lone viscous ring the lattice would smooth)"
+             : lone_wavy(s)               ? " (a lone wavy ring: nothing meets it)"
+                                          : "",
              s->given & VX_GIVEN_SIGMA ? "sigma as given"
              : n->limited             ? "the resolution's budget: the cores are smoothed"
                                       : "sigma = a_min/sqrt(e)");

@@ -23,7 +23,8 @@
  *          conserve = full, the lattice coarsening with ν > 0, the classical stretching with the
  *          reprojection (the impulse of interacting rings; the correction holds Σα), else the transpose
  *   except thin rings that cannot touch (every a/R at most VX_NUM_FIL_THIN, circular, travelling one
- *   way along one line; a lone thin ring among them), every ring given layers = 0, or a lone viscous
+ *   way along one line; a lone thin ring among them, circular or with a centreline wave of at most
+ *   VX_NUM_FIL_WAVE_MAX), every ring given layers = 0, or a lone viscous
  *   ring without a wave whose core the lattice's budget would smooth, which run as vortex filaments: one
  *   element a station, the Gaussian blob the core (σ = a_min/√e: a blob on the centreline moves its ring
  *   as a Gaussian core of a = √e σ), VX_NUM_FIL_PER_SIGMA stations a σ, dt = VX_NUM_FIL_DT_OMEGA πσ²/Γmax
@@ -65,10 +66,14 @@ VX_EXTERN_C_BEGIN
  * 0.2 a step at dt 0.003 is 6.7 of them; 0.5 a step, 21, breaks its filaments down). */
 #define VX_NUM_FIL_THIN 0.06
 /* Rings count as coaxial when their directions of travel agree to 1 − cos within this and their
- * centres lie within this many radii of one line. Only circular coaxial thin rings run as filaments:
- * a filament cannot reconnect where rings meet (the sweep's head-on, off-axis, oblique and
- * side-by-side thin rings blow up as filaments) and a wavy filament's impulse drifts. */
+ * centres lie within this many radii of one line. Of several thin rings only circular coaxial ones
+ * run as filaments: a filament cannot reconnect where rings meet (the sweep's head-on, off-axis,
+ * oblique and side-by-side thin rings blow up as filaments) and wavy filaments that interact drift in
+ * their impulse. A lone thin ring runs as a filament with a centreline wave of amplitude A up to
+ * VX_NUM_FIL_WAVE_MAX (of R): nothing meets it, and the impulse a wavy filament gives up in its first
+ * tenths of a time unit, at most 0.3 A² in the sweep's lone rings, stays within 1e-3 (docs/MATH.md §16). */
 #define VX_NUM_FIL_COAXIAL 1e-6
+#define VX_NUM_FIL_WAVE_MAX 0.06
 #define VX_NUM_FIL_PER_SIGMA 2.4
 #define VX_NUM_FIL_DT_OMEGA 3.0
 #define VX_NUM_FIL_RELAX 7.0
