@@ -321,8 +321,9 @@ static int check_filaments(void) {
             strstr(werr, "wavy vortex filament"),
         "lone wavy thin ring: filaments %d every %d nu %g launch %d '%s'; %s", s.numerics.filaments, s.remesh_every, s.viscosity,
         refused, werr, wline);
-  snprintf(werr, sizeof werr, "[ring]\nradius = 0.3\ncore = 0.01\nperturb_amp = %g\nperturb_mode = 5\n", 2.0 * VX_NUM_FIL_WAVE_MAX);
-  if (parse(werr, &s)) return 1;
+  char wtext[128];
+  snprintf(wtext, sizeof wtext, "[ring]\nradius = 0.3\ncore = 0.01\nperturb_amp = %g\nperturb_mode = 5\n", 2.0 * VX_NUM_FIL_WAVE_MAX);
+  if (parse(wtext, &s)) return 1;
   CHECK(!s.numerics.filaments && s.remesh_every > 0, "lone thin ring, wave %g: filaments %d every %d", 2.0 * VX_NUM_FIL_WAVE_MAX,
         s.numerics.filaments, s.remesh_every);
   if (parse("[ring]\nradius = 0.3\ncore = 0.03\n", &s)) return 1;
