@@ -65,21 +65,19 @@ REDUCED = {
     # p = 10 with 5e-3 ends with about 3 900 elements, a few minutes on one core.
     "merger": {"sigma": "0.06", "remesh_h": "0.04", "remesh_drop": "5e-3", "dt": "0.006", "remesh_every": "8",
                "order": "10"},
-    # h = σ as shipped (remesh_h unset): σ = 0.0625 instead of 0.03, core a = 0.03 and ν = 5e-3
-    # (Re = 200) kept. The lattice is anchored on the rings' mean centre, so the collision plane
-    # stays on lattice planes. The smoothed core starts at a_eff = 0.094 instead of 0.052, which the
-    # viscous spreading a² + 4νt reaches by t ≈ 0.3 anyway. The spreading cores hold about 4 100
-    # elements at most. dt = 0.01 (dt·max|∇u| ≤ 0.2; the spread cores are slow), remeshing every
-    # 2 steps keeps the interval 0.02. The stations stay (as merger's).
-    "headon": {"sigma": "0.0625", "dt": "0.01", "remesh_every": "2"},
-    # As headon: σ = h = 0.05 instead of 0.025, a = 0.025 kept, dt = 0.01, remeshing every 2 steps
-    # (the interval 0.02 as shipped; dt = 0.005 with every 4 gives the same run to the digit), and
-    # ν = 2e-2 instead of 5e-3: Re = Γ/ν = 50 instead of 200. The lattice a CPU carries to t = 10
-    # (h = 0.05, the one the full scene reaches at t ≈ 2.2) does not resolve the collision at
-    # Re = 200: its impulse moves 5.2e-2 (h = 1/28: 2.6e-2), at Re = 100 1.0e-3, at Re = 50 2.1e-4.
-    # So the reduced row is the same collision at a Reynolds number its lattice resolves: 65 000
-    # (GPU) to 79 000 (CPU) elements at most, 22 minutes on one thread (impulse 3.4e-4).
-    "oblique": {"sigma": "0.05", "dt": "0.01", "remesh_every": "2", "viscosity": "2e-2"},
+    # The coarse resolution's numerics (docs/MATH.md §16): h 0.049 and σ 0.073 instead of 0.02 and
+    # 0.03, the core a = 0.03 and ν = 5e-3 (Re = 200) kept, dt 0.0064, remeshing every 12 steps, the
+    # scene's fixed lattice. The smoothed core starts thicker, which the viscous spreading a² + 4νt
+    # reaches by t ≈ 0.3 anyway. The spreading cores hold 11 568 elements at most (1 552 at the start).
+    "headon": {"resolution": "coarse"},
+    # σ = h = 0.05 (the lattice the full scene reaches at t ≈ 0.6 and doubles again), a = 0.025
+    # kept, dt = 0.01, remeshing every 2 steps, drop 1e-4, and ν = 2e-2 instead of 5e-3: Re = Γ/ν = 50
+    # instead of 200. The lattice a CPU carries to t = 10 does not resolve the collision at Re = 200:
+    # its impulse moves 5.2e-2 (h = 1/28: 2.6e-2), at Re = 100 1.0e-3, at Re = 50 2.1e-4. So the
+    # reduced row is the same collision at a Reynolds number its lattice resolves, on the scene's
+    # coarsening lattice, reprojection and correction.
+    "oblique": {"sigma": "0.05", "remesh_h": "0", "dt": "0.01", "remesh_every": "2", "remesh_drop": "1e-4",
+                "viscosity": "2e-2"},
     # The thin filaments as shipped (σ = 0.005, a/R = 0.027, dt = 0.0002, relaxation 0.01 a step) with
     # 1024 stations a ring instead of 16384: σ is 2.7 station spacings along the ring instead of 43,
     # 2048 elements, 25 ms a step on one thread (50 000 steps, about 21 minutes). Thinner rings

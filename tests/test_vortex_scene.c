@@ -213,8 +213,8 @@ int main(void) {
   check_asset("single_ring", 126 * 19, 65536, 1); /* derived: stations a/2 apart, two annuli */
   check_asset("leapfrog", 2 * 252, 1 << 17, 2);   /* derived: vortex filaments, 2.4 stations a sigma */
   check_asset("merger", 2 * 95 * 37, 1 << 18, 2); /* derived: stations h apart, three annuli */
-  check_asset("headon", 4096, 1 << 17, 2);
-  check_asset("oblique", 4096, 1 << 17, 2);
+  check_asset("headon", 2 * 95 * 37, 1 << 17, 2);  /* derived: stations h apart, three annuli */
+  check_asset("oblique", 2 * 95 * 37, 1 << 17, 2); /* the same: R/h and a/h as merger's */
   check_asset("leapfrog_big", 1 << 15, 1 << 20, 2);
 
   printf("errors:\n");
