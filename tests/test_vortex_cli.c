@@ -1,7 +1,8 @@
 /* test_vortex_cli.c — the headless command line of vortexfmm: exit codes and one-line messages
  * (2: bad option or scene file, naming the field and line; 3: blow-up, keeping the diagnostics
  * written so far; 0: a short run writes its CSV rows after a `# key = value` preamble), and the
- * no-display notice of the window mode; --version; 130: interrupted, the CSV kept; a restart whose
+ * no-display notice of the window mode; --version; 130: interrupted (also twice at once, as timeout(1)
+ * does), the CSV kept; a restart whose
  * --steps or --t-end the checkpoint has already reached (2, naming both numbers), and the restarted
  * run's preamble naming its scene (scene_path: the scene file, else the checkpoint); a build without MPI
  * started by mpirun as several processes refuses (2, one line from rank 0, nothing written).
@@ -183,7 +184,8 @@ int main(void) {
   if (lines < 2) FAIL("blow-up run kept %d diagnostics lines, expected the header and at least row 0", lines);
   else printf("  blow-up run kept %d diagnostics lines\n", lines);
 
-  /* SIGTERM (as Ctrl-C) mid-run, once the run has started (its CSV's temporary file exists): the run
+  /* SIGTERM (as Ctrl-C) mid-run, once the run has started (its CSV's temporary file exists), sent
+   * twice at once as timeout(1) does (to the process and to its group): one request, so the run
    * stops after its step, the CSV renamed into place, exit 130. dt small enough that the tiny scene
    * (which blows up at t ≈ 31) is far from that in the seconds the test takes. */
   remove(csv);
@@ -192,13 +194,24 @@ int main(void) {
     snprintf(cmd, sizeof cmd,
              "'%s/vortexfmm' --headless --scene '%s' --steps 100000000 --dt 0.0001 --diag '%s' --quiet 2>&1 & p=$!; "
              "i=0; until ls '%s'.tmp-* > /dev/null 2>&1 || [ $i -gt 100 ]; do i=$((i+1)); sleep 0.1; done; sleep 0.3; "
-             "kill -TERM $p; wait $p",
+             "kill -TERM $p; kill -TERM $p; wait $p",
              VX_BINARY_DIR, tiny, csv, csv);
     int rc = vx_test_shell(cmd, out, sizeof out);
     lines = count_lines(csv, NULL);
     if (rc != 130 || !strstr(out, "interrupted after step") || lines < 2)
       FAIL("interrupted run: exit %d (want 130), %d diagnostics lines, output:\n%s", rc, lines, out);
     else printf("  ok (exit 130): interrupted run kept %d diagnostics lines\n", lines);
+    /* The same under timeout(1), which signals the process and then its group: exit 124 (timeout's),
+     * the run's own "interrupted" line, the CSV renamed into place. */
+    remove(csv);
+    snprintf(cmd, sizeof cmd,
+             "timeout 3 '%s/vortexfmm' --headless --scene '%s' --steps 100000000 --dt 0.0001 --diag '%s' --quiet 2>&1",
+             VX_BINARY_DIR, tiny, csv);
+    rc = vx_test_shell(cmd, out, sizeof out);
+    lines = count_lines(csv, NULL);
+    if (rc != 124 || !strstr(out, "interrupted after step") || lines < 2)
+      FAIL("run under timeout: exit %d (want 124), %d diagnostics lines, output:\n%s", rc, lines, out);
+    else printf("  ok (exit 124): a run under timeout kept %d diagnostics lines\n", lines);
   }
 
   restart_checks(tiny, csv);

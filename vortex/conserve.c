@@ -57,10 +57,26 @@ int vx_conserve_from_name(const char *name, int *mode) {
   return -1;
 }
 
+/* The impulse a flow's strength would carry as rings: ½ Σ|α| L, L the rms distance of |α| from its
+ * centre (L² = tr/s0, s0 = Σ|α|, tr = Σ|α||r − c|²): a ring's ½ Σ|α| R = πΓR² is its |I|. */
+static double impulse_scale(double s0, double tr) { return s0 > 0.0 && tr > 0.0 ? 0.5 * sqrt(s0 * tr) : 0.0; }
+
+/* |I0 − I| over max(|I0|, the scale above): a flow whose impulses cancel (head-on rings, I0 = 0) is
+ * measured against its rings' own. */
+static double impulse_change(const double *m, const double *I0) {
+  double d2 = 0.0, i2 = 0.0, s0 = m[6], tr = 0.0;
+  for (int c = 0; c < 3; ++c) {
+    d2 += (I0[c] - m[3 + c]) * (I0[c] - m[3 + c]), i2 += I0[c] * I0[c];
+    tr += m[10 + c] - (s0 > 0.0 ? m[7 + c] * m[7 + c] / s0 : 0.0);
+  }
+  double scale = fmax(sqrt(i2), impulse_scale(s0, tr));
+  return scale > 0.0 ? sqrt(d2) / scale : sqrt(d2);
+}
+
 /* The axial mode: μ along n = I0/|I0| only, λ = 0. s0: Σ|α|; tr: tr(J)/2 = Σ|α||r|². */
 static int solve_axial(const double J[3][3], const double *m, const double *I0, double s0, double tr, double *coef) {
   double i2 = I0[0] * I0[0] + I0[1] * I0[1] + I0[2] * I0[2];
-  if (!(i2 > 1e-12 * 0.25 * s0 * tr)) return 1; /* |I0| < 1e-6 · ½ s0 L, L² = tr/s0 */
+  if (!(sqrt(i2) > 1e-6 * impulse_scale(s0, tr))) return 1;
   double n[3] = {I0[0] / sqrt(i2), I0[1] / sqrt(i2), I0[2] / sqrt(i2)}, nJn = 0.0, di = 0.0;
   for (int i = 0; i < 3; ++i) {
     di += (I0[i] - m[3 + i]) * n[i];
@@ -121,11 +137,7 @@ int vx_conserve_moments(vx_precision prec, int on_device, const void *pos, void 
                         const double *W0, const double *I0, vx_conserve_mode mode, double *rel_di, char *err, size_t errlen) {
   double coef[9];
   if (mode == VX_CONSERVE_OFF) return 0;
-  if (rel_di) {
-    double d2 = 0.0, i2 = 0.0;
-    for (int c = 0; c < 3; ++c) d2 += (I0[c] - m[3 + c]) * (I0[c] - m[3 + c]), i2 += I0[c] * I0[c];
-    *rel_di = i2 > 0.0 ? sqrt(d2 / i2) : sqrt(d2);
-  }
+  if (rel_di) *rel_di = impulse_change(m, I0);
   if (vx_conserve_solve(m, W0, I0, mode, coef)) return 0; /* nothing to correct with: left as it is */
   return vx_conserve_apply(prec, on_device, pos, alpha, n, coef, err, errlen);
 }

@@ -58,8 +58,8 @@ int vx_conserve_solve(const double *m, const double *W0, const double *I0, vx_co
 /* Add the correction to the strengths of n elements. 0, or -1 with err. */
 int vx_conserve_apply(vx_precision prec, int on_device, const void *pos, void *alpha, int n, const double *coef,
                       char *err, size_t errlen);
-/* The whole correction: moments, solve, apply (nothing in the off mode). Writes |ΔI|/|I0| (before correcting) to *rel_di
- * when given. 0, or -1 with err. */
+/* The whole correction: moments, solve, apply (nothing in the off mode). Writes |ΔI| (before correcting)
+ * over max(|I0|, ½ Σ|α| L) to *rel_di when given (L as above; a ring's ½ Σ|α| R is its |I|). 0, or -1 with err. */
 int vx_conserve(vx_precision prec, int on_device, const void *pos, void *alpha, int n, void *d_scratch,
                 const double *W0, const double *I0, vx_conserve_mode mode, double *rel_di, char *err, size_t errlen);
 

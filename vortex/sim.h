@@ -198,7 +198,7 @@ typedef struct {
 /* What the conservative correction (conserve.h) has put back so far. */
 typedef struct {
   long long relaxations;  /* relaxation passes so far */
-  double di_relax;        /* Σ over relaxations of |ΔI|/|I| each made (and the correction undid) */
+  double di_relax;        /* Σ over relaxations of |ΔI| each made (and the correction undid), of max(|I0|, ½Σ|α|L) */
   double di_drop;         /* the same over the remeshings' drop thresholds */
 } vx_conserve_stats;
 

@@ -501,7 +501,8 @@ static void report(batch *b, double t_start) {
   const vx_conserve_stats cs = vx_sim_conserve_stats(b->sim);
   if (P->conserve != 0 && !b->o->quiet) /* how much the correction put back (vortex/conserve.h) */
     fprintf(stderr, PROG ": conservative correction (%s): %lld relaxations put back a summed |dI|/|I| of %.3g, the drop "
-                    "threshold %.3g\n", vx_conserve_name(P->conserve), cs.relaxations, cs.di_relax, cs.di_drop);
+                    "threshold %.3g (|I|: the impulse, or the rings' own where theirs cancel)\n",
+            vx_conserve_name(P->conserve), cs.relaxations, cs.di_relax, cs.di_drop);
 }
 
 int app_run_batch(const app_batch_options *o) {
