@@ -23,8 +23,8 @@ scripts/cpu_long_runs.sh runs on a machine without python.
 The columns: elements at the start and end; the time reached, or where the run blew up or broke down (exit 3);
 max|α| at its largest over its start; max of max_gradu·dt (the Lagrangian CFL number); the energy's
 relative drift per time unit, (E_last − E_0)/|E_0|/(t_last − t_0) over the rows where it was
-computed; max|I − I0|/|I0| of the linear impulse (where |I0| ≈ 0, as head-on, relative to one ring's
-πΓR² instead, marked ‡); max|W − W0|/Σ|α|_0 of the total vorticity; wall time.
+computed; max|I − I0|/|I0| of the linear impulse (where |I0| ≈ 0, as head-on, relative to the
+rings' Σ πΓR² instead, marked ‡); max|W − W0|/Σ|α|_0 of the total vorticity; wall time.
 """
 import argparse
 import csv
@@ -198,7 +198,7 @@ def summarize(stem):
              if len(e) > 1 and e[-1]["time"] > e[0]["time"] else math.nan)
     sum_alpha = r0["sum_abs_alpha"] if "sum_abs_alpha" in r0 else math.nan
     radii = [r0[k] for k in r0 if re.fullmatch(r"ring\d+_R", k)]
-    ring_scale = 0.5 * sum(radii) / len(radii) * sum_alpha if radii else math.nan   # = πΓR² for one ring
+    ring_scale = 0.5 * sum(radii) / len(radii) * sum_alpha if radii else math.nan   # = Σ πΓR² over the rings
     i_scale, mark = vnorm(r0, "I"), ""
     if ring_scale > 0 and not i_scale > 0.01 * ring_scale:      # rings of opposite impulse (headon): |I0| ≈ 0
         i_scale, mark = ring_scale, " ‡"
@@ -222,7 +222,7 @@ def table(stems):
         print("| " + " | ".join(r) + " |")
     if any(r[8].endswith("‡") for r in rows):
         print("\n‡ |I0| ≈ 0 (rings of opposite impulse): relative to ½·(mean ring radius)·Σ|α|0, "
-              "= πΓR² of one ring")
+              "= Σ πΓR² over the rings (the sweep's scale)")
 
 
 def main():
