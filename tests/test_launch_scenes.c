@@ -1,8 +1,9 @@
 /* test_launch_scenes.c — a ring launched into each shipped scene runs on (CPU, as shipped, no
- * tracers): the batch's --launch-ring at step 2, then 100 steps under the scene's own numerics. The
- * run must end normally (exit 0: no blow-up by the program's rule), its diagnostics must track the
- * launched ring (a column ringK_x for it, with values), the elements must have grown by the ring's,
- * and max|alpha| must stay within 3x of the start. Label long (a few minutes on two cores). */
+ * tracers; headon and oblique at the coarse resolution): the batch's --launch-ring at step 2, then
+ * 100 steps under the scene's own numerics. The run must end normally (exit 0: no blow-up by the
+ * program's rule), its diagnostics must track the launched ring (a column ringK_x for it, with
+ * values), the elements must have grown by the ring's, and max|alpha| must stay within 3x of the
+ * start. Label long (a few minutes on two cores). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -13,11 +14,11 @@
 #include "test_check.h"
 #include "test_run.h"
 
-static int check_scene(const char *scene, int rings) {
+static int check_scene(const char *scene, int rings, const char *extra) {
   char csv[1024], args[2048], out[16384];
   snprintf(csv, sizeof csv, "%s/test_launch_scenes_%d_%s.csv", VX_BINARY_DIR, (int)getpid(), scene);
   snprintf(args, sizeof args, "--headless --scene %s --backend cpu --tracers 0 --steps 102 --launch-ring 2 --diag '%s' "
-           "--diag-every 2 --quiet", scene, csv);
+           "--diag-every 2 --quiet %s", scene, csv, extra);
   int rc = vx_test_run_program("", args, out, sizeof out);
   CHECK(rc == 0, "%s: exit %d:\n%s", scene, rc, out);
   static char text[1 << 20];
@@ -44,11 +45,13 @@ static int check_scene(const char *scene, int rings) {
 }
 
 int main(void) {
-  check_scene("single_ring", 1);
-  check_scene("leapfrog", 2);
-  check_scene("merger", 2);
-  check_scene("headon", 2);
-  check_scene("oblique", 2);
-  check_scene("leapfrog_big", 2);
+  check_scene("single_ring", 1, "");
+  check_scene("leapfrog", 2, "");
+  check_scene("merger", 2, "");
+  /* the viscous collisions on their coarse lattice: at normal their remeshed elements grow from
+   * 10 000 to about 40 000 within these steps, past the label's budget on two cores */
+  check_scene("headon", 2, "--resolution coarse");
+  check_scene("oblique", 2, "--resolution coarse");
+  check_scene("leapfrog_big", 2, "");
   return vx_test_end("a ring launched into each shipped scene runs on");
 }
