@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coarsen.h"
+
 #ifndef VX_HAVE_CUDA
 /* CPU-only build: the cuda backend never gets this far (fmm_create refuses it). */
 int vx_moments_gpu(vx_precision prec, const void *pos, const void *alpha, int n, void *d_scratch, double *m, char *err,
@@ -57,26 +59,20 @@ int vx_conserve_from_name(const char *name, int *mode) {
   return -1;
 }
 
-/* The impulse a flow's strength would carry as rings: ½ Σ|α| L, L the rms distance of |α| from its
- * centre (L² = tr/s0, s0 = Σ|α|, tr = Σ|α||r − c|²): a ring's ½ Σ|α| R = πΓR² is its |I|. */
-static double impulse_scale(double s0, double tr) { return s0 > 0.0 && tr > 0.0 ? 0.5 * sqrt(s0 * tr) : 0.0; }
-
-/* |I0 − I| over max(|I0|, the scale above): a flow whose impulses cancel (head-on rings, I0 = 0) is
- * measured against its rings' own. */
+/* |I0 − I| over max(|I0|, ½ Σ|α| L), L the rms distance of |α| from its centre (coarsen.h's
+ * vx_field_radius): a ring's ½ Σ|α| R = πΓR² is its |I|, so a flow whose impulses cancel (head-on
+ * rings, I0 = 0) is measured against its rings' own. */
 static double impulse_change(const double *m, const double *I0) {
-  double d2 = 0.0, i2 = 0.0, s0 = m[6], tr = 0.0;
-  for (int c = 0; c < 3; ++c) {
-    d2 += (I0[c] - m[3 + c]) * (I0[c] - m[3 + c]), i2 += I0[c] * I0[c];
-    tr += m[10 + c] - (s0 > 0.0 ? m[7 + c] * m[7 + c] / s0 : 0.0);
-  }
-  double scale = fmax(sqrt(i2), impulse_scale(s0, tr));
+  double d2 = 0.0, i2 = 0.0;
+  for (int c = 0; c < 3; ++c) d2 += (I0[c] - m[3 + c]) * (I0[c] - m[3 + c]), i2 += I0[c] * I0[c];
+  double scale = fmax(sqrt(i2), 0.5 * m[6] * vx_field_radius(m));
   return scale > 0.0 ? sqrt(d2) / scale : sqrt(d2);
 }
 
-/* The axial mode: μ along n = I0/|I0| only, λ = 0. s0: Σ|α|; tr: tr(J)/2 = Σ|α||r|². */
-static int solve_axial(const double J[3][3], const double *m, const double *I0, double s0, double tr, double *coef) {
+/* The axial mode: μ along n = I0/|I0| only, λ = 0. s0: Σ|α|. */
+static int solve_axial(const double J[3][3], const double *m, const double *I0, double s0, double *coef) {
   double i2 = I0[0] * I0[0] + I0[1] * I0[1] + I0[2] * I0[2];
-  if (!(sqrt(i2) > 1e-6 * impulse_scale(s0, tr))) return 1;
+  if (!(sqrt(i2) > 1e-6 * 0.5 * s0 * vx_field_radius(m))) return 1; /* the scale impulse_change takes */
   double n[3] = {I0[0] / sqrt(i2), I0[1] / sqrt(i2), I0[2] / sqrt(i2)}, nJn = 0.0, di = 0.0;
   for (int i = 0; i < 3; ++i) {
     di += (I0[i] - m[3 + i]) * n[i];
@@ -101,7 +97,7 @@ int vx_conserve_solve(const double *m, const double *W0, const double *I0, vx_co
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) J[i][j] = (i == j ? tr : 0.0) - C[i][j];
   if (mode == VX_CONSERVE_AXIAL) {
-    if (solve_axial((const double(*)[3])J, m, I0, s0, tr, coef)) return 1;
+    if (solve_axial((const double(*)[3])J, m, I0, s0, coef)) return 1;
     for (int i = 0; i < 3; ++i) coef[6 + i] = c[i];
     return 0;
   }
