@@ -51,7 +51,9 @@ Criteria (every run: EXE --headless --scene F --backend B --t-end T --diag F.csv
       tolerance is the particle form's own wander on a ring that holds: the shipped single_ring,
       inviscid, swings by 3.5e-3 E0 over t = 10 on the GPU, while every breakdown seen rises past
       2e-2 (E_sigma of the default leapfrog stays within 4e-4 where the particle form swings by 4e-3)
-  (5) no wall-time limit (--timeout: SIGTERM, the program finalizes its CSV, then SIGKILL) and no crash (a signal)
+  (5) no wall-time limit (--timeout: SIGTERM, the program finalizes its CSV, then SIGKILL) and no crash (a signal).
+      Several GPU runs at once want MPS (`nvidia-cuda-mps-control -d`): without it the GPU time-slices their
+      contexts, slowing every run many times over; the sweep says so when it starts
 Result: pass, or the run's outcome (fail: ran to T with a criterion broken; blow-up; timeout;
 crash; error) with its first failure, the earliest in time of every criterion broken (a run-level
 failure is timed at its last row). OUT/summary.md (printed too) holds the table and the pass rate;
@@ -262,6 +264,11 @@ def judge_rows(rows, scale):
     return fails
 
 
+def mps_running():
+    """Whether an MPS control daemon is up: its pipe directory holds the control pipe."""
+    return (Path(os.environ.get("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps")) / "control").exists()
+
+
 def run_one(job, args):
     """Runs one scene; returns its result record."""
     rec, scene, csv_path = job["rec"], job["scene"], job["csv"]
@@ -379,6 +386,9 @@ def main():
         return 0
     if not os.access(exe, os.X_OK):
         sys.exit(f"sweep: {exe} is not an executable (--exe)")
+    if args.backend == "cuda" and args.jobs > 1 and not mps_running():
+        print(f"sweep: {args.jobs} runs at once share the GPU without MPS, which time-slices their contexts: wall times "
+              "and the --timeout limit then measure the sharing (start it with `nvidia-cuda-mps-control -d`)", file=sys.stderr)
     results = [None] * len(jobs)
     with open(out / "results.jsonl", "w") as jl, cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futs = {pool.submit(run_one, j, args): k for k, j in enumerate(jobs)}
