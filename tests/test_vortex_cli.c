@@ -1,11 +1,11 @@
 /* test_vortex_cli.c — the headless command line of vortexfmm: exit codes and one-line messages
  * (2: bad option or scene file, naming the field and line; 3: blow-up, keeping the diagnostics
  * written so far; 0: a short run writes its CSV rows after a `# key = value` preamble), and the
- * no-display notice of the window mode; --version; 130: interrupted (also twice at once, as timeout(1)
- * does), the CSV kept; a restart whose
- * --steps or --t-end the checkpoint has already reached (2, naming both numbers), and the restarted
- * run's preamble naming its scene (scene_path: the scene file, else the checkpoint); a build without MPI
- * started by mpirun as several processes refuses (2, one line from rank 0, nothing written).
+ * no-display notice of the window mode; --version; 130: interrupted (also twice at once, as
+ * timeout(1) does), the CSV kept; a restart whose --steps or --t-end the checkpoint has already
+ * reached (2, naming both numbers), and the restarted run's preamble naming its scene (scene_path:
+ * the scene file, else the checkpoint); a build without MPI started by mpirun as several processes
+ * refuses (2, one line from rank 0, nothing written).
  * Runs the program built beside the tests (VX_BINARY_DIR/vortexfmm). Run: ctest -R vortex_cli */
 #define _POSIX_C_SOURCE 200809L /* popen */
 #include <stdio.h>
