@@ -6,7 +6,7 @@
  * FMM3D's potential φ_c = Σ q_j/(4π|x − y_j|) of the three charge sets q = α_c (one call, nd = 3)
  * the velocity is u_i = ε_ijk ∂_j φ_k and its gradient ∂_l u_i = ε_ijk ∂_l ∂_j φ_k, from
  * the potentials' gradients and Hessians. Both codes' velocities and gradients are compared with
- * the direct sum in double at K targets (every N/K-th point, self term left out), the error
+ * the direct sum in double (the engine's pair kernel, fmm/pair.h) at K targets (every N/K-th point, self term left out), the error
  * measures of vortexfmm-bench: err_vel the relative 2-norm error of u, err_grad that of ∇u
  * (Frobenius). Usage: bench_fmm3d DUMP.csv EPS REPEAT K; prints one line:
  *   n eps fmm3d_ms fmm3d_err_vel fmm3d_err_grad vx_err_vel vx_err_grad
@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pair.h"
 
 void lfmm3d_s_c_h_vec_(int64_t *nd, double *eps, int64_t *nsource, double *source, double *charge, double *pot,
                        double *grad, double *hess, int64_t *ier);
@@ -62,28 +64,19 @@ static int read_dump(const char *path, dump *d) {
   return 0;
 }
 
-/* The direct sum at target t: u[3], g[9] with g[3i + l] = ∂u_i/∂x_l (vortexfmm's layout). */
+/* The direct sum at target t: u[3], g[9] with g[3i + l] = ∂u_i/∂x_l, by the engine's own singular
+ * pair kernel (fmm/pair.h, kernel 0; it leaves out 1/4π). */
 static void direct(const dump *d, int t, double *u, double *g) {
   memset(u, 0, 3 * sizeof(double));
   memset(g, 0, 9 * sizeof(double));
   const double *xt = d->x + 3 * (size_t)t;
   for (int j = 0; j < d->n; ++j) {
     if (j == t) continue;
-    const double *a = d->a + 3 * (size_t)j;
-    double r[3] = {xt[0] - d->x[3 * (size_t)j], xt[1] - d->x[3 * (size_t)j + 1], xt[2] - d->x[3 * (size_t)j + 2]};
-    double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2], ir = 1.0 / sqrt(r2), ir3 = ir * ir * ir, ir5 = ir3 * ir * ir;
-    double c[3] = {a[1] * r[2] - a[2] * r[1], a[2] * r[0] - a[0] * r[2], a[0] * r[1] - a[1] * r[0]};
-    for (int i = 0; i < 3; ++i) {
-      u[i] += c[i] * ir3 / FOUR_PI;
-      for (int l = 0; l < 3; ++l) {
-        /* ∂/∂x_l of (α × r)_i / r³ */
-        double e[3] = {0, 0, 0};
-        e[l] = 1.0;
-        double dc = i == 0 ? a[1] * e[2] - a[2] * e[1] : i == 1 ? a[2] * e[0] - a[0] * e[2] : a[0] * e[1] - a[1] * e[0];
-        g[3 * i + l] += (dc * ir3 - 3.0 * c[i] * r[l] * ir5) / FOUR_PI;
-      }
-    }
+    const double *y = d->x + 3 * (size_t)j, *a = d->a + 3 * (size_t)j;
+    pair_bs_d(0, 0.0, xt[0] - y[0], xt[1] - y[1], xt[2] - y[2], a[0], a[1], a[2], u, g);
   }
+  for (int i = 0; i < 3; ++i) u[i] /= FOUR_PI;
+  for (int m = 0; m < 9; ++m) g[m] /= FOUR_PI;
 }
 
 static int cmp_double(const void *a, const void *b) {

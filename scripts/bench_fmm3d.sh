@@ -20,7 +20,7 @@ lib=$fmm3d/lib-static/libfmm3d.a
 [ -x "$bench" ] || { echo "bench_fmm3d.sh: no $bench (build vortexfmm first)" >&2; exit 2; }
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
-gcc -O2 -fopenmp -o "$out/bench_fmm3d" "$here/bench_fmm3d.c" "$lib" -lgfortran -lstdc++ -lm
+gcc -O2 -fopenmp -I "$here/../fmm" -o "$out/bench_fmm3d" "$here/bench_fmm3d.c" "$lib" -lgfortran -lstdc++ -lm
 echo "# threads ${OMP_NUM_THREADS:-all}; $(date -u +%Y-%m-%d); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 for n in 65536 262144; do
   for dist in uniform rings; do

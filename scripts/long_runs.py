@@ -68,9 +68,9 @@ REDUCED = {
     # The coarse resolution's numerics (docs/MATH.md §16): h 0.049 and σ 0.073 instead of 0.02 and
     # 0.03, the core a = 0.03 and ν = 5e-3 (Re = 200) kept, dt 0.0064, remeshing every 12 steps, the
     # scene's fixed lattice. The smoothed core starts thicker, which the viscous spreading a² + 4νt
-    # reaches by t ≈ 0.3 anyway. The spreading cores hold 11 568 elements at most (1 552 at the start).
+    # reaches by t ≈ 0.3 anyway. The spreading cores hold 12 152 elements at most (1 552 at the start).
     "headon": {"resolution": "coarse"},
-    # σ = h = 0.05 (the lattice the full scene reaches at t ≈ 0.6 and doubles again), a = 0.025
+    # σ = h = 0.05 (between the full scene's lattices after t ≈ 0.6 and 4.7, 0.033 and 0.067), a = 0.025
     # kept, dt = 0.01, remeshing every 2 steps, drop 1e-4, and ν = 2e-2 instead of 5e-3: Re = Γ/ν = 50
     # instead of 200. The lattice a CPU carries to t = 10 does not resolve the collision at Re = 200:
     # its impulse moves 5.2e-2 (h = 1/28: 2.6e-2), at Re = 100 1.0e-3, at Re = 50 2.1e-4. So the
