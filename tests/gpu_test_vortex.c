@@ -165,7 +165,9 @@ static void ring_block_case(vx_precision prec, void *hp, void *ha, void *dp, voi
     double c = prec == VX_FLOAT ? ((float *)ha)[i] : ((double *)ha)[i], x = prec == VX_FLOAT ? ((float *)ga)[i] : ((double *)ga)[i];
     worst = fmax(worst, fabs(x - c) / (atol + 10 * atol * fabs(c)));
   }
-  if (worst > 1.0 || !(dc > 5e-3) || fabs(dd - dc) > 1e-5 * dc)
+  /* what is put back is measured against max(|I0|, ½ Σ|α| L) (conserve.h), for these random
+   * strengths mostly the second: 1.2e-4 (double) and 3.9e-4 (float) on the H200 */
+  if (worst > 1.0 || !(dc > 5e-5) || fabs(dd - dc) > 1e-5 * dc)
     FAIL("ring block (%s): device vs host %.2f x tolerance, |dI|/|I| put back device %.6g, host %.6g", prec == VX_FLOAT ? "float" : "double",
          worst, dd, dc);
   printf("ring block correction (%s): |dI|/|I| put back %.3g, worst %.3f x tolerance\n", prec == VX_FLOAT ? "float" : "double", dc, worst);
@@ -319,14 +321,16 @@ static void energy_case(vx_precision prec, vx_kernel k, int n) {
   }
   if (vx_device_upload(dp, hp, 3 * rs * (size_t)n, err, sizeof err)) { FAIL("upload: %s", err); exit(EXIT_FAILURE); }
   double e_cpu = vx_energy_kernel(n, xp, xp + 3 * (size_t)n, k, sigma);
-  if (vx_gpu_energy_kernel(prec, dp, da, n, k, sigma, &e_gpu, err, sizeof err)) FAIL("kernel energy: %s", err);
+  void *scratch = NULL;
+  size_t cap = 0;
+  if (vx_gpu_energy_kernel(prec, dp, da, n, k, sigma, &e_gpu, &scratch, &cap, err, sizeof err)) FAIL("kernel energy: %s", err);
   else if (!(fabs(e_gpu - e_cpu) <= 1e-12 * fabs(e_cpu)))
     FAIL("kernel energy (kernel %d, %s, n %d): device %.17g, host %.17g", (int)k, prec == VX_FLOAT ? "float" : "double", n, e_gpu,
          e_cpu);
   double e_none;
-  if (vx_gpu_energy_kernel(prec, dp, da, n, VX_KERNEL_SINGULAR, sigma, &e_none, err, sizeof err) || !isnan(e_none))
+  if (vx_gpu_energy_kernel(prec, dp, da, n, VX_KERNEL_SINGULAR, sigma, &e_none, &scratch, &cap, err, sizeof err) || !isnan(e_none))
     FAIL("kernel energy of the singular kernel: %g, expected NaN", e_none);
-  free(hp); free(ha); free(xp); vx_device_free(dp); vx_device_free(da);
+  free(hp); free(ha); free(xp); vx_device_free(dp); vx_device_free(da); vx_device_free(scratch);
 }
 
 /* ---------------------------------------------------------------- 2b. remeshing twin */
@@ -468,8 +472,10 @@ int main(void) {
       stage_case((vx_precision)prec, 0, 0, st);
       stage_case((vx_precision)prec, 0, 1, st);
     }
-  printf("stage kernel vs CPU loop: %s (worst %.3f x tolerance in double, %.3f x in float)\n", failures ? "FAILED" : "ok",
+  int f0 = failures; /* each section's verdict is its own */
+  printf("stage kernel vs CPU loop: %s (worst %.3f x tolerance in double, %.3f x in float)\n", failures > f0 ? "FAILED" : "ok",
          stage_worst[0], stage_worst[1]);
+  f0 = failures;
   settle_case(VX_DOUBLE, -0.5, 0.012);
   settle_case(VX_FLOAT, -0.1875, 0.009);
   relax_conserve_case(VX_DOUBLE);
@@ -480,19 +486,22 @@ int main(void) {
   health_case(VX_DOUBLE, 1);
   health_case(VX_FLOAT, 0);
   health_case(VX_FLOAT, 1);
-  printf("blow-up reduction: %s\n", failures ? "FAILED" : "ok");
+  printf("settling, relaxation, correction, reprojection and the blow-up reduction: %s\n", failures > f0 ? "FAILED" : "ok");
+  f0 = failures;
   for (int prec = 0; prec < 2; ++prec) {
     energy_case((vx_precision)prec, VX_KERNEL_GAUSS, 3001);
+    energy_case((vx_precision)prec, VX_KERNEL_GAUSS, 5003); /* tiles of several column chunks */
     energy_case((vx_precision)prec, VX_KERNEL_RM, 257);
     energy_case((vx_precision)prec, VX_KERNEL_WL, 1000);
   }
-  printf("kernel energy vs the host sum: %s\n", failures ? "FAILED" : "ok");
+  printf("kernel energy vs the host sum: %s\n", failures > f0 ? "FAILED" : "ok");
+  f0 = failures;
   for (int prec = 0; prec < 2; ++prec) {
     remesh_case((vx_precision)prec, 0.0, 0.0, 0.0);
     remesh_case((vx_precision)prec, 0.1, 1e-2, 0.0);
     remesh_case((vx_precision)prec, 0.05, 0.0, 0.02);
   }
-  printf("remeshing vs CPU pipeline: %s\n", failures ? "FAILED" : "ok");
+  printf("remeshing vs CPU pipeline: %s\n", failures > f0 ? "FAILED" : "ok");
   /* tolerances (diagnostics, tracers) about 5x the larger of the two measurements beside them
    * (H200 / H100); the double tracers at a few ulps of the positions */
   /* single_ring with the full correction its derived numerics apply: 8.1e-13 (H200), the correction's

@@ -2,7 +2,8 @@
  * ms / frame are one measurement, the median of the last APP_FRAMES_N frames, so the numbers shown
  * always agree (fps = 1000 / ms to the digits printed) and one slow frame moves neither. An
  * exponential average of the rate shown beside the last frame's time can disagree with it
- * ("22.8 fps  4684 ms / frame"); the same frames go through both here. Run: ctest -R app_frames */
+ * ("22.8 fps  4684 ms / frame"); the same frames go through both here. Also the headless breakdown's
+ * slowest frame (app_series_max). Run: ctest -R app_frames */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,9 +80,32 @@ static void spread(void) {
   if (strcmp(text, "59.9 fps  16.7 ms / frame (median of last 30 frames)")) FAIL("full window: '%s'", text);
 }
 
+/* The headless breakdown's slowest frame (app_series_max): the largest kept value and the frame it
+ * came from, counting the warm-up rows left out, read before the median reorders the column. */
+static void slowest(void) {
+  app_series s;
+  if (app_series_init(&s, 1, 4, 40)) { FAIL("out of memory"); return; }
+  for (int f = 0; f < 40; ++f) {
+    double v = f == 2 ? 99.0 : f == 27 ? 21.5 : 7.0 + 0.01 * (f % 5); /* frame 2 is warm-up */
+    app_series_add(&s, &v);
+  }
+  long long at;
+  double m = app_series_max(&s, 0, &at), med = app_series_median(&s, 0);
+  if (m != 21.5 || at != 27) FAIL("slowest frame %g at %lld, expected 21.5 at 27", m, at);
+  if (fabs(med - 7.02) > 1e-12) FAIL("median %g after the maximum, expected 7.02", med);
+  app_series empty;
+  if (app_series_init(&empty, 1, 4, 2)) { FAIL("out of memory"); app_series_free(&s); return; }
+  double v = 1.0;
+  app_series_add(&empty, &v);
+  if (app_series_max(&empty, 0, &at) != 0.0 || at != -1) FAIL("a series without kept rows: %lld, expected -1", at);
+  app_series_free(&s);
+  app_series_free(&empty);
+}
+
 int main(void) {
   outlier();
   spread();
+  slowest();
   if (failures) { printf("%d check(s) failed\n", failures); return EXIT_FAILURE; }
   printf("frame-time readout checks passed\n");
   return EXIT_SUCCESS;

@@ -41,18 +41,23 @@ void vx_launch_aim(vx_launch *L, const double eye[3], const double fwd[3]) {
 }
 
 /* The least distance of each of the nc candidate centres c0 - k·step·axis (k = 0..nc-1) to n elements x:
- * from an element, the ring's circle of radius R about that centre is sqrt((ρ - R)² + z²) away. */
+ * from an element, the ring's circle of radius R about that centre is sqrt((ρ - R)² + z²) away. The
+ * candidates lie on one axis, so an element's ρ is the same for all of them and only z moves (by
+ * k·step): one square root an element, squared distances compared. */
 static void least_distances(const double *x, int n, const double c0[3], const double axis[3], double step, double R, int nc,
                             double *dmin) {
   for (int k = 0; k < nc; ++k) dmin[k] = INFINITY;
-  for (int p = 0; p < n; ++p)
+  for (int p = 0; p < n; ++p) {
+    double r[3], z = 0.0, rr = 0.0;
+    for (int i = 0; i < 3; ++i) r[i] = x[3 * (size_t)p + i] - c0[i], z += r[i] * axis[i];
+    for (int i = 0; i < 3; ++i) rr += r[i] * r[i];
+    const double w = sqrt(fmax(0.0, rr - z * z)) - R, w2 = w * w;
     for (int k = 0; k < nc; ++k) {
-      double r[3], z = 0.0, rr = 0.0;
-      for (int i = 0; i < 3; ++i) r[i] = x[3 * (size_t)p + i] - (c0[i] - k * step * axis[i]), z += r[i] * axis[i];
-      for (int i = 0; i < 3; ++i) rr += r[i] * r[i];
-      const double rho = sqrt(fmax(0.0, rr - z * z)), d = sqrt((rho - R) * (rho - R) + z * z);
-      if (d < dmin[k]) dmin[k] = d;
+      const double zk = z + k * step, d2 = w2 + zk * zk;
+      if (d2 < dmin[k]) dmin[k] = d2;
     }
+  }
+  for (int k = 0; k < nc; ++k) dmin[k] = sqrt(dmin[k]);
 }
 
 int vx_launch_clear(vx_launch *L, vx_sim *s, double *ahead, char *err, size_t errlen) {
@@ -62,9 +67,9 @@ int vx_launch_clear(vx_launch *L, vx_sim *s, double *ahead, char *err, size_t er
   int nc = (int)floor((VX_LAUNCH_AHEAD - VX_LAUNCH_NEAREST) / 0.5 + 0.5) + 1;
   nc = nc < 1 ? 1 : (nc > MAX_C ? MAX_C : nc);
   const int ne = vx_sim_n_elements(s);
-  double *x = ne > 0 ? malloc(sizeof(double) * 6 * (size_t)ne) : NULL, dmin[MAX_C];
+  double *x = ne > 0 ? malloc(sizeof(double) * 3 * (size_t)ne) : NULL, dmin[MAX_C];
   if (ne > 0 && !x) { snprintf(err, errlen, "out of host memory"); return -1; }
-  if (ne > 0 && vx_sim_get_elements(s, x, x + 3 * (size_t)ne, err, errlen)) { free(x); return -1; }
+  if (ne > 0 && vx_sim_get_elements(s, x, NULL, err, errlen)) { free(x); return -1; } /* the positions alone */
   least_distances(x, ne, L->centre, axis, step, L->radius, nc, dmin);
   free(x);
   for (int k = 0; k < nc; ++k) dmin[k] = -dmin[k]; /* spread over processes: the least over every process's */

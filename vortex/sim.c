@@ -43,8 +43,8 @@ int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, const v
   return -1;
 }
 int vx_gpu_energy_kernel(vx_precision prec, const void *pos, const void *alpha, int n, vx_kernel k, double sigma, double *e,
-                         char *err, size_t errlen) {
-  (void)prec; (void)pos; (void)alpha; (void)n; (void)k; (void)sigma; (void)e;
+                         void **d_scratch, size_t *cap, char *err, size_t errlen) {
+  (void)prec; (void)pos; (void)alpha; (void)n; (void)k; (void)sigma; (void)e; (void)d_scratch; (void)cap;
   snprintf(err, errlen, "CUDA backend not available in this build");
   return -1;
 }
@@ -176,6 +176,7 @@ void vx_sim_destroy(vx_sim *s) {
   buf_free(s, &s->fil_alpha, &s->c_fil_alpha);
   buf_free(s, &s->fil_scratch, &s->c_fil_scratch);
   buf_free(s, &s->draw_scratch, &s->c_draw_scratch);
+  buf_free(s, &s->energy_scratch, &s->c_energy_scratch);
   fmm_destroy(s->fmm);
   fmm_destroy(s->fmm_e);
   free(s->ring);

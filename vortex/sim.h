@@ -256,8 +256,9 @@ typedef struct {
  * the present ones, seeded from source tq and stream st where they are kept (scene.h,
  * vx_ring_tracers_draw; on cuda drawn on the device, vx_gpu_ring_tracers: nothing that size crosses
  * to the device). The old blocks move within backend memory. Its elements get ring index
- * vx_sim_n_rings(), which grows by one; it goes on top of the stack vx_sim_remove_ring pops. 0, or -1
- * with err (bad counts, too many rings, out of memory: the state is unchanged). */
+ * vx_sim_n_rings(), which grows by one; it goes on top of the stack vx_sim_remove_ring pops. The
+ * energy watch takes its new reference at the end of the second step after. 0, or -1 with err (bad
+ * counts, too many rings, out of memory: the state is unchanged). */
 int vx_sim_add_ring(vx_sim *s, int n_elem, const double *pos, const double *alpha, const vx_tracer_source *tq, uint64_t st,
                     char *err, size_t errlen);
 /* Remove the newest added ring: every element whose ring index is its index (after a remeshing:

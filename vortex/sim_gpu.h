@@ -27,9 +27,10 @@ int vx_gpu_settle(vx_precision prec, void *pos, const void *pos0, const void *ac
 int vx_gpu_health(vx_precision prec, const void *pos, const void *alpha, const void *grad, int n_elem, int n_tot,
                   void *d_scratch, double *max_a2, double *max_g2, int *bad, char *err, size_t errlen);
 /* The kernel energy E_σ (diag.h) of the n elements at pos, alpha under kernel k of radius sigma,
- * summed on the device in double (energy_gpu.cu); NaN for a kernel without a stream function. */
+ * summed on the device in double (energy_gpu.cu); NaN for a kernel without a stream function. The
+ * device scratch *d_scratch (capacity *cap bytes) grows as needed and is the caller's to free. */
 int vx_gpu_energy_kernel(vx_precision prec, const void *pos, const void *alpha, int n, vx_kernel k, double sigma, double *e,
-                         char *err, size_t errlen);
+                         void **d_scratch, size_t *cap, char *err, size_t errlen);
 /* Device-to-device copy of bytes (a ring appended: the old blocks moved into grown buffers). */
 int vx_gpu_copy(void *d_dst, const void *d_src, size_t bytes, char *err, size_t errlen);
 /* d_dst row i = d_src row d_idx[i], i < n, three reals a row (compact.h's vx_gather_row). */

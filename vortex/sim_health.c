@@ -68,7 +68,8 @@ int vx_sim_kernel_energy(vx_sim *s, double *e, char *err, size_t errlen) {
   int cap = s->on_device ? VX_SIM_KERNEL_ENERGY_N_DEVICE : VX_SIM_KERNEL_ENERGY_N_HOST;
   if (s->coll_on || s->n_elem <= 0 || s->n_elem > cap || !vx_energy_kernel_ok(s->prm.kernel)) return 0;
   if (s->on_device)
-    return vx_gpu_energy_kernel(s->prm.precision, s->pos, s->alpha, s->n_elem, s->prm.kernel, s->prm.sigma, e, err, errlen);
+    return vx_gpu_energy_kernel(s->prm.precision, s->pos, s->alpha, s->n_elem, s->prm.kernel, s->prm.sigma, e, &s->energy_scratch,
+                                &s->c_energy_scratch, err, errlen);
   size_t n3 = 3 * (size_t)s->n_elem;
   double *buf = malloc(sizeof(double) * 2 * n3);
   if (!buf) { snprintf(err, errlen, "out of host memory for the kernel energy"); return -1; }

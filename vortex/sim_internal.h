@@ -92,6 +92,8 @@ struct vx_sim {
   size_t c_fil_pos, c_fil_alpha, c_fil_scratch;
   void *draw_scratch;        /* a launched ring's tracers drawn on the device (vx_gpu_ring_tracers) */
   size_t c_draw_scratch;
+  void *energy_scratch;      /* the kernel energy's tile sums (vx_gpu_energy_kernel) */
+  size_t c_energy_scratch;
   /* spread over processes (vx_sim_set_coll): the collective calls */
   vx_sim_coll coll;
   int coll_on;

@@ -71,6 +71,9 @@ typedef struct {
 /* rows: how many rows will be added (sizes the storage). 0, or -1 when out of host memory. */
 int app_series_init(app_series *s, int k, int skip, long long rows);
 void app_series_add(app_series *s, const double *row);
+/* The largest value of column j and the row it was added at (counting the skipped ones; -1 when no
+ * row was kept). Before app_series_median, which reorders the column. */
+double app_series_max(const app_series *s, int j, long long *row);
 /* Median of column j (sorts it in place); 0 when no row was kept. */
 double app_series_median(app_series *s, int j);
 void app_series_free(app_series *s);

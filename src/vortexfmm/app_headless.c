@@ -33,6 +33,8 @@ static void print_breakdown(const app *a, const app_options *o, app_series *ft, 
     fprintf(stderr, "vortexfmm: frame-time breakdown: needs more than %d frames (--frames)\n", FT_WARMUP + 1);
     return;
   }
+  long long worst_at;
+  const double worst = app_series_max(ft, FT_FRAME, &worst_at);
   double m[FT_N];
   for (int k = 0; k < FT_N; ++k) m[k] = app_series_median(ft, k);
   char remesh[48] = "";
@@ -49,6 +51,8 @@ static void print_breakdown(const app *a, const app_options *o, app_series *ft, 
           "vortexfmm: render, median: particles %.2f, histogram %.2f, opacity %.2f, interop mapping %.2f (with what it "
           "writes), draw calls %.2f ms (host); GL passes %.2f ms (GPU)\n",
           m[FT_RD_UPLOAD], m[FT_RD_HIST], m[FT_RD_OPACITY], m[FT_RD_INTEROP], m[FT_RD_DRAW], m[FT_GPU]);
+  fprintf(stderr, "vortexfmm: slowest frame %.2f ms (frame %lld), %.2f times the median\n", worst, worst_at,
+          m[FT_FRAME] > 0 ? worst / m[FT_FRAME] : 0.0);
 }
 
 /* What one headless run holds beside the app: the context, the frame count, the timings. */

@@ -33,6 +33,15 @@ void app_series_add(app_series *s, const double *row) {
   s->n++;
 }
 
+double app_series_max(const app_series *s, int j, long long *row) {
+  const double *v = s->v + (size_t)j * s->cap;
+  double m = 0.0;
+  *row = -1;
+  for (long long i = 0; i < s->n; ++i)
+    if (*row < 0 || v[i] > m) m = v[i], *row = i + s->skip;
+  return m;
+}
+
 double app_series_median(app_series *s, int j) {
   if (s->n <= 0) return 0.0;
   double *v = s->v + (size_t)j * s->cap;
