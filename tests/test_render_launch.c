@@ -1,7 +1,8 @@
 /* test_render_launch.c — a ring launched through the frame path: `vortexfmm --headless
  * --frames 3 --launch-ring 1` on the single_ring scene (CPU backend) launches a ring from the home
- * camera in frame 1, reports that frame, runs on without error, and its last frame differs from the
- * same run without the launch (the new ring's tracers are in view). Bad --launch-ring values exit 2.
+ * camera before step 1: at the end of frame 0 (which takes no step), so that frame 1 takes that step
+ * alone; it reports both frames, runs on without error, and its last frame differs from the same run
+ * without the launch (the new ring's tracers are in view). Bad --launch-ring values exit 2.
  * Skipped (77) only when EGL gives no headless OpenGL context (the program's own answer).
  * Run: ctest -R render_launch */
 #define _POSIX_C_SOURCE 200809L /* popen, mkdtemp */
@@ -46,7 +47,8 @@ int main(void) {
   printf("%s", out);
   if (rc != 0) FAIL("run with --launch-ring 1: exit %d", rc);
   /* single_ring at 2048 tracers: 2394 elements; the launched ring copies it (R, a, spacing, tracers per ring) */
-  if (!strstr(out, "frame 1 launched a ring (now 4788 elements, 4096 tracers)")) FAIL("no launch reported in frame 1");
+  if (!strstr(out, "frame 0 launched a ring (now 4788 elements, 4096 tracers)")) FAIL("no launch reported in frame 0");
+  if (!strstr(out, "frame 1 took the first step after it")) FAIL("frame 1 not reported as the first step after the launch");
   unsigned char *a = NULL, *b = NULL;
   int wa, ha, wb, hb;
   char err[512];

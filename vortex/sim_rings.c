@@ -95,8 +95,8 @@ int vx_sim_add_ring(vx_sim *s, int n_elem, const double *pos, const double *alph
   }
   if (!(s->amax0 > 0.0)) s->amax0 = sqrt(a2);
   sim_energy_restart(s);
-  /* the new reference at the end of the step after the launch's own, which already grows every
-   * buffer of both engines: the energy's pair sum does not land on the same frame */
+  /* the new reference at the end of the second step after the ring: the first grows every buffer
+   * of both engines, and the energy's pair sum does not land on the same frame */
   s->t_energy = s->t + 1.5 * s->prm.dt;
   s->added[s->n_added].ring = s->n_rings;
   s->added[s->n_added++].n_tracer = n_tracer;

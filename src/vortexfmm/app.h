@@ -186,8 +186,8 @@ typedef struct {
   const char *record;       /* the video file (--record FILE.mp4); window: recorded from its start */
   double fps;               /* frame rate of recorded videos (--fps; > 0) */
   int png_level;            /* zlib level of --png-dir frames, 0..9; -1: libpng's default */
-  const long long *launch_steps; /* --launch-ring: a ring launched from the camera in the frame that */
-  int n_launch;                  /* takes each of these steps, before its steps */
+  const long long *launch_steps; /* --launch-ring: a ring launched from the camera just before each */
+  int n_launch;                  /* of these steps (app_take_launches) */
   int colour;               /* app_colour (--colour); -1: ring for a scene of several rings, else plain */
   int iso_grid;             /* --iso-grid: the vorticity surface's nodes a side; 0: the backend's default */
   /* (tracer colours: see app_colour below) */
@@ -333,6 +333,8 @@ typedef struct app {
   int n_launched;                     /* launched (vx_launch_scene): a saved scene holds them */
   double ms_launch;         /* wall time of the last launch or removal (ms) */
   int launched_frame;       /* rings launched (scripted or not) by this frame's app_update */
+  int after_launch;         /* this frame's steps are the first after a launch (the engines grow) */
+  unsigned char launch_taken[APP_MAX_LAUNCHES]; /* --launch-ring's launches made since the start */
   long long state_version;  /* changes whenever the particles change */
   long long eval_version;   /* the state the engine's last evaluation belongs to (its occupancy histogram) */
   app_stepper *stepper;     /* the simulation thread (window; used while the backend is cpu), or NULL */
@@ -516,11 +518,11 @@ int app_sim_load(app *a, int si, int fresh, char *err, size_t errlen);
 int app_sim_rebuild(app *a, char *err, size_t errlen);
 /* app_settings.c: what the panel and the keys changed, applied; refusals reverted and said on screen. */
 void app_apply_settings(app *a);
-/* app_actions.c: the scene's camera (every frame); reset, save, launch and remove (between batches);
- * --launch-ring's launches due in the next n steps. */
+/* app_actions.c: the scene's camera (every frame); reset, save and remove (between batches); the
+ * launches (the key's, and --launch-ring's due within the next n steps) by app_take_launches. */
 void app_take_view_actions(app *a);
 void app_take_actions(app *a);
-void app_scripted_launches(app *a, int n);
+void app_take_launches(app *a, int n);
 /* app_frame.c: the readout's figure and any capture in flight dropped (a new state or engine). */
 void app_readout_drop(app *a);
 

@@ -153,11 +153,21 @@ static void remove_ring(app *a) {
               nt - vx_sim_n_tracers(a->sim), a->ms_launch);
 }
 
-/* --launch-ring STEP: launched in the frame whose steps take step STEP, before them. */
-void app_scripted_launches(app *a, int n) {
+/* The key's launch, and each --launch-ring STEP not yet made whose step comes within the next n
+ * steps: made before them. The render loop takes them after a frame's steps, for the next frame's
+ * (app_update), so that the launch and the first step at the new counts, which grows both engines'
+ * buffers, fall in two frames. */
+void app_take_launches(app *a, int n) {
+  if (a->act_launch) {
+    a->act_launch = 0;
+    launch_ring(a, "");
+  }
   long long done = app_sim_steps(a);
-  for (int i = 0; i < a->opt.n_launch; ++i)
-    if (a->opt.launch_steps[i] > done && a->opt.launch_steps[i] <= done + n) launch_ring(a, " (--launch-ring)");
+  for (int i = 0; i < a->opt.n_launch && i < APP_MAX_LAUNCHES; ++i)
+    if (!a->launch_taken[i] && a->opt.launch_steps[i] > done && a->opt.launch_steps[i] <= done + n) {
+      a->launch_taken[i] = 1;
+      launch_ring(a, " (--launch-ring)");
+    }
 }
 
 /* The view's own action, taken in every frame (the simulation thread's batch in flight or not):
@@ -169,8 +179,8 @@ void app_take_view_actions(app *a) {
   if (a->scene.camera.follow >= 0) a->set.follow = a->scene.camera.follow;
 }
 
-/* Actions raised by keys and panel that change the simulation or read it: reset, scene saved,
- * rings launched and removed. */
+/* Actions raised by keys and panel that change the simulation or read it: reset, scene saved, the
+ * last launched ring removed (a launch: app_take_launches). */
 void app_take_actions(app *a) {
   if (a->act_save_scene) {
     a->act_save_scene = 0;
@@ -181,10 +191,6 @@ void app_take_actions(app *a) {
     char e2[512];
     if (app_sim_load(a, a->set.scene, 0, e2, sizeof e2)) app_message(a, "reset failed: %s", e2);
     else app_message(a, "reset: %s, %d tracers", a->scenes[a->set.scene].name, vx_sim_n_tracers(a->sim));
-  }
-  if (a->act_launch) {
-    a->act_launch = 0;
-    launch_ring(a, "");
   }
   if (a->act_unlaunch) {
     a->act_unlaunch = 0;

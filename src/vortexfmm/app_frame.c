@@ -200,7 +200,8 @@ static int update_in_flight(app *a, char *err, size_t errlen) {
   return 0;
 }
 
-/* n steps in the render loop, then their state to the renderer. 0, or finish_steps' code. */
+/* n steps in the render loop, the launches due before the next frame's, then the state to the
+ * renderer. 0, or finish_steps' code. */
 static int run_steps(app *a, int n, char *err, size_t errlen) {
   app_steps j;
   memset(&j, 0, sizeof j);
@@ -211,6 +212,7 @@ static int run_steps(app *a, int n, char *err, size_t errlen) {
   int rc = finish_steps(a, &j, err, errlen);
   if (rc) return rc;
   readout_poll(a);
+  app_take_launches(a, a->set.steps_per_frame); /* for the next frame's steps: drawn in this one */
   return app_shown_take(a, 0, err, errlen) || hand_to_renderer(a, 1, err, errlen) ? -1 : 0;
 }
 
@@ -252,13 +254,14 @@ int app_update(app *a, char *err, size_t errlen) {
   }
   say_coarsening(a);
   app_apply_settings(a);
+  a->after_launch = a->launched_frame > 0;
   a->launched_frame = 0;
   app_take_actions(a);
   int n = a->blown_up ? 0 : (a->set.running ? a->set.steps_per_frame : (a->act_step ? 1 : 0));
   a->act_step = 0;
-  app_scripted_launches(a, n);
-  readout_request(a, n);
   a->pace.threaded = steps_threaded(a);
+  if (a->pace.threaded) app_take_launches(a, n); /* on the render loop: after the steps (run_steps) */
+  readout_request(a, n);
   int rc = a->pace.threaded ? start_steps(a, n, err, errlen) : run_steps(a, n, err, errlen);
   if (rc) return rc;
   a->frame++;

@@ -120,6 +120,7 @@ int app_sim_start(app *a, int si, const vx_scene *sc, const vx_sim_params *prm, 
   a->scene = *sc;
   a->set.resolution = sc->resolution;
   a->n_launched = 0;
+  memset(a->launch_taken, 0, sizeof a->launch_taken); /* --launch-ring counts the steps again */
   vx_passages_reset(&a->shown.passages);
   app_colour_reset(a);
   a->t_offset = 0.0;
