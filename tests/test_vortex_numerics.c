@@ -14,7 +14,7 @@
  *  6. thin rings derive vortex filaments (σ = a/√e, 2.4 stations a σ, the rule's dt and relaxation, no
  *     lattice), the default leapfrog its block; a ring given layers keeps the lattice; the coarse
  *     budget smooths the cores; a viscous filament flow spreads its cores, σ² growing by 4ν/e a unit
- *     time over a short run; filaments derive order 12 unless given; a lone thin ring is a filament,
+ *     time over a short run; filaments derive order VX_NUM_FIL_ORDER unless given; a lone thin ring is a filament,
  *     with a small centreline wave too (no ring launched into it; a larger wave is the lattice's),
  *     a lone thick one keeps the lone ring's rule; a lone viscous ring is a filament only where the
  *     lattice's budget would smooth its core. */

@@ -81,9 +81,10 @@ VX_EXTERN_C_BEGIN
  * so that a = √e·σ follows a Gaussian core's a² = a0² + 4νt. */
 #define VX_NUM_FIL_SPREAD (4.0 / 2.718281828459045)
 /* The filaments' expansion order: nothing resets a filament (no lattice, no reprojection), so its
- * stretching integrates the far field's gradient error; at p = 8 a lone thin ring's impulse drifts
- * 1.5e-3 by t = 2, at p = 12 3e-5 (docs/MATH.md §16). */
-#define VX_NUM_FIL_ORDER 12
+ * stretching integrates the far field's gradient error, and a ring's impulse drifts as that error
+ * over time; at p = 12 a lone viscous ring tilts its impulse by 2e-3 over ten time units, at p = 16
+ * by 9e-5 (docs/MATH.md §16). */
+#define VX_NUM_FIL_ORDER 16
 /* An override is reported as predicted unstable past these: dt·ω (substeps off; VX_NUM_DT_OMEGA_MAX
  * is RK4's, vx_numerics_dt_omega_max each integrator's), σ/h below this (remeshing on), remeshing
  * interval·ω. */
