@@ -184,7 +184,8 @@ int main(void) {
   if (lines < 2) FAIL("blow-up run kept %d diagnostics lines, expected the header and at least row 0", lines);
   else printf("  blow-up run kept %d diagnostics lines\n", lines);
 
-  /* SIGTERM (as Ctrl-C) mid-run, once the run has started (its CSV's temporary file exists), sent
+  /* SIGTERM (as Ctrl-C) mid-run, once the run has started (its CSV's temporary file exists: the
+   * handlers are in place before any output is opened; a stale one from a killed run is removed first), sent
    * twice at once as timeout(1) does (to the process and to its group): one request, so the run
    * stops after its step, the CSV renamed into place, exit 130. dt small enough that the tiny scene
    * (which blows up at t ≈ 31) is far from that in the seconds the test takes. */
@@ -192,10 +193,10 @@ int main(void) {
   {
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
-             "'%s/vortexfmm' --headless --scene '%s' --steps 100000000 --dt 0.0001 --diag '%s' --quiet 2>&1 & p=$!; "
+             "rm -f '%s'.tmp-*; '%s/vortexfmm' --headless --scene '%s' --steps 100000000 --dt 0.0001 --diag '%s' --quiet 2>&1 & p=$!; "
              "i=0; until ls '%s'.tmp-* > /dev/null 2>&1 || [ $i -gt 100 ]; do i=$((i+1)); sleep 0.1; done; sleep 0.3; "
              "kill -TERM $p; kill -TERM $p; wait $p",
-             VX_BINARY_DIR, tiny, csv, csv);
+             csv, VX_BINARY_DIR, tiny, csv, csv);
     int rc = vx_test_shell(cmd, out, sizeof out);
     lines = count_lines(csv, NULL);
     if (rc != 130 || !strstr(out, "interrupted after step") || lines < 2)

@@ -546,14 +546,14 @@ int app_run_batch(const app_batch_options *o) {
     }
   const long long n_elem = all_elements(b.sim), n_tracer = all_of(b.sim, 1);
   say_run(&b, path, n_elem, n_tracer);
+  app_interrupt_catch(1); /* Ctrl-C: stop after this step with the files finalized (those opened next too) */
   rc = open_outputs(&b);
   if (!rc) {
     double t_start = app_now();
-    app_interrupt_catch(1); /* Ctrl-C: stop after this step with the files finalized */
     rc = step_loop(&b);
-    app_interrupt_catch(0);
     if (!rc && b.speak) report(&b, t_start);
   }
+  app_interrupt_catch(0);
   app_series_free(&b.st);
   app_series_free(&b.acc_ms);
   free(b.labels);
