@@ -191,7 +191,7 @@ int main(void) {
    * (which blows up at t ≈ 31) is far from that in the seconds the test takes. */
   remove(csv);
   {
-    char cmd[4096];
+    char cmd[8192];
     snprintf(cmd, sizeof cmd,
              "rm -f '%s'.tmp-*; '%s/vortexfmm' --headless --scene '%s' --steps 100000000 --dt 0.0001 --diag '%s' --quiet 2>&1 & p=$!; "
              "i=0; until ls '%s'.tmp-* > /dev/null 2>&1 || [ $i -gt 100 ]; do i=$((i+1)); sleep 0.1; done; sleep 0.3; "

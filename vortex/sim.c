@@ -205,11 +205,11 @@ int sim_upload_rings(vx_sim *s, char *err, size_t errlen) {
   return s->n_elem ? vx_device_upload(s->d_ring, s->ring, sizeof(int) * (size_t)s->n_elem, err, errlen) : 0;
 }
 
-/* The energy watch takes a new reference at its next measurement (the energy jumped, or was
- * never measured). */
-void sim_energy_restart(vx_sim *s) {
+/* The energy watch takes a new reference at its first measurement from `after` time units on (the
+ * energy jumped, or was never measured). */
+void sim_energy_restart(vx_sim *s, double after) {
   s->e_ok = 0;
-  s->t_energy = s->t;
+  s->t_energy = s->t + after;
 }
 
 /* The simulation around given particles (host doubles, copied): engine, backend arrays, rings.
@@ -279,7 +279,7 @@ vx_sim *vx_sim_create_from_state(const vx_sim_params *prm, const vx_sim_state *s
   s->since_remesh = st->since_remesh;
   s->steps_since_remesh = st->steps_since_remesh;
   s->amax0 = st->amax0;
-  sim_energy_restart(s); /* the checkpoint keeps no energy: the watch starts again here */
+  sim_energy_restart(s, 0.0); /* the checkpoint keeps no energy: the watch starts again here */
   s->max_gradu = st->max_gradu; /* have_grad stays 0: no gradient of these particles yet, keep the measured value */
   s->rstats = st->remesh;
   if (sim_restore_tracer_step(s, st, err, errlen) || sim_dye_set(s, &st->dye, err, errlen)) {

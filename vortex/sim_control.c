@@ -287,7 +287,7 @@ static int coarsen_lattice(vx_sim *s, double h, char *err, size_t errlen) {
   if (sim_engine_update(s, &np, err, errlen)) return -1;
   s->prm = np;
   s->amax0 *= 8.0;
-  sim_energy_restart(s);
+  sim_energy_restart(s, 0.0);
   s->rstats.coarsenings++;
   return vx_sim_remesh(s, err, errlen);
 }

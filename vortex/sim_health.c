@@ -114,7 +114,7 @@ int sim_energy_watch(vx_sim *s, char *err, size_t errlen) {
 /* The blow-up rule's reference, max|α| of the start. */
 int sim_start_health(vx_sim *s, char *err, size_t errlen) {
   int bad = 0;
-  sim_energy_restart(s);
+  sim_energy_restart(s, 0.0);
   return vx_sim_check(s, &s->amax0, &bad, err, errlen);
 }
 

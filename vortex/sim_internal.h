@@ -126,10 +126,10 @@ int sim_copy_backend(vx_sim *s, void *dst, const void *src, size_t bytes, char *
 /* Swap a simulation buffer with a remeshing output buffer. */
 void sim_swap_buf(void **p, size_t *cap, vx_mem *b);
 /* sim.c: the RK scratch arrays for the integrator in use; the host ring array mirrored on the device
- * (cuda); the energy watch restarted (a new reference at its next measurement). */
+ * (cuda); the energy watch restarted (a new reference at its first measurement from `after` on). */
 int sim_reserve_scratch(vx_sim *s, char *err, size_t errlen);
 int sim_upload_rings(vx_sim *s, char *err, size_t errlen);
-void sim_energy_restart(vx_sim *s);
+void sim_energy_restart(vx_sim *s, double after);
 
 /* sim_params.c */
 int sim_check_params(const vx_sim_params *p, char *err, size_t errlen);

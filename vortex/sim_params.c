@@ -168,7 +168,7 @@ int vx_sim_set_kernel(vx_sim *s, vx_kernel k, char *err, size_t errlen) {
   if (k < VX_KERNEL_SINGULAR || k > VX_KERNEL_GAUSS) { snprintf(err, errlen, "unknown kernel %d", (int)k); return -1; }
   if (sim_check_params(&np, err, errlen) || sim_engine_update(s, &np, err, errlen)) return -1;
   s->prm = np;
-  sim_energy_restart(s);
+  sim_energy_restart(s, 0.0);
   return 0;
 }
 int vx_sim_set_sigma(vx_sim *s, double sigma, char *err, size_t errlen) {
@@ -177,7 +177,7 @@ int vx_sim_set_sigma(vx_sim *s, double sigma, char *err, size_t errlen) {
   if (!(sigma > 0.0 && isfinite(sigma))) { snprintf(err, errlen, "sigma %g must be > 0", sigma); return -1; }
   if (sim_engine_update(s, &np, err, errlen)) return -1;
   s->prm = np;
-  sim_energy_restart(s);
+  sim_energy_restart(s, 0.0);
   return 0;
 }
 int vx_sim_set_order(vx_sim *s, int order, char *err, size_t errlen) {

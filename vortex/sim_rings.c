@@ -94,10 +94,9 @@ int vx_sim_add_ring(vx_sim *s, int n_elem, const double *pos, const double *alph
     if (m > a2) a2 = m;
   }
   if (!(s->amax0 > 0.0)) s->amax0 = sqrt(a2);
-  sim_energy_restart(s);
   /* the new reference at the end of the second step after the ring: the first grows every buffer
    * of both engines, and the energy's pair sum does not land on the same frame */
-  s->t_energy = s->t + 1.5 * s->prm.dt;
+  sim_energy_restart(s, 1.5 * s->prm.dt);
   s->added[s->n_added].ring = s->n_rings;
   s->added[s->n_added++].n_tracer = n_tracer;
   s->n_rings++;
@@ -144,7 +143,7 @@ int vx_sim_remove_ring(vx_sim *s, char *err, size_t errlen) {
   for (int i = 0; i < ne; ++i) s->ring[i] = s->ring[idx[i]]; /* idx[i] >= i: in place */
   free(idx);
   s->n_added--;
-  sim_energy_restart(s);
+  sim_energy_restart(s, 0.0);
   if (top.ring == s->n_rings - 1) s->n_rings--;
   s->n_elem = ne;
   s->n_tracer = nt;
