@@ -309,6 +309,7 @@ static void ring_elements(const vx_ring *r, int ri, vx_particles *out, size_t *e
 uint64_t vx_ring_tracer_seed(uint64_t seed, int ri) { return seed * VX_RNG_GAMMA + 0x632be59bd9b4e019ull * (uint64_t)(ri + 1); }
 
 int vx_ring_tracers_draw(const vx_tracer_source *q, uint64_t st, double *pos) {
+  if (q->count <= 0) return 0; /* no parallel region: a GPU run's first one starts the thread pool (ms) */
   double e1[3], e2[3];
   vx_ring_frame(q->axis, e1, e2);
 #pragma omp parallel for schedule(static)

@@ -18,6 +18,7 @@
  * = 20 times its value at the start, or the kinetic energy VX_SIM_ENERGY_RISE = 5 % of its reference
  * above its lowest); 130 a batch run or a headless recording stopped by Ctrl-C or SIGTERM (files
  * finalized: the diagnostics kept, a checkpoint written). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 
 #include <errno.h>
 #include <limits.h>
@@ -571,6 +572,10 @@ static int run_args(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  /* every kernel loaded when CUDA starts, not at its first launch: lazily loaded, the kernels a
+   * launched ring or a panel change first calls stall that frame by milliseconds (docs/BENCHMARKS.md,
+   * "Frames"); one's own setting is kept */
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   long rank, procs = launched_processes(&rank);
   int rc = app_mpi_begin(&argc, &argv, procs, rank); /* under mpirun: one batch run over the processes (app_mpi.h) */
   if (!rc) rc = run_args(argc, argv);
